@@ -1,0 +1,90 @@
+"""Data type names used in specs, and their numpy and ONNX counterparts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+# ONNX TensorProto.DataType values, written out so that this module (which the
+# numpy reference implementations import) never imports onnx.
+_ONNX_FLOAT, _ONNX_UINT8, _ONNX_INT8, _ONNX_UINT16, _ONNX_INT16 = 1, 2, 3, 4, 5
+_ONNX_INT32, _ONNX_INT64, _ONNX_BOOL, _ONNX_FLOAT16, _ONNX_UINT32, _ONNX_BFLOAT16 = 6, 7, 9, 10, 12, 16
+
+
+@dataclass(frozen=True)
+class DType:
+    name: str
+    numpy: np.dtype
+    onnx: int
+    kind: str  # "bool", "int" (signed), "uint", or "float"
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def is_integer(self) -> bool:
+        return self.kind in ("int", "uint")
+
+    @property
+    def min(self):
+        return _limits(self)[0]
+
+    @property
+    def max(self):
+        return _limits(self)[1]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _limits(dt: DType):
+    if dt.kind == "bool":
+        return 0, 1
+    if dt.is_integer:
+        info = np.iinfo(dt.numpy)
+        return int(info.min), int(info.max)
+    info = ml_dtypes.finfo(dt.numpy)
+    return float(info.min), float(info.max)
+
+
+DTYPES: dict[str, DType] = {
+    d.name: d
+    for d in (
+        DType("bool", np.dtype(np.bool_), _ONNX_BOOL, "bool"),
+        DType("int8", np.dtype(np.int8), _ONNX_INT8, "int"),
+        DType("int16", np.dtype(np.int16), _ONNX_INT16, "int"),
+        DType("int32", np.dtype(np.int32), _ONNX_INT32, "int"),
+        DType("int64", np.dtype(np.int64), _ONNX_INT64, "int"),
+        DType("uint8", np.dtype(np.uint8), _ONNX_UINT8, "uint"),
+        DType("uint16", np.dtype(np.uint16), _ONNX_UINT16, "uint"),
+        DType("uint32", np.dtype(np.uint32), _ONNX_UINT32, "uint"),
+        DType("float16", np.dtype(np.float16), _ONNX_FLOAT16, "float"),
+        DType("bfloat16", np.dtype(ml_dtypes.bfloat16), _ONNX_BFLOAT16, "float"),
+        DType("float32", np.dtype(np.float32), _ONNX_FLOAT, "float"),
+    )
+}
+
+BOOL, INT8, INT16, INT32, INT64 = (DTYPES[n] for n in ("bool", "int8", "int16", "int32", "int64"))
+UINT8, UINT16, UINT32 = (DTYPES[n] for n in ("uint8", "uint16", "uint32"))
+FLOAT16, BFLOAT16, FLOAT32 = (DTYPES[n] for n in ("float16", "bfloat16", "float32"))
+
+_BY_NUMPY = {d.numpy: d for d in DTYPES.values()}
+
+
+def from_numpy(dtype: np.dtype) -> DType | None:
+    """The spec dtype of a numpy dtype, or None when spec2onnx has no such type."""
+    return _BY_NUMPY.get(np.dtype(dtype))
+
+
+def quantize_int8(values: np.ndarray) -> np.ndarray:
+    """TensorRT's int8 output rule: round half to even, saturate to [-128, 127].
+
+    NaN (only reachable through 0/0 or a negative base raised to a fractional
+    power) becomes 0; see docs/semantics.md.
+    """
+    values = np.asarray(values, dtype=np.float32)
+    values = np.where(np.isnan(values), np.float32(0), values)
+    return np.clip(np.rint(values), -128, 127).astype(np.int8)

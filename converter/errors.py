@@ -1,0 +1,49 @@
+"""The two exception families of spec2onnx.
+
+``UserError`` is for problems with what the user gave us: a malformed spec, an
+unsupported combination of attributes, a missing file. Its message names the
+file, the field, the value and what is allowed, and the CLI prints it as one
+line and exits with status 2.
+
+``InternalError`` is for our own bugs: an invariant that validation should have
+guaranteed but did not hold. The CLI reports it with exit status 3.
+"""
+
+from __future__ import annotations
+
+
+class Spec2OnnxError(Exception):
+    """Base class of every error spec2onnx raises on purpose."""
+
+
+class UserError(Spec2OnnxError):
+    """Bad input: the message says where (file, field) and what is allowed."""
+
+    def __init__(self, message: str, *, file: str | None = None, field: str | None = None):
+        self.file = file
+        self.field = field
+        self.detail = message
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = ": ".join(part for part in (self.file, self.field) if part)
+        return f"{where}: {self.detail}" if where else self.detail
+
+    def located(self, *, file: str | None = None, field_prefix: str | None = None) -> "UserError":
+        """Return a copy that also names the file, and a field path prefix."""
+        field = self.field
+        if field_prefix:
+            field = f"{field_prefix}.{field}" if field else field_prefix
+        return type(self)(self.detail, file=self.file or file, field=field)
+
+
+class SpecError(UserError):
+    """The spec document is malformed or asks for something the source runtime forbids."""
+
+
+class RuntimeUnavailableError(UserError):
+    """The user asked for an execution provider or opset this machine cannot run."""
+
+
+class InternalError(Spec2OnnxError):
+    """A bug in spec2onnx: validation let through something the lowering cannot handle."""

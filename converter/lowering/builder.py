@@ -1,0 +1,74 @@
+"""What a lowering works with: its context in, its nodes and initializers out.
+
+A lowering is a pure function ``lower(layer, ctx) -> Lowered``. It never sees
+or edits the model being assembled; ``NodeBuilder`` only helps it name its
+own nodes and tensors (all prefixed with the layer name) and record why a
+legalizing node is there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from onnx import NodeProto, TensorProto, helper, numpy_helper
+
+from ..dtypes import DType
+from ..network import Layer, TensorType
+
+
+@dataclass(frozen=True)
+class LoweringContext:
+    opset: int
+    provider: str  # target execution provider, e.g. "CPUExecutionProvider"
+    input_types: tuple[TensorType, ...]
+    output_type: TensorType
+    constant_inputs: tuple[np.ndarray | None, ...]  # the value of each layer input that is a constant
+
+
+@dataclass
+class Lowered:
+    nodes: list[NodeProto] = field(default_factory=list)
+    initializers: list[TensorProto] = field(default_factory=list)
+    legalizations: list[str] = field(default_factory=list)  # human-readable notes, also stored in the model
+
+
+class NodeBuilder:
+    def __init__(self, layer: Layer):
+        self.layer = layer
+        self.lowered = Lowered()
+        self._count = 0
+
+    def _fresh(self, hint: str) -> str:
+        self._count += 1
+        return f"{self.layer.name}/{hint}_{self._count}"
+
+    def const(self, hint: str, value: np.ndarray) -> str:
+        name = self._fresh(hint)
+        self.lowered.initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        return name
+
+    def scalar(self, hint: str, value, dtype: DType) -> str:
+        return self.const(hint, np.array(value, dtype=dtype.numpy))
+
+    def op(self, op_type: str, inputs: list[str], *, why: str = "", **attrs) -> str:
+        out = self._fresh(op_type)
+        node = helper.make_node(op_type, inputs, [out], name=out, doc_string=why or None, **attrs)
+        self.lowered.nodes.append(node)
+        if why:
+            self.lowered.legalizations.append(f"{out}: {why}")
+        return out
+
+    def cast(self, value: str, to: DType, *, why: str) -> str:
+        return self.op("Cast", [value], to=to.onnx, why=why)
+
+    def finish(self, result: str) -> Lowered:
+        """Name the layer's result after the layer, adding an Identity only when no node here produced it."""
+        produced = [n for n in self.lowered.nodes if result in n.output]
+        if produced and produced[-1] is self.lowered.nodes[-1]:
+            node = produced[-1]
+            node.output[list(node.output).index(result)] = self.layer.name
+            node.name = self.layer.name
+        else:
+            self.lowered.nodes.append(helper.make_node("Identity", [result], [self.layer.name], name=self.layer.name))
+        return self.lowered

@@ -1,0 +1,77 @@
+"""Assembling a whole ONNX model from the lowerings of a network's layers."""
+
+from __future__ import annotations
+
+import onnx
+from onnx import helper, numpy_helper
+
+from .. import __version__
+from ..errors import InternalError, UserError
+from ..network import Network
+from ..registry import layer_kind
+from .builder import LoweringContext
+
+DEFAULT_OPSET = 17
+MIN_OPSET = 13
+
+
+def ir_version_for(opset: int) -> int:
+    """The lowest IR version that carries ``opset``: onnx's default (the newest) is rejected by older runtimes."""
+    return helper.find_min_ir_version_for([helper.make_opsetid("", opset)])
+
+
+def build_model(network: Network, *, name: str = "spec2onnx", opset: int = DEFAULT_OPSET,
+                provider: str = "CPUExecutionProvider", doc: str = "", check: bool = True) -> onnx.ModelProto:
+    """Lower every layer and assemble the model; ``check`` runs onnx's full checker and strict shape inference."""
+    if opset < MIN_OPSET:
+        raise UserError(f"--opset {opset} is below the minimum {MIN_OPSET}")
+    nodes, initializers, notes = [], [], []
+    for tensor, value in network.constants.items():
+        initializers.append(numpy_helper.from_array(value, tensor))
+    for layer in network.layers:
+        ctx = LoweringContext(
+            opset=opset,
+            provider=provider,
+            input_types=tuple(network.types[t] for t in layer.inputs),
+            output_type=network.types[layer.name],
+            constant_inputs=tuple(network.constants.get(t) for t in layer.inputs),
+        )
+        lowered = layer_kind(layer.op).lower(layer, ctx)
+        if not lowered.nodes or lowered.nodes[-1].output[0] != layer.name:
+            raise InternalError(f"lowering of {layer.op} did not produce tensor {layer.name!r}")
+        nodes.extend(lowered.nodes)
+        initializers.extend(lowered.initializers)
+        notes.extend(lowered.legalizations)
+    graph = helper.make_graph(
+        nodes, name,
+        [_value_info(t, network) for t in network.inputs],
+        [_value_info(t, network) for t in network.outputs],
+        initializer=initializers,
+    )
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", opset)],
+        ir_version=ir_version_for(opset),
+        producer_name="spec2onnx",
+        producer_version=__version__,
+        doc_string=doc or None,
+    )
+    if notes:
+        helper.set_model_props(model, {"spec2onnx.legalizations": "\n".join(notes)})
+    if check:
+        check_model(model)
+    return model
+
+
+def check_model(model: onnx.ModelProto) -> None:
+    """onnx's full checker plus strict shape inference; a failure here is our bug."""
+    try:
+        onnx.checker.check_model(model, full_check=True)
+        onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, data_prop=True)
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
+        raise InternalError(f"the lowered model fails the ONNX checker: {str(exc).splitlines()[0]}") from exc
+
+
+def _value_info(tensor: str, network: Network):
+    ttype = network.types[tensor]
+    return helper.make_tensor_value_info(tensor, ttype.dtype.onnx, list(ttype.shape))

@@ -1,0 +1,133 @@
+"""trt.Scale (TensorRT IScaleLayer): output = (input * scale + shift) ^ power.
+
+Seed: shared/seeds/000 (English) and 001 (Chinese). Coefficients apply per
+tensor (UNIFORM), per channel (CHANNEL: indexed by a[channel_axis]) or per
+element (ELEMENTWISE: indexed by a[channel_axis:]). The computation is done in
+float32 and rounded once to the input type; int8 is quantized (round half to
+even, saturate to [-128, 127]). See docs/semantics.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..dtypes import BFLOAT16, FLOAT16, FLOAT32, INT8
+from ..errors import SpecError
+from ..network import Layer, TensorType
+from ..registry import LayerKind, register_layer
+from ..schema import Enum, Number, NumberArray
+from .builder import Lowered, LoweringContext, NodeBuilder
+
+MODES = ("UNIFORM", "CHANNEL", "ELEMENTWISE")
+TYPES = (INT8, FLOAT16, FLOAT32, BFLOAT16)
+DEFAULTS = {"scale": 1.0, "shift": 0.0, "power": 1.0}
+EMPTY = np.zeros(0, np.float32)
+
+ATTRIBUTES = {
+    "mode": Enum("how coefficients are shared: one for all, one per channel, one per element", choices=MODES),
+    "scale": NumberArray("scale coefficients; empty means 1", default=EMPTY),
+    "shift": NumberArray("shift coefficients; empty means 0", default=EMPTY),
+    "power": NumberArray("power coefficients; empty means 1", default=EMPTY),
+    "channel_axis": Number("index of the channel axis (CHANNEL, ELEMENTWISE)", default=1, integer=True, minimum=0),
+}
+
+
+def coefficient_shape(mode: str, shape: tuple[int, ...], channel_axis: int) -> tuple[int, ...]:
+    """The shape a coefficient tensor has, aligned to the trailing axes of the input."""
+    if mode == "UNIFORM":
+        return ()
+    if mode == "CHANNEL":
+        return (shape[channel_axis],) + (1,) * (len(shape) - channel_axis - 1)
+    return tuple(shape[channel_axis:])
+
+
+def check(layer: Layer, in_types) -> TensorType:
+    (x,) = in_types
+    if x.dtype not in TYPES:
+        raise SpecError(f"input {layer.inputs[0]!r} is {x.dtype}; trt.Scale allows {', '.join(t.name for t in TYPES)}", field="inputs[0]")
+    if x.rank < 4:
+        raise SpecError(f"input {layer.inputs[0]!r} has rank {x.rank}; trt.Scale needs rank >= 4", field="inputs[0]")
+    mode, axis = layer.attrs["mode"], layer.attrs["channel_axis"]
+    if axis >= x.rank:
+        raise SpecError(f"{axis} is not an axis of the rank-{x.rank} input (0 to {x.rank - 1})", field="channel_axis")
+    target = coefficient_shape(mode, x.shape, axis)
+    count = int(np.prod(target, dtype=np.int64))
+    for key in DEFAULTS:
+        values = layer.attrs[key]
+        if values.size == 0:
+            continue
+        if mode != "UNIFORM" and values.ndim > 1 and values.shape != tuple(x.shape[axis:]):
+            raise SpecError(f"nested shape {list(values.shape)} does not match the input's {list(x.shape[axis:])} (axes {axis}..{x.rank - 1})", field=key)
+        if values.size != count:
+            what = {"UNIFORM": "1 value", "CHANNEL": f"{count} values (one per channel, a[{axis}] = {x.shape[axis]})",
+                    "ELEMENTWISE": f"{count} values (the product of a[{axis}:] = {list(x.shape[axis:])})"}[mode]
+            raise SpecError(f"{mode} needs {what} or none, got {values.size}", field=key)
+    return x
+
+
+def coefficients(layer: Layer, shape: tuple[int, ...]) -> dict[str, np.ndarray | None]:
+    """Each coefficient reshaped for broadcasting, or None where it is empty or its default everywhere."""
+    target = coefficient_shape(layer.attrs["mode"], shape, layer.attrs["channel_axis"])
+    out = {}
+    for key, default in DEFAULTS.items():
+        values = layer.attrs[key]
+        out[key] = None if values.size == 0 or np.all(values == default) else values.astype(np.float32).reshape(target)
+    return out
+
+
+def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
+    b = NodeBuilder(layer)
+    x_type = ctx.input_types[0]
+    coeff = coefficients(layer, x_type.shape)
+    y = layer.inputs[0]
+    if all(v is None for v in coeff.values()):
+        return b.finish(y)
+    if x_type.dtype != FLOAT32:
+        why = {INT8: "int8 is quantized in TensorRT: compute in float32, then round half to even and saturate",
+               FLOAT16: "compute in float32 and round once to float16, as the reference does",
+               BFLOAT16: "the CPU EP has no bfloat16 Mul/Add/Pow; compute in float32, round once to bfloat16"}[x_type.dtype]
+        y = b.cast(y, FLOAT32, why=why)
+    if coeff["scale"] is not None:
+        y = b.op("Mul", [y, b.const("scale", coeff["scale"])])
+    if coeff["shift"] is not None:
+        y = b.op("Add", [y, b.const("shift", coeff["shift"])])
+    if coeff["power"] is not None:
+        y = _power(b, y, coeff["power"])
+    if x_type.dtype == INT8:
+        y = to_int8(b, y, may_be_nan=coeff["power"] is not None and not np.all(coeff["power"] == np.round(coeff["power"])))
+    elif x_type.dtype != FLOAT32:
+        y = b.cast(y, x_type.dtype, why="round the float32 result once to the output type")
+    return b.finish(y)
+
+
+def _power(b: NodeBuilder, y: str, power: np.ndarray) -> str:
+    """x ** power, with cheaper exact ops for the common uniform powers."""
+    if np.all(power == power.flat[0]):
+        p = float(power.flat[0])
+        if p == 2.0:
+            return b.op("Mul", [y, y])
+        if p == -1.0:
+            return b.op("Reciprocal", [y])
+    return b.op("Pow", [y, b.const("power", power)])
+
+
+def to_int8(b: NodeBuilder, y: str, *, may_be_nan: bool, rounding: str = "Round") -> str:
+    """float32 -> int8 the TensorRT way: round half to even, saturate; NaN becomes 0."""
+    if may_be_nan:
+        y = b.op("Where", [b.op("IsNaN", [y]), b.scalar("zero", 0, FLOAT32), y], why="NaN has no int8 value: spec2onnx defines it as 0")
+    if rounding:
+        y = b.op(rounding, [y], why="int8 result: round (half to even) before saturating")
+    y = b.op("Clip", [y, b.scalar("int8_min", -128, FLOAT32), b.scalar("int8_max", 127, FLOAT32)], why="int8 result: saturate to [-128, 127]")
+    return b.cast(y, INT8, why="int8 result: the value is already integral and in range")
+
+
+register_layer(LayerKind(
+    name="trt.Scale",
+    summary="output = (input * scale + shift) ^ power, coefficients per tensor, channel or element",
+    inputs=("input",),
+    min_inputs=1,
+    attributes=ATTRIBUTES,
+    check=check,
+    lower=lower,
+    notes="types int8, float16, float32, bfloat16; rank >= 4; output type = input type",
+))

@@ -1,0 +1,51 @@
+"""The validated, in-memory form of a spec's network.
+
+This module holds plain data only. The numpy reference implementations import
+it, so it must never import onnx, onnxruntime or the lowering code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from .dtypes import DType
+
+
+@dataclass(frozen=True)
+class TensorType:
+    dtype: DType
+    shape: tuple[int, ...]
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __str__(self) -> str:
+        return f"{self.dtype.name}{list(self.shape)}"
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One validated layer. ``attrs`` holds every attribute of its kind, defaults filled in."""
+
+    name: str
+    op: str
+    inputs: tuple[str, ...]
+    attrs: Mapping[str, Any]
+    field: str = ""  # where the layer sits in its spec, e.g. "network.layers[2]"
+
+
+@dataclass
+class Network:
+    inputs: dict[str, TensorType]
+    constants: dict[str, np.ndarray]
+    layers: list[Layer]  # in an order where every layer comes after what it reads
+    outputs: list[str]
+    types: dict[str, TensorType] = field(default_factory=dict)  # every tensor: inputs, constants, layers

@@ -1,0 +1,32 @@
+"""Independent numpy reference implementations: the oracle every lowering is checked against.
+
+Nothing in this package imports onnx, onnxruntime or ``converter.lowering``
+(tests/reference/test_independence.py checks it). Each layer kind maps, by its
+explicit spec name, to a function ``(layer, inputs: list[np.ndarray]) -> np.ndarray``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..network import Layer, Network
+from . import elementwise, scale
+
+REFERENCES: dict[str, Callable[[Layer, list[np.ndarray]], np.ndarray]] = {
+    "trt.Scale": scale.reference,
+    "trt.ElementWise": elementwise.reference,
+}
+
+
+def run_network(network: Network, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Evaluate the network layer by layer; returns the network's outputs."""
+    values: dict[str, np.ndarray] = dict(network.constants)
+    values.update(feeds)
+    for layer in network.layers:
+        out = REFERENCES[layer.op](layer, [values[t] for t in layer.inputs])
+        want = network.types[layer.name]
+        assert out.dtype == want.dtype.numpy and out.shape == want.shape, (layer.name, out.dtype, out.shape, want)
+        values[layer.name] = out
+    return {name: values[name] for name in network.outputs}

@@ -1,0 +1,225 @@
+"""Independent numpy reference for TensorRT's IResizeLayer.
+
+Pure numpy on purpose: this module must never import onnx, onnxruntime or
+anything from ``converter.lowering``; it is the oracle the lowering is checked
+against.
+
+Semantics (TensorRT's, per the IResizeLayer documentation):
+
+* The resize is separable: every axis whose length changes is processed on its
+  own, one after the other (innermost axis first), with a gather of index arrays
+  plus per-output weights.  Axes whose length does not change are untouched (all
+  three coordinate transformations map an unchanged axis onto itself).
+* Coordinates are mapped with the LENGTH ratio ``r = L_in / L_out`` (not a user
+  scale):
+
+  - ASYMMETRIC:    ``x_in = x_out * r``
+  - HALF_PIXEL:    ``x_in = (x_out + 0.5) * r - 0.5``
+  - ALIGN_CORNERS: ``x_in = x_out * (L_in - 1) / (L_out - 1)``
+
+  They are evaluated as exact integer numerators over an integer denominator and
+  one float64 division, so values that are mathematically integers or exact
+  halves (the ties that decide the NEAREST rounding modes) come out exact.
+* Output length 1: with selector ``UPPER`` the single output samples coordinate 0
+  (the upper-left pixel) whatever the transformation; with ``FORMULA`` the formula
+  is used, and ALIGN_CORNERS (whose formula divides 0 by 0) is defined to give 0,
+  as onnx's ``align_corners`` does in onnxruntime and in the onnx reference.
+* NEAREST: ``nearest_rounding`` FLOOR / CEIL / HALF_UP (ties go up) / HALF_DOWN
+  (ties go down), then the index is clamped into ``[0, L_in - 1]``.  Values are
+  copied, never converted, for every dtype.
+* LINEAR: the coordinate is clamped into ``[0, L_in - 1]`` first, then 2-tap
+  linear interpolation between ``floor(x)`` and ``floor(x) + 1`` (clamped).
+* CUBIC (innermost two axes only): Keys cubic convolution with coefficient
+  ``A = cubic_coeff`` on the 4 taps ``floor(x) - 1 .. floor(x) + 2``; the
+  coordinate is NOT clamped, tap indices are clamped to the edge (edge
+  replication, i.e. no exclude_outside renormalisation).
+
+Numerics:
+
+* Coordinates and weights are computed in float64 and cast once to the compute
+  type.
+* float32 and float16 inputs are interpolated in float32 (the precision
+  TensorRT's and onnxruntime's kernels use); float16 is rounded to float16 once,
+  at the very end, after all axes.  float64 inputs are interpolated in float64.
+* int8 (TensorRT's quantized type) and other integer inputs are interpolated in
+  float32 (float64 for integers wider than 16 bits), rounded half to even
+  (``np.rint``) once at the end, saturated to the dtype's range and cast back.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "resize",
+    "source_coordinates",
+    "nearest_indices",
+    "RESIZE_MODES",
+    "COORDINATE_TRANSFORMATIONS",
+    "SELECTORS",
+    "NEAREST_ROUNDINGS",
+]
+
+RESIZE_MODES = ("NEAREST", "LINEAR", "CUBIC")
+COORDINATE_TRANSFORMATIONS = ("ALIGN_CORNERS", "ASYMMETRIC", "HALF_PIXEL")
+SELECTORS = ("FORMULA", "UPPER")
+NEAREST_ROUNDINGS = ("HALF_UP", "HALF_DOWN", "FLOOR", "CEIL")
+
+
+def _norm(value: str, allowed: tuple[str, ...], what: str) -> str:
+    name = str(value).upper()
+    # accept enum-like spellings such as "ResizeMode.LINEAR" or "kLINEAR"
+    if "." in name:
+        name = name.rsplit(".", 1)[1]
+    if name not in allowed and name.startswith("K") and name[1:] in allowed:
+        name = name[1:]
+    if name not in allowed:
+        raise ValueError(f"unsupported {what} {value!r}; expected one of {allowed}")
+    return name
+
+
+def source_coordinates(length_in: int, length_out: int, coordinate_transformation: str = "ASYMMETRIC",
+                       selector_for_single_pixel: str = "FORMULA") -> np.ndarray:
+    """Input coordinate (float64, unclamped) sampled by each output position of one axis."""
+    ct = _norm(coordinate_transformation, COORDINATE_TRANSFORMATIONS, "coordinate_transformation")
+    sel = _norm(selector_for_single_pixel, SELECTORS, "selector_for_single_pixel")
+    l_in, l_out = int(length_in), int(length_out)
+    if l_out == 1 and sel == "UPPER":
+        return np.zeros(1, dtype=np.float64)
+    i = np.arange(l_out, dtype=np.int64)
+    if ct == "ASYMMETRIC":
+        num, den = i * l_in, l_out
+    elif ct == "HALF_PIXEL":
+        # (i + 1/2) * l_in / l_out - 1/2  ==  ((2i + 1) * l_in - l_out) / (2 * l_out)
+        num, den = (2 * i + 1) * l_in - l_out, 2 * l_out
+    else:  # ALIGN_CORNERS
+        if l_out == 1:
+            return np.zeros(1, dtype=np.float64)
+        num, den = i * (l_in - 1), l_out - 1
+    return num.astype(np.float64) / np.float64(den)
+
+
+def nearest_indices(coords: np.ndarray, length_in: int, nearest_rounding: str = "FLOOR") -> np.ndarray:
+    """Round source coordinates to input indices and clamp them into [0, length_in - 1]."""
+    rnd = _norm(nearest_rounding, NEAREST_ROUNDINGS, "nearest_rounding")
+    coords = np.asarray(coords, dtype=np.float64)
+    fl = np.floor(coords)
+    frac = coords - fl  # exact for float64
+    if rnd == "FLOOR":
+        idx = fl
+    elif rnd == "CEIL":
+        idx = np.ceil(coords)
+    elif rnd == "HALF_UP":
+        idx = fl + (frac >= 0.5)
+    else:  # HALF_DOWN
+        idx = fl + (frac > 0.5)
+    return np.clip(idx, 0, length_in - 1).astype(np.intp)
+
+
+def _linear_taps(coords: np.ndarray, length_in: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    c = np.clip(coords, 0.0, float(length_in - 1))
+    i0 = np.floor(c)
+    w1 = c - i0
+    i0 = i0.astype(np.intp)
+    i1 = np.minimum(i0 + 1, length_in - 1)
+    return [i0, i1], [1.0 - w1, w1]
+
+
+def _cubic_taps(coords: np.ndarray, length_in: int, a: float) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    fl = np.floor(coords)
+    t = coords - fl
+    base = fl.astype(np.int64)
+    a = float(a)
+    s0 = t + 1.0  # distance to tap floor-1, in [1, 2)
+    s1 = t  # distance to tap floor,   in [0, 1)
+    s2 = 1.0 - t  # distance to tap floor+1, in (0, 1]
+    s3 = 2.0 - t  # distance to tap floor+2, in (1, 2]
+    w0 = ((a * s0 - 5.0 * a) * s0 + 8.0 * a) * s0 - 4.0 * a
+    w1 = ((a + 2.0) * s1 - (a + 3.0)) * s1 * s1 + 1.0
+    w2 = ((a + 2.0) * s2 - (a + 3.0)) * s2 * s2 + 1.0
+    w3 = ((a * s3 - 5.0 * a) * s3 + 8.0 * a) * s3 - 4.0 * a
+    idx = [np.clip(base + k, 0, length_in - 1).astype(np.intp) for k in (-1, 0, 1, 2)]
+    return idx, [w0, w1, w2, w3]
+
+
+def _gather_weighted(x: np.ndarray, axis: int, idx: list[np.ndarray], weights: list[np.ndarray]) -> np.ndarray:
+    bshape = (-1,) + (1,) * (x.ndim - axis - 1)
+    out = None
+    for ind, w in zip(idx, weights):
+        term = np.take(x, ind, axis=axis)
+        term *= w.astype(x.dtype).reshape(bshape)
+        if out is None:
+            out = term
+        else:
+            out += term
+    return out
+
+
+def _compute_dtype(dtype: np.dtype) -> np.dtype:
+    if dtype == np.float64:
+        return np.dtype(np.float64)
+    if np.issubdtype(dtype, np.floating):
+        return np.dtype(np.float32)
+    if np.issubdtype(dtype, np.integer):
+        return np.dtype(np.float32) if dtype.itemsize <= 2 else np.dtype(np.float64)
+    raise TypeError(f"LINEAR/CUBIC resize does not support dtype {dtype}")
+
+
+def resize(x: np.ndarray, out_shape: tuple[int, ...], *, resize_mode: str = "NEAREST",
+           coordinate_transformation: str = "ASYMMETRIC", selector_for_single_pixel: str = "FORMULA",
+           nearest_rounding: str = "FLOOR", cubic_coeff: float = -0.75) -> np.ndarray:
+    """Resize ``x`` to ``out_shape`` with TensorRT IResizeLayer semantics (see module docstring).
+
+    Returns an array of ``x.dtype`` and shape ``out_shape``.
+    """
+    x = np.asarray(x)
+    out_shape = tuple(int(d) for d in out_shape)
+    mode = _norm(resize_mode, RESIZE_MODES, "resize_mode")
+    ct = _norm(coordinate_transformation, COORDINATE_TRANSFORMATIONS, "coordinate_transformation")
+    sel = _norm(selector_for_single_pixel, SELECTORS, "selector_for_single_pixel")
+    rnd = _norm(nearest_rounding, NEAREST_ROUNDINGS, "nearest_rounding")
+
+    if len(out_shape) != x.ndim:
+        raise ValueError(f"out_shape {out_shape} must have rank {x.ndim}")
+    if any(d < 0 for d in out_shape):
+        raise ValueError(f"negative output dimension in {out_shape}")
+    changed = [ax for ax in range(x.ndim) if x.shape[ax] != out_shape[ax]]
+    if mode == "CUBIC":
+        if x.ndim < 2 or any(ax < x.ndim - 2 for ax in changed):
+            raise ValueError("CUBIC resize only resizes the innermost 2 axes of a tensor of rank >= 2; "
+                             f"got {x.shape} -> {out_shape}")
+    elif any(ax < x.ndim - 3 for ax in changed):
+        raise ValueError(f"{mode} resize only resizes the innermost 3 axes; got {x.shape} -> {out_shape}")
+    for ax in changed:
+        if x.shape[ax] == 0:
+            raise ValueError(f"cannot resize an empty axis {ax} of {x.shape} to length {out_shape[ax]}")
+
+    if not changed:
+        return x.copy()
+    if 0 in out_shape or x.size == 0:
+        return np.empty(out_shape, dtype=x.dtype)
+
+    axes = sorted(changed, reverse=True)  # innermost first
+
+    if mode == "NEAREST":
+        y = x
+        for ax in axes:
+            coords = source_coordinates(x.shape[ax], out_shape[ax], ct, sel)
+            y = np.take(y, nearest_indices(coords, x.shape[ax], rnd), axis=ax)
+        return np.ascontiguousarray(y)
+
+    cdtype = _compute_dtype(x.dtype)
+    y = x.astype(cdtype)
+    for ax in axes:
+        l_in = x.shape[ax]
+        coords = source_coordinates(l_in, out_shape[ax], ct, sel)
+        if mode == "LINEAR":
+            idx, weights = _linear_taps(coords, l_in)
+        else:
+            idx, weights = _cubic_taps(coords, l_in, cubic_coeff)
+        y = _gather_weighted(y, ax, idx, weights)
+
+    if np.issubdtype(x.dtype, np.integer):
+        info = np.iinfo(x.dtype)
+        y = np.clip(np.rint(y), info.min, info.max)
+    return y.astype(x.dtype)

@@ -1,0 +1,125 @@
+"""Running models on onnxruntime: provider selection, opset support, bfloat16 I/O."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import onnxruntime as ort
+from onnx import TensorProto, helper
+
+from .dtypes import BFLOAT16
+from .errors import RuntimeUnavailableError
+
+PROVIDER_ALIASES = {
+    "cpu": "CPUExecutionProvider",
+    "cuda": "CUDAExecutionProvider",
+    "tensorrt": "TensorrtExecutionProvider",
+    "dml": "DmlExecutionProvider",
+    "directml": "DmlExecutionProvider",
+    "openvino": "OpenVINOExecutionProvider",
+    "rocm": "ROCMExecutionProvider",
+    "migraphx": "MIGraphXExecutionProvider",
+    "coreml": "CoreMLExecutionProvider",
+    "qnn": "QNNExecutionProvider",
+    "xnnpack": "XnnpackExecutionProvider",
+    "webgpu": "WebGpuExecutionProvider",
+}
+OPT_LEVELS = {
+    "disabled": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
+    "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+    "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+    "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+}
+
+
+def _short(provider: str) -> str:
+    for alias, full in PROVIDER_ALIASES.items():
+        if full == provider:
+            return alias
+    return provider
+
+
+def resolve_provider(name: str) -> str:
+    """The full onnxruntime provider name for ``name`` (alias or full), if this machine has it."""
+    full = PROVIDER_ALIASES.get(name.lower(), name)
+    available = ort.get_available_providers()
+    if full not in available:
+        have = ", ".join(f"{_short(p)} ({p})" for p in available if p != "AzureExecutionProvider")
+        known = full in PROVIDER_ALIASES.values()
+        hint = " (install onnxruntime-gpu for cuda/tensorrt)" if full in ("CUDAExecutionProvider", "TensorrtExecutionProvider") else ""
+        what = "is not available in this onnxruntime" if known else "is not an execution provider onnxruntime knows"
+        raise RuntimeUnavailableError(
+            f"--provider {name}: {full} {what} (onnxruntime {ort.__version__}){hint}; available: {have}"
+        )
+    return full
+
+
+@functools.lru_cache(maxsize=None)
+def max_supported_opset() -> int:
+    """The newest default-domain opset the installed onnxruntime loads (probed once with a one-node model)."""
+    from onnx import defs
+
+    for opset in range(defs.onnx_opset_version(), 12, -1):
+        ir = helper.find_min_ir_version_for([helper.make_opsetid("", opset)])
+        graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "probe",
+                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir)
+        try:
+            ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+            return opset
+        except Exception:  # noqa: BLE001 - any refusal means "not this opset"
+            continue
+    return 13
+
+
+def check_opset(opset: int) -> int:
+    from .lowering.model import MIN_OPSET
+
+    if opset < MIN_OPSET or opset > max_supported_opset():
+        raise RuntimeUnavailableError(
+            f"--opset {opset}: supported opsets are {MIN_OPSET} to {max_supported_opset()} (onnxruntime {ort.__version__})"
+        )
+    return opset
+
+
+class OrtRunner:
+    """One onnxruntime session for one model; ``run`` takes and returns numpy arrays (bfloat16 included)."""
+
+    def __init__(self, model_bytes: bytes, provider: str = "CPUExecutionProvider", opt_level: str = "all"):
+        options = ort.SessionOptions()
+        options.graph_optimization_level = OPT_LEVELS[opt_level]
+        options.log_severity_level = 3
+        options.intra_op_num_threads = 1
+        if provider != "CPUExecutionProvider":
+            # Never let nodes fall back to the CPU silently: the user asked for this EP.
+            options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+        self.provider = provider
+        self.session = ort.InferenceSession(model_bytes, sess_options=options, providers=[provider])
+        self._outputs = [(o.name, o.type, o.shape) for o in self.session.get_outputs()]
+
+    def run(self, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        binding = self.session.io_binding()
+        for name, array in feeds.items():
+            array = np.ascontiguousarray(array)
+            if array.dtype == BFLOAT16.numpy:
+                value = ort.OrtValue.ortvalue_from_numpy_with_onnx_type(array.view(np.uint16), onnx_element_type=TensorProto.BFLOAT16)
+                binding.bind_ortvalue_input(name, value)
+            else:
+                binding.bind_cpu_input(name, array)
+        bf16_buffers = {}
+        for name, type_str, shape in self._outputs:
+            if type_str == "tensor(bfloat16)":
+                # onnxruntime cannot hand bfloat16 to numpy: let it write into our uint16 buffer.
+                buffer = np.empty([int(d) for d in shape], np.uint16)
+                binding.bind_ortvalue_output(name, ort.OrtValue.ortvalue_from_numpy_with_onnx_type(buffer, onnx_element_type=TensorProto.BFLOAT16))
+                bf16_buffers[name] = buffer
+            else:
+                binding.bind_output(name)
+        self.session.run_with_iobinding(binding)
+        values = binding.get_outputs()  # in the order the outputs were bound
+        return {
+            name: bf16_buffers[name].view(BFLOAT16.numpy) if name in bf16_buffers else value.numpy()
+            for (name, _, _), value in zip(self._outputs, values)
+        }

@@ -1,0 +1,110 @@
+"""Attribute schemas: how a layer attribute is written in a spec and what values it allows.
+
+Each ``Attr`` turns the raw YAML/JSON value into a normalized Python value (or
+raises ``SpecError`` naming the value and what is allowed). Checks that depend
+on the layer's input shapes belong to the layer kind's ``check`` function.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .errors import SpecError
+
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Attr:
+    doc: str
+    default: Any = _MISSING
+
+    @property
+    def required(self) -> bool:
+        return self.default is _MISSING
+
+    def parse(self, value: Any) -> Any:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return ""
+
+
+@dataclass(frozen=True)
+class Enum(Attr):
+    choices: tuple[str, ...] = ()
+
+    def parse(self, value: Any) -> str:
+        from .registry import did_you_mean
+
+        if not isinstance(value, str) or value not in self.choices:
+            raise SpecError(f"{value!r} is not one of {', '.join(self.choices)}{did_you_mean(value, self.choices)}")
+        return value
+
+    def describe(self) -> str:
+        return " | ".join(self.choices)
+
+
+@dataclass(frozen=True)
+class Number(Attr):
+    integer: bool = False
+    minimum: float | None = None
+    maximum: float | None = None
+
+    def parse(self, value: Any) -> float | int:
+        number = parse_number(value, integer=self.integer)
+        if self.minimum is not None and number < self.minimum:
+            raise SpecError(f"{value!r} is below the minimum {self.minimum}")
+        if self.maximum is not None and number > self.maximum:
+            raise SpecError(f"{value!r} is above the maximum {self.maximum}")
+        return number
+
+    def describe(self) -> str:
+        kind = "integer" if self.integer else "number"
+        lo = "" if self.minimum is None else f" >= {self.minimum}"
+        hi = "" if self.maximum is None else f" <= {self.maximum}"
+        return f"{kind}{lo}{',' if lo and hi else ''}{hi}"
+
+
+@dataclass(frozen=True)
+class NumberArray(Attr):
+    """A number, or a flat or nested list of finite numbers (a coefficient tensor)."""
+
+    integer: bool = False
+
+    def parse(self, value: Any) -> np.ndarray:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = [value]
+        if not isinstance(value, list):
+            raise SpecError(f"expected a number or a list of numbers, got {type(value).__name__} {value!r}")
+        try:
+            array = np.array(value, dtype=object)
+        except ValueError:
+            raise SpecError("nested lists are ragged (rows of different lengths)") from None
+        if array.dtype == object and array.ndim and any(isinstance(v, list) for v in array.ravel()):
+            raise SpecError("nested lists are ragged (rows of different lengths)")
+        flat = [parse_number(v, integer=self.integer) for v in array.ravel()]
+        dtype = np.int64 if self.integer else np.float32
+        out = np.array(flat, dtype=dtype).reshape(array.shape)
+        if not self.integer and not np.all(np.isfinite(out)):
+            raise SpecError("values must be finite numbers representable as float32")
+        return out
+
+    def describe(self) -> str:
+        return "list of integers" if self.integer else "number or list of numbers"
+
+
+def parse_number(value: Any, *, integer: bool = False) -> float | int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SpecError(f"expected {'an integer' if integer else 'a number'}, got {value!r}")
+    if integer:
+        if isinstance(value, float) and not value.is_integer():
+            raise SpecError(f"expected an integer, got {value!r}")
+        return int(value)
+    if math.isnan(value) or math.isinf(value):
+        raise SpecError(f"expected a finite number, got {value!r}")
+    return float(value)

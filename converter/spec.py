@@ -1,0 +1,338 @@
+"""Loading a spec file (YAML or JSON) and validating it, in one place, before any lowering.
+
+Every problem is raised as ``SpecError`` naming the file and the field, e.g.
+``specs/x.yaml: network.layers[0].mode: 'UNIFORMX' is not one of UNIFORM, CHANNEL, ELEMENTWISE``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import yaml
+
+from . import casedata
+from .compare import Tolerance
+from .dtypes import DTYPES
+from .errors import SpecError, UserError
+from .network import Layer, Network, TensorType
+from .registry import did_you_mean, layer_kind
+
+MAX_SPEC_BYTES = 16 * 1024 * 1024
+MAX_ELEMENTS = 2**31
+SPEC_SUFFIXES = (".yaml", ".yml", ".json")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
+
+TOP_KEYS = ("name", "source", "description", "opset", "tolerance", "network", "cases")
+NETWORK_KEYS = ("inputs", "constants", "layers", "outputs")
+LAYER_KEYS = ("name", "op", "inputs")
+CASE_KEYS = ("name", "description", "inputs", "expected", "tolerance")
+
+
+@dataclass
+class Case:
+    name: str
+    inputs: dict[str, np.ndarray]
+    expected: dict[str, np.ndarray] | None
+    tolerance: Tolerance | None = None
+
+
+@dataclass
+class Spec:
+    name: str
+    path: Path
+    network: Network
+    cases: list[Case]
+    source: str = ""
+    opset: int | None = None
+    tolerance: Tolerance | None = None
+    raw: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def ops(self) -> list[str]:
+        return sorted({layer.op for layer in self.network.layers})
+
+
+def load_spec(path: str | Path) -> Spec:
+    """Read, parse and validate one spec file."""
+    path = Path(path)
+    try:
+        document = read_document(path)
+        return parse_spec(document, path)
+    except UserError as exc:
+        raise exc.located(file=str(path)) from None
+
+
+def read_document(path: Path) -> Any:
+    if path.suffix not in SPEC_SUFFIXES:
+        raise SpecError(f"not a spec file: expected one of {', '.join(SPEC_SUFFIXES)}")
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise SpecError(f"cannot read: {exc.strerror}") from None
+    if size > MAX_SPEC_BYTES:
+        raise SpecError(f"larger than the {MAX_SPEC_BYTES // 2**20} MiB limit for spec files")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(f"cannot read: {exc}") from None
+    if path.suffix == ".json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SpecError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SpecError(f"invalid YAML{where}: {problem}") from None
+
+
+def parse_spec(doc: Any, path: Path) -> Spec:
+    doc = _mapping(doc, "", TOP_KEYS, required=("name", "network", "cases"))
+    name = _name(doc["name"], "name")
+    source = _text(doc.get("source", ""), "source")
+    _text(doc.get("description", ""), "description")
+    opset = _at("opset", _opset, doc["opset"]) if "opset" in doc else None
+    tolerance = _at("tolerance", Tolerance.parse, doc["tolerance"]) if "tolerance" in doc else None
+    network = _parse_network(doc["network"], path.parent)
+    cases = _parse_cases(doc["cases"], network, path.parent)
+    return Spec(name, path, network, cases, source, opset, tolerance, raw=doc)
+
+
+# --- network -----------------------------------------------------------------------------------
+
+
+def _parse_network(doc: Any, spec_dir: Path) -> Network:
+    doc = _mapping(doc, "network", NETWORK_KEYS, required=("inputs", "layers", "outputs"))
+    types: dict[str, TensorType] = {}
+    inputs = {}
+    for name, tdoc in _mapping(doc["inputs"], "network.inputs").items():
+        where = f"network.inputs.{name}"
+        _name(name, where)
+        inputs[name] = types[name] = _tensor_type(tdoc, where, ("dtype", "shape"))
+    constants = {}
+    for name, tdoc in _mapping(doc.get("constants") or {}, "network.constants").items():
+        where = f"network.constants.{name}"
+        _name(name, where)
+        if name in types:
+            raise SpecError(f"name {name!r} is already a network input", field=where)
+        ttype = _tensor_type(tdoc, where, ("dtype", "shape", "data"), required=("dtype", "shape", "data"))
+        constants[name] = _at(f"{where}.data", casedata.materialize, tdoc["data"], ttype, spec_dir)
+        types[name] = ttype
+    raw_layers = _list(doc["layers"], "network.layers", nonempty=True)
+    layers = [_parse_layer(raw, f"network.layers[{i}]", types, inputs, constants) for i, raw in enumerate(raw_layers)]
+    ordered = _topological_order(layers, types)
+    for layer in ordered:
+        kind = layer_kind(layer.op)
+        in_types = [types[i] for i in layer.inputs]
+        out = _at(layer.field, kind.check, layer, in_types)
+        if out.size > MAX_ELEMENTS:
+            raise SpecError(f"output has {out.size} elements, above the 2^31 limit", field=layer.field)
+        types[layer.name] = out
+    layer_names = {layer.name for layer in layers}
+    outputs = []
+    for i, name in enumerate(_list(doc["outputs"], "network.outputs", nonempty=True)):
+        where = f"network.outputs[{i}]"
+        if name not in layer_names:
+            raise SpecError(f"{name!r} is not a layer{did_you_mean(name, layer_names)}; outputs name layers", field=where)
+        if name in outputs:
+            raise SpecError(f"{name!r} is listed twice", field=where)
+        outputs.append(name)
+    return Network(inputs, constants, ordered, outputs, types)
+
+
+def _parse_layer(raw: Any, where: str, types: dict, inputs: dict, constants: dict) -> Layer:
+    raw = _mapping(raw, where, required=("name", "op", "inputs"))
+    name = _name(raw["name"], f"{where}.name")
+    if name in types:
+        raise SpecError(f"name {name!r} is already a network input or constant", field=f"{where}.name")
+    op = raw["op"]
+    kind = _at(f"{where}.op", layer_kind, op)
+    layer_inputs = _list(raw["inputs"], f"{where}.inputs", nonempty=True)
+    if not kind.min_inputs <= len(layer_inputs) <= kind.max_inputs:
+        count = str(kind.min_inputs) if kind.min_inputs == kind.max_inputs else f"{kind.min_inputs} to {kind.max_inputs}"
+        raise SpecError(f"{op} takes {count} inputs ({', '.join(kind.inputs)}), got {len(layer_inputs)}", field=f"{where}.inputs")
+    for j, tensor in enumerate(layer_inputs):
+        if not isinstance(tensor, str):
+            raise SpecError(f"expected a tensor name, got {tensor!r}", field=f"{where}.inputs[{j}]")
+    attrs = {}
+    for key, value in raw.items():
+        if key in LAYER_KEYS:
+            continue
+        if key not in kind.attributes:
+            allowed = ", ".join(kind.attributes) or "none"
+            raise SpecError(
+                f"unknown attribute {key!r} for {op}{did_you_mean(key, kind.attributes)}; allowed: {allowed}",
+                field=f"{where}.{key}",
+            )
+        attrs[key] = _at(f"{where}.{key}", kind.attributes[key].parse, value)
+    for key, attr in kind.attributes.items():
+        if key not in attrs:
+            if attr.required:
+                raise SpecError(f"{op} requires attribute {key!r}", field=where)
+            attrs[key] = attr.default
+    return Layer(name, op, tuple(layer_inputs), attrs, where)
+
+
+def _topological_order(layers: list[Layer], types: dict) -> list[Layer]:
+    by_name: dict[str, Layer] = {}
+    for layer in layers:
+        if layer.name in by_name:
+            raise SpecError(f"layer name {layer.name!r} is used twice", field=f"{layer.field}.name")
+        by_name[layer.name] = layer
+    for layer in layers:
+        for j, tensor in enumerate(layer.inputs):
+            if tensor not in types and tensor not in by_name:
+                known = list(types) + list(by_name)
+                raise SpecError(f"{tensor!r} names no input, constant or layer{did_you_mean(tensor, known)}", field=f"{layer.field}.inputs[{j}]")
+    order: list[Layer] = []
+    state: dict[str, int] = {}  # 1 = visiting, 2 = done
+    for start in layers:
+        stack = [(start, 0)]
+        while stack:
+            layer, j = stack.pop()
+            if j == 0:
+                if state.get(layer.name) == 2:
+                    continue
+                state[layer.name] = 1
+            deps = [by_name[t] for t in layer.inputs if t in by_name]
+            if j < len(deps):
+                stack.append((layer, j + 1))
+                dep = deps[j]
+                if state.get(dep.name) == 1:
+                    raise SpecError(f"layer {dep.name!r} depends on itself through a cycle", field=dep.field)
+                if state.get(dep.name) != 2:
+                    stack.append((dep, 0))
+            else:
+                state[layer.name] = 2
+                order.append(layer)
+    return order
+
+
+def _tensor_type(doc: Any, where: str, keys, required=("dtype", "shape")) -> TensorType:
+    doc = _mapping(doc, where, keys, required=required)
+    dtype_name = doc["dtype"]
+    if dtype_name not in DTYPES:
+        raise SpecError(f"unknown dtype {dtype_name!r}{did_you_mean(dtype_name, DTYPES)}; allowed: {', '.join(DTYPES)}", field=f"{where}.dtype")
+    shape = _list(doc["shape"], f"{where}.shape")
+    for i, dim in enumerate(shape):
+        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 0:
+            raise SpecError(f"dimension {dim!r} must be a non-negative integer", field=f"{where}.shape[{i}]")
+    ttype = TensorType(DTYPES[dtype_name], tuple(shape))
+    if ttype.size > MAX_ELEMENTS:
+        raise SpecError(f"{ttype.size} elements, above the 2^31 limit", field=f"{where}.shape")
+    return ttype
+
+
+# --- cases -------------------------------------------------------------------------------------
+
+
+def _parse_cases(doc: Any, network: Network, spec_dir: Path) -> list[Case]:
+    cases: list[Case] = []
+    seen = set()
+    for i, raw in enumerate(_list(doc, "cases", nonempty=True)):
+        where = f"cases[{i}]"
+        raw = _mapping(raw, where, CASE_KEYS, required=("name", "inputs"))
+        name = _name(raw["name"], f"{where}.name")
+        if name in seen:
+            raise SpecError(f"case name {name!r} is used twice", field=f"{where}.name")
+        seen.add(name)
+        given = _mapping(raw["inputs"], f"{where}.inputs")
+        inputs = {}
+        for tensor, ttype in network.inputs.items():
+            if tensor not in given:
+                raise SpecError(f"no data for network input {tensor!r}", field=f"{where}.inputs")
+            inputs[tensor] = _at(f"{where}.inputs.{tensor}", casedata.materialize, given[tensor], ttype, spec_dir)
+        for tensor in given:
+            if tensor not in network.inputs:
+                raise SpecError(f"{tensor!r} is not a network input{did_you_mean(tensor, network.inputs)}", field=f"{where}.inputs.{tensor}")
+        expected = None
+        if raw.get("expected") is not None:
+            expected = {}
+            for tensor, value in _mapping(raw["expected"], f"{where}.expected").items():
+                if tensor not in network.outputs:
+                    raise SpecError(f"{tensor!r} is not a network output{did_you_mean(tensor, network.outputs)}", field=f"{where}.expected.{tensor}")
+                expected[tensor] = _at(f"{where}.expected.{tensor}", casedata.materialize, value, network.types[tensor], spec_dir)
+        tolerance = _at(f"{where}.tolerance", Tolerance.parse, raw["tolerance"]) if "tolerance" in raw else None
+        cases.append(Case(name, inputs, expected, tolerance))
+    return cases
+
+
+# --- small helpers -----------------------------------------------------------------------------
+
+
+def _at(where: str, fn: Callable, *args):
+    """Call fn, prefixing the field of any SpecError it raises with ``where``."""
+    try:
+        return fn(*args)
+    except UserError as exc:
+        raise exc.located(field_prefix=where) from None
+
+
+def _mapping(doc: Any, where: str, keys=None, required=()) -> dict:
+    if not isinstance(doc, dict):
+        what = "the document" if not where else where
+        raise SpecError(f"{what} must be a mapping, got {_kind(doc)}", field=where or None)
+    if keys is not None:
+        for key in doc:
+            if key not in keys:
+                raise SpecError(
+                    f"unknown field {key!r}{did_you_mean(key, keys)}; allowed: {', '.join(keys)}",
+                    field=f"{where}.{key}" if where else str(key),
+                )
+    for key in required:
+        if key not in doc:
+            raise SpecError(f"missing required field {key!r}", field=where or None)
+    return doc
+
+
+def _list(doc: Any, where: str, nonempty: bool = False) -> list:
+    if not isinstance(doc, list):
+        raise SpecError(f"must be a list, got {_kind(doc)}", field=where)
+    if nonempty and not doc:
+        raise SpecError("must not be empty", field=where)
+    return doc
+
+
+def _name(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not _NAME.match(value):
+        raise SpecError(f"{value!r} is not a valid name (letters, digits, '_', '.', '-'; not starting with a digit)", field=where)
+    return value
+
+
+def _text(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise SpecError(f"must be text, got {_kind(value)}", field=where)
+    return value
+
+
+def _opset(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SpecError(f"{value!r} is not an integer opset version")
+    return value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    return {dict: "a mapping", list: "a list", str: "text"}.get(type(value), type(value).__name__ + f" {value!r}")
+
+
+def find_spec_files(paths) -> list[Path]:
+    """Spec files under the given files and folders (folders searched recursively), sorted."""
+    found: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found.extend(sorted(f for f in p.rglob("*") if f.suffix in SPEC_SUFFIXES and f.is_file()))
+        elif p.exists():
+            found.append(p)
+        else:
+            raise UserError(f"{p}: no such file or folder")
+    return found
