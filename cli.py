@@ -101,11 +101,12 @@ def convert(spec, output, opset, provider):
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @provider_option
 @opset_option
-@click.option("--ort-opt-level", type=click.Choice(["disabled", "basic", "extended", "all"]), default="all",
-              show_default=True, help="onnxruntime graph optimization level.")
+@click.option("--ort-opt-level", "opt_levels", type=click.Choice(["disabled", "basic", "extended", "all"]),
+              multiple=True, default=("all",), show_default=True,
+              help="onnxruntime graph optimization level; repeat to run every case at several levels.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @handle_errors
-def validate(paths, provider, opset, ort_opt_level, quiet):
+def validate(paths, provider, opset, opt_levels, quiet):
     """Validate specs: run every case on onnxruntime and compare.
 
     PATHS are spec files or folders (searched recursively for .yaml, .yml and
@@ -119,7 +120,7 @@ def validate(paths, provider, opset, ort_opt_level, quiet):
 
     counts = {"PASS": 0, "FAIL": 0, "ERROR": 0}
     bad_input = False
-    for result in run_validation(paths, provider=provider, opset=opset, opt_level=ort_opt_level):
+    for result in run_validation(paths, provider=provider, opset=opset, opt_levels=opt_levels):
         counts[result.outcome] += 1
         bad_input |= result.bad_input
         if result.outcome != "PASS" or not quiet:

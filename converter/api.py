@@ -29,8 +29,8 @@ def convert_spec(spec_path: Path, output: Path | None = None, *, opset: int | No
 
 
 def run_validation(paths: Iterable[Path], *, provider: str = "cpu", opset: int | None = None,
-                   opt_level: str = "all") -> Iterator[CaseResult]:
-    options = _options(provider, opset, opt_level)
+                   opt_levels: tuple[str, ...] = ("all",)) -> Iterator[CaseResult]:
+    options = _options(provider, opset, tuple(opt_levels) or ("all",))
     return validate_paths(list(paths) or [bundled_specs_dir()], options)
 
 
@@ -80,8 +80,8 @@ def _load_input(file: str, spec: Spec, name: str) -> np.ndarray:
     return array
 
 
-def _options(provider: str, opset: int | None, opt_level: str = "all") -> Options:
-    return Options(provider=resolve_provider(provider), opset=check_opset(opset) if opset is not None else None, opt_level=opt_level)
+def _options(provider: str, opset: int | None, opt_levels: tuple[str, ...] = ("all",)) -> Options:
+    return Options(provider=resolve_provider(provider), opset=check_opset(opset) if opset is not None else None, opt_levels=opt_levels)
 
 
 def describe_layers() -> str:

@@ -34,8 +34,8 @@ def materialize(value: Any, ttype: TensorType, spec_dir: Path) -> np.ndarray:
         array = _literal(value, ttype.dtype)
     else:
         raise SpecError(f"expected a nested list, a .npy path or a {{random: ...}} generator, got {type(value).__name__}")
-    if array.shape != ttype.shape:
-        raise SpecError(f"has shape {list(array.shape)}, the tensor is {list(ttype.shape)}")
+    if not ttype.matches(array.shape):
+        raise SpecError(f"has shape {list(array.shape)}, the tensor is {ttype}")
     return np.ascontiguousarray(array)
 
 
@@ -91,6 +91,8 @@ def _scalar(v: Any, dtype: DType):
 
 
 def _generate(gen: dict, ttype: TensorType) -> np.ndarray:
+    if not ttype.is_static:
+        raise SpecError(f"a random generator needs a static shape, the tensor is {ttype}")
     kind = gen.get("random")
     if kind not in RANDOM_KINDS:
         raise SpecError(f"random: {kind!r} is not one of {', '.join(RANDOM_KINDS)}")

@@ -58,12 +58,15 @@ def default_tolerance(dtype: DType) -> Tolerance:
 
 
 def resolve_tolerance(dtype: DType, *overrides: "Tolerance | None") -> Tolerance:
-    """The tolerance in force: the first override that sets a field wins, then the dtype default."""
+    """The tolerance in force: the first override that sets a field wins, then the dtype default.
+
+    Integers and bools are exact unless an override sets ``atol`` (``rtol`` never applies to them).
+    """
     tol = default_tolerance(dtype)
     for override in reversed([o for o in overrides if o is not None]):
         tol = override.over(tol)
     if not dtype.is_float:
-        return Tolerance(0.0, 0.0)  # integers and bools are always exact
+        return Tolerance(tol.atol or 0.0, 0.0)
     return tol
 
 
@@ -112,7 +115,7 @@ def compare(actual: np.ndarray, expected: np.ndarray, tol: Tolerance) -> Mismatc
     count = int(np.count_nonzero(bad))
     if count == 0:
         return None
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         rel = np.where(bad, abs_err / np.maximum(np.abs(e.astype(np.float64)), np.finfo(np.float64).tiny), 0.0)
     worst_flat = int(np.argmax(np.where(bad, abs_err, -1.0)))
     worst = np.unravel_index(worst_flat, actual.shape) if actual.ndim else ()

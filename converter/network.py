@@ -16,19 +16,30 @@ from .dtypes import DType
 
 @dataclass(frozen=True)
 class TensorType:
+    """A tensor's type. A dimension is None when only the data decides it (e.g. a resize to a run-time shape)."""
+
     dtype: DType
-    shape: tuple[int, ...]
+    shape: tuple[int | None, ...]
 
     @property
     def rank(self) -> int:
         return len(self.shape)
 
     @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+    def is_static(self) -> bool:
+        return None not in self.shape
+
+    @property
+    def size(self) -> int | None:
+        """The element count, or None when a dimension is dynamic."""
+        return int(np.prod(self.shape, dtype=np.int64)) if self.is_static else None
+
+    def matches(self, shape: tuple[int, ...]) -> bool:
+        """Whether a concrete shape fits this (possibly partly dynamic) one."""
+        return len(shape) == self.rank and all(d is None or d == s for d, s in zip(self.shape, shape))
 
     def __str__(self) -> str:
-        return f"{self.dtype.name}{list(self.shape)}"
+        return f"{self.dtype.name}[{', '.join('?' if d is None else str(d) for d in self.shape)}]"
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from .network import Layer, TensorType
 from .schema import Attr
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .compare import Tolerance
     from .lowering.builder import Lowered, LoweringContext
 
 
@@ -34,6 +35,9 @@ class LayerKind:
     check: Callable[[Layer, Sequence[TensorType]], TensorType]
     lower: Callable[[Layer, "LoweringContext"], "Lowered"]
     notes: str = ""
+    # Default comparison tolerance of the layer's output where the dtype default does not fit
+    # (e.g. interpolation whose coordinates a runtime computes in float32): (layer, input types) -> Tolerance | None.
+    tolerance: Callable[[Layer, Sequence[TensorType]], "Tolerance | None"] | None = None
 
     @property
     def max_inputs(self) -> int:

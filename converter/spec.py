@@ -133,7 +133,7 @@ def _parse_network(doc: Any, spec_dir: Path) -> Network:
         kind = layer_kind(layer.op)
         in_types = [types[i] for i in layer.inputs]
         out = _at(layer.field, kind.check, layer, in_types)
-        if out.size > MAX_ELEMENTS:
+        if out.is_static and out.size > MAX_ELEMENTS:
             raise SpecError(f"output has {out.size} elements, above the 2^31 limit", field=layer.field)
         types[layer.name] = out
     layer_names = {layer.name for layer in layers}

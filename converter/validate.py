@@ -15,6 +15,7 @@ from .compare import compare, resolve_tolerance
 from .errors import InternalError, UserError
 from .lowering import build_model
 from .lowering.model import DEFAULT_OPSET
+from .registry import layer_kind
 from .runtime import OrtRunner
 from .spec import Case, Spec, find_spec_files, load_spec
 
@@ -30,20 +31,22 @@ class CaseResult:
     ops: tuple[str, ...] = ()
     provider: str = ""
     opset: int = 0
+    opt_level: str = "all"
     seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
     bad_input: bool = False  # the spec itself could not be loaded (a user error: exit status 2)
 
     @property
     def id(self) -> str:
-        return f"{self.spec}/{self.case}"
+        suffix = "" if self.opt_level == "all" else f"[ort-opt={self.opt_level}]"
+        return f"{self.spec}/{self.case}{suffix}"
 
 
 @dataclass
 class Options:
     provider: str = "CPUExecutionProvider"
     opset: int | None = None  # None: the spec's own opset, else DEFAULT_OPSET
-    opt_level: str = "all"
+    opt_levels: tuple[str, ...] = ("all",)  # onnxruntime graph optimization levels; each runs every case
 
 
 def opset_for(spec: Spec, options: Options) -> int:
@@ -66,20 +69,30 @@ def validate_spec(spec: Spec, options: Options) -> Iterator[CaseResult]:
     base = dict(spec=spec.name, path=str(spec.path), ops=tuple(spec.ops), provider=options.provider, opset=opset)
     start = time.perf_counter()
     try:
-        model = build_model(spec.network, name=spec.name, opset=opset, provider=options.provider, doc=spec.source)
-        runner = OrtRunner(model.SerializeToString(), options.provider, options.opt_level)
+        model_bytes = build_model(spec.network, name=spec.name, opset=opset, provider=options.provider, doc=spec.source).SerializeToString()
     except Exception as exc:  # noqa: BLE001 - one broken spec must not hide the others
         problem = _describe_exception(exc, "building the model")
-        for case in spec.cases:
-            yield CaseResult(case=case.name, outcome=ERROR, problems=[problem], **base)
+        for level in options.opt_levels:
+            for case in spec.cases:
+                yield CaseResult(case=case.name, outcome=ERROR, problems=[problem], opt_level=level, **base)
         return
-    setup = time.perf_counter() - start
-    for case in spec.cases:
-        t0 = time.perf_counter()
-        problems, errored = check_case(spec, case, runner.run)
-        outcome = ERROR if errored else (FAIL if problems else PASS)
-        yield CaseResult(case=case.name, outcome=outcome, seconds=time.perf_counter() - t0 + setup, problems=problems, **base)
-        setup = 0.0
+    for level in options.opt_levels:
+        try:
+            runner = OrtRunner(model_bytes, options.provider, level)
+        except Exception as exc:  # noqa: BLE001
+            problem = _describe_exception(exc, "creating the onnxruntime session")
+            for case in spec.cases:
+                yield CaseResult(case=case.name, outcome=ERROR, problems=[problem], opt_level=level, **base)
+            continue
+        setup = time.perf_counter() - start
+        for case in spec.cases:
+            t0 = time.perf_counter()
+            problems, errored = check_case(spec, case, runner.run)
+            outcome = ERROR if errored else (FAIL if problems else PASS)
+            yield CaseResult(case=case.name, outcome=outcome, seconds=time.perf_counter() - t0 + setup,
+                             problems=problems, opt_level=level, **base)
+            setup = 0.0
+        start = time.perf_counter()
 
 
 def check_case(spec: Spec, case: Case, run: Callable[[dict], dict]) -> tuple[list[str], bool]:
@@ -94,7 +107,7 @@ def check_case(spec: Spec, case: Case, run: Callable[[dict], dict]) -> tuple[lis
         return [_describe_exception(exc, "running the numpy reference")], True
     problems = []
     for name in spec.network.outputs:
-        tol = resolve_tolerance(spec.network.types[name].dtype, case.tolerance, spec.tolerance)
+        tol = resolve_tolerance(spec.network.types[name].dtype, case.tolerance, spec.tolerance, layer_tolerance(spec, name))
         pairs = [("onnxruntime", got[name], "reference", want[name])]
         if case.expected and name in case.expected:
             pairs += [("onnxruntime", got[name], "expected", case.expected[name]),
@@ -104,6 +117,15 @@ def check_case(spec: Spec, case: Case, run: Callable[[dict], dict]) -> tuple[lis
             if mismatch:
                 problems.append(f"output {name!r}: {what} vs {against} (atol={tol.atol:g}, rtol={tol.rtol:g}): {mismatch.describe()}")
     return problems, False
+
+
+def layer_tolerance(spec: Spec, output: str):
+    """The default tolerance the producing layer's kind asks for, if any."""
+    layer = next(layer for layer in spec.network.layers if layer.name == output)
+    kind = layer_kind(layer.op)
+    if kind.tolerance is None:
+        return None
+    return kind.tolerance(layer, [spec.network.types[t] for t in layer.inputs])
 
 
 def _describe_exception(exc: Exception, doing: str) -> str:

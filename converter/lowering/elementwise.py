@@ -113,10 +113,11 @@ def _integer_division(b: NodeBuilder, op: str, x: str, y: str, dtype: DType, y_c
         divisor = b.op("Where", [mask, one, y], why="integer division by 0 or -1 can trap: divide by 1 there instead")
     q = b.op("Div", [x, divisor])  # truncates toward zero
     if op == "FLOOR_DIV":
-        # Where the remainder's sign (Mod fmod=1, sign of x) differs from the floored one (fmod=0, sign of y),
-        # the truncated quotient is one too high.
-        r_trunc, r_floor = b.op("Mod", [x, divisor], fmod=1), b.op("Mod", [x, divisor], fmod=0)
-        q = b.op("Where", [b.op("Equal", [r_trunc, r_floor]), q, b.op("Sub", [q, one])])
+        # The truncated quotient is one too high where the remainder is non-zero and its sign differs from
+        # the divisor's. (onnxruntime's integer Mod with fmod=1 goes through double: inexact for int64.)
+        r = b.op("Sub", [x, b.op("Mul", [q, divisor])])
+        sign_differs = b.op("Less", [b.op("Mul", [b.op("Sign", [r]), b.op("Sign", [divisor])]), zero])
+        q = b.op("Where", [sign_differs, b.op("Sub", [q, one]), q])
     if is_neg1:
         q = b.op("Where", [is_neg1, b.op("Neg", [x]), q], why="x / -1 = -x (MIN wraps to MIN, two's complement)")
     if is_zero:

@@ -74,4 +74,5 @@ def check_model(model: onnx.ModelProto) -> None:
 
 def _value_info(tensor: str, network: Network):
     ttype = network.types[tensor]
-    return helper.make_tensor_value_info(tensor, ttype.dtype.onnx, list(ttype.shape))
+    dims = [f"{tensor}_dim{i}" if d is None else d for i, d in enumerate(ttype.shape)]
+    return helper.make_tensor_value_info(tensor, ttype.dtype.onnx, dims)

@@ -27,6 +27,7 @@ def run_network(network: Network, feeds: dict[str, np.ndarray]) -> dict[str, np.
     for layer in network.layers:
         out = REFERENCES[layer.op](layer, [values[t] for t in layer.inputs])
         want = network.types[layer.name]
-        assert out.dtype == want.dtype.numpy and out.shape == want.shape, (layer.name, out.dtype, out.shape, want)
+        if out.dtype != want.dtype.numpy or not want.matches(out.shape):
+            raise AssertionError(f"reference for {layer.op} gave {out.dtype}{list(out.shape)} for {layer.name!r}, expected {want}")
         values[layer.name] = out
     return {name: values[name] for name in network.outputs}
