@@ -91,6 +91,9 @@ def read_document(path: Path) -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+        if context and context_mark:
+            problem += f" ({context} at line {context_mark.line + 1})"
         raise SpecError(f"invalid YAML{where}: {problem}") from None
 
 

@@ -54,7 +54,7 @@ def build_model(network: Network, *, name: str = "spec2onnx", opset: int = DEFAU
         ir_version=ir_version_for(opset),
         producer_name="spec2onnx",
         producer_version=__version__,
-        doc_string=doc or None,
+        **({"doc_string": doc} if doc else {}),
     )
     if notes:
         helper.set_model_props(model, {"spec2onnx.legalizations": "\n".join(notes)})

@@ -1,0 +1,67 @@
+"""trt.Scale lowering: no node that does nothing, cheap exact powers, legalization said in the model."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+from converter.lowering import build_model
+from converter.runtime import OrtRunner, max_supported_opset
+
+from ..helpers import node_types, one_layer_spec
+
+
+def scale_spec(dtype="float32", **attrs):
+    return one_layer_spec("trt.Scale", {"x": (dtype, (1, 2, 2, 2))}, {"mode": "CHANNEL", **attrs})
+
+
+@pytest.mark.parametrize("attrs, nodes", [
+    ({}, ["Identity"]),
+    ({"scale": [1, 1], "shift": [0, 0], "power": [1, 1]}, ["Identity"]),
+    ({"scale": [2, 3]}, ["Mul"]),
+    ({"shift": [1, -1]}, ["Add"]),
+    ({"power": [2, 3]}, ["Pow"]),
+    ({"power": [2, 2]}, ["Mul"]),
+    ({"power": [-1, -1]}, ["Reciprocal"]),
+    ({"scale": [2, 3], "shift": [0, 0], "power": [1, 1]}, ["Mul"]),
+    ({"scale": [1, 1], "shift": [1, 2], "power": [0.5, 1]}, ["Add", "Pow"]),
+])
+def test_float32_emits_only_nodes_that_do_something(attrs, nodes):
+    assert node_types(scale_spec(**attrs)) == nodes
+
+
+def test_int8_is_computed_in_float_then_rounded_and_saturated_and_says_why():
+    model = build_model(scale_spec("int8", scale=[0.5, 2]).network)
+    assert [n.op_type for n in model.graph.node] == ["Cast", "Mul", "Round", "Clip", "Cast"]
+    assert "int8 is quantized" in model.graph.node[0].doc_string
+    legalizations = {p.key: p.value for p in model.metadata_props}["spec2onnx.legalizations"]
+    assert "round half to even" in legalizations
+
+
+def test_int8_with_fractional_power_guards_nan():
+    assert node_types(scale_spec("int8", power=[0.5, 1])) == ["Cast", "Pow", "IsNaN", "Where", "Round", "Clip", "Cast"]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_low_precision_computes_in_float32_and_rounds_once(dtype):
+    assert node_types(scale_spec(dtype, scale=[2, 3], shift=[1, 1])) == ["Cast", "Mul", "Add", "Cast"]
+
+
+def test_bfloat16_runs_on_the_cpu_ep_where_onnxruntime_has_no_bf16_kernels():
+    import ml_dtypes
+
+    spec = scale_spec("bfloat16", scale=[2, 3])
+    runner = OrtRunner(build_model(spec.network).SerializeToString())
+    x = np.arange(8, dtype=np.float32).reshape(1, 2, 2, 2).astype(ml_dtypes.bfloat16)
+    out = runner.run({"x": x})["y"]
+    assert out.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(out.astype(np.float32), np.arange(8).reshape(1, 2, 2, 2) * np.array([2, 3]).reshape(1, 2, 1, 1))
+
+
+@pytest.mark.parametrize("opset", sorted({13, 14, 17, 18, 21, max_supported_opset()}))
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "int8"])
+def test_every_supported_opset_gives_a_valid_runnable_model(opset, dtype):
+    spec = scale_spec(dtype, scale=[2, 3], shift=[1, 0], power=[2, 1])
+    model = build_model(spec.network, opset=opset)  # runs onnx's full checker and strict shape inference
+    ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])

@@ -1,0 +1,148 @@
+"""The command line, as a user drives it: exit codes, files written, messages."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+
+from .conftest import REPO, SPECS
+
+SEED_SPECS = {
+    # spec file -> (input feeds, output name, expected values), copied from the seed documents
+    "trt_scale/seed-scale-4d.yaml": (
+        {"input1": np.arange(1, 10, dtype=np.float32).reshape(1, 1, 3, 3)}, "scale",
+        np.array([[[[9, 25, 49], [81, 121, 169], [225, 289, 361]]]], np.float32)),
+    "trt_scale/seed-scale-5d.yaml": (
+        {"input1": np.tile(np.arange(1, 10, dtype=np.float32).reshape(1, 1, 1, 3, 3), (1, 2, 1, 1, 1))}, "scale",
+        np.array([[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]], [[[9, 25, 49], [81, 121, 169], [225, 289, 361]]]]], np.float32)),
+    "trt_elementwise/seed-broadcast-prod.yaml": (
+        {"input1": np.array([[-3, -2, -1], [0, 1, 2]], np.float32), "input2": np.array([[4, 5, 6]], np.float32)}, "prod",
+        np.array([[-12, -10, -6], [0, 5, 12]], np.float32)),
+}
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.mark.parametrize("spec", sorted(SEED_SPECS))
+def test_convert_seed_example_reproduces_documented_values(spec, tmp_path):
+    out = tmp_path / "m.onnx"
+    result = invoke("convert", SPECS / spec, "-o", out)
+    assert result.exit_code == 0, result.output
+    assert f"wrote {out}" in result.output
+    model = onnx.load(out)
+    onnx.checker.check_model(model, full_check=True)
+    feeds, name, expected = SEED_SPECS[spec]
+    assert [i.name for i in model.graph.input] == list(feeds) and [o.name for o in model.graph.output] == [name]
+    got = ort.InferenceSession(out.read_bytes(), providers=["CPUExecutionProvider"]).run([name], feeds)[0]
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("opset", [13, 17, 21])
+def test_convert_honours_opset_and_matching_ir_version(opset, tmp_path):
+    out = tmp_path / "m.onnx"
+    assert invoke("convert", SPECS / "trt_scale/seed-scale-4d.yaml", "-o", out, "--opset", opset).exit_code == 0
+    model = onnx.load(out)
+    assert model.opset_import[0].version == opset
+    assert model.ir_version == onnx.helper.find_min_ir_version_for([onnx.helper.make_opsetid("", opset)])
+
+
+def test_unsupported_opset_is_a_usage_error(tmp_path):
+    result = invoke("convert", SPECS / "trt_scale/seed-scale-4d.yaml", "-o", tmp_path / "m.onnx", "--opset", 99)
+    assert result.exit_code == 2
+    assert "--opset 99: supported opsets are 13 to" in result.output
+    assert not (tmp_path / "m.onnx").exists()
+
+
+def test_unavailable_provider_names_what_is_installed():
+    if "CUDAExecutionProvider" in ort.get_available_providers():
+        pytest.skip("this machine has CUDA; the refusal path needs a machine without it")
+    result = invoke("validate", SPECS / "trt_scale/seed-scale-4d.yaml", "--provider", "cuda")
+    assert result.exit_code == 2
+    assert "CUDAExecutionProvider is not available" in result.output and "available: cpu (CPUExecutionProvider)" in result.output
+
+
+def test_unknown_provider_is_refused():
+    result = invoke("validate", SPECS / "trt_scale/seed-scale-4d.yaml", "--provider", "quantum")
+    assert result.exit_code == 2 and "not an execution provider onnxruntime knows" in result.output
+
+
+def test_validate_wrong_expected_value_exits_1_and_names_case_output_index_values(write_spec):
+    text = (SPECS / "trt_scale/seed-scale-4d.yaml").read_text().replace("[225, 289, 361]", "[225, 289, 360]")
+    result = invoke("validate", write_spec(text))
+    assert result.exit_code == 1
+    assert "FAIL  trt-scale-seed-4d/doc-example" in result.output
+    assert "output 'scale': onnxruntime vs expected" in result.output
+    assert "worst at [0, 0, 2, 2]: got 361.0, want 360.0" in result.output
+    assert "PASS  trt-scale-seed-4d/random" in result.output  # the other case still ran
+    assert "2 cases: 1 passed, 1 failed, 0 errors" in result.output
+
+
+def test_validate_folder_reports_bad_spec_and_still_runs_the_others(tmp_path):
+    (tmp_path / "good.yaml").write_text((SPECS / "trt_scale/seed-scale-4d.yaml").read_text())
+    (tmp_path / "bad.yaml").write_text("name: [unclosed\n")
+    result = invoke("validate", tmp_path)
+    assert result.exit_code == 2
+    assert "ERROR" in result.output and "bad.yaml: invalid YAML" in result.output
+    assert "PASS  trt-scale-seed-4d/doc-example" in result.output
+
+
+def test_validate_without_paths_runs_the_bundled_suite():
+    result = invoke("validate", "-q")
+    assert result.exit_code == 0, result.output[-2000:]
+    total = int(result.output.strip().splitlines()[-1].split()[0])
+    assert total >= 100
+
+
+def test_run_writes_outputs_as_npy(tmp_path):
+    result = invoke("run", SPECS / "trt_elementwise/seed-broadcast-prod.yaml", "--case", "doc-example", "-o", tmp_path)
+    assert result.exit_code == 0, result.output
+    np.testing.assert_array_equal(np.load(tmp_path / "prod.npy"), [[-12, -10, -6], [0, 5, 12]])
+
+
+def test_run_with_input_files(tmp_path):
+    a, b = tmp_path / "a.npy", tmp_path / "b.npy"
+    np.save(a, np.ones((2, 3), np.float32) * 2)
+    np.save(b, np.array([[1, 2, 3]], np.float32))
+    spec = SPECS / "trt_elementwise/seed-broadcast-prod.yaml"
+    result = invoke("run", spec, "--input", f"input1={a}", "--input", f"input2={b}", "-o", tmp_path)
+    assert result.exit_code == 0, result.output
+    np.testing.assert_array_equal(np.load(tmp_path / "prod.npy"), [[2, 4, 6], [2, 4, 6]])
+    bad = invoke("run", spec, "--input", f"input1={b}", "-o", tmp_path)
+    assert bad.exit_code == 2 and "is float32[1, 3], input 'input1' is float32[2, 3]" in bad.output
+
+
+def test_run_unknown_case_lists_the_cases(tmp_path):
+    result = invoke("run", SPECS / "trt_scale/seed-scale-4d.yaml", "--case", "nope", "-o", tmp_path)
+    assert result.exit_code == 2 and "it has doc-example, random" in result.output
+
+
+def test_layers_lists_kinds_attributes_and_values():
+    result = invoke("layers")
+    assert result.exit_code == 0
+    assert "trt.Scale" in result.output and "UNIFORM | CHANNEL | ELEMENTWISE" in result.output
+    assert "trt.ElementWise" in result.output and "FLOOR_DIV" in result.output
+
+
+def test_help_documents_exit_codes():
+    result = invoke("validate", "--help")
+    assert "Exit status: 0 everything passed; 1 a case failed" in result.output
+
+
+def test_real_process_exit_status_and_no_traceback(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nnetwork: 3\ncases: []\n")
+    proc = subprocess.run([sys.executable, str(REPO / "cli.py"), "convert", str(bad), "-o", str(tmp_path / "m.onnx")],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"spec2onnx: error: {bad}: network: network must be a mapping, got int 3"
+    assert "Traceback" not in proc.stderr and not (tmp_path / "m.onnx").exists()
