@@ -128,7 +128,7 @@ def validate(paths, provider, opset, opt_levels, quiet):
         for problem in result.problems:
             click.echo(f"      {problem}")
     total = sum(counts.values())
-    click.echo(f"{total} cases: {counts['PASS']} passed, {counts['FAIL']} failed, {counts['ERROR']} errors")
+    click.echo(f"{total} case{'s' * (total != 1)}: {counts['PASS']} passed, {counts['FAIL']} failed, {counts['ERROR']} errors")
     if bad_input:
         sys.exit(EXIT_BAD_INPUT)
     sys.exit(EXIT_OK if counts["PASS"] == total and total else EXIT_FAILED)

@@ -88,17 +88,21 @@ def describe_layers() -> str:
     lines = []
     for name, kind in layer_kinds().items():
         lines.append(f"{name}: {kind.summary}")
-        lines.append(f"  inputs: {', '.join(kind.inputs)}" + (f" (at least {kind.min_inputs})" if kind.min_inputs < kind.max_inputs else ""))
+        at_least = f" (the last {kind.max_inputs - kind.min_inputs} optional)" if kind.min_inputs < kind.max_inputs else ""
+        lines.append(f"  inputs: {', '.join(kind.inputs)}{at_least}")
         if kind.notes:
             lines.append(f"  {kind.notes}")
         for attr_name, attr in kind.attributes.items():
             default = "required" if attr.required else f"default {_show(attr.default)}"
-            lines.append(f"  {attr_name:<26} {attr.describe():<40} {default}; {attr.doc}")
+            lines.append(f"  {attr_name} ({default}): {attr.describe()}")
+            lines.append(f"      {attr.doc}")
         lines.append("")
     return "\n".join(lines).rstrip()
 
 
 def _show(value) -> str:
+    if value is None or value == "":
+        return "none"
     if isinstance(value, np.ndarray):
         return "[]" if value.size == 0 else str(value.tolist())
     return str(value)

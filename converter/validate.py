@@ -38,6 +38,8 @@ class CaseResult:
 
     @property
     def id(self) -> str:
+        if self.bad_input:
+            return f"{self.spec} (not loaded)"
         suffix = "" if self.opt_level == "all" else f"[ort-opt={self.opt_level}]"
         return f"{self.spec}/{self.case}{suffix}"
 
