@@ -129,7 +129,7 @@ def test_run_unknown_case_lists_the_cases(tmp_path):
 def test_layers_lists_kinds_attributes_and_values():
     result = invoke("layers")
     assert result.exit_code == 0
-    assert "trt.Scale" in result.output and "UNIFORM | CHANNEL | ELEMENTWISE" in result.output
+    assert "trt.Scale" in result.output and "mode (required): UNIFORM | CHANNEL | ELEMENTWISE" in result.output
     assert "trt.ElementWise" in result.output and "FLOOR_DIV" in result.output
 
 
