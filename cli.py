@@ -42,7 +42,7 @@ def handle_errors(command):
             if debug:
                 traceback.print_exc()
             where = f" (spec: {kwargs.get('spec')})" if kwargs.get("spec") else ""
-            _fail(f"internal error{where}: {type(exc).__name__}: {exc}. This is a bug in spec2onnx; "
+            _fail(f"internal error{where}: {type(exc).__name__}: {str(exc).rstrip('.')}. This is a bug in spec2onnx; "
                   "rerun with --debug and report the output.", EXIT_INTERNAL)
 
     return click.option("--debug", is_flag=True, help="Show the Python traceback of an internal error.")(wrapper)

@@ -101,7 +101,7 @@ def describe_layers() -> str:
 
 
 def _show(value) -> str:
-    if value is None or value == "":
+    if isinstance(value, str) and not value or value is None:
         return "none"
     if isinstance(value, np.ndarray):
         return "[]" if value.size == 0 else str(value.tolist())
