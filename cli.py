@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -38,6 +39,9 @@ def handle_errors(command):
             _fail(str(exc), EXIT_BAD_INPUT)
         except KeyboardInterrupt:
             _fail("interrupted", 130)
+        except BrokenPipeError:  # e.g. `spec2onnx validate | head`: the reader left; stop quietly
+            sys.stdout = open(os.devnull, "w")
+            sys.exit(EXIT_FAILED)
         except (InternalError, Exception) as exc:  # noqa: BLE001 - anything else is our bug
             if debug:
                 traceback.print_exc()
@@ -99,39 +103,130 @@ def convert(spec, output, opset, provider):
 
 @main.command(epilog=EPILOG)
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("-j", "--jobs", type=int, default=None, metavar="N",
+              help="Worker processes (default: the CPU count). Each worker runs whole specs, so the cases of a "
+                   "network share one session; a crashed or hung worker is replaced. 0 runs in this process.")
+@click.option("--timeout", type=float, default=60.0, show_default=True, metavar="SECONDS",
+              help="Per case: a case running longer is reported as ERROR and its worker replaced.")
+@click.option("-k", "patterns", multiple=True, metavar="PATTERN",
+              help="Run only cases whose id (spec/case) contains PATTERN, or matches it as a glob when it has * ? [. "
+                   "Repeat to run cases matching any.")
+@click.option("--shard", default=None, metavar="I/N", help="Run the I-th of N deterministic slices of the suite.")
+@click.option("--fail-fast", "-x", is_flag=True, help="Stop at the first failure or error.")
+@click.option("--list", "list_only", is_flag=True, help="List the case ids that would run, and stop.")
+@click.option("--runtime", "runtimes", multiple=True, default=("onnxruntime",), show_default=True,
+              type=click.Choice(["onnxruntime", "onnx-reference", "openvino"]),
+              help="Runtime(s) to validate on; with several, each is compared with the reference and "
+                   "disagreements between them are listed.")
 @provider_option
 @opset_option
 @click.option("--ort-opt-level", "opt_levels", type=click.Choice(["disabled", "basic", "extended", "all"]),
               multiple=True, default=("all",), show_default=True,
               help="onnxruntime graph optimization level; repeat to run every case at several levels.")
-@click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
+@click.option("--atol", type=float, default=None, help="Absolute tolerance for every float output (overrides specs).")
+@click.option("--rtol", type=float, default=None, help="Relative tolerance for every float output (overrides specs).")
+@click.option("--ulp", type=int, default=None,
+              help="Also accept float elements at most this many units in the last place apart.")
+@click.option("--xfail-file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="YAML list of known failures ({spec, case, runtime, provider, opt_level, reason}).")
+@click.option("--min-cases", type=int, default=0, metavar="N", help="Fail the run if fewer than N cases ran.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Write a JSON report (schema: docs/report-schema.md).")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Write JUnit XML for CI systems.")
+@click.option("--repro-dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="For every failing case, write its model, inputs, outputs and the command that reproduces it.")
+@click.option("--plugin", "plugins", multiple=True, metavar="MODULE|FILE.py",
+              help="Import extra layer kinds (see converter/plugins.py). Repeatable.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only failures, known failures and the summary.")
 @handle_errors
-def validate(paths, provider, opset, opt_levels, quiet):
-    """Validate specs: run every case on onnxruntime and compare.
+def validate(paths, jobs, timeout, patterns, shard, fail_fast, list_only, runtimes, provider, opset, opt_levels,
+             atol, rtol, ulp, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, quiet):
+    """Validate specs: run every case on a runtime and compare.
 
     PATHS are spec files or folders (searched recursively for .yaml, .yml and
     .json). Without PATHS, the bundled conformance suite is validated.
 
-    Each case is checked three ways: onnxruntime against the numpy reference,
-    and both against the spec's expected values when it has them. One line per
-    case, then a summary.
-    """
-    from converter.api import run_validation
+    Each case is checked three ways: the runtime against the independent numpy
+    reference, and both against the spec's expected values when it has them.
+    One line per case (a progress bar instead on a terminal with -q), then a
+    summary table per layer kind and outcome.
 
-    counts = {"PASS": 0, "FAIL": 0, "ERROR": 0}
-    bad_input = False
-    for result in run_validation(paths, provider=provider, opset=opset, opt_levels=opt_levels):
-        counts[result.outcome] += 1
-        bad_input |= result.bad_input
-        if result.outcome != "PASS" or not quiet:
-            click.echo(f"{result.outcome:5} {result.id}" + (f"  [{result.seconds * 1000:.1f} ms]" if result.outcome == "PASS" else ""))
-        for problem in result.problems:
-            click.echo(f"      {problem}")
-    total = sum(counts.values())
-    click.echo(f"{total} case{'s' * (total != 1)}: {counts['PASS']} passed, {counts['FAIL']} failed, {counts['ERROR']} errors")
-    if bad_input:
+    \b
+    Outcomes: PASS; FAIL (a comparison failed); ERROR (an exception, a crash
+    or a timeout); XFAIL (a declared known failure failed); XPASS (a declared
+    known failure passed: the declaration is stale, and the run fails).
+    """
+    import datetime
+    import os
+    import time
+
+    from converter.api import make_options, run_validation
+    from converter.compare import Tolerance
+    from converter.files import bundled_specs_dir
+    from converter.plugins import load_plugins
+    from converter.report import (Progress, disagreement_lines, summary_line, summary_table, to_json, write_json,
+                                  write_junit)
+    from converter.selection import parse_shard, select
+    from converter.validate import BAD
+
+    load_plugins(plugins)
+    tolerance = Tolerance(atol, rtol, ulp) if (atol, rtol, ulp) != (None, None, None) else None
+    options = make_options(runtimes=runtimes, provider=provider, opt_levels=opt_levels, opset=opset,
+                           tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir)
+    selection = select(list(paths) or [bundled_specs_dir()], patterns, parse_shard(shard) if shard else None)
+    if list_only:
+        for case_id in selection.ids():
+            click.echo(case_id)
+        for _, message in selection.load_errors:
+            click.echo(f"ERROR {message}", err=True)
+        click.echo(f"{selection.case_count} cases in {len(selection.specs)} specs", err=True)
+        sys.exit(EXIT_BAD_INPUT if selection.load_errors else EXIT_OK)
+
+    started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
+    expected_total = (selection.case_count * len(options.configs)) + len(selection.load_errors)
+    progress = Progress(expected_total, enabled=quiet and sys.stderr.isatty())
+    results, interrupted = [], False
+    workers = (os.cpu_count() or 1) if jobs is None else jobs
+    try:
+        for result in run_validation(selection, options, jobs=workers, timeout=timeout, plugins=plugins):
+            results.append(result)
+            progress.update(result)
+            if not quiet or result.outcome not in ("PASS",):
+                progress.clear()
+                timing = f"  [{result.seconds * 1000:.1f} ms]" if result.outcome == "PASS" else ""
+                reason = f"  (known failure: {result.reason})" if result.outcome == "XFAIL" else ""
+                click.echo(f"{result.outcome:5} {result.id}{timing}{reason}")
+                for problem in result.problems:
+                    click.echo(f"      {problem}")
+            if fail_fast and result.outcome in BAD:
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+    progress.clear()
+    seconds = time.perf_counter() - t0
+    if results:
+        click.echo("")
+        click.echo(summary_table(results))
+    disagreements = disagreement_lines(results)
+    if disagreements:
+        click.echo("\nRuntime disagreements:")
+        for line in disagreements:
+            click.echo(f"  {line}")
+    click.echo(summary_line(results) + f" in {seconds:.1f} s" + (" (interrupted)" if interrupted else ""))
+    if json_path:
+        write_json(json_path, to_json(results, started=started, seconds=seconds, argv=sys.argv, interrupted=interrupted))
+    if junit_path:
+        write_junit(junit_path, results, seconds)
+    ran = sum(1 for r in results if not r.bad_input)
+    if interrupted:
+        sys.exit(130)
+    if any(r.bad_input for r in results):
         sys.exit(EXIT_BAD_INPUT)
-    sys.exit(EXIT_OK if counts["PASS"] == total and total else EXIT_FAILED)
+    if min_cases and ran < min_cases:
+        click.echo(f"spec2onnx: error: only {ran} cases ran, fewer than --min-cases {min_cases}", err=True)
+        sys.exit(EXIT_FAILED)
+    sys.exit(EXIT_FAILED if any(r.outcome in BAD for r in results) or not results else EXIT_OK)
 
 
 @main.command(epilog=EPILOG)

@@ -13,14 +13,20 @@ from .lowering import build_model
 from .registry import layer_kinds
 from .runtime import OrtRunner, check_opset, resolve_provider
 from .spec import Spec, load_spec
-from .validate import CaseResult, Options, opset_for, validate_paths
+from .compare import Tolerance
+from .pool import Job, Pool, run_in_process
+from .runtimes import RunConfig, check_runtime
+from .selection import Selection, select
+from .validate import CaseResult, Options, opset_for
+from .xfail import load_rules_file
 
 
 def convert_spec(spec_path: Path, output: Path | None = None, *, opset: int | None = None, provider: str = "cpu"):
     """Load, validate and lower a spec; write the model atomically. Returns (model, path written)."""
     spec = load_spec(spec_path)
-    options = _options(provider, opset)
-    model = build_model(spec.network, name=spec.name, opset=opset_for(spec, options), provider=options.provider, doc=spec.source)
+    options = make_options(provider=provider, opset=opset)
+    model = build_model(spec.network, name=spec.name, opset=opset_for(spec, options), provider=options.configs[0].provider,
+                        doc=spec.source)
     output = Path(output) if output else Path(f"{spec.name}.onnx")
     if not output.parent.is_dir():
         raise UserError(f"{output}: folder {output.parent} does not exist")
@@ -28,17 +34,49 @@ def convert_spec(spec_path: Path, output: Path | None = None, *, opset: int | No
     return model, output
 
 
-def run_validation(paths: Iterable[Path], *, provider: str = "cpu", opset: int | None = None,
-                   opt_levels: tuple[str, ...] = ("all",)) -> Iterator[CaseResult]:
-    options = _options(provider, opset, tuple(opt_levels) or ("all",))
-    return validate_paths(list(paths) or [bundled_specs_dir()], options)
+def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels=("all",), opset: int | None = None,
+                 tolerance: Tolerance | None = None, xfail_file: str | None = None, repro_dir: str | None = None) -> Options:
+    """Options for a validation run, every name checked (unknown provider, opset, runtime: UserError)."""
+    full_provider = resolve_provider(provider)
+    configs = []
+    for runtime in dict.fromkeys(runtimes or ("onnxruntime",)):
+        check_runtime(runtime)
+        if runtime == "onnxruntime":
+            configs += [RunConfig(runtime, full_provider, level) for level in dict.fromkeys(opt_levels or ("all",))]
+        else:
+            configs.append(RunConfig(runtime, "CPUExecutionProvider", "all"))
+    return Options(
+        configs=tuple(configs),
+        opset=check_opset(opset) if opset is not None else None,
+        tolerance=tolerance,
+        xfail=load_rules_file(xfail_file) if xfail_file else (),
+        repro_dir=repro_dir,
+    )
+
+
+def run_validation(selection: Selection, options: Options, *, jobs: int = 1, timeout: float | None = None,
+                   plugins: tuple[str, ...] = ()) -> Iterator[CaseResult]:
+    """Results for a selection: first one ERROR per spec that failed to load, then every chosen case."""
+    for path, message in selection.load_errors:
+        yield CaseResult(str(path), "<load>", "ERROR", path=str(path), problems=[message], bad_input=True)
+    work = [Job(spec, names) for spec, names in selection.specs]
+    if jobs <= 0:
+        yield from run_in_process(work, options)
+    else:
+        yield from Pool(jobs, options, timeout, plugins).run(work)
+
+
+def validate_paths(paths: Iterable[Path], **option_kwargs) -> list[CaseResult]:
+    """Validate everything under ``paths`` in this process (the library's simplest entry point)."""
+    selection = select(list(paths) or [bundled_specs_dir()])
+    return list(run_validation(selection, make_options(**option_kwargs), jobs=0))
 
 
 def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str], output_dir: Path,
              *, provider: str = "cpu", opset: int | None = None):
     """Run a spec's model on the inputs of a case (or .npy files) and write each output as <name>.npy."""
     spec = load_spec(spec_path)
-    options = _options(provider, opset)
+    options = make_options(provider=provider, opset=opset)
     feeds = dict(_pick_case(spec, case_name).inputs) if spec.cases else {}
     for item in input_files:
         name, sep, file = item.partition("=")
@@ -50,8 +88,9 @@ def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str],
         raise UserError(f"no data for input {missing[0]!r}: give --case or --input {missing[0]}=FILE.npy")
     if not output_dir.is_dir():
         raise UserError(f"-o {output_dir}: no such folder")
-    model = build_model(spec.network, name=spec.name, opset=opset_for(spec, options), provider=options.provider)
-    outputs = OrtRunner(model.SerializeToString(), options.provider).run(feeds)
+    provider = options.configs[0].provider
+    model = build_model(spec.network, name=spec.name, opset=opset_for(spec, options), provider=provider)
+    outputs = OrtRunner(model.SerializeToString(), provider).run(feeds)
     written = []
     for name, array in outputs.items():
         path = output_dir / f"{name}.npy"
@@ -78,10 +117,6 @@ def _load_input(file: str, spec: Spec, name: str) -> np.ndarray:
     if array.dtype != want.dtype.numpy or array.shape != want.shape:
         raise UserError(f"--input {name}={file}: is {array.dtype}{list(array.shape)}, input {name!r} is {want}")
     return array
-
-
-def _options(provider: str, opset: int | None, opt_levels: tuple[str, ...] = ("all",)) -> Options:
-    return Options(provider=resolve_provider(provider), opset=check_opset(opset) if opset is not None else None, opt_levels=opt_levels)
 
 
 def describe_layers() -> str:

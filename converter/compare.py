@@ -1,14 +1,20 @@
 """Comparing arrays with per-dtype tolerances, and describing a mismatch so a person can act on it.
 
-Two values match when ``|actual - expected| <= atol + rtol * |expected|``; NaN
-matches NaN, and an infinity matches only the same infinity. Integer and bool
-tensors must match exactly.
+An element matches when ``|actual - expected| <= atol + rtol * |expected|``, or,
+when an ``ulp`` budget is set, when the two float values are at most ``ulp``
+units in the last place apart. NaN matches NaN; an infinity matches only the
+same infinity. Integer and bool tensors are exact unless an ``atol`` is set.
+
+Tolerances are resolved in this order, the first that sets a field winning:
+command line, output-specific entry of the case, the case, output-specific
+entry of the spec, the spec, the layer kind's default, the dtype default.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 
+import ml_dtypes
 import numpy as np
 
 from .dtypes import DType
@@ -21,22 +27,32 @@ DEFAULT_TOLERANCES: dict[str, tuple[float, float]] = {
     "float16": (1e-3, 1e-3),
     "bfloat16": (8e-3, 8e-3),
 }
+FIELDS = ("atol", "rtol", "ulp")
+SHOW_MISMATCHES = 5
 
 
 @dataclass(frozen=True)
 class Tolerance:
     atol: float | None = None
     rtol: float | None = None
+    ulp: int | None = None
+    outputs: tuple[tuple[str, "Tolerance"], ...] = ()  # per-output overrides
 
     @classmethod
-    def parse(cls, doc) -> "Tolerance":
+    def parse(cls, doc, *, allow_outputs: bool = True) -> "Tolerance":
         if not isinstance(doc, dict):
             raise SpecError("must be a mapping like {atol: 1e-5, rtol: 1e-5}")
-        unknown = set(doc) - {"atol", "rtol"}
+        allowed = FIELDS + (("outputs",) if allow_outputs else ())
+        unknown = set(doc) - set(allowed)
         if unknown:
-            raise SpecError(f"unknown key {sorted(unknown)[0]!r}; allowed: atol, rtol")
-        values = {}
+            raise SpecError(f"unknown key {sorted(unknown)[0]!r}; allowed: {', '.join(allowed)}")
+        values: dict = {}
         for key, value in doc.items():
+            if key == "outputs":
+                if not isinstance(value, dict):
+                    raise SpecError("outputs: must map output names to {atol, rtol, ulp}")
+                values[key] = tuple((name, cls.parse(sub, allow_outputs=False)) for name, sub in value.items())
+                continue
             if isinstance(value, str):
                 try:
                     value = float(value)  # YAML 1.1 reads 1e-5 as text
@@ -44,12 +60,25 @@ class Tolerance:
                     pass
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 raise SpecError(f"{key}: {value!r} must be a non-negative number")
-            values[key] = float(value)
+            if key == "ulp" and not float(value).is_integer():
+                raise SpecError(f"ulp: {value!r} must be a whole number of units in the last place")
+            values[key] = int(value) if key == "ulp" else float(value)
         return cls(**values)
+
+    def for_output(self, name: str) -> "Tolerance":
+        """This tolerance with the output's own entry, if any, taking precedence."""
+        own = dict(self.outputs).get(name)
+        return own.over(self) if own else self
 
     def over(self, base: "Tolerance") -> "Tolerance":
         """This tolerance, with unset fields taken from ``base``."""
-        return Tolerance(self.atol if self.atol is not None else base.atol, self.rtol if self.rtol is not None else base.rtol)
+        return Tolerance(*(getattr(self, f) if getattr(self, f) is not None else getattr(base, f) for f in FIELDS))
+
+    def describe(self) -> str:
+        parts = [f"atol={self.atol or 0:g}", f"rtol={self.rtol or 0:g}"]
+        if self.ulp is not None:
+            parts.append(f"ulp={self.ulp}")
+        return ", ".join(parts)
 
 
 def default_tolerance(dtype: DType) -> Tolerance:
@@ -60,14 +89,14 @@ def default_tolerance(dtype: DType) -> Tolerance:
 def resolve_tolerance(dtype: DType, *overrides: "Tolerance | None") -> Tolerance:
     """The tolerance in force: the first override that sets a field wins, then the dtype default.
 
-    Integers and bools are exact unless an override sets ``atol`` (``rtol`` never applies to them).
+    Integers and bools are exact unless an override sets ``atol`` (``rtol`` and ``ulp`` never apply to them).
     """
     tol = default_tolerance(dtype)
     for override in reversed([o for o in overrides if o is not None]):
         tol = override.over(tol)
     if not dtype.is_float:
         return Tolerance(tol.atol or 0.0, 0.0)
-    return tol
+    return Tolerance(tol.atol or 0.0, tol.rtol or 0.0, tol.ulp)
 
 
 @dataclass(frozen=True)
@@ -76,53 +105,110 @@ class Mismatch:
 
     count: int
     total: int
-    max_abs: float
-    max_rel: float
-    worst_index: tuple[int, ...]
-    actual_value: object
-    expected_value: object
+    max_abs: float = float("inf")
+    mean_abs: float = float("inf")
+    max_rel: float = float("inf")
+    max_ulp: int | None = None
+    worst_index: tuple[int, ...] = ()
+    actual_value: object = None
+    expected_value: object = None
+    first: tuple = ()  # up to SHOW_MISMATCHES (index, actual, expected)
+    min_atol: float | None = None  # the smallest atol that would have passed, with the rtol in force
+    min_rtol: float | None = None  # the smallest rtol that would have passed, with the atol in force
     shape_problem: str = ""
 
     def describe(self) -> str:
         if self.shape_problem:
             return self.shape_problem
-        idx = list(self.worst_index)
-        return (
-            f"{self.count}/{self.total} elements differ; max abs err {self.max_abs:.6g}, "
-            f"max rel err {self.max_rel:.6g}; worst at {idx}: got {self.actual_value!r}, want {self.expected_value!r}"
-        )
+        text = (f"{self.count}/{self.total} elements differ; max abs err {self.max_abs:.6g}, mean abs err "
+                f"{self.mean_abs:.6g}, max rel err {self.max_rel:.6g}")
+        if self.max_ulp is not None:
+            text += f", max {self.max_ulp} ulp"
+        text += f"; worst at {list(self.worst_index)}: got {self.actual_value!r}, want {self.expected_value!r}"
+        if self.count > 1:
+            text += "; first: " + ", ".join(f"{list(i)} got {a!r} want {e!r}" for i, a, e in self.first)
+        would = [f"{name} >= {value:.3g}" for name, value in (("atol", self.min_atol), ("rtol", self.min_rtol)) if value is not None]
+        if would:
+            text += "; would pass with " + " or ".join(would)
+        return text
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["worst_index"] = list(self.worst_index)
+        d["first"] = [{"index": list(i), "got": a, "want": e} for i, a, e in self.first]
+        return {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in d.items()}
 
 
 def compare(actual: np.ndarray, expected: np.ndarray, tol: Tolerance) -> Mismatch | None:
     """None when the arrays match within ``tol``, else a Mismatch."""
     actual, expected = np.asarray(actual), np.asarray(expected)
     if actual.shape != expected.shape:
-        return Mismatch(0, expected.size, np.inf, np.inf, (), None, None, f"shape {list(actual.shape)} != expected {list(expected.shape)}")
+        return Mismatch(expected.size, expected.size, shape_problem=f"shape {list(actual.shape)} != expected {list(expected.shape)}")
     if actual.dtype != expected.dtype:
-        return Mismatch(0, expected.size, np.inf, np.inf, (), None, None, f"dtype {actual.dtype} != expected {expected.dtype}")
-    if actual.dtype.kind in "biu":
-        a, e = actual.astype(np.int64 if actual.dtype != np.uint64 else np.float64), expected.astype(np.int64)
-        bad = a != e
-        abs_err = np.abs(a - e).astype(np.float64)
+        return Mismatch(expected.size, expected.size, shape_problem=f"dtype {actual.dtype} != expected {expected.dtype}")
+    atol, rtol = tol.atol or 0.0, tol.rtol or 0.0
+    is_float = actual.dtype.kind == "f" or actual.dtype == ml_dtypes.bfloat16
+    ulps = None
+    if not is_float:
+        a, e = actual.astype(np.float64), expected.astype(np.float64)
+        if actual.dtype.kind in "iu" and actual.dtype.itemsize == 8:  # exact for 64-bit integers
+            a, e = actual.astype(object), expected.astype(object)
+        abs_err = np.abs(np.asarray(a - e, dtype=np.float64))
+        bad = abs_err > atol
     else:
         a, e = actual.astype(np.float64), expected.astype(np.float64)
         both_nan = np.isnan(a) & np.isnan(e)
-        same_inf = np.isinf(e) & (a == e)
+        same = both_nan | (a == e)
         with np.errstate(invalid="ignore", over="ignore"):
-            abs_err = np.where(both_nan | same_inf, 0.0, np.abs(a - e))
+            abs_err = np.where(same, 0.0, np.abs(a - e))
             abs_err = np.where(np.isnan(abs_err), np.inf, abs_err)
-            bad = ~(abs_err <= (tol.atol or 0.0) + (tol.rtol or 0.0) * np.abs(np.where(np.isfinite(e), e, 0.0)))
+            bad = ~(abs_err <= atol + rtol * np.abs(np.where(np.isfinite(e), e, 0.0)))
+        ulps = ulp_distance(actual, expected)
+        if tol.ulp is not None:
+            bad &= ~(ulps <= tol.ulp)
     count = int(np.count_nonzero(bad))
     if count == 0:
         return None
+    ef = np.abs(expected.astype(np.float64))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        rel = np.where(bad, abs_err / np.maximum(np.abs(e.astype(np.float64)), np.finfo(np.float64).tiny), 0.0)
+        rel = np.where(bad, abs_err / np.where(ef > 0, ef, np.inf), 0.0)
+        rel = np.where(bad & (ef == 0) & (abs_err > 0), np.inf, rel)
+        min_atol = float(np.max(np.where(bad, abs_err - rtol * ef, 0.0)))
+        min_rtol = float(np.max(np.where(bad, (abs_err - atol) / np.where(ef > 0, ef, np.nan), 0.0)))
+    flat_bad = np.flatnonzero(bad)
     worst_flat = int(np.argmax(np.where(bad, abs_err, -1.0)))
-    worst = np.unravel_index(worst_flat, actual.shape) if actual.ndim else ()
+
+    def at(flat):
+        idx = np.unravel_index(flat, actual.shape) if actual.ndim else ()
+        return tuple(int(i) for i in idx), _py(actual[idx]), _py(expected[idx])
+
+    worst, got, want = at(worst_flat)
     return Mismatch(
-        count, int(expected.size), float(np.max(abs_err[bad])), float(np.max(rel)),
-        tuple(int(i) for i in worst), _py(actual[worst]), _py(expected[worst]),
+        count=count, total=int(expected.size),
+        max_abs=float(np.max(abs_err[bad])), mean_abs=float(np.mean(abs_err[bad])), max_rel=float(np.max(rel)),
+        max_ulp=int(np.max(ulps[bad])) if ulps is not None else None,
+        worst_index=worst, actual_value=got, expected_value=want,
+        first=tuple(at(int(f)) for f in flat_bad[:SHOW_MISMATCHES]),
+        min_atol=min_atol if np.isfinite(min_atol) else None,
+        min_rtol=min_rtol if np.isfinite(min_rtol) else None,
     )
+
+
+_ORDERED_INT = {2: np.int16, 4: np.int32}
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Units in the last place between two float arrays of one dtype (NaN pairs 0, NaN vs number: huge)."""
+    itype = _ORDERED_INT[a.dtype.itemsize]
+    ia, ib = (np.ascontiguousarray(x).view(itype).astype(np.int64) for x in (a, b))
+    bits = 8 * a.dtype.itemsize
+    # Map sign-magnitude bit patterns onto a monotonic integer line (+0 and -0 coincide).
+    ia = np.where(ia < 0, -(ia & ((1 << (bits - 1)) - 1)), ia)
+    ib = np.where(ib < 0, -(ib & ((1 << (bits - 1)) - 1)), ib)
+    dist = np.abs(ia - ib)
+    nan_a, nan_b = np.isnan(a.astype(np.float32)), np.isnan(b.astype(np.float32))
+    dist = np.where(nan_a & nan_b, 0, dist)
+    return np.where(nan_a ^ nan_b, np.iinfo(np.int64).max, dist)
 
 
 def _py(value):

@@ -33,7 +33,7 @@ OPT_LEVELS = {
 }
 
 
-def _short(provider: str) -> str:
+def short_provider(provider: str) -> str:
     for alias, full in PROVIDER_ALIASES.items():
         if full == provider:
             return alias
@@ -45,7 +45,7 @@ def resolve_provider(name: str) -> str:
     full = PROVIDER_ALIASES.get(name.lower(), name)
     available = ort.get_available_providers()
     if full not in available:
-        have = ", ".join(f"{_short(p)} ({p})" for p in available if p != "AzureExecutionProvider")
+        have = ", ".join(f"{short_provider(p)} ({p})" for p in available if p != "AzureExecutionProvider")
         known = full in PROVIDER_ALIASES.values()
         hint = " (install onnxruntime-gpu for cuda/tensorrt)" if full in ("CUDAExecutionProvider", "TensorrtExecutionProvider") else ""
         what = "is not available in this onnxruntime" if known else "is not an execution provider onnxruntime knows"

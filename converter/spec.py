@@ -6,28 +6,27 @@ Every problem is raised as ``SpecError`` naming the file and the field, e.g.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
-import yaml
 
-from . import casedata
+from . import casedata, safe_yaml
 from .compare import Tolerance
 from .dtypes import DTYPES
 from .errors import SpecError, UserError
 from .network import Layer, Network, TensorType
 from .registry import did_you_mean, layer_kind
+from .xfail import XfailRule, parse_rules
 
 MAX_SPEC_BYTES = 16 * 1024 * 1024
 MAX_ELEMENTS = 2**31
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 
-TOP_KEYS = ("name", "source", "description", "opset", "tolerance", "network", "cases")
+TOP_KEYS = ("name", "source", "description", "opset", "tolerance", "xfail", "network", "cases")
 NETWORK_KEYS = ("inputs", "constants", "layers", "outputs")
 LAYER_KEYS = ("name", "op", "inputs")
 CASE_KEYS = ("name", "description", "inputs", "expected", "tolerance")
@@ -50,6 +49,7 @@ class Spec:
     source: str = ""
     opset: int | None = None
     tolerance: Tolerance | None = None
+    xfail: tuple[XfailRule, ...] = ()
     raw: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -68,33 +68,25 @@ def load_spec(path: str | Path) -> Spec:
 
 
 def read_document(path: Path) -> Any:
+    """The plain data of a spec file, read safely (see ``converter.safe_yaml`` for the limits)."""
     if path.suffix not in SPEC_SUFFIXES:
         raise SpecError(f"not a spec file: expected one of {', '.join(SPEC_SUFFIXES)}")
     try:
-        size = path.stat().st_size
+        if not path.is_file():
+            raise SpecError("no such file" if not path.exists() else "not a regular file")
+        with path.open("rb") as handle:
+            data = handle.read(MAX_SPEC_BYTES + 1)  # never more than the limit, whatever stat said
     except OSError as exc:
-        raise SpecError(f"cannot read: {exc.strerror}") from None
-    if size > MAX_SPEC_BYTES:
+        raise SpecError(f"cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_SPEC_BYTES:
         raise SpecError(f"larger than the {MAX_SPEC_BYTES // 2**20} MiB limit for spec files")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(f"cannot read: {exc}") from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"cannot read: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     if path.suffix == ".json":
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SpecError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
-        if context and context_mark:
-            problem += f" ({context} at line {context_mark.line + 1})"
-        raise SpecError(f"invalid YAML{where}: {problem}") from None
+        return safe_yaml.load_json(text)
+    return safe_yaml.load_yaml(text)
 
 
 def parse_spec(doc: Any, path: Path) -> Spec:
@@ -104,9 +96,10 @@ def parse_spec(doc: Any, path: Path) -> Spec:
     _text(doc.get("description", ""), "description")
     opset = _at("opset", _opset, doc["opset"]) if "opset" in doc else None
     tolerance = _at("tolerance", Tolerance.parse, doc["tolerance"]) if "tolerance" in doc else None
+    xfail = _at("xfail", lambda d: parse_rules(d, spec_name=name), doc["xfail"]) if "xfail" in doc else ()
     network = _parse_network(doc["network"], path.parent)
     cases = _parse_cases(doc["cases"], network, path.parent)
-    return Spec(name, path, network, cases, source, opset, tolerance, raw=doc)
+    return Spec(name, path, network, cases, source, opset, tolerance, xfail, raw=doc)
 
 
 # --- network -----------------------------------------------------------------------------------

@@ -1,4 +1,10 @@
-"""Validating specs: lower, run on onnxruntime, compare with the numpy reference and the spec's expected values."""
+"""Checking the cases of one spec: lower once, run on each runtime configuration, compare.
+
+Each case is compared three ways: runtime vs the numpy reference, and runtime and
+reference vs the spec's expected values. Where several runtime configurations run,
+their outputs are also compared with the first one's and differences are recorded
+as disagreements. This module runs inside the worker processes of ``converter.pool``.
+"""
 
 from __future__ import annotations
 
@@ -6,119 +12,190 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
 from . import reference
-from .compare import compare, resolve_tolerance
+from .compare import Tolerance, compare, resolve_tolerance
 from .errors import InternalError, UserError
 from .lowering import build_model
 from .lowering.model import DEFAULT_OPSET
 from .registry import layer_kind
-from .runtime import OrtRunner
-from .spec import Case, Spec, find_spec_files, load_spec
+from .runtimes import RunConfig, session
+from .spec import Case, Spec
+from .xfail import XfailRule
 
-PASS, FAIL, ERROR = "PASS", "FAIL", "ERROR"
+PASS, FAIL, ERROR, XFAIL, XPASS = "PASS", "FAIL", "ERROR", "XFAIL", "XPASS"
+OUTCOMES = (PASS, FAIL, ERROR, XFAIL, XPASS)
+BAD = (FAIL, ERROR, XPASS)  # outcomes that fail a run
 
 
 @dataclass
 class CaseResult:
-    spec: str  # spec name (or file, when the spec could not be loaded)
+    spec: str  # spec name (the file, when the spec could not be loaded)
     case: str
     outcome: str
     path: str = ""
     ops: tuple[str, ...] = ()
-    provider: str = ""
+    runtime: str = "onnxruntime"
+    provider: str = "CPUExecutionProvider"
     opset: int = 0
     opt_level: str = "all"
     seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
+    comparisons: list[dict] = field(default_factory=list)  # mismatch statistics, one per failed comparison
+    disagreements: list[dict] = field(default_factory=list)  # differences from the first runtime configuration
+    reason: str = ""  # why a case is a known failure
     bad_input: bool = False  # the spec itself could not be loaded (a user error: exit status 2)
+    label: str = ""  # the runtime configuration, shown when several run
 
     @property
     def id(self) -> str:
         if self.bad_input:
             return f"{self.spec} (not loaded)"
-        suffix = "" if self.opt_level == "all" else f"[ort-opt={self.opt_level}]"
-        return f"{self.spec}/{self.case}{suffix}"
+        return f"{self.spec}/{self.case}" + (f" [{self.label}]" if self.label else "")
+
+    @property
+    def kind(self) -> str:
+        return "+".join(self.ops) or "(not loaded)"
 
 
 @dataclass
 class Options:
-    provider: str = "CPUExecutionProvider"
+    configs: tuple[RunConfig, ...] = (RunConfig(),)
     opset: int | None = None  # None: the spec's own opset, else DEFAULT_OPSET
-    opt_levels: tuple[str, ...] = ("all",)  # onnxruntime graph optimization levels; each runs every case
+    tolerance: Tolerance | None = None  # from the command line: overrides everything
+    xfail: tuple[XfailRule, ...] = ()  # from --xfail-file
+    repro_dir: str | None = None  # where to write the reproduction of each failing case
+
+    @property
+    def show_labels(self) -> bool:
+        return len(self.configs) > 1
 
 
 def opset_for(spec: Spec, options: Options) -> int:
     return options.opset or spec.opset or DEFAULT_OPSET
 
 
-def validate_paths(paths: Iterable[str | Path], options: Options) -> Iterator[CaseResult]:
-    """Results for every case of every spec under ``paths``; a spec that fails to load yields one ERROR result."""
-    for path in find_spec_files(paths):
-        try:
-            spec = load_spec(path)
-        except UserError as exc:
-            yield CaseResult(str(path), "<load>", ERROR, path=str(path), problems=[str(exc)], bad_input=True)
-            continue
-        yield from validate_spec(spec, options)
-
-
-def validate_spec(spec: Spec, options: Options) -> Iterator[CaseResult]:
+def check_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = None,
+               on_case_start: Callable[[str], None] = lambda name: None) -> Iterator[CaseResult]:
+    """Results for the chosen cases of ``spec`` (all by default), one per case and runtime configuration."""
     opset = opset_for(spec, options)
-    base = dict(spec=spec.name, path=str(spec.path), ops=tuple(spec.ops), provider=options.provider, opset=opset)
-    start = time.perf_counter()
+    cases = [c for c in spec.cases if case_names is None or c.name in case_names]
+
+    def result(case: Case, config: RunConfig, outcome: str, **kw) -> CaseResult:
+        return CaseResult(spec=spec.name, case=case.name, outcome=outcome, path=str(spec.path), ops=tuple(spec.ops),
+                          runtime=config.runtime, provider=config.provider, opset=opset, opt_level=config.opt_level,
+                          label=config.label if options.show_labels else "", **kw)
+
     try:
-        model_bytes = build_model(spec.network, name=spec.name, opset=opset, provider=options.provider, doc=spec.source).SerializeToString()
+        model_bytes = build_model(spec.network, name=spec.name, opset=opset, provider=options.configs[0].provider,
+                                  doc=spec.source).SerializeToString()
     except Exception as exc:  # noqa: BLE001 - one broken spec must not hide the others
-        problem = _describe_exception(exc, "building the model")
-        for level in options.opt_levels:
-            for case in spec.cases:
-                yield CaseResult(case=case.name, outcome=ERROR, problems=[problem], opt_level=level, **base)
+        problem = describe_exception(exc, "building the model")
+        for case in cases:
+            for config in options.configs:
+                yield _judge(spec, options, result(case, config, ERROR, problems=[problem]))
         return
-    for level in options.opt_levels:
+    runners: dict[RunConfig, Callable | str] = {}
+    for config in options.configs:
         try:
-            runner = OrtRunner(model_bytes, options.provider, level)
+            runners[config] = session(config, model_bytes)
         except Exception as exc:  # noqa: BLE001
-            problem = _describe_exception(exc, "creating the onnxruntime session")
-            for case in spec.cases:
-                yield CaseResult(case=case.name, outcome=ERROR, problems=[problem], opt_level=level, **base)
-            continue
-        setup = time.perf_counter() - start
-        for case in spec.cases:
-            t0 = time.perf_counter()
-            problems, errored = check_case(spec, case, runner.run)
-            outcome = ERROR if errored else (FAIL if problems else PASS)
-            yield CaseResult(case=case.name, outcome=outcome, seconds=time.perf_counter() - t0 + setup,
-                             problems=problems, opt_level=level, **base)
-            setup = 0.0
-        start = time.perf_counter()
+            runners[config] = describe_exception(exc, f"creating the {config.runtime} session")
+    tolerances = {name: _tolerance(spec, name, options) for name in spec.network.outputs}
+    for case in cases:
+        on_case_start(case.name)
+        t0 = time.perf_counter()
+        try:
+            want = reference.run_network(spec.network, case.inputs)
+        except Exception as exc:  # noqa: BLE001
+            want = describe_exception(exc, "running the numpy reference")
+        first_outputs = None
+        for config in options.configs:
+            runner = runners[config]
+            t1 = time.perf_counter()
+            outcome, problems, stats, got = _check(spec, case, runner, want, tolerances, config.runtime)
+            disagreements = []
+            if got is not None and first_outputs is None:
+                first_outputs, first_label = got, config.label
+            elif got is not None:
+                disagreements = _disagreements(first_outputs, got, first_label, tolerances, case)
+            res = result(case, config, outcome, problems=problems, comparisons=stats, disagreements=disagreements,
+                         seconds=time.perf_counter() - t1 + (t1 - t0 if config == options.configs[0] else 0))
+            res = _judge(spec, options, res)
+            if res.outcome in BAD and options.repro_dir:
+                from .repro import write_repro
+
+                write_repro(options.repro_dir, res, model_bytes, case, got, want if isinstance(want, dict) else None)
+            yield res
 
 
-def check_case(spec: Spec, case: Case, run: Callable[[dict], dict]) -> tuple[list[str], bool]:
-    """Run one case; returns (problems, errored). Checks runtime vs reference, runtime vs expected, reference vs expected."""
+def _tolerance(spec: Spec, output: str, options: Options):
+    """Per output: the command line's, then the spec's (case-level ones are merged per case in _check)."""
+    dtype = spec.network.types[output].dtype
+    chain = [t.for_output(output) if t else None for t in (options.tolerance, spec.tolerance)]
+    return dtype, chain, layer_tolerance(spec, output)
+
+
+def _resolved(tolerances, output: str, case: Case) -> Tolerance:
+    dtype, (cli, spec_tol), kind_tol = tolerances[output]
+    case_tol = case.tolerance.for_output(output) if case.tolerance else None
+    return resolve_tolerance(dtype, cli, case_tol, spec_tol, kind_tol)
+
+
+def _check(spec: Spec, case: Case, runner, want, tolerances, runtime: str):
+    """(outcome, problems, comparison stats, runtime outputs or None)."""
+    if isinstance(runner, str):
+        return ERROR, [runner], [], None
     try:
-        got = run(case.inputs)
+        got = runner(case.inputs)
     except Exception as exc:  # noqa: BLE001
-        return [_describe_exception(exc, "running onnxruntime")], True
-    try:
-        want = reference.run_network(spec.network, case.inputs)
-    except Exception as exc:  # noqa: BLE001
-        return [_describe_exception(exc, "running the numpy reference")], True
-    problems = []
+        return ERROR, [describe_exception(exc, f"running {runtime}")], [], None
+    if isinstance(want, str):
+        return ERROR, [want], [], got
+    problems, stats = [], []
     for name in spec.network.outputs:
-        tol = resolve_tolerance(spec.network.types[name].dtype, case.tolerance, spec.tolerance, layer_tolerance(spec, name))
-        pairs = [("onnxruntime", got[name], "reference", want[name])]
+        tol = _resolved(tolerances, name, case)
+        pairs = [(runtime, got.get(name), "reference", want[name])]
         if case.expected and name in case.expected:
-            pairs += [("onnxruntime", got[name], "expected", case.expected[name]),
+            pairs += [(runtime, got.get(name), "expected", case.expected[name]),
                       ("reference", want[name], "expected", case.expected[name])]
         for what, actual, against, target in pairs:
+            if actual is None:
+                problems.append(f"output {name!r}: {what} produced no such output")
+                continue
             mismatch = compare(actual, target, tol)
             if mismatch:
-                problems.append(f"output {name!r}: {what} vs {against} (atol={tol.atol:g}, rtol={tol.rtol:g}): {mismatch.describe()}")
-    return problems, False
+                problems.append(f"output {name!r}: {what} vs {against} ({tol.describe()}): {mismatch.describe()}")
+                stats.append({"output": name, "actual": what, "against": against,
+                              "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp}, **mismatch.to_dict()})
+    return (FAIL if problems else PASS), problems, stats, got
+
+
+def _disagreements(first: dict, got: dict, first_label: str, tolerances, case: Case) -> list[dict]:
+    out = []
+    for name, value in got.items():
+        if name in first:
+            mismatch = compare(value, first[name], _resolved(tolerances, name, case))
+            if mismatch:
+                out.append({"with": first_label, "output": name, **mismatch.to_dict()})
+    return out
+
+
+def _judge(spec: Spec, options: Options, res: CaseResult) -> CaseResult:
+    """Apply the known-failure rules: a declared failure becomes XFAIL, a declared one that passes XPASS."""
+    for rule in spec.xfail + options.xfail:
+        if rule.matches(spec.name, res.case, res.runtime, res.provider, res.opt_level):
+            res.reason = rule.reason
+            if res.outcome == PASS:
+                res.outcome = XPASS
+                res.problems.append(f"passed, but is declared a known failure ({rule.reason}): remove the xfail entry")
+            else:
+                res.outcome = XFAIL
+            break
+    return res
 
 
 def layer_tolerance(spec: Spec, output: str):
@@ -130,7 +207,7 @@ def layer_tolerance(spec: Spec, output: str):
     return kind.tolerance(layer, [spec.network.types[t] for t in layer.inputs])
 
 
-def _describe_exception(exc: Exception, doing: str) -> str:
+def describe_exception(exc: BaseException, doing: str) -> str:
     if isinstance(exc, UserError):
         return str(exc)
     if isinstance(exc, InternalError):
@@ -139,10 +216,3 @@ def _describe_exception(exc: Exception, doing: str) -> str:
     where = f" ({Path(last.filename).name}:{last.lineno})" if last else ""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return f"{type(exc).__name__} while {doing}{where}: {text}"
-
-
-def summarize(results: list[CaseResult]) -> dict[str, int]:
-    counts = {PASS: 0, FAIL: 0, ERROR: 0}
-    for r in results:
-        counts[r.outcome] += 1
-    return counts

@@ -12,7 +12,8 @@ import functools
 import pytest
 
 from converter.spec import find_spec_files, load_spec
-from converter.validate import Options, validate_spec
+from converter.runtimes import RunConfig
+from converter.validate import Options, check_spec
 
 from .conftest import SPECS
 
@@ -31,7 +32,8 @@ def _collect():
 @functools.lru_cache(maxsize=None)
 def _results(path):
     spec = load_spec(path)
-    return {(r.case, r.opt_level): r for r in validate_spec(spec, Options(opt_levels=OPT_LEVELS))}
+    options = Options(configs=tuple(RunConfig(opt_level=level) for level in OPT_LEVELS))
+    return {(r.case, r.opt_level): r for r in check_spec(spec, options)}
 
 
 @pytest.mark.parametrize("path, case", _collect())

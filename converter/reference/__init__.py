@@ -20,6 +20,13 @@ REFERENCES: dict[str, Callable[[Layer, list[np.ndarray]], np.ndarray]] = {
 }
 
 
+def register_reference(name: str, fn: Callable[[Layer, list[np.ndarray]], np.ndarray]) -> None:
+    """Register the reference of a layer kind defined outside the package (see converter.plugins)."""
+    if name in REFERENCES:
+        raise ValueError(f"reference for {name} registered twice")
+    REFERENCES[name] = fn
+
+
 def run_network(network: Network, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Evaluate the network layer by layer; returns the network's outputs."""
     values: dict[str, np.ndarray] = dict(network.constants)

@@ -20,6 +20,19 @@ TABLE = {
     "EQUAL": COMPARABLE, "GREATER": COMPARABLE, "LESS": COMPARABLE,
 }
 # Broadcasting the TensorRT way: same rank, each dimension equal or 1 (in either input).
+# Where OpenVINO's CPU plugin departs from TensorRT semantics (seen with openvino 2026.4, --runtime openvino).
+OPENVINO_INT64 = "OpenVINO's CPU plugin computes int64 tensors in int32 (it lowers i64 precision), so values wrap at 32 bits"
+OPENVINO_INT32_DIV = "OpenVINO's CPU plugin divides int32 through float32, which is inexact above 2^24"
+
+
+def known_failures(op: str, dtype: str) -> list[dict]:
+    if dtype == "int64" and op not in ("EQUAL", "GREATER", "LESS"):
+        return [{"runtime": "openvino", "reason": OPENVINO_INT64}]
+    if dtype == "int32" and op in ("DIV", "FLOOR_DIV"):
+        return [{"runtime": "openvino", "reason": OPENVINO_INT32_DIV}]
+    return []
+
+
 SHAPES = (([2, 3, 4], [2, 1, 4]), ([1, 5], [3, 1]), ([2, 2, 2, 3], [2, 2, 2, 3]))
 
 
@@ -62,6 +75,10 @@ def specs() -> list[dict]:
                     for k in range(2)
                 ],
             }
+            xfail = known_failures(op, dtype)
+            if xfail:
+                spec = {**{k: v for k, v in spec.items() if k != "network" and k != "cases"}, "xfail": xfail,
+                        "network": spec["network"], "cases": spec["cases"]}
             out.append(spec)
             seed += 7
     return out

@@ -1,0 +1,147 @@
+"""Reports of a validation run: the terminal (progress, lines, summary), JSON and JUnit XML.
+
+The JSON schema is documented in docs/report-schema.md.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import platform
+import sys
+import xml.etree.ElementTree as ET
+from collections import Counter, defaultdict
+from dataclasses import asdict
+
+from . import __version__
+from .files import write_atomic
+from .validate import BAD, OUTCOMES, CaseResult
+
+SCHEMA = "spec2onnx-report/1"
+
+
+def counts(results: list[CaseResult]) -> dict[str, int]:
+    c = Counter(r.outcome for r in results)
+    return {o: c.get(o, 0) for o in OUTCOMES}
+
+
+def summary_line(results: list[CaseResult]) -> str:
+    c = counts(results)
+    total = len(results)
+    parts = [f"{c['PASS']} passed", f"{c['FAIL']} failed", f"{c['ERROR']} errors"]
+    parts += [f"{c[o]} {o.lower()}" for o in ("XFAIL", "XPASS") if c[o]]
+    return f"{total} case{'s' * (total != 1)}: " + ", ".join(parts)
+
+
+def summary_table(results: list[CaseResult]) -> str:
+    """Outcomes per layer kind (the ops of the case's network)."""
+    table: dict[str, Counter] = defaultdict(Counter)
+    for r in results:
+        table[r.kind][r.outcome] += 1
+    width = max([len(k) for k in table] + [len("layer kind"), len("total")])
+    lines = [f"{'layer kind':<{width}}  " + "  ".join(f"{o:>5}" for o in OUTCOMES)]
+    for kind in sorted(table):
+        lines.append(f"{kind:<{width}}  " + "  ".join(f"{table[kind][o]:>5}" for o in OUTCOMES))
+    total = counts(results)
+    lines.append(f"{'total':<{width}}  " + "  ".join(f"{total[o]:>5}" for o in OUTCOMES))
+    return "\n".join(lines)
+
+
+def disagreement_lines(results: list[CaseResult]) -> list[str]:
+    lines = []
+    for r in results:
+        for d in r.disagreements:
+            reason = f" (known: {r.reason})" if r.reason else ""
+            lines.append(f"{r.id}: output {d['output']!r} differs from {d['with']}: {d['count']}/{d['total']} elements, "
+                         f"max abs err {d['max_abs']}{reason}")
+    return lines
+
+
+def to_json(results: list[CaseResult], *, started: _dt.datetime, seconds: float, argv: list[str], interrupted: bool) -> dict:
+    import onnx
+    import onnxruntime
+
+    return {
+        "schema": SCHEMA,
+        "spec2onnx": __version__,
+        "onnx": onnx.__version__,
+        "onnxruntime": onnxruntime.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "started": started.isoformat(timespec="seconds"),
+        "seconds": round(seconds, 3),
+        "command": argv,
+        "interrupted": interrupted,
+        "summary": counts(results) | {"total": len(results)},
+        "cases": [_case_json(r) for r in results],
+    }
+
+
+def _case_json(r: CaseResult) -> dict:
+    d = asdict(r)
+    d["id"] = r.id
+    d["ops"] = list(r.ops)
+    d["seconds"] = round(r.seconds, 6)
+    return d
+
+
+def to_junit(results: list[CaseResult], seconds: float) -> bytes:
+    c = counts(results)
+    suite = ET.Element("testsuite", name="spec2onnx", tests=str(len(results)), failures=str(c["FAIL"] + c["XPASS"]),
+                       errors=str(c["ERROR"]), skipped=str(c["XFAIL"]), time=f"{seconds:.3f}")
+    for r in results:
+        name = r.case + (f" [{r.label}]" if r.label else "")
+        case = ET.SubElement(suite, "testcase", classname=f"spec2onnx.{r.spec}", name=name, time=f"{r.seconds:.6f}",
+                             file=r.path)
+        detail = "\n".join(r.problems)
+        if r.outcome in ("FAIL", "XPASS"):
+            ET.SubElement(case, "failure", message=(r.problems or [r.outcome])[0][:500], type=r.outcome).text = detail
+        elif r.outcome == "ERROR":
+            ET.SubElement(case, "error", message=(r.problems or ["error"])[0][:500], type="ERROR").text = detail
+        elif r.outcome == "XFAIL":
+            ET.SubElement(case, "skipped", message=f"known failure: {r.reason}", type="XFAIL").text = detail
+    root = ET.Element("testsuites", name="spec2onnx", tests=str(len(results)))
+    root.append(suite)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+
+
+def write_json(path: str, document: dict) -> None:
+    write_atomic(path, (json.dumps(document, indent=1, default=_json_default) + "\n").encode())
+
+
+def write_junit(path: str, results: list[CaseResult], seconds: float) -> None:
+    write_atomic(path, to_junit(results, seconds))
+
+
+def _json_default(value):
+    if hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, (set, tuple)):
+        return list(value)
+    return str(value)
+
+
+class Progress:
+    """A live progress bar on a terminal (stderr); nothing when not a terminal."""
+
+    def __init__(self, total: int, enabled: bool | None = None, stream=sys.stderr):
+        self.total, self.done, self.bad = total, 0, 0
+        self.stream = stream
+        self.enabled = stream.isatty() if enabled is None else enabled
+        self._shown = False
+
+    def update(self, result: CaseResult) -> None:
+        self.done += 1
+        self.bad += result.outcome in BAD
+        if self.enabled:
+            width = 30
+            filled = int(width * self.done / max(self.total, 1))
+            bar = "#" * filled + "-" * (width - filled)
+            self.stream.write(f"\r[{bar}] {self.done}/{self.total} cases, {self.bad} failing ")
+            self.stream.flush()
+            self._shown = True
+
+    def clear(self) -> None:
+        if self._shown:
+            self.stream.write("\r" + " " * 70 + "\r")
+            self.stream.flush()

@@ -1,0 +1,36 @@
+"""Reproductions of failing cases: the model, its inputs and outputs, and a one-line command."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+from .files import save_npy_atomic, write_atomic
+
+
+def repro_name(result) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{result.spec}__{result.case}__{result.label or result.runtime}").strip("_")
+
+
+def command_for(result) -> str:
+    """The spec2onnx command that runs exactly this case again."""
+    args = ["spec2onnx", "validate", result.path, "-k", f"{result.spec}/{result.case}", "--runtime", result.runtime,
+            "--opset", str(result.opset)]
+    if result.runtime == "onnxruntime":
+        args += ["--provider", result.provider, "--ort-opt-level", result.opt_level]
+    return shlex.join(args)
+
+
+def write_repro(root: str, result, model_bytes: bytes, case, got: dict | None, want: dict | None) -> Path:
+    folder = Path(root) / repro_name(result)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_atomic(folder / "model.onnx", model_bytes)
+    for name, array in case.inputs.items():
+        save_npy_atomic(folder / f"input.{name}.npy", array)
+    for prefix, arrays in (("output", got), ("reference", want), ("expected", case.expected)):
+        for name, array in (arrays or {}).items():
+            save_npy_atomic(folder / f"{prefix}.{name}.npy", array)
+    text = f"{command_for(result)}\n# {result.outcome}: " + "\n# ".join(result.problems) + "\n"
+    write_atomic(folder / "command.txt", text.encode())
+    return folder

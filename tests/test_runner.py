@@ -1,0 +1,172 @@
+"""The conformance runner as CI drives it: parallel, isolated, selectable, with reports."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+
+from .conftest import REPO, SPECS
+
+PLUGIN = str(REPO / "tests" / "plugins" / "misbehaving_layer.py")
+MISBEHAVING_SPEC = """
+name: misbehaving
+network:
+  inputs: {x: {dtype: int32, shape: [2]}}
+  layers: [{name: y, op: test.Misbehave, inputs: [x]}]
+  outputs: [y]
+cases:
+  - {name: fine-1, inputs: {x: [1, 2]}, expected: {y: [1, 2]}}
+  - {name: segfault, inputs: {x: [13, 0]}}
+  - {name: fine-2, inputs: {x: [3, 4]}}
+  - {name: abort, inputs: {x: [14, 0]}}
+  - {name: raises, inputs: {x: [7, 0]}}
+  - {name: hangs, inputs: {x: [42, 0]}}
+  - {name: fine-3, inputs: {x: [5, 6]}}
+"""
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_parallel_run_of_the_bundled_suite_writes_json_and_junit_that_agree(tmp_path):
+    r_json, r_xml = tmp_path / "r.json", tmp_path / "r.xml"
+    result = invoke("validate", "-j", 2, "-q", "--json", r_json, "--junit", r_xml)
+    assert result.exit_code == 0, result.output[-3000:]
+    report = json.loads(r_json.read_text())
+    assert report["schema"] == "spec2onnx-report/1"
+    assert report["summary"]["total"] == len(report["cases"]) and report["summary"]["PASS"] == len(report["cases"])
+    case = report["cases"][0]
+    assert {"spec", "case", "runtime", "provider", "opset", "outcome", "seconds", "comparisons"} <= set(case)
+    suite = ET.parse(r_xml).getroot().find("testsuite")
+    assert int(suite.get("tests")) == len(suite.findall("testcase")) == len(report["cases"])
+    assert suite.get("failures") == suite.get("errors") == "0"
+    assert "layer kind" in result.output and "trt.Scale" in result.output
+
+
+def test_crashing_hanging_and_raising_cases_are_errors_and_the_others_still_pass(tmp_path):
+    spec = tmp_path / "misbehaving.yaml"
+    spec.write_text(MISBEHAVING_SPEC)
+    r_json = tmp_path / "r.json"
+    result = invoke("validate", spec, "--plugin", PLUGIN, "-j", 2, "--timeout", 3, "--json", r_json)
+    assert result.exit_code == 1, result.output
+    outcomes = {c["case"]: (c["outcome"], " ".join(c["problems"])) for c in json.loads(r_json.read_text())["cases"]}
+    assert {k: v[0] for k, v in outcomes.items()} == {
+        "fine-1": "PASS", "fine-2": "PASS", "fine-3": "PASS",
+        "segfault": "ERROR", "abort": "ERROR", "raises": "ERROR", "hangs": "ERROR"}
+    assert "died of SIGSEGV" in outcomes["segfault"][1]
+    assert "died of SIGABRT" in outcomes["abort"][1]
+    assert "timed out after 3 s" in outcomes["hangs"][1]
+    assert "RuntimeError while running the numpy reference" in outcomes["raises"][1]
+    assert "the reference raised on purpose" in outcomes["raises"][1]
+
+
+def test_k_selects_by_substring_and_glob_and_list_shows_without_running():
+    result = invoke("validate", "--list", "-k", "seed-4d", "-k", "trt-elementwise-seed-*/doc-*")
+    assert result.exit_code == 0
+    assert result.stdout.split() == ["trt-elementwise-seed-broadcast/doc-example", "trt-scale-seed-4d/doc-example",
+                                     "trt-scale-seed-4d/random"]
+
+
+def test_shards_are_disjoint_deterministic_and_cover_the_suite():
+    everything = invoke("validate", "--list", SPECS / "trt_elementwise").stdout.split()
+    shards = [invoke("validate", "--list", "--shard", f"{i}/3", SPECS / "trt_elementwise").stdout.split() for i in (1, 2, 3)]
+    assert sorted(sum(shards, [])) == sorted(everything)
+    assert all(set(a).isdisjoint(b) for a in shards for b in shards if a is not b)
+    assert shards[1] == invoke("validate", "--list", "--shard", "2/3", SPECS / "trt_elementwise").stdout.split()
+    assert invoke("validate", "--list", "--shard", "4/3").exit_code == 2
+
+
+def test_fail_fast_stops_at_the_first_failure(tmp_path, write_spec):
+    text = (SPECS / "trt_scale/seed-scale-4d.yaml").read_text().replace("[225, 289, 361]", "[225, 289, 360]")
+    spec = write_spec(text.replace("name: trt-scale-seed-4d", "name: aaa-wrong"))
+    result = invoke("validate", spec, SPECS / "trt_scale", "-j", 0, "-x")
+    assert result.exit_code == 1
+    assert "FAIL  aaa-wrong/doc-example" in result.output and "1 case: 0 passed, 1 failed" in result.output
+
+
+def test_min_cases_fails_a_run_that_shrank():
+    result = invoke("validate", "-k", "seed-4d", "--min-cases", 3, "-j", 0)
+    assert result.exit_code == 1 and "only 2 cases ran, fewer than --min-cases 3" in result.output
+    assert invoke("validate", "-k", "seed-4d", "--min-cases", 2, "-j", 0).exit_code == 0
+
+
+def test_known_failures_are_xfail_and_stale_ones_xpass(tmp_path):
+    wrong = (SPECS / "trt_scale/seed-scale-4d.yaml").read_text().replace("[225, 289, 361]", "[225, 289, 360]")
+    spec = tmp_path / "s.yaml"
+    spec.write_text(wrong + "\nxfail:\n  - {case: doc-example, runtime: onnxruntime, reason: the expected value is wrong on purpose}\n")
+    result = invoke("validate", spec, "-j", 0)
+    assert result.exit_code == 0, result.output
+    assert "XFAIL trt-scale-seed-4d/doc-example  (known failure: the expected value is wrong on purpose)" in result.output
+    rules = tmp_path / "known.yaml"
+    rules.write_text("- {spec: trt-scale-seed-4d, case: random, reason: believed broken}\n")
+    result = invoke("validate", SPECS / "trt_scale/seed-scale-4d.yaml", "--xfail-file", rules, "-j", 0)
+    assert result.exit_code == 1 and "XPASS trt-scale-seed-4d/random" in result.output
+    assert "remove the xfail entry" in result.output
+
+
+def test_cli_tolerance_overrides_the_spec(tmp_path, write_spec):
+    text = (SPECS / "trt_scale/seed-scale-4d.yaml").read_text().replace("[225, 289, 361]", "[225, 289, 361.01]")
+    spec = write_spec(text)
+    assert invoke("validate", spec, "-j", 0).exit_code == 1
+    failing = invoke("validate", spec, "-j", 0).output
+    assert "would pass with atol >= 0.0064 or rtol >= 2.77e-05" in failing  # 0.01 - 1e-5 * 361.01; 0.01 / 361.01
+    assert invoke("validate", spec, "-j", 0, "--atol", 0.02).exit_code == 0
+    assert invoke("validate", spec, "-j", 0, "--ulp", 400).exit_code == 0  # 0.01 is about 328 float32 ulp at 361
+
+
+def test_repro_dir_holds_model_inputs_outputs_and_command(tmp_path, write_spec):
+    import numpy as np
+    import onnx
+
+    text = (SPECS / "trt_scale/seed-scale-4d.yaml").read_text().replace("[225, 289, 361]", "[225, 289, 360]")
+    spec = write_spec(text)
+    repro = tmp_path / "repro"
+    assert invoke("validate", spec, "-j", 0, "--repro-dir", repro).exit_code == 1
+    (folder,) = repro.iterdir()
+    onnx.checker.check_model(onnx.load(folder / "model.onnx"))
+    assert np.load(folder / "output.scale.npy")[0, 0, 2, 2] == 361
+    assert np.load(folder / "expected.scale.npy")[0, 0, 2, 2] == 360
+    assert np.load(folder / "input.input1.npy").shape == (1, 1, 3, 3)
+    command = (folder / "command.txt").read_text().splitlines()[0]
+    assert command.startswith("spec2onnx validate ") and "-k trt-scale-seed-4d/doc-example" in command
+    args = command.split()[1:]
+    assert invoke(*args).exit_code == 1  # the command reproduces the failure
+
+
+def test_onnx_reference_runtime_and_disagreement_listing():
+    result = invoke("validate", SPECS / "trt_scale/seed-scale-4d.yaml", SPECS / "trt_elementwise/seed-broadcast-prod.yaml",
+                    "--runtime", "onnxruntime", "--runtime", "onnx-reference", "-j", 0)
+    assert result.exit_code == 0, result.output
+    assert "PASS  trt-scale-seed-4d/doc-example [onnx-reference]" in result.output
+    assert "PASS  trt-scale-seed-4d/doc-example [ort[cpu]]" in result.output
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="SIGINT delivery to a child is POSIX-specific")
+def test_ctrl_c_stops_cleanly_and_writes_the_report(tmp_path):
+    spec = tmp_path / "misbehaving.yaml"
+    spec.write_text(MISBEHAVING_SPEC)
+    r_json = tmp_path / "r.json"
+    proc = subprocess.Popen([sys.executable, str(REPO / "cli.py"), "validate", str(spec), "--plugin", PLUGIN, "-j", "1",
+                             "-k", "fine-1", "-k", "hangs", "--timeout", "600", "--json", str(r_json)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = proc.stdout.readline()  # blocks until fine-1 is reported; the hanging case runs next
+    assert first.startswith("PASS  misbehaving/fine-1"), first
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, out + err
+    assert "Traceback" not in err
+    report = json.loads(r_json.read_text())
+    assert report["interrupted"] is True
+    assert [c["case"] for c in report["cases"]] == ["fine-1"]
+
