@@ -15,9 +15,11 @@ from converter import __version__
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 EPILOG = """\b
-Exit status: 0 everything passed; 1 a case failed or errored;
-2 bad input or usage (a malformed spec, a missing file, an unknown provider);
-3 an internal error (a bug in spec2onnx: please report it, with --debug output).
+Exit status: 0 everything passed (known failures allowed);
+1 a case failed, errored or passed unexpectedly (XPASS), or fewer than --min-cases ran;
+2 bad input or usage (a malformed spec, a missing file, an unknown provider or runtime);
+3 an internal error (a bug in spec2onnx: please report it, with --debug output);
+130 interrupted by Ctrl-C (reports of what finished are still written).
 """
 
 
