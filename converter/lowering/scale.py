@@ -101,13 +101,17 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
 
 
 def _power(b: NodeBuilder, y: str, power: np.ndarray) -> str:
-    """x ** power, with cheaper exact ops for the common uniform powers."""
+    """x ** power, with cheaper ops than Pow for the common uniform powers (docs/semantics.md, Scale)."""
     if np.all(power == power.flat[0]):
         p = float(power.flat[0])
         if p == 2.0:
-            return b.op("Mul", [y, y])
+            return b.op("Mul", [y, y])  # exactly pow(x, 2): one rounding of x*x
+        if p == 3.0:
+            return b.op("Mul", [b.op("Mul", [y, y]), y])  # within 1 ulp of pow(x, 3)
+        if p == 0.5:
+            return b.op("Sqrt", [y])  # pow(x, 0.5) except x = -inf (sqrt: NaN, pow: +inf)
         if p == -1.0:
-            return b.op("Reciprocal", [y])
+            return b.op("Reciprocal", [y])  # exactly pow(x, -1): one rounding of 1/x
     return b.op("Pow", [y, b.const("power", power)])
 
 

@@ -1,0 +1,35 @@
+"""Timing helpers shared by the benchmarks: best-of-N wall time, tables, machine description."""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from typing import Callable
+
+
+def best_of(fn: Callable[[], object], repeat: int = 5, number: int = 1) -> float:
+    """The fastest of ``repeat`` runs of ``number`` calls, in seconds per call (noise only adds time)."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / number)
+    return best
+
+
+def machine() -> str:
+    import onnxruntime
+
+    cpu = platform.processor() or platform.machine()
+    return f"{platform.system()} {cpu}, {os.cpu_count()} CPUs, Python {platform.python_version()}, onnxruntime {onnxruntime.__version__}"
+
+
+def table(headers: list[str], rows: list[list]) -> str:
+    cells = [[str(h) for h in headers]] + [[c if isinstance(c, str) else f"{c:.3g}" for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(cells[0], widths)) + " |",
+             "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    lines += ["| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |" for row in cells[1:]]
+    return "\n".join(lines)

@@ -1,0 +1,126 @@
+"""Validation throughput: spec2onnx validate -j 1 and -j 2 on >= 2,000 small generated cases, next to the floor.
+
+The floor is what any validator must do per case, measured in the same run: create an
+onnxruntime session from bytes for a one-node model, run it once, compare with numpy, in a
+tight loop (one process, then two processes in parallel).
+
+    python -m benchmarks.throughput [--cases 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from .common import machine, table
+
+CASES_PER_SPEC = 5
+
+
+def _spec(i: int) -> dict:
+    """A small one-layer spec; the kinds and dtypes rotate."""
+    kind = i % 4
+    if kind == 0:
+        dtype = ("float32", "float16", "int8", "bfloat16")[i // 4 % 4]
+        layer = {"name": "y", "op": "trt.Scale", "inputs": ["x"], "mode": "CHANNEL", "scale": [2, 3], "shift": [1, -1], "power": [1, 2]}
+        inputs = {"x": {"dtype": dtype, "shape": [1, 2, 4, 4]}}
+    elif kind == 1:
+        dtype, op = (("float32", "SUM"), ("int32", "DIV"), ("float16", "PROD"), ("bfloat16", "MAX"))[i // 4 % 4]
+        layer = {"name": "y", "op": "trt.ElementWise", "inputs": ["x", "z"], "operation": op}
+        inputs = {"x": {"dtype": dtype, "shape": [2, 3, 4]}, "z": {"dtype": dtype, "shape": [2, 1, 4]}}
+    elif kind == 2:
+        dtype, mode = (("float32", "LINEAR"), ("float16", "NEAREST"), ("int8", "CUBIC"), ("float32", "CUBIC"))[i // 4 % 4]
+        layer = {"name": "y", "op": "trt.Resize", "inputs": ["x"], "resize_mode": mode, "shape": [1, 2, 6, 6]}
+        inputs = {"x": {"dtype": dtype, "shape": [1, 2, 4, 4]}}
+    else:
+        xtype = ("int8", "uint8", "int32", "uint16")[i // 4 % 4]
+        layer = {"name": "y", "op": "dml.DequantizeLinear", "inputs": ["x", "s", "zp"]}
+        inputs = {"x": {"dtype": xtype, "shape": [2, 3, 4]}, "s": {"dtype": "float32", "shape": [2, 3, 4]},
+                  "zp": {"dtype": xtype, "shape": [2, 3, 4]}}
+    cases = []
+    for c in range(CASES_PER_SPEC):
+        data = {}
+        for n, t in inputs.items():
+            if t["dtype"].startswith(("int", "uint")):
+                data[n] = {"random": "integers", "low": -5 if t["dtype"].startswith("int") else 0, "high": 5, "seed": c * 7 + len(data)}
+            else:
+                data[n] = {"random": "uniform", "low": 0.5, "high": 2, "seed": c * 7 + len(data)}
+        cases.append({"name": f"c{c}", "inputs": data})
+    return {"name": f"bench-{i}", "network": {"inputs": inputs, "layers": [layer], "outputs": ["y"]}, "cases": cases}
+
+
+def write_suite(folder: Path, cases: int) -> int:
+    specs = -(-cases // CASES_PER_SPEC)
+    for i in range(specs):
+        (folder / f"bench-{i}.yaml").write_text(yaml.safe_dump(_spec(i), sort_keys=False))
+    return specs * CASES_PER_SPEC
+
+
+def spec2onnx_rate(folder: Path, jobs: int) -> tuple[float, float]:
+    """(cases/s for load + validate, cases/s for validate alone), measured inside one process."""
+    from converter.api import make_options, run_validation
+    from converter.selection import select
+
+    t0 = time.perf_counter()
+    selection = select([folder])
+    t1 = time.perf_counter()
+    results = list(run_validation(selection, make_options(), jobs=jobs, timeout=60))
+    t2 = time.perf_counter()
+    bad = [r for r in results if r.outcome != "PASS"]
+    if bad:
+        raise SystemExit(f"benchmark suite failed: {bad[0].id}: {bad[0].problems}")
+    return len(results) / (t2 - t0), len(results) / (t2 - t1)
+
+
+def _floor_worker(n: int) -> float:
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Mul", ["a", "b"], ["y"])], "g",
+                              [helper.make_tensor_value_info(n_, TensorProto.FLOAT, [2, 3, 4]) for n_ in ("a", "b")],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4])])
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8).SerializeToString()
+    a = np.random.default_rng(0).uniform(size=(2, 3, 4)).astype(np.float32)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    t0 = time.perf_counter()
+    for _ in range(n):
+        session = ort.InferenceSession(data, sess_options=options, providers=["CPUExecutionProvider"])
+        (y,) = session.run(None, {"a": a, "b": a})
+        assert np.allclose(y, a * a)
+    return time.perf_counter() - t0
+
+
+def floor_rate(n: int, processes: int) -> float:
+    if processes == 1:
+        return n / _floor_worker(n)
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(processes) as pool:
+        t0 = time.perf_counter()
+        pool.map(_floor_worker, [n // processes] * processes)
+        return n / (time.perf_counter() - t0)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=2000)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        total = write_suite(Path(tmp), args.cases)
+        rows = []
+        for jobs in (1, 2):
+            floor = floor_rate(total, jobs)
+            full, run_only = spec2onnx_rate(Path(tmp), jobs)
+            rows.append([f"-j {jobs}", full, run_only, floor, full / floor])
+    print(f"Validation throughput, {total} cases in {total // CASES_PER_SPEC} specs ({machine()})\n")
+    print(table(["spec2onnx", "cases/s (load+validate)", "cases/s (validate)", "floor cases/s", "ratio to floor"], rows))
+
+
+if __name__ == "__main__":
+    main()
