@@ -24,7 +24,7 @@ def scale_spec(dtype="float32", **attrs):
     ({"power": [2, 3]}, ["Pow"]),
     ({"power": [2, 2]}, ["Mul"]),
     ({"power": [-1, -1]}, ["Reciprocal"]),
-    ({"power": [3, 3]}, ["Mul", "Mul"]),
+    ({"power": [3, 3]}, ["Pow"]),
     ({"power": [0.5, 0.5]}, ["Sqrt"]),
     ({"scale": [2, 3], "shift": [0, 0], "power": [1, 1]}, ["Mul"]),
     ({"scale": [1, 1], "shift": [1, 2], "power": [0.5, 1]}, ["Add", "Pow"]),
