@@ -12,11 +12,12 @@ from typing import Callable
 import numpy as np
 
 from ..network import Layer, Network
-from . import elementwise, scale
+from . import dequantize, elementwise, scale
 
 REFERENCES: dict[str, Callable[[Layer, list[np.ndarray]], np.ndarray]] = {
     "trt.Scale": scale.reference,
     "trt.ElementWise": elementwise.reference,
+    "dml.DequantizeLinear": dequantize.reference,
 }
 
 

@@ -1,0 +1,287 @@
+"""dml.DequantizeLinear (DirectML DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC).
+
+Seed: shared/seeds/004. output = (input - zero_point) * scale, element by element:
+input, scale, zero point and output have the same dimension count and sizes (no
+broadcasting), input and zero point share an integer type, the output has the
+scale's float type. ``feature_level`` enforces that DirectML level's tensor table.
+
+Arithmetic (docs/semantics.md): input - zero_point is exact (int32/int64), rounded
+once to float32, multiplied by the scale in float32; a float16 output is that float32
+product rounded once. Every lowering path below gives these bits on onnxruntime's CPU EP.
+
+Paths, best first; the chosen one is named in each node's doc string ("[path] why"):
+  native-per-tensor, native-per-axis  constant scale (and zero point) uniform along all
+                                      axes / all but one: ONNX DequantizeLinear, opset >= 13
+  native-blocked                      a full-shape scale as blocked quantization
+                                      (block_size 1 on an axis of length >= 2), opset >= 21
+  decomposed                          Cast / Sub / Cast / Mul (/ Cast to float16) otherwise
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import FLOAT16, FLOAT32, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, DType
+from ..errors import SpecError
+from ..network import Layer, TensorType
+from ..registry import LayerKind, register_layer
+from ..schema import Attr, Enum
+from .builder import Lowered, LoweringContext, NodeBuilder
+
+INTEGER_TYPES = (INT8, INT16, INT32, UINT8, UINT16, UINT32)
+FLOAT_TYPES = (FLOAT32, FLOAT16)
+MAX_RANK = 8
+
+
+@dataclass(frozen=True)
+class LevelTable:
+    """One 'DML_FEATURE_LEVEL_x and above' tensor-support table of the seed."""
+
+    ranks: tuple[int, int]  # lowest and highest dimension count
+    input_types: tuple[DType, ...]  # InputTensor and ZeroPointTensor
+    scale_types: tuple[DType, ...]  # ScaleTensor and OutputTensor
+    zero_point_optional: bool
+
+
+FEATURE_LEVELS: dict[str, LevelTable] = {
+    "1.0": LevelTable((4, 4), (UINT8,), (FLOAT32,), False),
+    "2.1": LevelTable((4, 4), INTEGER_TYPES, (FLOAT32,), False),
+    "3.0": LevelTable((1, MAX_RANK), INTEGER_TYPES, (FLOAT32,), False),
+    "6.0": LevelTable((1, MAX_RANK), INTEGER_TYPES, FLOAT_TYPES, False),
+    "6.2": LevelTable((1, MAX_RANK), INTEGER_TYPES, FLOAT_TYPES, True),
+}
+NEWEST_LEVEL = "6.2"
+
+
+@dataclass(frozen=True)
+class FeatureLevel(Attr):
+    """A DirectML feature level with a DequantizeLinear table, written 6.2 or "6.2"."""
+
+    def parse(self, value: Any) -> str:
+        for level in FEATURE_LEVELS:
+            if value == level or (isinstance(value, (int, float)) and not isinstance(value, bool) and value == float(level)):
+                return level
+        raise SpecError(f"{value!r} is not a DirectML feature level with a DequantizeLinear table; allowed: {', '.join(FEATURE_LEVELS)}")
+
+    def describe(self) -> str:
+        return " | ".join(FEATURE_LEVELS)
+
+
+ATTRIBUTES = {
+    "feature_level": FeatureLevel("DirectML feature level whose tensor table applies (default: the newest)", default=NEWEST_LEVEL),
+    "output_dtype": Enum("OutputTensor's data type; must be the scale's (default: the scale's)", default="", choices=("float32", "float16")),
+}
+
+
+def _names(types) -> str:
+    return ", ".join(t.name for t in types)
+
+
+def _first_level(allows) -> str:
+    """The lowest feature level whose table passes ``allows``, for 'from feature level X' hints."""
+    return next(level for level, table in FEATURE_LEVELS.items() if allows(table))
+
+
+def check(layer: Layer, in_types) -> TensorType:
+    x, scale = in_types[0], in_types[1]
+    zero_point = in_types[2] if len(in_types) > 2 else None
+    x_name, s_name = layer.inputs[0], layer.inputs[1]
+    if x.dtype not in INTEGER_TYPES:
+        raise SpecError(f"input {x_name!r} is {x.dtype}; dml.DequantizeLinear allows {_names(INTEGER_TYPES)}", field="inputs[0]")
+    if scale.dtype not in FLOAT_TYPES:
+        raise SpecError(f"scale {s_name!r} is {scale.dtype}; dml.DequantizeLinear allows {_names(FLOAT_TYPES)}", field="inputs[1]")
+    if zero_point is not None and zero_point.dtype != x.dtype:
+        raise SpecError(f"zero point {layer.inputs[2]!r} is {zero_point.dtype} but input {x_name!r} is {x.dtype}; "
+                        "DirectML requires one data type for InputTensor and ZeroPointTensor", field="inputs[2]")
+    out_dtype = layer.attrs["output_dtype"]
+    if out_dtype and out_dtype != scale.dtype.name:
+        raise SpecError(f"output_dtype {out_dtype} differs from scale {s_name!r} ({scale.dtype}); "
+                        "DirectML requires one data type for OutputTensor and ScaleTensor", field="output_dtype")
+    if not 1 <= x.rank <= MAX_RANK:
+        raise SpecError(f"input {x_name!r} has {x.rank} dimensions; DirectML allows 1 to {MAX_RANK}", field="inputs[0]")
+    for j, (what, t) in enumerate((("scale", scale), ("zero point", zero_point)), start=1):
+        if t is not None and t.shape != x.shape:
+            raise SpecError(f"{what} {layer.inputs[j]!r} has shape {list(t.shape)}, input {x_name!r} has {list(x.shape)}; "
+                            "DirectML requires the same dimension count and sizes (no broadcasting)", field=f"inputs[{j}]")
+    _check_level(layer, x, scale, zero_point is not None)
+    return TensorType(scale.dtype, x.shape)
+
+
+def _check_level(layer: Layer, x: TensorType, scale: TensorType, has_zero_point: bool) -> None:
+    level = layer.attrs["feature_level"]
+    table = FEATURE_LEVELS[level]
+    low, high = table.ranks
+    if not low <= x.rank <= high:
+        allowed = f"exactly {low}" if low == high else f"{low} to {high}"
+        since = _first_level(lambda t: t.ranks[0] <= x.rank <= t.ranks[1])
+        raise SpecError(f"feature_level {level} allows {allowed} dimensions, input {layer.inputs[0]!r} has {x.rank} "
+                        f"(allowed from feature level {since})", field="inputs[0]")
+    if x.dtype not in table.input_types:
+        since = _first_level(lambda t: x.dtype in t.input_types)
+        raise SpecError(f"feature_level {level} allows input type {_names(table.input_types)} only, got {x.dtype} "
+                        f"(allowed from feature level {since})", field="inputs[0]")
+    if scale.dtype not in table.scale_types:
+        since = _first_level(lambda t: scale.dtype in t.scale_types)
+        raise SpecError(f"feature_level {level} allows scale and output type {_names(table.scale_types)} only, got {scale.dtype} "
+                        f"(allowed from feature level {since})", field="inputs[1]")
+    if not has_zero_point and not table.zero_point_optional:
+        since = _first_level(lambda t: t.zero_point_optional)
+        raise SpecError(f"feature_level {level} requires a zero point (inputs: [input, scale, zero_point]); "
+                        f"it is optional from feature level {since}", field="inputs")
+
+
+# --- lowering ----------------------------------------------------------------------------------
+
+# The first opset whose DequantizeLinear takes each input type (uint32 has none), float16 scales, block_size.
+DQ_INPUT_OPSET = {INT8: 13, UINT8: 13, INT32: 13, INT16: 21, UINT16: 21}
+DQ_FLOAT16_OPSET = 19
+DQ_BLOCKED_OPSET = 21
+
+
+@dataclass(frozen=True)
+class Plan:
+    path: str  # native-per-tensor | native-per-axis | native-blocked | decomposed
+    reason: str
+    use_zero_point: bool  # False when there is none, or it is a constant of zeros
+    axis: int | None = None
+
+
+def _same_along(array: np.ndarray, axis: int) -> bool:
+    """Whether every slice along ``axis`` equals the first, bit for bit (so -0.0 != 0.0 and NaN == NaN)."""
+    bits = array.view(f"u{array.dtype.itemsize}")
+    return bool(np.all(bits == np.take(bits, [0], axis=axis)))
+
+
+def varying_axes(*arrays: np.ndarray | None) -> list[int]:
+    """The axes along which any of the (same-shape) constant arrays changes value."""
+    present = [a for a in arrays if a is not None]
+    if any(a.size == 0 for a in present):
+        return list(range(present[0].ndim))
+    return [axis for axis in range(present[0].ndim) if not all(_same_along(a, axis) for a in present)]
+
+
+def compact(array: np.ndarray, keep: list[int]) -> np.ndarray:
+    """The array with every axis not in ``keep`` reduced to its first slice (same rank, still broadcastable)."""
+    for axis in range(array.ndim):
+        if axis not in keep and array.shape[axis] > 1:
+            array = np.take(array, [0], axis=axis)
+    return array
+
+
+def _native_blocker(ctx: LoweringContext, use_zero_point: bool) -> str:
+    """Why no ONNX DequantizeLinear can compute this layer exactly, or '' when one can."""
+    x_type, out = ctx.input_types[0], ctx.output_type.dtype
+    if x_type.dtype == UINT32:
+        return "ONNX DequantizeLinear has no uint32 input"
+    if x_type.size == 0:
+        return "empty tensor"
+    if ctx.constant_inputs[0] is not None:
+        return ("the quantized input is a constant: onnxruntime rewrites DequantizeLinear of constant weights (QDQ "
+                "propagation, int8->uint8), which has zeroed negative values (onnxruntime issues 27845, 28491); "
+                "Cast/Sub/Mul of constants is folded instead")
+    if x_type.dtype == INT32 and use_zero_point:
+        return ("int32 with a zero point: ONNX allows no int32 zero point, and onnxruntime subtracts it in int32, "
+                "which overflows (2147483647 - (-2147483648))")
+    first = DQ_INPUT_OPSET[x_type.dtype]
+    if ctx.opset < first:
+        return f"opset {ctx.opset} has no {x_type.dtype} DequantizeLinear (from opset {first})"
+    if out == FLOAT16 and ctx.opset < DQ_FLOAT16_OPSET:
+        return f"opset {ctx.opset} has no float16 DequantizeLinear (from opset {DQ_FLOAT16_OPSET})"
+    return ""
+
+
+def choose_plan(ctx: LoweringContext) -> Plan:
+    shape = ctx.input_types[0].shape
+    scale_const = ctx.constant_inputs[1]
+    has_zero_point = len(ctx.input_types) == 3
+    zp_const = ctx.constant_inputs[2] if has_zero_point else None
+    use_zero_point = has_zero_point and not (zp_const is not None and not np.any(zp_const))
+    blocker = _native_blocker(ctx, use_zero_point)
+    if blocker:
+        return Plan("decomposed", blocker, use_zero_point)
+    if scale_const is not None and (not use_zero_point or zp_const is not None):
+        varying = varying_axes(scale_const, zp_const if use_zero_point else None)
+        what = "constant scale and zero point" if use_zero_point else "constant scale"
+        if not varying:
+            return Plan("native-per-tensor", f"the {what} hold one value: per-tensor DequantizeLinear", use_zero_point)
+        if len(varying) == 1:
+            return Plan("native-per-axis", f"the {what} vary only along axis {varying[0]}: per-axis DequantizeLinear",
+                        use_zero_point, varying[0])
+    if ctx.opset < DQ_BLOCKED_OPSET:
+        return Plan("decomposed", f"a full-shape scale needs blocked DequantizeLinear (opset >= {DQ_BLOCKED_OPSET}), "
+                                  f"the target is opset {ctx.opset}", use_zero_point)
+    axis = next((i for i, d in enumerate(shape) if d >= 2), None)
+    if axis is None:
+        return Plan("decomposed", f"shape {list(shape)} has no axis of length >= 2 for blocked DequantizeLinear "
+                                  "(onnxruntime takes a one-element 1-D scale as per-tensor and then refuses block_size)", use_zero_point)
+    return Plan("native-blocked", f"full-shape scale as blocked DequantizeLinear: block_size 1 along axis {axis} "
+                                  f"(length {shape[axis]}), one scale per element", use_zero_point, axis)
+
+
+def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
+    plan = choose_plan(ctx)
+    b = NodeBuilder(layer)
+    if plan.path == "decomposed":
+        return b.finish(_decomposed(b, layer, ctx, plan))
+    return b.finish(_native(b, layer, ctx, plan))
+
+
+def _native(b: NodeBuilder, layer: Layer, ctx: LoweringContext, plan: Plan) -> str:
+    inputs = [layer.inputs[0]]
+    if plan.path == "native-blocked":
+        inputs += layer.inputs[1:3] if plan.use_zero_point else layer.inputs[1:2]
+        attrs = {"axis": plan.axis, "block_size": 1}
+    else:
+        keep = [] if plan.axis is None else [plan.axis]
+        target = () if plan.axis is None else (-1,)
+        inputs.append(b.const("scale", compact(ctx.constant_inputs[1], keep).reshape(target)))
+        if plan.use_zero_point:
+            inputs.append(b.const("zero_point", compact(ctx.constant_inputs[2], keep).reshape(target)))
+        attrs = {} if plan.axis is None else {"axis": plan.axis}
+    return b.op("DequantizeLinear", inputs, why=f"[{plan.path}] {plan.reason}", **attrs)
+
+
+def _decomposed(b: NodeBuilder, layer: Layer, ctx: LoweringContext, plan: Plan) -> str:
+    tag = f"[{plan.path}]"
+    x_dtype, out = ctx.input_types[0].dtype, ctx.output_type.dtype
+    wide = INT64 if x_dtype in (INT32, UINT32) else INT32  # holds every difference exactly
+    constants = [c for c in ctx.constant_inputs[1:] if c is not None]
+    keep = varying_axes(*constants) if constants else []
+    if plan.use_zero_point:
+        y = b.cast(layer.inputs[0], wide, why=f"{tag} {plan.reason}; input - zero_point is computed exactly in {wide}")
+        zp_const = ctx.constant_inputs[2]
+        if zp_const is not None:
+            zero_point = b.const("zero_point", compact(zp_const, keep).astype(wide.numpy))
+        else:
+            zero_point = b.cast(layer.inputs[2], wide, why=f"{tag} zero point widened exactly to {wide}")
+        y = b.op("Sub", [y, zero_point], why=f"{tag} exact integer difference")
+        y = b.cast(y, FLOAT32, why=f"{tag} round the exact difference once to float32")
+    else:
+        y = b.cast(layer.inputs[0], FLOAT32, why=f"{tag} {plan.reason}; no zero point: round the input once to float32")
+    scale_const = ctx.constant_inputs[1]
+    if scale_const is not None:
+        scale = b.const("scale", compact(scale_const, keep).astype(np.float32))
+    elif out == FLOAT16:
+        scale = b.cast(layer.inputs[1], FLOAT32, why=f"{tag} float16 scale widened exactly to float32")
+    else:
+        scale = layer.inputs[1]
+    y = b.op("Mul", [y, scale], why=f"{tag} one float32 multiplication by the scale")
+    if out == FLOAT16:
+        y = b.cast(y, FLOAT16, why=f"{tag} round the float32 product once to float16")
+    return y
+
+
+register_layer(LayerKind(
+    name="dml.DequantizeLinear",
+    summary="output = (input - zero_point) * scale, element by element (DirectML element-wise dequantize)",
+    inputs=("input", "scale", "zero_point"),
+    min_inputs=2,
+    attributes=ATTRIBUTES,
+    check=check,
+    lower=lower,
+    notes="input/zero point int8, int16, int32, uint8, uint16, uint32; scale/output float32, float16; "
+          "1 to 8 dims, all inputs of one shape; feature_level 1.0, 2.1, 3.0, 6.0, 6.2 enforce the seed's tables",
+))

@@ -1,0 +1,229 @@
+"""dml.DequantizeLinear lowering: which path each configuration takes, and that every path,
+at every opset and optimization level, gives the reference's bits."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from converter import reference
+from converter.lowering import build_model
+from converter.runtime import OrtRunner, max_supported_opset
+from converter.spec import find_spec_files, load_spec
+
+from ..conftest import SPECS
+from ..helpers import one_layer_spec
+
+PATHS = ("native-per-tensor", "native-per-axis", "native-blocked", "decomposed")
+INPUT_TYPES = ("int8", "int16", "int32", "uint8", "uint16", "uint32")
+OPSETS = tuple(range(13, max_supported_opset() + 1))
+OPT_LEVELS = ("all", "disabled")
+
+
+def dq_spec(x_type="int8", out_type="float32", shape=(2, 3), zp="runtime", scale="runtime", zp_value=None, scale_value=None, **attrs):
+    """A one-layer spec; zp / scale are 'runtime', 'none' (zp only) or 'const' (then *_value is the constant's data)."""
+    inputs, constants, layer_inputs = {"x": (x_type, shape)}, {}, ["x", "s"]
+    for name, kind, dtype, value in (("s", scale, out_type, scale_value), ("z", zp, x_type, zp_value)):
+        if kind == "runtime":
+            inputs[name] = (dtype, shape)
+        elif kind == "const":
+            constants[name] = {"dtype": dtype, "shape": list(shape), "data": np.broadcast_to(value, shape).tolist()}
+        if kind != "none" and name == "z":
+            layer_inputs.append("z")
+    return one_layer_spec("dml.DequantizeLinear", inputs, attrs, constants=constants, layer_inputs=layer_inputs)
+
+
+def path_of(model) -> str:
+    """The path named in the doc strings of the layer's nodes (they all carry the same one)."""
+    found = {m.group(1) for n in model.graph.node for m in [re.match(r"\[([a-z-]+)\]", n.doc_string)] if m}
+    assert len(found) == 1, [n.doc_string for n in model.graph.node]
+    return found.pop()
+
+
+def extremes_and_random(dtype: str, shape, seed: int) -> np.ndarray:
+    info = np.iinfo(dtype)
+    values = np.random.default_rng(seed).integers(info.min, info.max, size=shape, endpoint=True)
+    flat = values.reshape(-1)
+    flat[:2] = (info.min, info.max) if seed % 2 else (info.max, info.min)
+    return values.astype(dtype)
+
+
+def feeds_for(spec, seed=0):
+    feeds = {}
+    for i, (name, ttype) in enumerate(spec.network.inputs.items()):
+        if ttype.dtype.is_float:
+            feeds[name] = np.random.default_rng(seed + i).uniform(-2, 2, ttype.shape).astype(ttype.dtype.numpy)
+        else:
+            feeds[name] = extremes_and_random(ttype.dtype.name, ttype.shape, seed + i)
+    return feeds
+
+
+def assert_same_bits(got: np.ndarray, want: np.ndarray):
+    assert got.dtype == want.dtype and got.shape == want.shape
+    unsigned = f"u{got.dtype.itemsize}"
+    bad = got.view(unsigned) != want.view(unsigned)
+    assert not bad.any(), f"{bad.sum()} differ, e.g. got {got[bad][:4]} want {want[bad][:4]}"
+
+
+def run_everywhere(spec, opset, feeds):
+    """Outputs at each optimization level, checked bit for bit against the reference."""
+    want = reference.run_network(spec.network, feeds)["y"]
+    model = build_model(spec.network, opset=opset)
+    for level in OPT_LEVELS:
+        assert_same_bits(OrtRunner(model.SerializeToString(), opt_level=level).run(feeds)["y"], want)
+    return model
+
+
+# --- which path ----------------------------------------------------------------------------------
+
+AXIS1 = [[0.5, 1.0, 2.0]]  # varies along axis 1 of a (2, 3) tensor
+FULL = [[0.5, 1.0, 2.0], [4.0, 8.0, 16.0]]
+
+
+@pytest.mark.parametrize("kwargs, opset, path", [
+    (dict(scale="const", scale_value=0.25, zp="const", zp_value=3), 13, "native-per-tensor"),
+    (dict(scale="const", scale_value=0.25, zp="none"), 13, "native-per-tensor"),
+    (dict(scale="const", scale_value=AXIS1, zp="const", zp_value=[[1, 2, 3]]), 13, "native-per-axis"),
+    (dict(scale="const", scale_value=0.25, zp="const", zp_value=[[1], [2]]), 13, "native-per-axis"),
+    (dict(x_type="int32", scale="const", scale_value=AXIS1, zp="const", zp_value=0), 13, "native-per-axis"),
+    (dict(out_type="float16", scale="const", scale_value=AXIS1, zp="none"), 19, "native-per-axis"),
+    (dict(x_type="uint16", scale="const", scale_value=0.5, zp="const", zp_value=9), 21, "native-per-tensor"),
+    (dict(scale="const", scale_value=FULL, zp="none"), 21, "native-blocked"),
+    (dict(scale="const", scale_value=0.25, zp="runtime"), 21, "native-blocked"),
+    (dict(), 21, "native-blocked"),
+    (dict(x_type="int32", zp="none"), 21, "native-blocked"),
+    (dict(out_type="float16"), max_supported_opset(), "native-blocked"),
+    (dict(), 20, "decomposed"),  # a full-shape scale needs opset 21
+    (dict(scale="const", scale_value=FULL, zp="none"), 13, "decomposed"),
+    (dict(x_type="uint32", scale="const", scale_value=0.5, zp="none"), 21, "decomposed"),
+    (dict(x_type="int32"), 21, "decomposed"),  # int32 zero point
+    (dict(x_type="int32", scale="const", scale_value=0.5, zp="const", zp_value=1), 21, "decomposed"),
+    (dict(x_type="int16", scale="const", scale_value=0.5, zp="none"), 20, "decomposed"),
+    (dict(out_type="float16", scale="const", scale_value=0.5, zp="none"), 18, "decomposed"),
+    (dict(shape=(1, 1, 1)), 21, "decomposed"),  # no axis of length >= 2 for a blocked scale
+    (dict(shape=(0, 3)), 21, "decomposed"),
+])
+def test_each_configuration_takes_its_path(kwargs, opset, path):
+    spec = dq_spec(**kwargs)
+    model = build_model(spec.network, opset=opset)
+    assert path_of(model) == path
+    ops = [n.op_type for n in model.graph.node]
+    assert ops == ["DequantizeLinear"] if path.startswith("native") else "DequantizeLinear" not in ops
+    legalizations = {p.key: p.value for p in model.metadata_props}["spec2onnx.legalizations"]
+    assert f"[{path}]" in legalizations
+
+
+def test_per_axis_and_per_tensor_use_compact_constants():
+    model = build_model(dq_spec(scale="const", scale_value=AXIS1, zp="const", zp_value=[[1, 2, 3]]).network, opset=13)
+    (node,) = model.graph.node
+    assert {a.name: a.i for a in node.attribute} == {"axis": 1}
+    shapes = {init.name: list(init.dims) for init in model.graph.initializer}
+    assert [shapes[name] for name in node.input[1:]] == [[3], [3]]
+    (node,) = build_model(dq_spec(scale="const", scale_value=0.5, zp="const", zp_value=3).network, opset=13).graph.node
+    assert not node.attribute
+
+
+def test_blocked_takes_the_first_axis_of_length_two_or_more():
+    (node,) = build_model(dq_spec(shape=(1, 1, 3, 2)).network, opset=21).graph.node
+    assert {a.name: a.i for a in node.attribute} == {"axis": 2, "block_size": 1}
+
+
+def test_a_scale_with_signed_zeros_is_not_uniform():
+    # -0.0 == 0.0 numerically, but (x - zp) * scale keeps the sign: a per-tensor scale would lose it.
+    spec = dq_spec(scale="const", scale_value=[[0.0, -0.0, 0.0]], zp="none")
+    model = build_model(spec.network, opset=13)
+    assert path_of(model) == "native-per-axis"
+    run_everywhere(spec, 13, {"x": np.array([[3, 3, -3], [-3, -3, 3]], np.int8)})
+
+
+def test_a_constant_quantized_input_is_never_fed_to_dequantize_linear():
+    # onnxruntime rewrote DequantizeLinear of constant int8 weights and zeroed negatives (issues 27845, 28491).
+    spec = one_layer_spec("dml.DequantizeLinear", {"s": ("float32", (2, 2))}, {}, layer_inputs=["w", "s"],
+                          constants={"w": {"dtype": "int8", "shape": [2, 2], "data": [[12, -45], [7, -3]]}})
+    for opset in (13, 21):
+        model = run_everywhere(spec, opset, {"s": np.full((2, 2), 0.02, np.float32)})
+        assert path_of(model) == "decomposed"
+
+
+def test_bundled_spec_names_say_the_path_they_take():
+    checked = 0
+    for path in find_spec_files([SPECS / "dml_dequantize"]):
+        spec = load_spec(path)
+        named = [p for p in PATHS if re.search(rf"-{p}(-opset\d+)?$", spec.name)]
+        assert len(named) == 1, spec.name
+        assert path_of(build_model(spec.network, opset=spec.opset)) == named[0], spec.name
+        checked += 1
+    assert checked >= 40
+
+
+def test_the_bundled_suite_exercises_every_path():
+    names = [load_spec(p).name for p in find_spec_files([SPECS / "dml_dequantize"])]
+    for path in PATHS:
+        assert any(f"-{path}" in name for name in names), path
+
+
+# --- same bits everywhere ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("opset", OPSETS)
+@pytest.mark.parametrize("x_type", INPUT_TYPES)
+def test_every_type_and_opset_matches_the_reference_bit_for_bit(x_type, opset):
+    for out_type in ("float32", "float16"):
+        for zp in ("runtime", "none"):
+            spec = dq_spec(x_type, out_type, shape=(3, 4), zp=zp)
+            run_everywhere(spec, opset, feeds_for(spec, seed=opset))
+
+
+@pytest.mark.parametrize("opset", (13, 19, 21, max_supported_opset()))
+@pytest.mark.parametrize("x_type", INPUT_TYPES)
+def test_constant_scales_and_zero_points_match_the_reference(x_type, opset):
+    zero_points = {"int8": [[-128, 0, 127]], "int16": [[-32768, 0, 32767]], "int32": [[0, 0, 0]],
+                   "uint8": [[0, 128, 255]], "uint16": [[0, 1, 65535]], "uint32": [[0, 1, 4294967295]]}
+    for out_type in ("float32", "float16"):
+        for scale_value in (0.125, AXIS1, FULL):
+            spec = dq_spec(x_type, out_type, scale="const", scale_value=scale_value, zp="const", zp_value=zero_points[x_type])
+            run_everywhere(spec, opset, feeds_for(spec, seed=opset))
+
+
+def test_hand_values_on_every_path():
+    # (x - zp) * scale with x = [-128, 127, 5], zp = 2: -130 * 0.5, 125 * 0.5, 3 * 0.5
+    x = np.array([[-128, 127, 5], [-128, 127, 5]], np.int8)
+    want = np.array([[-65.0, 62.5, 1.5]] * 2, np.float32)
+    configs = [(dict(scale="const", scale_value=0.5, zp="const", zp_value=2), 13, {}),
+               (dict(scale="const", scale_value=0.5, zp="runtime"), 21, {"z": np.full((2, 3), 2, np.int8)}),
+               (dict(scale="const", scale_value=0.5, zp="runtime"), 17, {"z": np.full((2, 3), 2, np.int8)})]
+    for kwargs, opset, extra in configs:
+        spec = dq_spec(**kwargs)
+        model = build_model(spec.network, opset=opset)
+        for level in OPT_LEVELS:
+            got = OrtRunner(model.SerializeToString(), opt_level=level).run({"x": x, **extra})["y"]
+            np.testing.assert_array_equal(got, want)
+
+
+def test_int32_zero_point_extremes_do_not_wrap():
+    # onnxruntime's int32 DequantizeLinear subtracts in int32: 2147483647 - (-2147483648) would wrap to -1.
+    spec = dq_spec("int32", shape=(1, 2))
+    feeds = {"x": np.array([[2147483647, -2147483648]], np.int32), "s": np.ones((1, 2), np.float32),
+             "z": np.array([[-2147483648, 2147483647]], np.int32)}
+    model = build_model(spec.network, opset=21)
+    for level in OPT_LEVELS:
+        got = OrtRunner(model.SerializeToString(), opt_level=level).run(feeds)["y"]
+        np.testing.assert_array_equal(got, [[4294967296.0, -4294967296.0]])  # float32(+-4294967295)
+
+
+# --- attributes ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("written, level", [(6.2, "6.2"), ("6.2", "6.2"), (6, "6.0"), (2.1, "2.1"), ("1.0", "1.0")])
+def test_feature_level_is_written_as_a_number_or_text(written, level):
+    spec = dq_spec("uint8", shape=(1, 2, 2, 1), feature_level=written)  # 4-D uint8: allowed at every level
+    assert spec.network.layers[0].attrs["feature_level"] == level
+
+
+def test_defaults_are_the_newest_level_and_the_scales_type():
+    spec = dq_spec(out_type="float16", zp="none")
+    assert spec.network.layers[0].attrs["feature_level"] == "6.2"
+    assert spec.network.types["y"].dtype.name == "float16"
+    assert dq_spec(out_type="float16", output_dtype="float16").network.types["y"].dtype.name == "float16"
