@@ -42,6 +42,8 @@ def build_model(network: Network, *, name: str = "spec2onnx", opset: int = DEFAU
         nodes.extend(lowered.nodes)
         initializers.extend(lowered.initializers)
         notes.extend(lowered.legalizations)
+    used = {name for node in nodes for name in node.input}
+    initializers = [t for t in initializers if t.name in used]  # e.g. a constant a lowering folded away
     graph = helper.make_graph(
         nodes, name,
         [_value_info(t, network) for t in network.inputs],
