@@ -45,7 +45,10 @@ class NodeBuilder:
 
     def const(self, hint: str, value: np.ndarray) -> str:
         name = self._fresh(hint)
-        self.lowered.initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        value = np.asarray(value)
+        if not value.flags.c_contiguous:
+            value = value.copy(order="C")  # (np.ascontiguousarray would turn a 0-d scalar into shape [1])
+        self.lowered.initializers.append(numpy_helper.from_array(value, name))
         return name
 
     def scalar(self, hint: str, value, dtype: DType) -> str:
