@@ -12,11 +12,12 @@ from typing import Callable
 import numpy as np
 
 from ..network import Layer, Network
-from . import dequantize, elementwise, scale
+from . import dequantize, elementwise, resize, scale
 
 REFERENCES: dict[str, Callable[[Layer, list[np.ndarray]], np.ndarray]] = {
     "trt.Scale": scale.reference,
     "trt.ElementWise": elementwise.reference,
+    "trt.Resize": resize.reference,
     "dml.DequantizeLinear": dequantize.reference,
 }
 

@@ -17,9 +17,11 @@ Semantics (TensorRT's, per the IResizeLayer documentation):
   - HALF_PIXEL:    ``x_in = (x_out + 0.5) * r - 0.5``
   - ALIGN_CORNERS: ``x_in = x_out * (L_in - 1) / (L_out - 1)``
 
-  They are evaluated as exact integer numerators over an integer denominator and
-  one float64 division, so values that are mathematically integers or exact
-  halves (the ties that decide the NEAREST rounding modes) come out exact.
+  They are evaluated as exact integer fractions ``num / den`` (int64: with
+  lengths up to 2^31 nothing overflows).  NEAREST rounds them with integer
+  arithmetic only, so integers and exact halves (the ties that decide the
+  rounding modes) are never misjudged; LINEAR and CUBIC split them into an exact
+  integer part and a float64 fraction.
 * Output length 1: with selector ``UPPER`` the single output samples coordinate 0
   (the upper-left pixel) whatever the transformation; with ``FORMULA`` the formula
   is used, and ALIGN_CORNERS (whose formula divides 0 by 0) is defined to give 0,
@@ -52,6 +54,7 @@ import numpy as np
 
 __all__ = [
     "resize",
+    "coordinate_fractions",
     "source_coordinates",
     "nearest_indices",
     "RESIZE_MODES",
@@ -78,57 +81,67 @@ def _norm(value: str, allowed: tuple[str, ...], what: str) -> str:
     return name
 
 
-def source_coordinates(length_in: int, length_out: int, coordinate_transformation: str = "ASYMMETRIC",
-                       selector_for_single_pixel: str = "FORMULA") -> np.ndarray:
-    """Input coordinate (float64, unclamped) sampled by each output position of one axis."""
+def coordinate_fractions(length_in: int, length_out: int, coordinate_transformation: str = "ASYMMETRIC",
+                         selector_for_single_pixel: str = "FORMULA") -> tuple[np.ndarray, int]:
+    """The input coordinate of each output position of one axis as an exact fraction ``num / den``.
+
+    ``num`` is an int64 array (one per output position, may be negative), ``den`` a positive int.
+    With lengths up to 2^31 every numerator fits in int64: ``(2 * L_out - 1) * L_in < 2^63``.
+    """
     ct = _norm(coordinate_transformation, COORDINATE_TRANSFORMATIONS, "coordinate_transformation")
     sel = _norm(selector_for_single_pixel, SELECTORS, "selector_for_single_pixel")
     l_in, l_out = int(length_in), int(length_out)
-    if l_out == 1 and sel == "UPPER":
-        return np.zeros(1, dtype=np.float64)
     i = np.arange(l_out, dtype=np.int64)
+    if l_out == 1 and (sel == "UPPER" or ct == "ALIGN_CORNERS"):
+        return np.zeros(1, dtype=np.int64), 1  # the upper-left pixel; ALIGN_CORNERS' 0/0 is defined as 0
     if ct == "ASYMMETRIC":
-        num, den = i * l_in, l_out
-    elif ct == "HALF_PIXEL":
+        return i * l_in, l_out
+    if ct == "HALF_PIXEL":
         # (i + 1/2) * l_in / l_out - 1/2  ==  ((2i + 1) * l_in - l_out) / (2 * l_out)
-        num, den = (2 * i + 1) * l_in - l_out, 2 * l_out
-    else:  # ALIGN_CORNERS
-        if l_out == 1:
-            return np.zeros(1, dtype=np.float64)
-        num, den = i * (l_in - 1), l_out - 1
-    return num.astype(np.float64) / np.float64(den)
+        return (2 * i + 1) * l_in - l_out, 2 * l_out
+    return i * (l_in - 1), l_out - 1  # ALIGN_CORNERS
 
 
-def nearest_indices(coords: np.ndarray, length_in: int, nearest_rounding: str = "FLOOR") -> np.ndarray:
-    """Round source coordinates to input indices and clamp them into [0, length_in - 1]."""
+def source_coordinates(length_in: int, length_out: int, coordinate_transformation: str = "ASYMMETRIC",
+                       selector_for_single_pixel: str = "FORMULA") -> np.ndarray:
+    """Input coordinate (float64, unclamped) sampled by each output position of one axis."""
+    num, den = coordinate_fractions(length_in, length_out, coordinate_transformation, selector_for_single_pixel)
+    q, r = np.divmod(num, den)  # floor division: q = floor(num / den), 0 <= r < den
+    return q + r / np.float64(den)
+
+
+def nearest_indices(num: np.ndarray, den: int, length_in: int, nearest_rounding: str = "FLOOR") -> np.ndarray:
+    """Round the exact coordinates ``num / den`` to input indices, clamped into [0, length_in - 1].
+
+    Integer arithmetic only, so exact integers and exact halves (the ties) are never misjudged.
+    """
     rnd = _norm(nearest_rounding, NEAREST_ROUNDINGS, "nearest_rounding")
-    coords = np.asarray(coords, dtype=np.float64)
-    fl = np.floor(coords)
-    frac = coords - fl  # exact for float64
-    if rnd == "FLOOR":
-        idx = fl
-    elif rnd == "CEIL":
-        idx = np.ceil(coords)
+    q, r = np.divmod(np.asarray(num, dtype=np.int64), den)
+    if rnd == "CEIL":
+        q = q + (r > 0)
     elif rnd == "HALF_UP":
-        idx = fl + (frac >= 0.5)
-    else:  # HALF_DOWN
-        idx = fl + (frac > 0.5)
-    return np.clip(idx, 0, length_in - 1).astype(np.intp)
+        q = q + (2 * r >= den)  # ties go up
+    elif rnd == "HALF_DOWN":
+        q = q + (2 * r > den)  # ties go down
+    return np.clip(q, 0, length_in - 1).astype(np.intp)
 
 
-def _linear_taps(coords: np.ndarray, length_in: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    c = np.clip(coords, 0.0, float(length_in - 1))
-    i0 = np.floor(c)
-    w1 = c - i0
-    i0 = i0.astype(np.intp)
+def _floor_and_fraction(num: np.ndarray, den: int) -> tuple[np.ndarray, np.ndarray]:
+    q, r = np.divmod(num, den)
+    return q, r / np.float64(den)
+
+
+def _linear_taps(num: np.ndarray, den: int, length_in: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    # the coordinate is clamped into [0, length_in - 1] first (edge clamping)
+    num = np.clip(num, 0, (length_in - 1) * den)
+    q, t = _floor_and_fraction(num, den)
+    i0 = q.astype(np.intp)
     i1 = np.minimum(i0 + 1, length_in - 1)
-    return [i0, i1], [1.0 - w1, w1]
+    return [i0, i1], [1.0 - t, t]
 
 
-def _cubic_taps(coords: np.ndarray, length_in: int, a: float) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    fl = np.floor(coords)
-    t = coords - fl
-    base = fl.astype(np.int64)
+def _cubic_taps(num: np.ndarray, den: int, length_in: int, a: float) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    base, t = _floor_and_fraction(num, den)  # the coordinate itself is not clamped
     a = float(a)
     s0 = t + 1.0  # distance to tap floor-1, in [1, 2)
     s1 = t  # distance to tap floor,   in [0, 1)
@@ -138,7 +151,7 @@ def _cubic_taps(coords: np.ndarray, length_in: int, a: float) -> tuple[list[np.n
     w1 = ((a + 2.0) * s1 - (a + 3.0)) * s1 * s1 + 1.0
     w2 = ((a + 2.0) * s2 - (a + 3.0)) * s2 * s2 + 1.0
     w3 = ((a * s3 - 5.0 * a) * s3 + 8.0 * a) * s3 - 4.0 * a
-    idx = [np.clip(base + k, 0, length_in - 1).astype(np.intp) for k in (-1, 0, 1, 2)]
+    idx = [np.clip(base + k, 0, length_in - 1).astype(np.intp) for k in (-1, 0, 1, 2)]  # edge-clamped taps
     return idx, [w0, w1, w2, w3]
 
 
@@ -204,19 +217,19 @@ def resize(x: np.ndarray, out_shape: tuple[int, ...], *, resize_mode: str = "NEA
     if mode == "NEAREST":
         y = x
         for ax in axes:
-            coords = source_coordinates(x.shape[ax], out_shape[ax], ct, sel)
-            y = np.take(y, nearest_indices(coords, x.shape[ax], rnd), axis=ax)
+            num, den = coordinate_fractions(x.shape[ax], out_shape[ax], ct, sel)
+            y = np.take(y, nearest_indices(num, den, x.shape[ax], rnd), axis=ax)
         return np.ascontiguousarray(y)
 
     cdtype = _compute_dtype(x.dtype)
     y = x.astype(cdtype)
     for ax in axes:
         l_in = x.shape[ax]
-        coords = source_coordinates(l_in, out_shape[ax], ct, sel)
+        num, den = coordinate_fractions(l_in, out_shape[ax], ct, sel)
         if mode == "LINEAR":
-            idx, weights = _linear_taps(coords, l_in)
+            idx, weights = _linear_taps(num, den, l_in)
         else:
-            idx, weights = _cubic_taps(coords, l_in, cubic_coeff)
+            idx, weights = _cubic_taps(num, den, l_in, cubic_coeff)
         y = _gather_weighted(y, ax, idx, weights)
 
     if np.issubdtype(x.dtype, np.integer):

@@ -387,3 +387,18 @@ def test_rejects_rank_mismatch_and_bad_enum():
         resize(np.zeros((2, 3), np.float32), (2, 3, 1))
     with pytest.raises(ValueError):
         resize(np.zeros((2, 3), np.float32), (2, 6), nearest_rounding="ROUND_EVEN")
+
+
+def test_nearest_rounding_is_exact_for_axes_near_2_31():
+    # L_in = 2^31 - 1 -> L_out = 2^31 - 2, last outputs: the coordinate is just below an integer
+    # (i * L_in / L_out = i + i / L_out, i = L_out - 1); a float64 division rounds it up to that integer.
+    from fractions import Fraction
+
+    from converter.reference.resize_kernel import nearest_indices
+
+    l_in, l_out = 2**31 - 1, 2**31 - 2
+    for i in (l_out - 1, l_out - 2):
+        for num, den in ((i * l_in, l_out), ((2 * i + 1) * l_in - l_out, 2 * l_out)):  # ASYMMETRIC, HALF_PIXEL
+            assert np.floor(np.float64(num) / den) != int(Fraction(num, den))  # the trap
+            for rounding, want in (("FLOOR", int(Fraction(num, den))), ("CEIL", -(-num // den))):
+                assert nearest_indices(np.array([num], np.int64), den, l_in, rounding).tolist() == [want]

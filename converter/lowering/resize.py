@@ -1,0 +1,366 @@
+"""trt.Resize (TensorRT IResizeLayer): nearest, linear and cubic resizing of the innermost dimensions.
+
+Seed: shared/seeds/003. Output size from ``shape``, ``scales`` (b_i = floor(a_i * scales_i)) or a
+second input at run time; coordinates use TensorRT's length ratio L_in / L_out. NEAREST lowers to
+exact ``Gather``s, LINEAR/CUBIC to a real ONNX ``Resize`` (folded to [1, P, H, W] where onnxruntime
+needs it; int8 and float16 in float32). Every choice and its source: docs/semantics.md, "trt.Resize".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from onnx import numpy_helper
+
+from ..compare import Tolerance
+from ..dtypes import FLOAT16, FLOAT32, INT8, INT32, INT64
+from ..errors import SpecError
+from ..network import Layer, TensorType
+from ..registry import LayerKind, register_layer
+from ..schema import Enum, Number, NumberArray
+from .builder import Lowered, LoweringContext, NodeBuilder
+from .scale import to_int8
+
+MODES = ("NEAREST", "LINEAR", "CUBIC")
+TRANSFORMS = ("ALIGN_CORNERS", "ASYMMETRIC", "HALF_PIXEL")
+SELECTORS = ("FORMULA", "UPPER")
+ROUNDINGS = ("HALF_UP", "HALF_DOWN", "FLOOR", "CEIL")
+TYPES = (INT8, FLOAT16, FLOAT32)
+SHAPE_TYPES = (INT32, INT64)
+MAX_ELEMENTS = 2**31
+_ONNX_TRANSFORM = {"ASYMMETRIC": "asymmetric", "ALIGN_CORNERS": "align_corners", "HALF_PIXEL": "half_pixel"}
+
+ATTRIBUTES = {
+    "resize_mode": Enum("interpolation: nearest neighbor, (bi/tri)linear, bicubic", default="NEAREST", choices=MODES),
+    "shape": NumberArray("output shape, one value per input dimension", default=None, integer=True),
+    "scales": NumberArray("per-dimension scales: b_i = floor(a_i * scales_i)", default=None),
+    "coordinate_transformation": Enum("how an output coordinate maps back to the input", default="ASYMMETRIC", choices=TRANSFORMS),
+    "selector_for_single_pixel": Enum("an output length of 1: the formula, or the upper-left pixel", default="FORMULA", choices=SELECTORS),
+    "nearest_rounding": Enum("rounding of NEAREST coordinates", default="FLOOR", choices=ROUNDINGS),
+    "cubic_coeff": Number("coefficient A of the Keys cubic kernel (CUBIC)", default=-0.75),
+}
+
+
+def window(mode: str, rank: int) -> int:
+    """How many innermost dimensions the mode may resize."""
+    return 2 if mode == "CUBIC" else min(3, rank)
+
+
+def scaled_dim(a: int, s: float) -> int:
+    """floor(a * s) with a and s as float32 (onnxruntime's rule for scales; a scale of 1 keeps a exactly)."""
+    with np.errstate(over="ignore"):
+        b = np.floor(np.float32(a) * np.float32(s))
+    return a if s == 1.0 else int(min(b, 2.0**62))  # an overflow to inf is just "too many elements"
+
+
+def check(layer: Layer, in_types) -> TensorType:
+    x = in_types[0]
+    attrs, inputs = layer.attrs, layer.inputs
+    mode = attrs["resize_mode"]
+    if x.dtype not in TYPES:
+        raise SpecError(f"input {inputs[0]!r} is {x.dtype}; trt.Resize allows {', '.join(t.name for t in TYPES)}", field="inputs[0]")
+    if x.rank == 0:
+        raise SpecError(f"input {inputs[0]!r} is a scalar; trt.Resize needs rank >= 1", field="inputs[0]")
+    if mode == "CUBIC" and x.rank < 2:
+        raise SpecError(f"CUBIC resizes the innermost 2 dimensions and needs rank >= 2; input {inputs[0]!r} has rank {x.rank}", field="resize_mode")
+    if x.size is not None and x.size > MAX_ELEMENTS:
+        raise SpecError(f"input {inputs[0]!r} has {x.size} elements, above TensorRT's 2^31 limit", field="inputs[0]")
+    given = [k for k in ("shape", "scales") if attrs[k] is not None]
+    if len(given) == 2:
+        raise SpecError("give either shape or scales, not both", field="scales")
+    if len(inputs) == 2:
+        if given:
+            raise SpecError(f"{given[0]} cannot be combined with the shape input {inputs[1]!r}; give one of them", field=given[0])
+        return _check_shape_input(layer, x, in_types[1])
+    if not given:
+        raise SpecError("trt.Resize needs the output size: shape, scales, or a second input holding the shape", field="shape")
+    key = given[0]
+    values = attrs[key]
+    if values.ndim != 1 or values.size != x.rank:
+        got = values.size if values.ndim == 1 else f"a nested list of shape {list(values.shape)}"
+        raise SpecError(f"needs {x.rank} values (one per dimension of the rank-{x.rank} input), got {got}", field=key)
+    if np.any(values < 0):
+        raise SpecError(f"{values.tolist()} has a negative {'dimension' if key == 'shape' else 'scale'}", field=key)
+    out = [int(v) for v in values] if key == "shape" else [None if a is None else scaled_dim(a, float(s)) for a, s in zip(x.shape, values)]
+    _check_resized_axes(layer, x, out, key)
+    out_type = TensorType(x.dtype, tuple(out))
+    if out_type.size is not None and out_type.size > MAX_ELEMENTS:
+        raise SpecError(f"the output {list(out)} has {out_type.size} elements, above TensorRT's 2^31 limit", field=key)
+    return out_type
+
+
+def _check_shape_input(layer: Layer, x: TensorType, s: TensorType) -> TensorType:
+    name = layer.inputs[1]
+    if s.dtype not in SHAPE_TYPES:
+        raise SpecError(f"shape input {name!r} is {s.dtype}; it must be int32 or int64", field="inputs[1]")
+    if s.shape != (x.rank,):
+        raise SpecError(f"shape input {name!r} is {s}; it must have shape [{x.rank}] (one value per input dimension)", field="inputs[1]")
+    w = window(layer.attrs["resize_mode"], x.rank)
+    return TensorType(x.dtype, tuple(x.shape[: x.rank - w]) + (None,) * w)
+
+
+def _check_resized_axes(layer: Layer, x: TensorType, out: list, key: str) -> None:
+    mode, rank = layer.attrs["resize_mode"], x.rank
+    first = rank - window(mode, rank)
+    for axis, (a, b) in enumerate(zip(x.shape, out)):
+        if a is None or b is None or a == b:
+            continue
+        if axis < first:
+            allowed = "the innermost 2 dimensions" if mode == "CUBIC" else f"the innermost {rank - first} dimension(s)"
+            raise SpecError(f"would resize dimension {axis} ({a} -> {b}); {mode} resizes only {allowed} "
+                            f"(dimensions {first}..{rank - 1}) of the rank-{rank} input", field=key)
+        if a == 0:
+            raise SpecError(f"dimension {axis} is empty (0) and cannot be resized to {b}", field=key)
+
+
+# --- lowering ----------------------------------------------------------------------------------
+
+
+def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
+    b = NodeBuilder(layer)
+    x_type, x = ctx.input_types[0], layer.inputs[0]
+    out_shape = _static_output_shape(layer, ctx)
+    if out_shape is not None and x_type.is_static:
+        changed = [ax for ax in range(x_type.rank) if x_type.shape[ax] != out_shape[ax]]
+        if not changed:
+            return b.finish(x)
+        if layer.attrs["resize_mode"] == "NEAREST" or 0 in out_shape:
+            return b.finish(_nearest_static(b, layer, x, x_type.shape, out_shape, changed))
+        return b.finish(_interpolate(b, layer, ctx, x, x_type, out_shape, changed))
+    sizes = _sizes_tensor(b, layer, ctx, out_shape)
+    if layer.attrs["resize_mode"] == "NEAREST":
+        return b.finish(_nearest_dynamic(b, layer, x, x_type, sizes))
+    return b.finish(_interpolate(b, layer, ctx, x, x_type, None, None, sizes))
+
+
+def _static_output_shape(layer: Layer, ctx: LoweringContext):
+    if ctx.output_type.is_static:
+        return tuple(ctx.output_type.shape)
+    if len(layer.inputs) == 2 and ctx.constant_inputs[1] is not None:
+        out = [int(v) for v in ctx.constant_inputs[1]]
+        _check_resized_axes(layer, ctx.input_types[0], out, "inputs[1]")
+        return tuple(out)
+    if layer.attrs["shape"] is not None:
+        return tuple(int(v) for v in layer.attrs["shape"])
+    return None
+
+
+def _sizes_tensor(b: NodeBuilder, layer: Layer, ctx: LoweringContext, out_shape) -> str:
+    """The output shape as an int64 [rank] tensor in the graph."""
+    if out_shape is not None:
+        return b.const("sizes", np.array(out_shape, np.int64))
+    if len(layer.inputs) == 2:
+        s = layer.inputs[1]
+        return s if ctx.input_types[1].dtype == INT64 else b.cast(s, INT64, why="the shape input is int32; Resize sizes and index math are int64")
+    # scales on an input whose dimensions are only known at run time: floor(float32(a) * scale), as onnxruntime does
+    scales = np.asarray(layer.attrs["scales"], np.float32)
+    a = b.cast(b.op("Shape", [layer.inputs[0]]), FLOAT32, why="output size = floor(a * scale) in float32")
+    keep = b.const("scale_is_one", scales == 1.0)
+    scaled = b.cast(b.op("Floor", [b.op("Mul", [a, b.const("scales", scales)])]), INT64, why="output sizes are int64")
+    return b.op("Where", [keep, b.op("Shape", [layer.inputs[0]]), scaled], why="a scale of exactly 1 keeps the dimension")
+
+
+def _nearest_static(b: NodeBuilder, layer: Layer, x: str, in_shape, out_shape, changed) -> str:
+    attrs = layer.attrs
+    why = ("NEAREST as Gather with exactly computed indices: onnxruntime's Resize derives coordinates from a "
+           "float32 scale and picks an index one off at exact ties (e.g. 14->8 ASYMMETRIC FLOOR)")
+    for ax in sorted(changed, reverse=True):
+        idx = nearest_indices(in_shape[ax], out_shape[ax], attrs["coordinate_transformation"],
+                              attrs["selector_for_single_pixel"], attrs["nearest_rounding"])
+        x = b.op("Gather", [x, b.const(f"indices_axis{ax}", idx)], axis=ax, why=why)
+    return x
+
+
+def _nearest_dynamic(b: NodeBuilder, layer: Layer, x: str, x_type: TensorType, sizes: str) -> str:
+    why = "NEAREST with a run-time shape: indices from the exact fraction of each coordinate, integer math only"
+    rank = x_type.rank
+    shape = None
+    for ax in range(rank - 1, rank - window("NEAREST", rank) - 1, -1):
+        if x_type.shape[ax] is not None:
+            l_in = _scalar(b, f"length_in{ax}", x_type.shape[ax])
+        else:
+            shape = shape or b.op("Shape", [x])
+            l_in = b.op("Gather", [shape, _scalar(b, f"axis{ax}", ax)], axis=0)
+        l_out = b.op("Gather", [sizes, _scalar(b, f"axis{ax}", ax)], axis=0)
+        idx = build_nearest_indices(b, l_in, l_out, layer.attrs)
+        x = b.op("Gather", [x, idx], axis=ax, why=why)
+    return x
+
+
+def _interpolate(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, x_type: TensorType,
+                 out_shape, changed, sizes: str | None = None) -> str:
+    attrs, rank, dtype = layer.attrs, x_type.rank, x_type.dtype
+    mode = attrs["resize_mode"]
+    if dtype == INT8:
+        x = b.cast(x, FLOAT32, why="int8 is quantized in TensorRT: interpolate in float32, round half to even, saturate "
+                                   "(onnxruntime truncates integer linear results and has no int8 cubic kernel)")
+    elif dtype == FLOAT16:
+        x = b.cast(x, FLOAT32, why="interpolate in float32 and round once to float16, as the reference does")
+    # fold the dimensions outside the resized ones into one: onnxruntime runs linear only on 4-D/5-D
+    # with the outer two scales 1 (and 2-D/3-D), cubic only on 4-D with the outer two scales 1 (and 2-D)
+    inner = window(mode, rank) if changed is None else rank - min(changed)
+    native = changed is not None and rank in ((4, 5) if mode == "LINEAR" else (4,)) and inner <= rank - 2
+    width = 4 if (mode == "CUBIC" or inner <= 2) else 5
+    pad = width - 2 - inner
+    why_fold = (f"onnxruntime's CPU Resize runs {mode.lower()} only on [N, C, ...] with the outer two scales 1: "
+                f"fold the {rank - inner} outer dimension(s) into one")
+    if native:
+        resize_sizes = b.const("sizes", np.array(out_shape, np.int64))
+        y = _resize_node(b, attrs, x, resize_sizes)
+    elif changed is not None:
+        outer = int(np.prod(x_type.shape[: rank - inner], dtype=np.int64))
+        folded_in = [1, outer] + [1] * pad + list(x_type.shape[rank - inner:])
+        folded_out = [1, outer] + [1] * pad + list(out_shape[rank - inner:])
+        y = b.op("Reshape", [x, b.const("folded_shape", np.array(folded_in, np.int64))], why=why_fold)
+        y = _resize_node(b, attrs, y, b.const("sizes", np.array(folded_out, np.int64)))
+        y = b.op("Reshape", [y, b.const("output_shape", np.array(out_shape, np.int64))], why="unfold to the output shape")
+    else:
+        y = _interpolate_dynamic(b, attrs, x, x_type, sizes, inner, pad, why_fold)
+    if dtype == INT8:
+        return to_int8(b, y, may_be_nan=False)
+    if dtype == FLOAT16:
+        return b.cast(y, FLOAT16, why="round the float32 result once to float16")
+    return y
+
+
+def _interpolate_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, sizes: str, inner: int, pad: int, why: str) -> str:
+    rank = x_type.rank
+    shape = b.op("Shape", [x])
+
+    def part(tensor: str, start: int, end: int) -> str:
+        return b.op("Slice", [tensor, b.const("start", np.array([start], np.int64)), b.const("end", np.array([end], np.int64))])
+
+    lead = b.const("lead", np.array([1, -1] + [1] * pad, np.int64))
+    y = b.op("Reshape", [x, b.op("Concat", [lead, part(shape, rank - inner, rank)], axis=0)], why=why)
+    wanted = part(sizes, rank - inner, rank)
+    positive = b.op("Max", [wanted, b.const("one", np.ones(1, np.int64))], why="onnxruntime's Resize needs sizes > 0")
+    resize_sizes = b.op("Concat", [part(b.op("Shape", [y]), 0, 2 + pad), positive], axis=0)
+    y = _resize_node(b, attrs, y, resize_sizes)
+    out = b.op("Concat", [part(shape, 0, rank - inner), positive], axis=0)
+    y = b.op("Reshape", [y, out], why="unfold to the output shape (outer dimensions are the input's)")
+    axes = b.const("axes", np.arange(rank - inner, rank, dtype=np.int64))
+    return b.op("Slice", [y, b.const("zeros", np.zeros(inner, np.int64)), wanted, axes], why="an output length of 0 at run time")
+
+
+def _resize_node(b: NodeBuilder, attrs, x: str, sizes: str) -> str:
+    transform = _ONNX_TRANSFORM[attrs["coordinate_transformation"]]
+    if transform == "half_pixel" and attrs["selector_for_single_pixel"] == "UPPER":
+        transform = "pytorch_half_pixel"  # HALF_PIXEL, and coordinate 0 for an output length of 1
+    extra = {"cubic_coeff_a": float(attrs["cubic_coeff"]), "exclude_outside": 0} if attrs["resize_mode"] == "CUBIC" else {}
+    return b.op("Resize", [x, "", "", sizes], mode=attrs["resize_mode"].lower(), coordinate_transformation_mode=transform, **extra)
+
+
+# --- NEAREST indices: the exact fraction num / den of each coordinate, integer arithmetic only -----
+
+
+def _fraction(l_in: int, l_out: int, transform: str, selector: str) -> tuple[np.ndarray, int]:
+    i = np.arange(l_out, dtype=np.int64)
+    if l_out == 1 and (selector == "UPPER" or transform == "ALIGN_CORNERS"):
+        return np.zeros(1, np.int64), 1
+    if transform == "ASYMMETRIC":
+        return i * l_in, l_out
+    if transform == "HALF_PIXEL":
+        return (2 * i + 1) * l_in - l_out, 2 * l_out
+    return i * (l_in - 1), l_out - 1
+
+
+def nearest_indices(l_in: int, l_out: int, transform: str, selector: str, rounding: str) -> np.ndarray:
+    num, den = _fraction(l_in, l_out, transform, selector)
+    q, r = np.divmod(np.maximum(num, 0), den)  # a negative coordinate (> -1/2) rounds to 0 or -1: clamped to 0
+    q += {"FLOOR": 0, "CEIL": r > 0, "HALF_UP": 2 * r >= den, "HALF_DOWN": 2 * r > den}[rounding]
+    return np.minimum(q, l_in - 1).astype(np.int64)
+
+
+def _scalar(b: NodeBuilder, hint: str, value: int) -> str:
+    """A rank-0 int64 initializer (NodeBuilder.scalar makes shape [1]; Range and scalar Gather need rank 0)."""
+    name = f"{b.layer.name}/{hint}_s{len(b.lowered.initializers)}"
+    b.lowered.initializers.append(numpy_helper.from_array(np.array(value, np.int64), name))
+    return name
+
+
+def build_nearest_indices(b: NodeBuilder, l_in: str, l_out: str, attrs) -> str:
+    """The same indices as ``nearest_indices``, built in the graph from int64 scalars L_in and L_out."""
+    transform, rounding = attrs["coordinate_transformation"], attrs["nearest_rounding"]
+    zero, one, two = (_scalar(b, n, v) for n, v in (("zero", 0), ("one", 1), ("two", 2)))
+
+    def op(kind, *args):
+        return b.op(kind, list(args))
+
+    i = op("Range", zero, l_out, one)
+    if transform == "ASYMMETRIC":
+        num, den = op("Mul", i, l_in), l_out
+    elif transform == "HALF_PIXEL":
+        num, den = op("Sub", op("Mul", op("Add", op("Mul", i, two), one), l_in), l_out), op("Mul", l_out, two)
+        if attrs["selector_for_single_pixel"] == "UPPER":  # an output length of 1 samples coordinate 0
+            num = op("Mul", num, b.cast(op("Greater", l_out, one), INT64, why="UPPER: coordinate 0 when L_out = 1"))
+        num = op("Max", num, zero)
+    else:  # ALIGN_CORNERS
+        num, den = op("Mul", i, op("Sub", l_in, one)), op("Sub", l_out, one)
+    den = op("Max", den, one)  # L_out = 0: no indices, but no division by zero either; ALIGN_CORNERS L_out = 1: 0 / 1
+    q = op("Div", num, den)  # num >= 0, den > 0: truncation is floor
+    if rounding == "CEIL":
+        q = op("Div", op("Add", num, op("Sub", den, one)), den)
+    elif rounding == "HALF_UP":  # + [2r >= den]
+        q = op("Add", q, op("Div", op("Mul", op("Mod", num, den), two), den))
+    elif rounding == "HALF_DOWN":  # + [2r > den]
+        twice_r = op("Mul", op("Mod", num, den), two)
+        q = op("Add", q, op("Div", op("Add", twice_r, op("Sub", den, one)), op("Mul", den, two)))
+    return op("Min", q, op("Sub", l_in, one))
+
+
+def _ort_coordinates(l_in: int, l_out: int, attrs) -> np.ndarray:
+    """The coordinates onnxruntime computes in float32 (upsamplebase.h) for a Resize with sizes."""
+    f32, i = np.float32, np.arange(l_out, dtype=np.float32)
+    transform = attrs["coordinate_transformation"]
+    if transform == "ALIGN_CORNERS" or (l_out == 1 and attrs["selector_for_single_pixel"] == "UPPER"):
+        return np.zeros(1, np.float32) if l_out == 1 else i * f32(l_in - 1) / f32(l_out - 1)
+    scale = f32(l_out) / f32(l_in)
+    return i / scale if transform == "ASYMMETRIC" else (i + f32(0.5)) / scale - f32(0.5)
+
+
+def ort_coordinates_exact(in_shape, out_shape, attrs) -> bool:
+    """Whether onnxruntime's float32 coordinates and weights are exact: quarter-pixel coordinates it hits exactly."""
+    if attrs["resize_mode"] == "CUBIC" and not float(4 * attrs["cubic_coeff"]).is_integer():
+        return False
+    for l_in, l_out in zip(in_shape, out_shape):
+        if l_in == l_out:
+            continue
+        num, den = _fraction(l_in, l_out, attrs["coordinate_transformation"], attrs["selector_for_single_pixel"])
+        if np.any(4 * num % den) or np.any(_ort_coordinates(l_in, l_out, attrs).astype(np.float64) * den != num):
+            return False
+    return True
+
+
+# --- default tolerance -------------------------------------------------------------------------
+
+ASSUMED_MAGNITUDE = 8.0  # |x| the float default tolerance covers; larger data needs a spec tolerance
+
+
+def tolerance(layer: Layer, in_types) -> Tolerance | None:
+    """LINEAR/CUBIC: onnxruntime's float32 coordinates differ from the exact ones by ~L * 2^-24 (docs/semantics.md)."""
+    attrs = layer.attrs
+    if attrs["resize_mode"] == "NEAREST":
+        return None  # Gather: exact
+    x, out = in_types[0], check(layer, in_types)
+    lengths = [d for d in x.shape + out.shape if d is not None] or [1]
+    if not out.is_static:  # run-time shape: assume outputs up to 4x the input, at least 64
+        lengths.append(max(64, 4 * max(lengths)))
+    l_max = max(lengths)
+    if x.dtype == INT8:
+        exact = x.is_static and out.is_static and ort_coordinates_exact(x.shape, out.shape, attrs)
+        return Tolerance(atol=0.0 if exact else 1.0)
+    coord = 4 * 2.0**-23 * l_max  # coordinate error relative to the data's magnitude
+    floor_atol, floor_rtol = (1e-3, 1e-3) if x.dtype == FLOAT16 else (1e-6, 1e-5)
+    return Tolerance(atol=max(floor_atol, coord * ASSUMED_MAGNITUDE), rtol=floor_rtol + coord)
+
+
+register_layer(LayerKind(
+    name="trt.Resize",
+    summary="nearest / linear / cubic resize of the innermost dimensions, TensorRT coordinate semantics",
+    inputs=("input", "shape"),
+    min_inputs=1,
+    attributes=ATTRIBUTES,
+    check=check,
+    lower=lower,
+    notes="types int8, float16, float32; NEAREST/LINEAR resize the innermost min(3, N) dimensions, CUBIC the innermost 2",
+    tolerance=tolerance,
+))
