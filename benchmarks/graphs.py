@@ -121,7 +121,95 @@ def elementwise_rows(shape, dtype, provider):
     return rows
 
 
-SECTIONS = [scale_rows, elementwise_rows]
+def resize_rows(shape, dtype, provider):
+    """LINEAR and CUBIC x2 on the innermost two axes; int8 and a 5-D case; against a native Resize where one runs."""
+    rng = np.random.default_rng(2)
+    rows = []
+    n, c, h, w = shape
+    configs = [("LINEAR", dtype, (n, c, h, w)), ("CUBIC", dtype, (n, c, h, w))]
+    if dtype == "float32":
+        configs += [("LINEAR", "int8", (n, c, h, w)), ("LINEAR", "float32", (2, c // 2, 4, h // 4, w))]
+    for mode, dt, in_shape in configs:
+        out_shape = in_shape[:-2] + (in_shape[-2] * 2, in_shape[-1] * 2)
+        x = (rng.integers(-128, 128, size=in_shape) if dt == "int8" else rng.uniform(-1, 1, size=in_shape)).astype(DTYPES[dt].numpy)
+        spec = layer_spec("trt.Resize", {"x": (dt, in_shape)}, {"resize_mode": mode, "shape": list(out_shape),
+                                                               "coordinate_transformation": "HALF_PIXEL"})
+        lowered = timed(build_model(spec.network), {"x": x}, provider)
+        floor = timed(mul_floor(list(in_shape), dt), {"x": x}, provider)
+        native = _native_resize(in_shape, out_shape, dt, mode)
+        try:
+            ratio = lowered / timed(native, {"x": x}, provider)
+        except Exception:  # noqa: BLE001 - onnxruntime has no kernel for it: nothing to compare with
+            ratio = float("nan")
+        rows.append([f"Resize {mode} x2 {'x'.join(map(str, in_shape))} ({dt})", lowered * 1e3, lowered / floor, ratio])
+    return rows
+
+
+def _native_resize(in_shape, out_shape, dtype, mode):
+    """One ONNX Resize on the tensor as it is: what runs without legalization (int8 truncates, float16 natively)."""
+    t = DTYPES[dtype].onnx
+    node = helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode=mode.lower(),
+                            coordinate_transformation_mode="half_pixel", cubic_coeff_a=-0.75)
+    sizes = numpy_helper.from_array(np.array(out_shape, np.int64), "sizes")
+    return _model([node], [helper.make_tensor_value_info("x", t, list(in_shape))],
+                  helper.make_tensor_value_info("y", t, list(out_shape)), [sizes], opset=19)
+
+
+def dequantize_rows(shape, dtype, provider):
+    """int8 -> float32 (or float16) on each lowering path, against always-Cast/Sub/Mul."""
+    import tempfile
+
+    rng = np.random.default_rng(3)
+    out = "float32" if dtype == "float32" else "float16"
+    x = rng.integers(-128, 128, size=shape).astype(np.int8)
+    scale = rng.uniform(0.01, 0.1, size=shape).astype(DTYPES[out].numpy)
+    zp = rng.integers(-5, 5, size=shape).astype(np.int8)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        np.save(Path(tmp) / "s.npy", np.full(shape, 0.05, DTYPES[out].numpy))
+        np.save(Path(tmp) / "z.npy", np.full(shape, 3, np.int8))
+        configs = [
+            ("native-per-tensor", 17 if out == "float32" else 19, {"x": ("int8", shape)}, {"s": (out, "s.npy"), "z": ("int8", "z.npy")}),
+            ("native-blocked", 21, {"x": ("int8", shape), "s": (out, shape), "z": ("int8", shape)}, {}),
+            ("decomposed", 17, {"x": ("int8", shape), "s": (out, shape), "z": ("int8", shape)}, {}),
+        ]
+        for path, opset, inputs, constants in configs:
+            consts = {n: {"dtype": d, "shape": list(shape), "data": f} for n, (d, f) in constants.items()}
+            doc = {"name": "bench", "network": {
+                "inputs": {n: {"dtype": d, "shape": list(s_)} for n, (d, s_) in inputs.items()}, "constants": consts,
+                "layers": [{"name": "y", "op": "dml.DequantizeLinear", "inputs": ["x", "s", "z"]}], "outputs": ["y"]},
+                "cases": [{"name": "c", "inputs": {n: {"random": "integers", "low": 0, "high": 1} for n in inputs}}]}
+            spec = parse_spec(doc, Path(tmp) / "bench.yaml")
+            model = build_model(spec.network, opset=opset)
+            taken = {n.doc_string.split("]")[0].strip("[") for n in model.graph.node if n.doc_string.startswith("[")}
+            assert taken == {path}, (path, taken)
+            feeds = {"x": x, "s": scale, "z": zp}
+            feeds = {k: v for k, v in feeds.items() if k in inputs}
+            lowered = timed(model, feeds, provider)
+            naive_feeds = {"x": x, "s": spec.network.constants.get("s", scale), "z": spec.network.constants.get("z", zp)}
+            naive = timed(_naive_dequantize(shape, out), naive_feeds, provider)
+            floor = timed(mul_floor(list(shape), out), {"x": scale}, provider)
+            rows.append([f"DequantizeLinear int8->{out} {path}", lowered * 1e3, lowered / floor, lowered / naive])
+    return rows
+
+
+def _naive_dequantize(shape, out: str):
+    """Always Cast(x) - Cast(zp), times the scale: Cast/Sub/Mul in float32 (then Cast to float16)."""
+    f = TensorProto.FLOAT
+    nodes = [helper.make_node("Cast", ["x"], ["xf"], to=f), helper.make_node("Cast", ["z"], ["zf"], to=f),
+             helper.make_node("Sub", ["xf", "zf"], ["d"])]
+    if out == "float32":
+        nodes.append(helper.make_node("Mul", ["d", "s"], ["y"]))
+    else:
+        nodes += [helper.make_node("Cast", ["s"], ["sf"], to=f), helper.make_node("Mul", ["d", "sf"], ["yf"]),
+                  helper.make_node("Cast", ["yf"], ["y"], to=TensorProto.FLOAT16)]
+    t = DTYPES[out].onnx
+    inputs = [helper.make_tensor_value_info("x", TensorProto.INT8, list(shape)),
+              helper.make_tensor_value_info("s", t, list(shape)), helper.make_tensor_value_info("z", TensorProto.INT8, list(shape))]
+    return _model(nodes, inputs, helper.make_tensor_value_info("y", t, list(shape)))
+
+
+SECTIONS = [scale_rows, elementwise_rows, resize_rows, dequantize_rows]
 
 
 def main(argv=None) -> None:

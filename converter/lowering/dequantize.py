@@ -247,7 +247,9 @@ def _native(b: NodeBuilder, layer: Layer, ctx: LoweringContext, plan: Plan) -> s
 def _decomposed(b: NodeBuilder, layer: Layer, ctx: LoweringContext, plan: Plan) -> str:
     tag = f"[{plan.path}]"
     x_dtype, out = ctx.input_types[0].dtype, ctx.output_type.dtype
-    wide = INT64 if x_dtype in (INT32, UINT32) else INT32  # holds every difference exactly
+    # Every 8- and 16-bit value and difference (|d| <= 65535 < 2^24) is exact in float32: subtract there.
+    # 32-bit differences need 33 bits: subtract in int64, then round once to float32.
+    wide = INT64 if x_dtype in (INT32, UINT32) else FLOAT32
     constants = [c for c in ctx.constant_inputs[1:] if c is not None]
     keep = varying_axes(*constants) if constants else []
     if plan.use_zero_point:
@@ -257,8 +259,9 @@ def _decomposed(b: NodeBuilder, layer: Layer, ctx: LoweringContext, plan: Plan) 
             zero_point = b.const("zero_point", compact(zp_const, keep).astype(wide.numpy))
         else:
             zero_point = b.cast(layer.inputs[2], wide, why=f"{tag} zero point widened exactly to {wide}")
-        y = b.op("Sub", [y, zero_point], why=f"{tag} exact integer difference")
-        y = b.cast(y, FLOAT32, why=f"{tag} round the exact difference once to float32")
+        y = b.op("Sub", [y, zero_point], why=f"{tag} exact difference")
+        if wide != FLOAT32:
+            y = b.cast(y, FLOAT32, why=f"{tag} round the exact difference once to float32")
     else:
         y = b.cast(layer.inputs[0], FLOAT32, why=f"{tag} {plan.reason}; no zero point: round the input once to float32")
     scale_const = ctx.constant_inputs[1]
