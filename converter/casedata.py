@@ -6,13 +6,19 @@ import math
 from pathlib import Path
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
-from .dtypes import DType
+from .dtypes import BFLOAT16, DType
 from .errors import SpecError
 from .network import TensorType
+from .safe_yaml import printable
 
-MAX_NPY_BYTES = 256 * 1024 * 1024
+MAX_NPY_BYTES = 256 * 1024 * 1024  # a .npy file, and the data a random generator may make for one tensor
+MAX_ELEMENTS = 2**31
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+BFLOAT16_NUMPY = BFLOAT16.numpy
+_NONFINITE = ("nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity")
 RANDOM_KINDS = ("uniform", "normal", "integers")
 _RANDOM_KEYS = {
     "uniform": {"random", "low", "high", "seed"},
@@ -23,39 +29,91 @@ _RANDOM_KEYS = {
 
 def materialize(value: Any, ttype: TensorType, spec_dir: Path) -> np.ndarray:
     """The array a case value stands for, checked against the tensor's dtype and shape."""
-    if isinstance(value, str):
+    if isinstance(value, str) and not (ttype.dtype.is_float and value.lower() in _NONFINITE):
         array = _load_npy(value, spec_dir)
         want = ttype.dtype.numpy
+        if array.dtype != want and array.dtype.newbyteorder("=") == want:
+            array = array.astype(want)  # a big-endian file: same values, native byte order
+        elif want == BFLOAT16_NUMPY and array.dtype == np.dtype("V2"):
+            array = array.view(want)  # numpy stores ml_dtypes' bfloat16 as 2-byte records (|V2)
         if array.dtype != want:
-            raise SpecError(f"{value}: holds {array.dtype}, the tensor is {ttype.dtype.name}")
+            raise SpecError(f"{printable(value)}: holds {array.dtype}, the tensor is {ttype.dtype.name}")
     elif isinstance(value, dict):
         array = _generate(value, ttype)
-    elif isinstance(value, (list, int, float, bool)):
+    elif isinstance(value, (list, int, float, bool, str)):
         array = _literal(value, ttype.dtype)
     else:
-        raise SpecError(f"expected a nested list, a .npy path or a {{random: ...}} generator, got {type(value).__name__}")
+        raise SpecError(f"expected a nested list, a .npy path or a {{random: ...}} generator, got {_kind(value)}")
     if not ttype.matches(array.shape):
-        raise SpecError(f"has shape {list(array.shape)}, the tensor is {ttype}")
-    return np.ascontiguousarray(array)
+        source = f"{printable(value)}: " if isinstance(value, str) and value.endswith(".npy") else ""
+        raise SpecError(f"{source}has shape {list(array.shape)}, the tensor is {ttype}")
+    return np.require(array, requirements="C")  # not np.ascontiguousarray: it turns a rank-0 array into shape [1]
 
 
-def _load_npy(text: str, spec_dir: Path) -> np.ndarray:
-    if not text.endswith(".npy"):
-        raise SpecError(f"{text!r}: a string must be the path of a .npy file")
-    root = spec_dir.resolve()
-    path = (spec_dir / text).resolve()
-    if root != path and root not in path.parents:
-        raise SpecError(f"{text}: .npy files must lie inside the spec's folder ({spec_dir})")
-    if not path.is_file():
-        raise SpecError(f"{text}: no such file")
-    if path.stat().st_size > MAX_NPY_BYTES:
-        raise SpecError(f"{text}: larger than the {MAX_NPY_BYTES // 2**20} MiB limit for .npy files")
+def _kind(value: Any) -> str:
+    return "nothing" if value is None else f"{type(value).__name__} {value!r}"[:80]
+
+
+def _load_npy(path_text: str, spec_dir: Path) -> np.ndarray:
+    """A plain numeric array from a .npy file inside the spec's folder, checked before numpy reads the data."""
+    text = printable(path_text)  # as messages show it
+    if not path_text.endswith(".npy"):
+        raise SpecError(f"{path_text!r}: a string must be the path of a .npy file")
     try:
-        return np.load(path, allow_pickle=False)
-    except ValueError as exc:
-        raise SpecError(f"{text}: not a plain .npy array ({exc})") from None
-    except (OSError, EOFError) as exc:
-        raise SpecError(f"{text}: cannot be read as .npy ({exc})") from None
+        root = spec_dir.resolve()
+        path = (spec_dir / path_text).resolve()  # follows symlinks: a link that leaves the folder is rejected
+    except (OSError, ValueError, RuntimeError) as exc:  # a NUL byte, a symlink loop
+        raise SpecError(f"{path_text!r}: not a usable path ({exc})") from None
+    if root != path and root not in path.parents:
+        raise SpecError(f"{text}: .npy files must lie inside the spec's folder ({spec_dir}), symlinks resolved")
+    if not path.exists():
+        raise SpecError(f"{text}: no such file")
+    if not path.is_file():
+        raise SpecError(f"{text}: not a regular file")
+    try:
+        size = path.stat().st_size
+        if size > MAX_NPY_BYTES:
+            raise SpecError(f"{text}: larger than the {MAX_NPY_BYTES // 2**20} MiB limit for .npy files")
+        with path.open("rb") as handle:
+            shape, dtype = _npy_header(handle, text)
+            count = math.prod(shape)
+            if count > MAX_ELEMENTS:
+                raise SpecError(f"{text}: the header declares {count} elements, above the 2^31 limit")
+            need, have = count * dtype.itemsize, size - handle.tell()
+            if need != have:
+                problem = "truncated" if have < need else "corrupt"
+                raise SpecError(f"{text}: {problem}: the header declares {dtype}{list(shape)} ({need} bytes of data) "
+                                f"but {have} bytes follow it")
+            handle.seek(0)
+            return np.lib.format.read_array(handle, allow_pickle=False)
+    except SpecError:
+        raise
+    except (OSError, EOFError, ValueError, TypeError, SyntaxError) as exc:
+        raise SpecError(f"{text}: cannot be read as .npy ({_reason(exc)})") from None
+
+
+def _npy_header(handle, text: str) -> tuple[tuple[int, ...], np.dtype]:
+    fmt = np.lib.format
+    try:
+        version = fmt.read_magic(handle)
+        if version == (1, 0):
+            shape, _, dtype = fmt.read_array_header_1_0(handle)
+        elif version == (2, 0):
+            shape, _, dtype = fmt.read_array_header_2_0(handle)
+        else:
+            raise ValueError(f"format version {version[0]}.{version[1]} is not supported (1.0 and 2.0 are)")
+    except (ValueError, EOFError, TypeError, SyntaxError) as exc:
+        raise SpecError(f"{text}: not a .npy file, or a corrupt one ({_reason(exc)})") from None
+    if dtype.hasobject:
+        raise SpecError(f"{text}: holds Python objects (dtype {dtype}, saved with allow_pickle=True); "
+                        "spec2onnx never unpickles data: save a plain numeric array")
+    return tuple(int(d) for d in shape), dtype
+
+
+def _reason(exc: BaseException) -> str:
+    """An exception's message squeezed onto one short line."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 100 else text[:97] + "..."
 
 
 def _literal(value: Any, dtype: DType) -> np.ndarray:
@@ -78,11 +136,14 @@ def _scalar(v: Any, dtype: DType):
             return bool(v)
         raise SpecError(f"{v!r} is not a bool (true/false, or 0/1)")
     if dtype.is_float:
-        if isinstance(v, str) and v.lower() in ("nan", "inf", "+inf", "-inf", "infinity", "-infinity"):
+        if isinstance(v, str) and v.lower() in _NONFINITE:
             return float(v)
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise SpecError(f"{v!r} is not a number")
-        return float(v)
+        try:
+            return float(v)
+        except OverflowError:
+            raise SpecError(f"{v!r} is too large for a number ({dtype.name})") from None
     if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not v.is_integer()):
         raise SpecError(f"{v!r} is not an integer ({dtype.name})")
     if not dtype.min <= v <= dtype.max:
@@ -94,25 +155,34 @@ def _generate(gen: dict, ttype: TensorType) -> np.ndarray:
     if not ttype.is_static:
         raise SpecError(f"a random generator needs a static shape, the tensor is {ttype}")
     kind = gen.get("random")
-    if kind not in RANDOM_KINDS:
+    if not isinstance(kind, str) or kind not in RANDOM_KINDS:
         raise SpecError(f"random: {kind!r} is not one of {', '.join(RANDOM_KINDS)}")
     unknown = set(gen) - _RANDOM_KEYS[kind]
     if unknown:
-        raise SpecError(f"unknown key {sorted(unknown)[0]!r} for random: {kind}; allowed: {', '.join(sorted(_RANDOM_KEYS[kind]))}")
+        raise SpecError(f"unknown key {sorted(map(str, unknown))[0]!r} for random: {kind}; allowed: {', '.join(sorted(_RANDOM_KEYS[kind]))}")
     seed = gen.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise SpecError(f"seed: {seed!r} must be a non-negative integer")
-    rng = np.random.default_rng(seed)
     dtype = ttype.dtype
+    nbytes = math.prod(ttype.shape) * dtype.numpy.itemsize
+    if nbytes > MAX_NPY_BYTES:
+        raise SpecError(f"random data for {ttype} would take {nbytes} bytes, above the {MAX_NPY_BYTES // 2**20} MiB "
+                        "limit for one tensor's case data")
+    rng = np.random.default_rng(seed)
     if kind == "integers":
-        low, high = (_bound(gen, key, dtype, default) for key, default in (("low", dtype.min), ("high", dtype.max)))
+        # Float tensors default to the integers their type holds exactly (float32: +-2^24).
+        exact = 2.0 ** (ml_dtypes.finfo(dtype.numpy).nmant + 1) if dtype.is_float else None
+        low, high = (_bound(gen, key, dtype, default) for key, default in
+                     (("low", -exact if exact else dtype.min), ("high", exact if exact else dtype.max)))
         if not (float(low).is_integer() and float(high).is_integer()):
             raise SpecError("integers: low and high must be integers")
         if low > high:
             raise SpecError(f"integers: low {low} is above high {high}")
+        if not (INT64_MIN <= low and high <= INT64_MAX):
+            raise SpecError(f"integers: low and high must lie in the int64 range [{INT64_MIN}, {INT64_MAX}]")
         values = rng.integers(int(low), int(high), size=ttype.shape, endpoint=True)
     elif not dtype.is_float:
-        raise SpecError(f"random: {kind} makes floats; a {dtype.name} tensor needs random: integers")
+        raise SpecError(f"random: {kind} makes floats; {dtype.name} tensors need random: integers")
     elif kind == "uniform":
         low, high = _bound(gen, "low", dtype, 0.0), _bound(gen, "high", dtype, 1.0)
         if low > high:
@@ -127,9 +197,16 @@ def _generate(gen: dict, ttype: TensorType) -> np.ndarray:
 
 
 def _bound(gen: dict, key: str, dtype: DType, default):
+    """A generator parameter: a finite number within the tensor type's range."""
     value = gen.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or math.isinf(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SpecError(f"{key}: {value!r} is not a finite number")
-    if dtype.kind != "float" and not dtype.min <= value <= dtype.max:
-        raise SpecError(f"{key}: {value!r} is out of range for {dtype.name}")
+    try:
+        as_float = float(value)
+    except OverflowError:
+        raise SpecError(f"{key}: {value!r} is out of range for {dtype.name}") from None
+    if math.isnan(as_float) or math.isinf(as_float):
+        raise SpecError(f"{key}: {value!r} is not a finite number")
+    if not dtype.min <= value <= dtype.max:
+        raise SpecError(f"{key}: {value!r} is out of range for {dtype.name} [{dtype.min:.8g}, {dtype.max:.8g}]")
     return value

@@ -1,0 +1,80 @@
+"""Valid specs of every layer kind load, build (onnx's full checker) and validate with every case PASS."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from hypothesis import given, note
+from hypothesis import strategies as st
+
+from converter import validate
+from converter.lowering import build_model
+from converter.spec import load_spec, parse_spec
+
+from .strategies import KINDS, VALID, chain_specs, renamed
+
+
+def _check(spec, opset: int):
+    """Results of every case (converter.validate.check_spec, or validate_spec before the parallel runner)."""
+    run = getattr(validate, "check_spec", None) or getattr(validate, "validate_spec")
+    return list(run(spec, validate.Options(opset=opset)))
+
+
+def _assert_valid(doc: dict, opset: int, path: Path = Path("fuzz.yaml")):
+    note(yaml.safe_dump(doc, sort_keys=False, width=200))
+    note(f"opset {opset}")
+    spec = parse_spec(doc, path)
+    build_model(spec.network, name=spec.name, opset=opset)  # runs onnx's full checker and strict shape inference
+    results = _check(spec, opset)
+    assert results and len(results) == len(spec.cases)
+    bad = [f"{r.outcome} {r.case}: {'; '.join(r.problems)}" for r in results if r.outcome != "PASS"]
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("kind", sorted(VALID))
+@given(data=st.data())
+def test_valid_specs_validate(kind, data):
+    if kind not in KINDS:
+        pytest.skip(f"{kind} is not registered")
+    _assert_valid(*data.draw(VALID[kind](), label=kind))
+
+
+@given(chain_specs())
+def test_networks_of_several_layers_validate(pair):
+    _assert_valid(*pair)
+
+
+@given(st.sampled_from(sorted(k for k in VALID if k in KINDS)).flatmap(lambda k: VALID[k]()).flatmap(renamed))
+def test_any_tensor_names_validate(pair):
+    _assert_valid(*pair)
+
+
+@given(st.one_of(VALID["trt.ElementWise"](), VALID["trt.Scale"]()))
+def test_valid_spec_through_a_file(tmp_path_factory, pair):
+    """The same document written as YAML (and JSON) and read back by load_spec gives the same network."""
+    doc, opset = pair
+    folder = tmp_path_factory.mktemp("spec")
+    for suffix, dump in ((".yaml", lambda d: yaml.safe_dump(d, sort_keys=False)), (".json", _json)):
+        path = folder / f"spec{suffix}"
+        path.write_text(dump(doc))
+        spec = load_spec(path)
+        direct = parse_spec(doc, path)
+        assert spec.network.types == direct.network.types
+        for ours, theirs in zip(spec.network.layers, direct.network.layers):
+            assert ours.attrs.keys() == theirs.attrs.keys()
+            for key, value in ours.attrs.items():
+                assert np.array_equal(value, theirs.attrs[key], equal_nan=True) if isinstance(value, np.ndarray) \
+                    else value == theirs.attrs[key], key
+        for ours, theirs in zip(spec.cases, direct.cases):
+            for name, array in ours.inputs.items():
+                assert array.dtype == theirs.inputs[name].dtype and array.shape == theirs.inputs[name].shape
+                assert array.tobytes() == theirs.inputs[name].tobytes(), name  # the same bits, NaN included
+
+
+def _json(doc) -> str:
+    import json
+
+    return json.dumps(doc)
