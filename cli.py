@@ -24,7 +24,9 @@ Exit status: 0 everything passed (known failures allowed);
 
 
 def _fail(message: str, code: int) -> None:
-    click.echo(f"spec2onnx: error: {message}", err=True)
+    lines = message.strip().splitlines() or [""]
+    more = " (...)" if len(lines) > 1 else ""  # one line, always: CI logs and people grep for it
+    click.echo(f"spec2onnx: error: {lines[0]}{more}", err=True)
     sys.exit(code)
 
 
@@ -48,7 +50,8 @@ def handle_errors(command):
             if debug:
                 traceback.print_exc()
             where = f" (spec: {kwargs.get('spec')})" if kwargs.get("spec") else ""
-            _fail(f"internal error{where}: {type(exc).__name__}: {str(exc).rstrip('.')}. This is a bug in spec2onnx; "
+            first = (str(exc).strip().splitlines() or [""])[0].rstrip(".")
+            _fail(f"internal error{where}: {type(exc).__name__}: {first}. This is a bug in spec2onnx; "
                   "rerun with --debug and report the output.", EXIT_INTERNAL)
 
     return click.option("--debug", is_flag=True, help="Show the Python traceback of an internal error.")(wrapper)

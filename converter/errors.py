@@ -27,7 +27,8 @@ class UserError(Spec2OnnxError):
 
     def _render(self) -> str:
         where = ": ".join(part for part in (self.file, self.field) if part)
-        return f"{where}: {self.detail}" if where else self.detail
+        text = f"{where}: {self.detail}" if where else self.detail
+        return _one_line(text)
 
     def located(self, *, file: str | None = None, field_prefix: str | None = None) -> "UserError":
         """Return a copy that also names the file, and a field path prefix."""
@@ -35,6 +36,11 @@ class UserError(Spec2OnnxError):
         if field_prefix:
             field = f"{field_prefix}.{field}" if field else field_prefix
         return type(self)(self.detail, file=self.file or file, field=field)
+
+
+def _one_line(text: str) -> str:
+    """Escape line breaks and other unprintable characters: an error message is always one line."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class SpecError(UserError):

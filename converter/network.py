@@ -6,6 +6,7 @@ it, so it must never import onnx, onnxruntime or the lowering code.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -32,7 +33,7 @@ class TensorType:
     @property
     def size(self) -> int | None:
         """The element count, or None when a dimension is dynamic."""
-        return int(np.prod(self.shape, dtype=np.int64)) if self.is_static else None
+        return math.prod(self.shape) if self.is_static else None  # exact: no int64 wrap-around
 
     def matches(self, shape: tuple[int, ...]) -> bool:
         """Whether a concrete shape fits this (possibly partly dynamic) one."""

@@ -63,7 +63,7 @@ def layer_kind(name: str) -> LayerKind:
     _load_builtin_kinds()
     try:
         return _KINDS[name]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: a list or mapping where a name belongs
         raise SpecError(f"unknown op {name!r}{did_you_mean(name, _KINDS)}; known ops: {', '.join(sorted(_KINDS))}") from None
 
 

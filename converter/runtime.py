@@ -102,7 +102,7 @@ class OrtRunner:
     def run(self, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         binding = self.session.io_binding()
         for name, array in feeds.items():
-            array = np.ascontiguousarray(array)
+            array = np.require(array, requirements="C")  # (np.ascontiguousarray makes a rank-0 feed shape [1])
             if array.dtype == BFLOAT16.numpy:
                 value = ort.OrtValue.ortvalue_from_numpy_with_onnx_type(array.view(np.uint16), onnx_element_type=TensorProto.BFLOAT16)
                 binding.bind_ortvalue_input(name, value)

@@ -89,7 +89,8 @@ class NumberArray(Attr):
             raise SpecError("nested lists are ragged (rows of different lengths)")
         flat = [parse_number(v, integer=self.integer) for v in array.ravel()]
         dtype = np.int64 if self.integer else np.float32
-        out = np.array(flat, dtype=dtype).reshape(array.shape)
+        with np.errstate(over="ignore"):
+            out = np.array(flat, dtype=dtype).reshape(array.shape)
         if not self.integer and not np.all(np.isfinite(out)):
             raise SpecError("values must be finite numbers representable as float32")
         return out
@@ -104,7 +105,13 @@ def parse_number(value: Any, *, integer: bool = False) -> float | int:
     if integer:
         if isinstance(value, float) and not value.is_integer():
             raise SpecError(f"expected an integer, got {value!r}")
+        if not -(2**63) <= value < 2**63:
+            raise SpecError(f"{value!r} does not fit in a 64-bit integer")
         return int(value)
-    if math.isnan(value) or math.isinf(value):
+    try:
+        number = float(value)
+    except OverflowError:
+        raise SpecError(f"{value!r} is too large for a floating-point number") from None
+    if math.isnan(number) or math.isinf(number):
         raise SpecError(f"expected a finite number, got {value!r}")
-    return float(value)
+    return number

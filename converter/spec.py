@@ -136,7 +136,7 @@ def _parse_network(doc: Any, spec_dir: Path) -> Network:
     outputs = []
     for i, name in enumerate(_list(doc["outputs"], "network.outputs", nonempty=True)):
         where = f"network.outputs[{i}]"
-        if name not in layer_names:
+        if not isinstance(name, str) or name not in layer_names:
             raise SpecError(f"{name!r} is not a layer{did_you_mean(name, layer_names)}; outputs name layers", field=where)
         if name in outputs:
             raise SpecError(f"{name!r} is listed twice", field=where)
@@ -215,12 +215,14 @@ def _topological_order(layers: list[Layer], types: dict) -> list[Layer]:
 def _tensor_type(doc: Any, where: str, keys, required=("dtype", "shape")) -> TensorType:
     doc = _mapping(doc, where, keys, required=required)
     dtype_name = doc["dtype"]
-    if dtype_name not in DTYPES:
+    if not isinstance(dtype_name, str) or dtype_name not in DTYPES:
         raise SpecError(f"unknown dtype {dtype_name!r}{did_you_mean(dtype_name, DTYPES)}; allowed: {', '.join(DTYPES)}", field=f"{where}.dtype")
     shape = _list(doc["shape"], f"{where}.shape")
     for i, dim in enumerate(shape):
         if isinstance(dim, bool) or not isinstance(dim, int) or dim < 0:
             raise SpecError(f"dimension {dim!r} must be a non-negative integer", field=f"{where}.shape[{i}]")
+        if dim > MAX_ELEMENTS:
+            raise SpecError(f"dimension {dim} is above the 2^31 limit", field=f"{where}.shape[{i}]")
     ttype = TensorType(DTYPES[dtype_name], tuple(shape))
     if ttype.size > MAX_ELEMENTS:
         raise SpecError(f"{ttype.size} elements, above the 2^31 limit", field=f"{where}.shape")

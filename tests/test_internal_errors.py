@@ -116,8 +116,6 @@ def test_internal_error_without_a_spec(monkeypatch):
     assert "Traceback" not in result.output
 
 
-@pytest.mark.xfail(strict=True, reason="cli.handle_errors prints str(exc) as is: a multi-line exception message "
-                                       "breaks the one-line rule (needs: first line only, see the issue-7 report)")
 def test_multi_line_exception_message_stays_one_line(broken_scale, spec_file, tmp_path):
     broken_scale(_raise(RuntimeError("first line\nsecond line\nthird line")))
     result = CliRunner().invoke(main, ["convert", str(spec_file), "-o", str(tmp_path / "m.onnx")])

@@ -30,6 +30,16 @@ OPERATIONS = tuple(TYPE_TABLE)
 _ONNX_OP = {"SUM": "Add", "PROD": "Mul", "MAX": "Max", "MIN": "Min", "SUB": "Sub", "DIV": "Div", "POWER": "Pow",
             "AND": "And", "OR": "Or", "XOR": "Xor", "EQUAL": "Equal", "GREATER": "Greater", "LESS": "Less"}
 
+# float16 operations computed in float32 with explicit Casts. Where onnxruntime's CPU EP lacks a float16
+# kernel it inserts its own Cast to float32 and may merge it with a preceding layer's Cast to float16,
+# skipping that rounding (found by tests/fuzz: Scale(x * 1e-12) then EQUAL 0); explicit Casts are kept.
+_NO_FP16_KERNEL = "onnxruntime's CPU EP has no float16 kernel for this op; explicit float32 keeps earlier roundings"
+FLOAT16_IN_FLOAT32 = {
+    "FLOOR_DIV": "floor(a/b) must see the float32 quotient, not one rounded to float16 first",
+    "DIV": _NO_FP16_KERNEL, "POWER": _NO_FP16_KERNEL, "EQUAL": _NO_FP16_KERNEL, "GREATER": _NO_FP16_KERNEL,
+    "LESS": _NO_FP16_KERNEL,
+}
+
 ATTRIBUTES = {"operation": Enum("the binary operation", choices=OPERATIONS)}
 
 
@@ -71,9 +81,9 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     if dtype in (INT32, INT64) and op in ("DIV", "FLOOR_DIV"):
         return b.finish(_integer_division(b, op, x, y, dtype, ctx.constant_inputs[1]))
     compute = dtype
-    if dtype == BFLOAT16 or (dtype == FLOAT16 and op == "FLOOR_DIV"):
+    if dtype == BFLOAT16 or (dtype == FLOAT16 and op in FLOAT16_IN_FLOAT32):
         why = ("the CPU EP has no bfloat16 kernels: compute in float32 (exact for bfloat16 values), round once"
-               if dtype == BFLOAT16 else "floor(a/b) must see the float32 quotient, not one rounded to float16 first")
+               if dtype == BFLOAT16 else FLOAT16_IN_FLOAT32[op])
         x, y = b.cast(x, FLOAT32, why=why), b.cast(y, FLOAT32, why=why)
         compute = FLOAT32
     if op == "FLOOR_DIV":

@@ -229,8 +229,13 @@ def _interpolate_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, size
     def part(tensor: str, start: int, end: int) -> str:
         return b.op("Slice", [tensor, b.const("start", np.array([start], np.int64)), b.const("end", np.array([end], np.int64))])
 
+    if x_type.is_static and x_type.size == 0:
+        # Nothing to sample (and onnxruntime refuses to resize a 0 length): the output is empty too.
+        out = b.op("Concat", [part(shape, 0, rank - inner), part(sizes, rank - inner, rank)], axis=0)
+        return b.op("ConstantOfShape", [out], why="an empty input gives an empty output")
     lead = b.const("lead", np.array([1, -1] + [1] * pad, np.int64))
-    y = b.op("Reshape", [x, b.op("Concat", [lead, part(shape, rank - inner, rank)], axis=0)], why=why)
+    folded = b.op("Concat", [lead, part(shape, rank - inner, rank)], axis=0)
+    y = b.op("Reshape", [x, folded], why=why)
     wanted = part(sizes, rank - inner, rank)
     positive = b.op("Max", [wanted, b.const("one", np.ones(1, np.int64))], why="onnxruntime's Resize needs sizes > 0")
     resize_sizes = b.op("Concat", [part(b.op("Shape", [y]), 0, 2 + pad), positive], axis=0)

@@ -33,7 +33,7 @@ def reference(layer: Layer, inputs: list[np.ndarray]) -> np.ndarray:
         if a.dtype.kind == "i":
             return _integer(op, a, b)
         z = _FLOAT_OPS[op](a.astype(np.float32), b.astype(np.float32))
-    return z if z.dtype == np.bool_ else z.astype(a.dtype)
+        return z if z.dtype == np.bool_ else z.astype(a.dtype)  # overflow to inf is the rounding rule
 
 
 def _int8(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
