@@ -228,6 +228,8 @@ def validate(paths, jobs, timeout, patterns, shard, fail_fast, list_only, runtim
         sys.exit(130)
     if any(r.bad_input for r in results):
         sys.exit(EXIT_BAD_INPUT)
+    if any(r.internal for r in results):
+        sys.exit(EXIT_INTERNAL)
     if min_cases and ran < min_cases:
         click.echo(f"spec2onnx: error: only {ran} cases ran, fewer than --min-cases {min_cases}", err=True)
         sys.exit(EXIT_FAILED)

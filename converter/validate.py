@@ -48,6 +48,7 @@ class CaseResult:
     disagreements: list[dict] = field(default_factory=list)  # differences from the first runtime configuration
     reason: str = ""  # why a case is a known failure
     bad_input: bool = False  # the spec itself could not be loaded (a user error: exit status 2)
+    internal: bool = False  # lowering failed with an internal error: our bug (exit status 3)
     label: str = ""  # the runtime configuration, shown when several run
 
     @property
@@ -94,9 +95,12 @@ def check_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = 
                                   doc=spec.source).SerializeToString()
     except Exception as exc:  # noqa: BLE001 - one broken spec must not hide the others
         problem = describe_exception(exc, "building the model")
+        internal = not isinstance(exc, UserError)
+        if internal:
+            problem += f" [a bug in spec2onnx: please report it with {spec.path}]"
         for case in cases:
             for config in options.configs:
-                yield _judge(spec, options, result(case, config, ERROR, problems=[problem]))
+                yield _judge(spec, options, result(case, config, ERROR, problems=[problem], internal=internal))
         return
     runners: dict[RunConfig, Callable | str] = {}
     for config in options.configs:

@@ -121,3 +121,12 @@ def test_multi_line_exception_message_stays_one_line(broken_scale, spec_file, tm
     result = CliRunner().invoke(main, ["convert", str(spec_file), "-o", str(tmp_path / "m.onnx")])
     assert result.exit_code == EXIT_INTERNAL
     assert len(_stderr_lines(result)) == 1, result.stderr
+
+
+def test_validate_reports_an_internal_error_per_case_and_exits_3(broken_scale, spec_file):
+    broken_scale(_raise(KeyError("oops")))
+    result = CliRunner().invoke(main, ["validate", str(spec_file), "-j", "0"])
+    assert result.exit_code == EXIT_INTERNAL, result.output
+    assert "ERROR t/c" in result.output
+    assert "KeyError while building the model" in result.output and f"please report it with {spec_file}" in result.output
+    assert "Traceback" not in result.output
