@@ -46,6 +46,7 @@ INT_MIN, INT_LIMIT = -(2**63), 2**64  # integers must lie in [INT_MIN, INT_LIMIT
 _YAML = "tag:yaml.org,2002:"
 ALLOWED_TAGS = frozenset(_YAML + t for t in ("str", "int", "float", "bool", "null", "seq", "map"))
 _MERGE = _YAML + "merge"
+_INT_TAG = _YAML + "int"
 
 
 def printable(text: str) -> str:
@@ -57,20 +58,20 @@ def _short_tag(tag: str) -> str:
     return "!!" + tag[len(_YAML):] if tag.startswith(_YAML) else tag
 
 
-class SpecYamlLoader(yaml.SafeLoader):
-    """PyYAML's pure-Python SafeLoader with the limits above, applied while composing."""
+class _SpecComposer(yaml.composer.Composer):
+    """PyYAML's composer with the limits above, applied while composing (before anything is built)."""
 
-    def __init__(self, stream):
-        super().__init__(stream)
+    def __init__(self):
+        super().__init__()
         self._nodes = 0
         self._depth = 0
         self._anchor_sizes: dict[str, int] = {}
-        self._path: list[str] = []
+        self._path: list[tuple] = []  # (parent, index) per level; formatted only for a message
 
     # --- where we are, for messages ------------------------------------------------------------
 
     def _field(self) -> str | None:
-        text = "".join(self._path).lstrip(".")
+        text = "".join(self._segment(parent, index) for parent, index in self._path).lstrip(".")
         if len(text) > 100:  # e.g. a nesting bomb: [0][0][0]...
             text = f"{text[:40]}...{text[-40:]}"
         return text or None
@@ -94,38 +95,39 @@ class SpecYamlLoader(yaml.SafeLoader):
     # --- composing -----------------------------------------------------------------------------
 
     def compose_node(self, parent, index):
-        self._path.append(self._segment(parent, index))
-        try:
-            return self._compose_counted(parent, index)
-        finally:
-            self._path.pop()
+        self._path.append((parent, index))
+        node = self._compose_counted(parent, index)
+        self._path.pop()  # (left in place by an error: the message names where it happened)
+        return node
 
     def _compose_counted(self, parent, index):
         event = self.peek_event()
-        if isinstance(event, AliasEvent):
+        if event.__class__ is AliasEvent:
             size = self._anchor_sizes.get(event.anchor)
             if size is None and event.anchor in self.anchors:
                 self._fail(f"alias *{event.anchor} refers to a node that contains it (a recursive alias)", event.start_mark)
             if size is not None:
                 self._count(size, event.start_mark, alias=event.anchor)
             return super().compose_node(parent, index)  # undefined aliases: PyYAML's own error
-        if isinstance(event, (ScalarEvent, SequenceStartEvent, MappingStartEvent)) and event.tag not in (None, "!"):
-            if event.tag not in ALLOWED_TAGS:
-                self._fail(f"tag {_short_tag(event.tag)!r} is not allowed: a spec holds plain data (mappings, lists, "
-                           "text, numbers, booleans, null), and spec2onnx never constructs objects from tags", event.start_mark)
-        collection = isinstance(event, (SequenceStartEvent, MappingStartEvent))
+        tag = event.tag
+        if tag is not None and tag != "!" and tag not in ALLOWED_TAGS:
+            self._fail(f"tag {_short_tag(tag)!r} is not allowed: a spec holds plain data (mappings, lists, "
+                       "text, numbers, booleans, null), and spec2onnx never constructs objects from tags", event.start_mark)
+        collection = event.__class__ is not ScalarEvent
         if collection:
             self._depth += 1
             if self._depth > MAX_DEPTH:
                 self._fail(f"nested more than {MAX_DEPTH} levels deep", event.start_mark)
         before = self._nodes
-        self._count(1, event.start_mark)
+        self._nodes += 1
+        if self._nodes > MAX_NODES:
+            self._count(0, event.start_mark)
         node = super().compose_node(parent, index)
         if collection:
             self._depth -= 1
         if event.anchor is not None:
             self._anchor_sizes[event.anchor] = self._nodes - before
-        if isinstance(node, ScalarNode) and node.tag == _YAML + "int":
+        if not collection and node.tag == _INT_TAG:
             self._check_int(node)
         return node
 
@@ -162,7 +164,9 @@ class SpecYamlLoader(yaml.SafeLoader):
             shown = node.value if len(node.value) <= 30 else f"{node.value[:12]}...({len(node.value)} characters)"
             self._fail(f"integer {shown} does not fit in 64 bits", node.start_mark)
 
-    # --- constructing --------------------------------------------------------------------------
+
+class _SpecConstructor(yaml.constructor.SafeConstructor):
+    """SafeConstructor whose conversion errors (`!!float abc`) are one-line SpecErrors."""
 
     def construct_object(self, node, deep=False):
         try:
@@ -173,21 +177,66 @@ class SpecYamlLoader(yaml.SafeLoader):
                             f"{str(getattr(node, 'value', ''))[:40]!r} as {_short_tag(node.tag)} ({type(exc).__name__})") from None
 
 
+class SpecYamlLoader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, _SpecComposer, _SpecConstructor,
+                     yaml.resolver.Resolver):
+    """The pure-Python loader: PyYAML's SafeLoader with our composer and constructor."""
+
+    def __init__(self, stream):
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+        _SpecComposer.__init__(self)
+        _SpecConstructor.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
+
+
+# The same rules over libyaml's scanner and parser (C, about 4x faster). libyaml's own composer
+# recurses in C and crashes on deep nesting, so composing stays in Python, where MAX_DEPTH holds.
+_CParser = getattr(getattr(yaml, "cyaml", None), "CParser", None)
+SpecYamlCLoader = None
+if _CParser is not None:
+
+    class SpecYamlCLoader(_SpecComposer, _CParser, _SpecConstructor, yaml.resolver.Resolver):  # type: ignore[no-redef]
+        def __init__(self, stream):
+            _CParser.__init__(self, stream)
+            _SpecComposer.__init__(self)
+            _SpecConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+
+
 # Dates stay text: a spec has no date fields, and `2024-13-45` would otherwise crash the constructor.
-SpecYamlLoader.yaml_implicit_resolvers = {
+_RESOLVERS = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != _YAML + "timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+for _loader in (SpecYamlLoader, SpecYamlCLoader):
+    if _loader is not None:
+        _loader.yaml_implicit_resolvers = _RESOLVERS
 
 
 def load_yaml(text: str) -> Any:
-    """The plain data of a one-document YAML text; SpecError on anything unsafe or malformed."""
+    """The plain data of a one-document YAML text; SpecError on anything unsafe or malformed.
+
+    libyaml parses first; on any YAML error the pure-Python loader parses again, so every
+    message (and its line and column) is the same with or without libyaml.
+    """
+    if SpecYamlCLoader is not None:
+        try:
+            return _load_with(SpecYamlCLoader, text)
+        except (yaml.YAMLError, SpecError):
+            pass
+    return _load_with(SpecYamlLoader, text)
+
+
+def _load_with(loader_class, text: str) -> Any:
     loader = None
     try:
-        loader = SpecYamlLoader(text)  # the reader checks the characters here already
+        loader = loader_class(text)  # the pure-Python reader checks the characters here already
         node = loader.get_single_node()
         return None if node is None else loader.construct_document(node)
     except yaml.YAMLError as exc:
+        if loader_class is not SpecYamlLoader:
+            raise
         raise SpecError(_describe_yaml_error(exc, text)) from None
     except RecursionError:  # not reachable with MAX_DEPTH well below the recursion limit; kept as a guard
         raise SpecError(f"nested more than {MAX_DEPTH} levels deep") from None
