@@ -172,15 +172,17 @@ def validate(paths, jobs, timeout, patterns, shard, fail_fast, list_only, runtim
     from converter.plugins import load_plugins
     from converter.report import (Progress, disagreement_lines, summary_line, summary_table, to_json, write_json,
                                   write_junit)
-    from converter.selection import parse_shard, select
+    from converter.selection import parse_shard, select, spec_files
     from converter.validate import BAD
 
     load_plugins(plugins)
     tolerance = Tolerance(atol, rtol, ulp) if (atol, rtol, ulp) != (None, None, None) else None
     options = make_options(runtimes=runtimes, provider=provider, opt_levels=opt_levels, opset=opset,
                            tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir)
-    selection = select(list(paths) or [bundled_specs_dir()], patterns, parse_shard(shard) if shard else None)
+    roots = list(paths) or [bundled_specs_dir()]
+    shard_spec = parse_shard(shard) if shard else None
     if list_only:
+        selection = select(roots, patterns, shard_spec)
         for case_id in selection.ids():
             click.echo(case_id)
         for _, message in selection.load_errors:
@@ -189,12 +191,12 @@ def validate(paths, jobs, timeout, patterns, shard, fail_fast, list_only, runtim
         sys.exit(EXIT_BAD_INPUT if selection.load_errors else EXIT_OK)
 
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
-    expected_total = (selection.case_count * len(options.configs)) + len(selection.load_errors)
-    progress = Progress(expected_total, enabled=quiet and sys.stderr.isatty())
+    files = spec_files(roots, shard_spec)
+    progress = Progress(len(files), enabled=quiet and sys.stderr.isatty())
     results, interrupted = [], False
     workers = (os.cpu_count() or 1) if jobs is None else jobs
     try:
-        for result in run_validation(selection, options, jobs=workers, timeout=timeout, plugins=plugins):
+        for result in run_validation(files, options, patterns=patterns, jobs=workers, timeout=timeout, plugins=plugins):
             results.append(result)
             progress.update(result)
             if not quiet or result.outcome not in ("PASS",):

@@ -16,7 +16,7 @@ from .spec import Spec, load_spec
 from .compare import Tolerance
 from .pool import Job, Pool, run_in_process
 from .runtimes import RunConfig, check_runtime
-from .selection import Selection, select
+from .selection import spec_files
 from .validate import CaseResult, Options, opset_for
 from .xfail import load_rules_file
 
@@ -54,22 +54,28 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
     )
 
 
-def run_validation(selection: Selection, options: Options, *, jobs: int = 1, timeout: float | None = None,
+def run_validation(files: list[Path], options: Options, *, patterns=(), jobs: int = 1, timeout: float | None = None,
                    plugins: tuple[str, ...] = ()) -> Iterator[CaseResult]:
-    """Results for a selection: first one ERROR per spec that failed to load, then every chosen case."""
-    for path, message in selection.load_errors:
-        yield CaseResult(str(path), "<load>", "ERROR", path=str(path), problems=[message], bad_input=True)
-    work = [Job(spec, names) for spec, names in selection.specs]
-    if jobs <= 0:
-        yield from run_in_process(work, options)
-    else:
-        yield from Pool(jobs, options, timeout, plugins).run(work)
+    """Results for every case of the spec files matching ``patterns``, in the order they finish.
+
+    A spec that fails to load gives one ERROR result with ``bad_input`` set; so does a spec whose
+    name another spec file already uses (names must be unique: they identify cases in reports).
+    """
+    work = [Job(Path(path), tuple(patterns)) for path in files]
+    results = run_in_process(work, options) if jobs <= 0 else Pool(jobs, options, timeout, plugins).run(work)
+    names: dict[str, str] = {}
+    for result in results:
+        if not result.bad_input and names.setdefault(result.spec, result.path) != result.path:
+            yield CaseResult(result.path, "<load>", "ERROR", path=result.path, bad_input=True, problems=[
+                f"{result.path}: name: {result.spec!r} is also the name of {names[result.spec]}; spec names must be unique"])
+            names[result.spec] = result.path  # report each clash once
+        yield result
 
 
 def validate_paths(paths: Iterable[Path], **option_kwargs) -> list[CaseResult]:
     """Validate everything under ``paths`` in this process (the library's simplest entry point)."""
-    selection = select(list(paths) or [bundled_specs_dir()])
-    return list(run_validation(selection, make_options(**option_kwargs), jobs=0))
+    files = spec_files(list(paths) or [bundled_specs_dir()])
+    return list(run_validation(files, make_options(**option_kwargs), jobs=0))
 
 
 def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str], output_dir: Path,

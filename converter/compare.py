@@ -163,12 +163,13 @@ def compare(actual: np.ndarray, expected: np.ndarray, tol: Tolerance) -> Mismatc
             abs_err = np.where(same, 0.0, np.abs(a - e))
             abs_err = np.where(np.isnan(abs_err), np.inf, abs_err)
             bad = ~(abs_err <= atol + rtol * np.abs(np.where(np.isfinite(e), e, 0.0)))
-        ulps = ulp_distance(actual, expected)
-        if tol.ulp is not None:
-            bad &= ~(ulps <= tol.ulp)
+        if tol.ulp is not None and bad.any():
+            bad &= ~(ulp_distance(actual, expected) <= tol.ulp)
     count = int(np.count_nonzero(bad))
     if count == 0:
         return None
+    if is_float:
+        ulps = ulp_distance(actual, expected)
     ef = np.abs(expected.astype(np.float64))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         rel = np.where(bad, abs_err / np.where(ef > 0, ef, np.inf), 0.0)

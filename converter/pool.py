@@ -1,10 +1,11 @@
 """Running checks in worker processes: parallel, and isolated from crashes and hangs.
 
-Each job is one spec with the cases chosen from it, so the cases of a network
-share one model and one session per runtime configuration. A worker announces
-each case before running it; when a worker dies (segfault, abort) or a case
-runs past the timeout, that case is reported as ERROR with the reason, the
-worker is replaced, and the job's remaining cases go to the queue again.
+A job is one spec file: the worker loads it (so loading runs in parallel too), keeps
+the cases matching the -k patterns, and checks them; the cases of a network share
+one model and one session per runtime configuration. A worker announces each case
+before running it. When a worker dies (segfault, abort) or a case runs past the
+timeout, that case is reported as ERROR with the reason, the worker is replaced, and
+the job's remaining cases go to the queue again.
 """
 
 from __future__ import annotations
@@ -18,25 +19,56 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
-from typing import Iterator
+from pathlib import Path
+from typing import Callable, Iterator
 
-from .spec import Spec
-from .validate import ERROR, CaseResult, Options, check_spec, describe_exception
+from .errors import UserError
+from .selection import case_names
+from .spec import load_spec
+from .validate import ERROR, CaseResult, Options, check_spec, describe_exception, opset_for
 
-SETUP = "<setup>"  # what a worker is doing before its first case: building the model and sessions
+SETUP = "<setup>"  # what a worker does before its first case: loading the spec, building the model and sessions
 
 
 @dataclass
 class Job:
-    spec: Spec
-    cases: list[str]
+    path: Path
+    patterns: tuple[str, ...] = ()
+    cases: list[str] | None = None  # None: every case matching the patterns
     id: int = 0
+
+
+@dataclass
+class SpecInfo:
+    """What the parent needs to report a job's cases when its worker is lost."""
+
+    name: str
+    path: str
+    ops: tuple[str, ...]
+    opset: int
+    cases: list[str]
+
+
+def run_job(job: Job, options: Options, send: Callable[[tuple], None]) -> None:
+    """Load the job's spec and check its cases, sending ("spec", info), ("start", case) and ("result", r)."""
+    try:
+        spec = load_spec(job.path)
+    except UserError as exc:
+        send(("result", CaseResult(str(job.path), "<load>", ERROR, path=str(job.path), problems=[str(exc)], bad_input=True)))
+        return
+    names = job.cases if job.cases is not None else case_names(spec, job.patterns)
+    send(("spec", SpecInfo(spec.name, str(spec.path), tuple(spec.ops), opset_for(spec, options), names)))
+    if names:
+        for result in check_spec(spec, options, names, lambda name: send(("start", name))):
+            send(("result", result))
 
 
 def run_in_process(jobs: list[Job], options: Options) -> Iterator[CaseResult]:
     """No isolation (-j 0): for debugging, and where processes cannot be started."""
     for job in jobs:
-        yield from check_spec(job.spec, options, job.cases)
+        out: list = []
+        run_job(job, options, out.append)
+        yield from (payload for kind, payload in out if kind == "result")
 
 
 def _worker_main(conn: Connection, options: Options, plugins: tuple[str, ...]) -> None:
@@ -51,8 +83,7 @@ def _worker_main(conn: Connection, options: Options, plugins: tuple[str, ...]) -
             return
         try:
             conn.send(("start", job.id, SETUP))
-            for result in check_spec(job.spec, options, job.cases, lambda name: conn.send(("start", job.id, name))):
-                conn.send(("result", job.id, result))
+            run_job(job, options, lambda message: conn.send((message[0], job.id, message[1])))
         except Exception as exc:  # noqa: BLE001 - report, and keep the worker alive
             conn.send(("crash", job.id, describe_exception(exc, "checking the spec")))
         conn.send(("done", job.id, None))
@@ -63,6 +94,7 @@ class _Worker:
     process: multiprocessing.Process
     conn: Connection
     job: Job | None = None
+    info: SpecInfo | None = None
     current: str | None = None  # the case being run (SETUP before the first)
     since: float = 0.0
     reported: set = field(default_factory=set)  # case names of the job with at least one result
@@ -97,8 +129,7 @@ class Pool:
                     if worker.job is None and queue:
                         self._assign(worker, queue.popleft())
                 busy = [w for w in self.workers if w.job]
-                waitables = [w.conn for w in busy] + [w.process.sentinel for w in busy]
-                ready = wait(waitables, timeout=self._next_deadline(busy))
+                ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=self._next_deadline(busy))
                 for worker in busy:
                     if worker.conn in ready:
                         yield from self._drain(worker)
@@ -110,51 +141,59 @@ class Pool:
             self.close()
 
     def _assign(self, worker: _Worker, job: Job) -> None:
-        worker.job, worker.current, worker.since, worker.reported = job, SETUP, time.monotonic(), set()
+        worker.job, worker.info, worker.current, worker.since, worker.reported = job, None, SETUP, time.monotonic(), set()
         worker.conn.send(job)
 
     def _drain(self, worker: _Worker) -> Iterator[CaseResult]:
         while worker.job and worker.conn.poll():
             try:
-                kind, job_id, payload = worker.conn.recv()
+                kind, _, payload = worker.conn.recv()
             except (EOFError, OSError):
                 worker.eof = True
                 return
             if kind == "start":
                 worker.current, worker.since = payload, time.monotonic()
+            elif kind == "spec":
+                worker.info = payload
             elif kind == "result":
                 worker.reported.add(payload.case)
                 yield payload
             elif kind == "crash":
-                yield from self._errors(worker.job, [c for c in worker.job.cases if c not in worker.reported], payload)
-                worker.reported.update(worker.job.cases)
+                yield from self._errors(worker, self._unreported(worker), payload)
+                worker.reported.update(self._unreported(worker))
             elif kind == "done":
                 worker.job = None
 
+    @staticmethod
+    def _unreported(worker: _Worker) -> list[str]:
+        return [c for c in (worker.info.cases if worker.info else []) if c not in worker.reported]
+
     def _lost(self, worker: _Worker, queue: deque, reason: str) -> Iterator[CaseResult]:
         """The worker died or hung: report its current case(s), replace it, requeue the rest of its job."""
-        job, current = worker.job, worker.current
+        job, current, info = worker.job, worker.current, worker.info
         self._kill(worker)
         self.workers[self.workers.index(worker)] = self._start()
         if current == SETUP:
-            victims, rest = [c for c in job.cases if c not in worker.reported], []
-            reason += " while building the model or creating sessions"
+            reason += " while loading the spec, building the model or creating sessions"
+            victims, rest = self._unreported(worker), []
         else:
             victims = [current]
-            rest = [c for c in job.cases if c not in worker.reported and c != current]
-        yield from self._errors(job, victims, reason)
+            rest = [c for c in self._unreported(worker) if c != current]
+        yield from self._errors(worker, victims, reason, job)
         if rest:
-            queue.appendleft(Job(job.spec, rest, job.id))
+            queue.appendleft(Job(job.path, job.patterns, rest, job.id))
 
-    def _errors(self, job: Job, cases: list[str], reason: str) -> Iterator[CaseResult]:
-        from .validate import opset_for
-
+    def _errors(self, worker: _Worker, cases: list[str], reason: str, job: Job | None = None) -> Iterator[CaseResult]:
+        info = worker.info
+        if info is None:  # lost before the spec was even loaded
+            path = str((job or worker.job).path)
+            yield CaseResult(path, "<load>", ERROR, path=path, problems=[reason])
+            return
         for case in cases:
             for config in self.options.configs:
                 yield CaseResult(
-                    spec=job.spec.name, case=case, outcome=ERROR, path=str(job.spec.path), ops=tuple(job.spec.ops),
-                    runtime=config.runtime, provider=config.provider, opset=opset_for(job.spec, self.options),
-                    opt_level=config.opt_level, problems=[reason],
+                    spec=info.name, case=case, outcome=ERROR, path=info.path, ops=info.ops, runtime=config.runtime,
+                    provider=config.provider, opset=info.opset, opt_level=config.opt_level, problems=[reason],
                     label=config.label if self.options.show_labels else "")
 
     @staticmethod

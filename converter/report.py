@@ -122,22 +122,24 @@ def _json_default(value):
 
 
 class Progress:
-    """A live progress bar on a terminal (stderr); nothing when not a terminal."""
+    """A live progress bar on a terminal (stderr), by spec files started; nothing when not a terminal."""
 
-    def __init__(self, total: int, enabled: bool | None = None, stream=sys.stderr):
-        self.total, self.done, self.bad = total, 0, 0
+    def __init__(self, total_specs: int, enabled: bool | None = None, stream=sys.stderr):
+        self.total, self.cases, self.bad = total_specs, 0, 0
+        self.specs: set[str] = set()
         self.stream = stream
         self.enabled = stream.isatty() if enabled is None else enabled
         self._shown = False
 
     def update(self, result: CaseResult) -> None:
-        self.done += 1
+        self.cases += 1
         self.bad += result.outcome in BAD
+        self.specs.add(result.path)
         if self.enabled:
             width = 30
-            filled = int(width * self.done / max(self.total, 1))
+            filled = int(width * len(self.specs) / max(self.total, 1))
             bar = "#" * filled + "-" * (width - filled)
-            self.stream.write(f"\r[{bar}] {self.done}/{self.total} cases, {self.bad} failing ")
+            self.stream.write(f"\r[{bar}] {len(self.specs)}/{self.total} specs, {self.cases} cases, {self.bad} failing ")
             self.stream.flush()
             self._shown = True
 

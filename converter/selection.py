@@ -1,4 +1,4 @@
-"""Choosing what runs: loading the specs under some paths, -k patterns, deterministic shards."""
+"""Choosing what runs: the spec files under some paths, deterministic shards, -k patterns."""
 
 from __future__ import annotations
 
@@ -48,16 +48,28 @@ def matches(case_id: str, patterns: Iterable[str]) -> bool:
     return False
 
 
-def select(paths: Iterable[str | Path], patterns: Iterable[str] = (), shard: tuple[int, int] | None = None) -> Selection:
-    """Load every spec under ``paths`` and keep the cases matching ``patterns`` in shard ``I/N``.
+def spec_files(paths: Iterable[str | Path], shard: tuple[int, int] | None = None) -> list[Path]:
+    """The spec files under ``paths`` (sorted) in shard ``I/N``.
 
-    Shards split the sorted list of case ids round-robin: the same suite always splits the same way,
-    and every case is in exactly one shard.
+    Shards split the sorted files round-robin: the same suite always splits the same way, every
+    spec is in exactly one shard, and the cases of a spec stay together (one model, one session).
     """
+    files = find_spec_files(paths)
+    if shard:
+        index, total = shard
+        files = files[index - 1::total]
+    return files
+
+
+def case_names(spec: Spec, patterns: Iterable[str]) -> list[str]:
+    return [c.name for c in spec.cases if matches(f"{spec.name}/{c.name}", patterns)]
+
+
+def select(paths: Iterable[str | Path], patterns: Iterable[str] = (), shard: tuple[int, int] | None = None) -> Selection:
+    """Load every spec under ``paths`` in shard ``I/N`` and keep the cases matching ``patterns`` (for --list)."""
     selection = Selection()
-    loaded = []
     seen_names: dict[str, Path] = {}
-    for path in find_spec_files(paths):
+    for path in spec_files(paths, shard):
         try:
             spec = load_spec(path)
         except UserError as exc:
@@ -67,13 +79,7 @@ def select(paths: Iterable[str | Path], patterns: Iterable[str] = (), shard: tup
             selection.load_errors.append((path, f"{path}: name: {spec.name!r} is also the name of {seen_names[spec.name]}; spec names must be unique"))
             continue
         seen_names[spec.name] = path
-        loaded.append(spec)
-    ids = sorted((spec.name, case.name) for spec in loaded for case in spec.cases if matches(f"{spec.name}/{case.name}", patterns))
-    if shard:
-        index, total = shard
-        ids = ids[index - 1::total]
-    chosen: dict[str, list[str]] = {}
-    for spec_name, case_name in ids:
-        chosen.setdefault(spec_name, []).append(case_name)
-    selection.specs = [(spec, [c.name for c in spec.cases if c.name in chosen[spec.name]]) for spec in loaded if spec.name in chosen]
+        names = case_names(spec, patterns)
+        if names:
+            selection.specs.append((spec, names))
     return selection
