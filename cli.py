@@ -116,7 +116,8 @@ def convert(spec, output, opset, provider):
 @click.option("-k", "patterns", multiple=True, metavar="PATTERN",
               help="Run only cases whose id (spec/case) contains PATTERN, or matches it as a glob when it has * ? [. "
                    "Repeat to run cases matching any.")
-@click.option("--shard", default=None, metavar="I/N", help="Run the I-th of N deterministic slices of the suite.")
+@click.option("--shard", default=None, metavar="I/N",
+              help="Run the I-th of N deterministic slices of the suite (round-robin over the sorted spec files).")
 @click.option("--fail-fast", "-x", is_flag=True, help="Stop at the first failure or error.")
 @click.option("--list", "list_only", is_flag=True, help="List the case ids that would run, and stop.")
 @click.option("--runtime", "runtimes", multiple=True, default=("onnxruntime",), show_default=True,
