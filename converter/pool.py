@@ -49,8 +49,12 @@ class SpecInfo:
     cases: list[str]
 
 
-def run_job(job: Job, options: Options, send: Callable[[tuple], None]) -> None:
-    """Load the job's spec and check its cases, sending ("spec", info), ("start", case) and ("result", r)."""
+def run_job(job: Job, options: Options, send: Callable[[tuple], None],
+            on_case_start: Callable[[int], None] = lambda index: None) -> None:
+    """Load the job's spec and check its cases, sending ("spec", info) and ("result", r) messages.
+
+    ``on_case_start(i)`` is told when the i-th case of the info's list starts.
+    """
     try:
         spec = load_spec(job.path)
     except UserError as exc:
@@ -59,7 +63,8 @@ def run_job(job: Job, options: Options, send: Callable[[tuple], None]) -> None:
     names = job.cases if job.cases is not None else case_names(spec, job.patterns)
     send(("spec", SpecInfo(spec.name, str(spec.path), tuple(spec.ops), opset_for(spec, options), names)))
     if names:
-        for result in check_spec(spec, options, names, lambda name: send(("start", name))):
+        index = {name: i for i, name in enumerate(names)}
+        for result in check_spec(spec, options, names, lambda name: on_case_start(index[name])):
             send(("result", result))
 
 
@@ -71,7 +76,7 @@ def run_in_process(jobs: list[Job], options: Options) -> Iterator[CaseResult]:
         yield from (payload for kind, payload in out if kind == "result")
 
 
-def _worker_main(conn: Connection, options: Options, plugins: tuple[str, ...]) -> None:
+def _worker_main(conn: Connection, progress, options: Options, plugins: tuple[str, ...]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the workers
     faulthandler.disable()  # a crash is reported by the parent, in one line
     from .plugins import load_plugins
@@ -82,8 +87,11 @@ def _worker_main(conn: Connection, options: Options, plugins: tuple[str, ...]) -
         if job is None:
             return
         try:
-            conn.send(("start", job.id, SETUP))
-            run_job(job, options, lambda message: conn.send((message[0], job.id, message[1])))
+            # Where the worker is, in shared memory rather than a message per case: [case index, start time];
+            # -1 while loading the spec and building the model. The parent reads it on a crash or a timeout.
+            progress[0], progress[1] = -1, time.monotonic()
+            run_job(job, options, lambda message: conn.send((message[0], job.id, message[1])),
+                    lambda i: progress.__setitem__(slice(0, 2), [i, time.monotonic()]))
         except Exception as exc:  # noqa: BLE001 - report, and keep the worker alive
             conn.send(("crash", job.id, describe_exception(exc, "checking the spec")))
         conn.send(("done", job.id, None))
@@ -93,12 +101,20 @@ def _worker_main(conn: Connection, options: Options, plugins: tuple[str, ...]) -
 class _Worker:
     process: multiprocessing.Process
     conn: Connection
+    progress: object  # shared [index of the current case in info.cases, or -1 for SETUP; its start time]
     job: Job | None = None
     info: SpecInfo | None = None
-    current: str | None = None  # the case being run (SETUP before the first)
-    since: float = 0.0
     reported: set = field(default_factory=set)  # case names of the job with at least one result
     eof: bool = False  # the pipe is closed: the process is gone
+
+    @property
+    def current(self) -> str:
+        index = int(self.progress[0])
+        return SETUP if index < 0 or self.info is None else self.info.cases[index]
+
+    @property
+    def since(self) -> float:
+        return self.progress[1]
 
 
 class Pool:
@@ -113,10 +129,11 @@ class Pool:
 
     def _start(self) -> _Worker:
         parent, child = self.ctx.Pipe()
-        process = self.ctx.Process(target=_worker_main, args=(child, self.options, self.plugins), daemon=True)
+        progress = self.ctx.Array("d", 2, lock=False)
+        process = self.ctx.Process(target=_worker_main, args=(child, progress, self.options, self.plugins), daemon=True)
         process.start()
         child.close()
-        return _Worker(process, parent)
+        return _Worker(process, parent, progress)
 
     def run(self, jobs: list[Job]) -> Iterator[CaseResult]:
         queue = deque(jobs)
@@ -141,7 +158,8 @@ class Pool:
             self.close()
 
     def _assign(self, worker: _Worker, job: Job) -> None:
-        worker.job, worker.info, worker.current, worker.since, worker.reported = job, None, SETUP, time.monotonic(), set()
+        worker.job, worker.info, worker.reported = job, None, set()
+        worker.progress[0], worker.progress[1] = -1, time.monotonic()
         worker.conn.send(job)
 
     def _drain(self, worker: _Worker) -> Iterator[CaseResult]:
@@ -151,9 +169,7 @@ class Pool:
             except (EOFError, OSError):
                 worker.eof = True
                 return
-            if kind == "start":
-                worker.current, worker.since = payload, time.monotonic()
-            elif kind == "spec":
+            if kind == "spec":
                 worker.info = payload
             elif kind == "result":
                 worker.reported.add(payload.case)
