@@ -144,10 +144,11 @@ def convert(spec, output, opset, provider):
               help="For every failing case, write its model, inputs, outputs and the command that reproduces it.")
 @click.option("--plugin", "plugins", multiple=True, metavar="MODULE|FILE.py",
               help="Import extra layer kinds (see converter/plugins.py). Repeatable.")
-@click.option("-q", "--quiet", is_flag=True, help="Print only failures, known failures and the summary.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only failures, known failures and the summary (no progress bar).")
+@click.option("-v", "--verbose", is_flag=True, help="Print a line for every case, also on a terminal.")
 @handle_errors
 def validate(paths, jobs, timeout, patterns, shard, fail_fast, list_only, runtimes, provider, opset, opt_levels,
-             atol, rtol, ulp, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, quiet):
+             atol, rtol, ulp, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, quiet, verbose):
     """Validate specs: run every case on a runtime and compare.
 
     PATHS are spec files or folders (searched recursively for .yaml, .yml and
@@ -155,8 +156,9 @@ def validate(paths, jobs, timeout, patterns, shard, fail_fast, list_only, runtim
 
     Each case is checked three ways: the runtime against the independent numpy
     reference, and both against the spec's expected values when it has them.
-    One line per case (a progress bar instead on a terminal with -q), then a
-    summary table per layer kind and outcome.
+    On a terminal: a live progress bar and a line for every case that did not
+    pass; elsewhere (CI logs) or with -v: a line for every case. Then a summary
+    table per layer kind and outcome.
 
     \b
     Outcomes: PASS; FAIL (a comparison failed); ERROR (an exception, a crash
@@ -193,14 +195,16 @@ def validate(paths, jobs, timeout, patterns, shard, fail_fast, list_only, runtim
 
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
     files = spec_files(roots, shard_spec)
-    progress = Progress(len(files), enabled=quiet and sys.stderr.isatty())
+    terminal = sys.stdout.isatty() and sys.stderr.isatty()
+    every_case = verbose or (not quiet and not terminal)
+    progress = Progress(len(files), enabled=terminal and not quiet and not verbose)
     results, interrupted = [], False
     workers = (os.cpu_count() or 1) if jobs is None else jobs
     try:
         for result in run_validation(files, options, patterns=patterns, jobs=workers, timeout=timeout, plugins=plugins):
             results.append(result)
             progress.update(result)
-            if not quiet or result.outcome not in ("PASS",):
+            if every_case or result.outcome != "PASS":
                 progress.clear()
                 timing = f"  [{result.seconds * 1000:.1f} ms]" if result.outcome == "PASS" else ""
                 reason = f"  (known failure: {result.reason})" if result.outcome == "XFAIL" else ""

@@ -1,4 +1,15 @@
-"""Reference for trt.Scale: (x * scale + shift) ** power in float32, rounded once to the input type."""
+"""Reference for trt.Scale: (x * scale + shift) ** power in float32, rounded once to the input type.
+
+Written for speed on large tensors as well as for clarity: one float32 output buffer,
+updated in place (allocating fresh 64 MiB temporaries costs more than the arithmetic),
+and in CHANNEL mode one channel slice at a time, so each slice is multiplied, shifted and
+raised while it is in cache (benchmarks/reference.py).
+
+A uniform power is applied as a scalar exponent, for which numpy's power is exactly
+``x*x`` (2), ``1/x`` (-1) and ``sqrt`` (0.5) -- the same operations the lowering emits
+(docs/semantics.md, Scale); per-channel and per-element powers use C ``powf`` (skipped
+for a channel's power of 1, and ``x*x`` for 2: both exactly what ``powf`` gives).
+"""
 
 from __future__ import annotations
 
@@ -8,10 +19,51 @@ from ..dtypes import quantize_int8
 from ..network import Layer
 
 _DEFAULTS = {"scale": 1.0, "shift": 0.0, "power": 1.0}
+_BLOCK = 1 << 15  # elements per channel slice from which slicing pays for its Python loop
 
 
-def _broadcastable(values: np.ndarray, mode: str, shape: tuple[int, ...], axis: int) -> np.ndarray:
-    if values.size == 0:
+def reference(layer: Layer, inputs: list[np.ndarray]) -> np.ndarray:
+    (x,) = inputs
+    mode, axis = layer.attrs["mode"], layer.attrs["channel_axis"]
+    coeff = {k: np.asarray(layer.attrs[k], np.float32) for k in _DEFAULTS}
+    coeff = {k: (None if v.size == 0 else v) for k, v in coeff.items()}
+    y = np.empty(x.shape, np.float32)
+    with np.errstate(all="ignore"):
+        block = int(np.prod(x.shape[axis + 1:], dtype=np.int64))
+        if mode == "CHANNEL" and block >= _BLOCK:
+            for index in np.ndindex(*x.shape[: axis + 1]):
+                channel = index[axis]
+                _affine_power(x[index], y[index], {k: None if v is None else v[channel: channel + 1] for k, v in coeff.items()})
+        else:
+            _affine_power(x, y, {k: _broadcastable(v, mode, x.shape, axis) for k, v in coeff.items()})
+    if x.dtype == np.int8:
+        return quantize_int8(y)
+    with np.errstate(over="ignore"):  # overflow to inf is the rounding rule for float16 and bfloat16
+        return y if x.dtype == np.float32 else y.astype(x.dtype)
+
+
+def _affine_power(x: np.ndarray, y: np.ndarray, c: dict) -> None:
+    """y = (x * scale + shift) ** power, in float32, in place in ``y``."""
+    if c["scale"] is not None:
+        np.multiply(x, c["scale"], out=y, dtype=np.float32)
+    else:
+        np.copyto(y, x, casting="unsafe")
+    if c["shift"] is not None:
+        np.add(y, c["shift"], out=y)
+    power = c["power"]
+    if power is None:
+        return
+    if power.ndim == 0:  # uniform: a scalar exponent
+        np.power(y, float(power), out=y)
+    elif power.size == 1 and power[0] in (1.0, 2.0):  # one channel: powf(x, 1) is x, powf(x, 2) is exactly x*x
+        if power[0] == 2.0:
+            np.multiply(y, y, out=y)
+    else:
+        np.power(y, power, out=y)
+
+
+def _broadcastable(values: np.ndarray | None, mode: str, shape: tuple[int, ...], axis: int) -> np.ndarray | None:
+    if values is None:
         return None
     if mode == "UNIFORM":
         return values.reshape(())
@@ -19,22 +71,3 @@ def _broadcastable(values: np.ndarray, mode: str, shape: tuple[int, ...], axis: 
         # coefficient c applies to every element whose index along channel_axis is c
         return values.reshape((-1,) + (1,) * (len(shape) - axis - 1))
     return values.reshape(shape[axis:])  # ELEMENTWISE: indexed by [a_axis, ..., a_n]
-
-
-def reference(layer: Layer, inputs: list[np.ndarray]) -> np.ndarray:
-    (x,) = inputs
-    mode, axis = layer.attrs["mode"], layer.attrs["channel_axis"]
-    y = x.astype(np.float32)
-    c = {k: _broadcastable(np.asarray(layer.attrs[k], np.float32), mode, x.shape, axis) for k in _DEFAULTS}
-    with np.errstate(all="ignore"):
-        if c["scale"] is not None:
-            y = y * c["scale"]
-        if c["shift"] is not None:
-            y = y + c["shift"]
-        if c["power"] is not None:
-            y = np.power(y, c["power"])
-    y = np.broadcast_to(y, x.shape).astype(np.float32)
-    if x.dtype == np.int8:
-        return quantize_int8(y)
-    with np.errstate(over="ignore"):  # overflow to inf is the rounding rule for float16 and bfloat16
-        return y.astype(x.dtype)
