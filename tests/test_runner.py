@@ -180,3 +180,13 @@ def test_bundled_suite_on_another_runtime_passes_with_its_declared_known_failure
     assert result.exit_code == 0, result.output[-3000:]
     summary = result.output.strip().splitlines()[-1]
     assert " 0 failed, 0 errors" in summary and "xfail" in summary  # each known failure says why in its spec
+
+
+@pytest.mark.parametrize("opset", ["13", "max"])
+def test_bundled_suite_at_the_lowest_and_the_newest_opset(opset):
+    from converter.runtime import max_supported_opset
+
+    opset = max_supported_opset() if opset == "max" else int(opset)
+    result = invoke("validate", "-q", "-j", 2, "--opset", opset)
+    assert result.exit_code == 0, result.output[-3000:]
+    assert " 0 failed, 0 errors" in result.output.strip().splitlines()[-1]
