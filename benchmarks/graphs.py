@@ -46,12 +46,10 @@ def mul_floor(shape, dtype: str) -> onnx.ModelProto:
                   helper.make_tensor_value_info("y", t, shape), [numpy_helper.from_array(np.array(2, DTYPES[dtype].numpy), "k")])
 
 
-def naive_scale(shape, dtype: str, mode: str, scale, shift, power) -> onnx.ModelProto:
-    """Always Mul -> Add -> Pow, in float32 (with casts around a float16 input), coefficients broadcast like ours."""
-    c = 1 if mode == "UNIFORM" else shape[1]
-    cshape = [] if mode == "UNIFORM" else [c, 1, 1]
-    consts = [numpy_helper.from_array(np.broadcast_to(np.float32(v), (c,)).reshape(cshape).astype(np.float32), n)
-              for n, v in (("s", scale), ("b", shift), ("p", power))]
+def naive_scale(shape, dtype: str, scale, shift, power) -> onnx.ModelProto:
+    """Always Mul -> Add -> Pow, in float32 (with casts around a float16 input); one coefficient or one per channel."""
+    cshape = [] if len(scale) == 1 else [len(scale), 1, 1]
+    consts = [numpy_helper.from_array(np.array(v, np.float32).reshape(cshape), n) for n, v in (("s", scale), ("b", shift), ("p", power))]
     t = DTYPES[dtype].onnx
     nodes, x = [], "x"
     if dtype != "float32":
@@ -87,24 +85,9 @@ def scale_rows(shape, dtype, provider):
     for label, mode, scale, shift, power in configs:
         spec = layer_spec("trt.Scale", {"x": (dtype, shape)}, {"mode": mode, "scale": scale, "shift": shift, "power": power})
         lowered = timed(build_model(spec.network), {"x": x}, provider)
-        naive = timed(naive_scale(list(shape), dtype, mode, scale[0], shift[0], power[0] if mode == "UNIFORM" else 1.0)
-                      if mode == "UNIFORM" else naive_scale_per_channel(list(shape), dtype, scale, shift, power), {"x": x}, provider)
+        naive = timed(naive_scale(list(shape), dtype, scale, shift, power), {"x": x}, provider)
         rows.append([f"{label} ({dtype})", lowered * 1e3, lowered / floor, lowered / naive])
     return rows
-
-
-def naive_scale_per_channel(shape, dtype, scale, shift, power):
-    t = DTYPES[dtype].onnx
-    consts = [numpy_helper.from_array(np.array(v, np.float32).reshape(-1, 1, 1), n) for n, v in (("s", scale), ("b", shift), ("p", power))]
-    nodes, x = [], "x"
-    if dtype != "float32":
-        nodes.append(helper.make_node("Cast", ["x"], ["xf"], to=TensorProto.FLOAT))
-        x = "xf"
-    nodes += [helper.make_node("Mul", [x, "s"], ["m"]), helper.make_node("Add", ["m", "b"], ["a"]),
-              helper.make_node("Pow", ["a", "p"], ["yf" if dtype != "float32" else "y"])]
-    if dtype != "float32":
-        nodes.append(helper.make_node("Cast", ["yf"], ["y"], to=t))
-    return _model(nodes, [helper.make_tensor_value_info("x", t, shape)], helper.make_tensor_value_info("y", t, shape), consts)
 
 
 def elementwise_rows(shape, dtype, provider):

@@ -12,6 +12,7 @@ import numpy as np
 from .dtypes import BFLOAT16, DType
 from .errors import SpecError
 from .network import TensorType
+from .schema import nested_array
 from .safe_yaml import printable
 
 MAX_NPY_BYTES = 256 * 1024 * 1024  # a .npy file, and the data a random generator may make for one tensor
@@ -117,12 +118,7 @@ def _reason(exc: BaseException) -> str:
 
 
 def _literal(value: Any, dtype: DType) -> np.ndarray:
-    try:
-        raw = np.array(value, dtype=object)
-    except ValueError:
-        raise SpecError("nested lists are ragged (rows of different lengths)") from None
-    if raw.dtype == object and raw.ndim and any(isinstance(v, list) for v in raw.ravel()):
-        raise SpecError("nested lists are ragged (rows of different lengths)")
+    raw = nested_array(value)
     flat = [_scalar(v, dtype) for v in raw.ravel()]
     if dtype.is_float:
         # float64 first, then one rounding to the target type (bfloat16/float16 round to nearest even).

@@ -81,12 +81,7 @@ class NumberArray(Attr):
             value = [value]
         if not isinstance(value, list):
             raise SpecError(f"expected a number or a list of numbers, got {type(value).__name__} {value!r}")
-        try:
-            array = np.array(value, dtype=object)
-        except ValueError:
-            raise SpecError("nested lists are ragged (rows of different lengths)") from None
-        if array.dtype == object and array.ndim and any(isinstance(v, list) for v in array.ravel()):
-            raise SpecError("nested lists are ragged (rows of different lengths)")
+        array = nested_array(value)
         flat = [parse_number(v, integer=self.integer) for v in array.ravel()]
         dtype = np.int64 if self.integer else np.float32
         with np.errstate(over="ignore"):
@@ -97,6 +92,17 @@ class NumberArray(Attr):
 
     def describe(self) -> str:
         return "list of integers" if self.integer else "number or list of numbers"
+
+
+def nested_array(value: Any) -> np.ndarray:
+    """A nested list as an object array of its leaves; SpecError when rows differ in length."""
+    try:
+        array = np.array(value, dtype=object)
+    except ValueError:
+        raise SpecError("nested lists are ragged (rows of different lengths)") from None
+    if array.dtype == object and array.ndim and any(isinstance(v, list) for v in array.ravel()):
+        raise SpecError("nested lists are ragged (rows of different lengths)")
+    return array
 
 
 def parse_number(value: Any, *, integer: bool = False) -> float | int:
