@@ -90,13 +90,19 @@ class OrtRunner:
     def __init__(self, model_bytes: bytes, provider: str = "CPUExecutionProvider", opt_level: str = "all"):
         options = ort.SessionOptions()
         options.graph_optimization_level = OPT_LEVELS[opt_level]
-        options.log_severity_level = 3
+        options.log_severity_level = 4  # errors reach the user as exceptions, in one line, not as log noise
         options.intra_op_num_threads = 1
         if provider != "CPUExecutionProvider":
             # Never let nodes fall back to the CPU silently: the user asked for this EP.
             options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
         self.provider = provider
-        self.session = ort.InferenceSession(model_bytes, sess_options=options, providers=[provider])
+        try:
+            self.session = ort.InferenceSession(model_bytes, sess_options=options, providers=[provider])
+        except Exception as exc:  # noqa: BLE001
+            if "fallback to CPU EP has been explicitly disabled" in str(exc):
+                raise RuntimeError(f"{provider} cannot run every node of this model, and spec2onnx does not let nodes "
+                                   "fall back to the CPU silently (session.disable_cpu_ep_fallback)") from exc
+            raise
         self._outputs = [(o.name, o.type, o.shape) for o in self.session.get_outputs()]
 
     def run(self, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

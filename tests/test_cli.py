@@ -147,3 +147,13 @@ def test_real_process_exit_status_and_no_traceback(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip() == f"spec2onnx: error: {bad}: network: network must be a mapping, got int 3"
     assert "Traceback" not in proc.stderr and not (tmp_path / "m.onnx").exists()
+
+
+def test_a_non_cpu_provider_never_falls_back_to_the_cpu_silently():
+    """onnxruntime's CPU wheel also lists AzureExecutionProvider, which runs no ONNX node itself."""
+    if "AzureExecutionProvider" not in ort.get_available_providers():
+        pytest.skip("this onnxruntime has no second execution provider to try")
+    result = invoke("validate", SPECS / "trt_scale/seed-scale-4d.yaml", "--provider", "AzureExecutionProvider", "-j", 0)
+    assert result.exit_code == 1
+    assert "ERROR trt-scale-seed-4d/doc-example" in result.output
+    assert "does not let nodes fall back to the CPU silently" in result.output
