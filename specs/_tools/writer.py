@@ -20,14 +20,19 @@ def _flow_lists(dumper, data):
 _Dumper.add_representer(list, _flow_lists)
 
 
+# The order top-level fields are written in (the spec format's own order).
+FIELD_ORDER = ("name", "source", "description", "opset", "tolerance", "xfail", "network", "cases")
+
+
 def write_specs(folder: Path, specs: list[dict], script: str) -> int:
-    """Write each spec to folder/<name>.yaml, and remove stale generated files."""
+    """Write each spec to folder/<name>.yaml in the format's field order, and remove stale generated files."""
     wanted = {f"{spec['name']}.yaml" for spec in specs}
     for old in folder.glob("gen-*.yaml"):
         if old.name not in wanted:
             old.unlink()
     for spec in specs:
         assert spec["name"].startswith("gen-"), spec["name"]
+        spec = {key: spec[key] for key in sorted(spec, key=FIELD_ORDER.index)}
         text = HEADER.format(script=script) + yaml.dump(spec, Dumper=_Dumper, sort_keys=False, width=120)
         (folder / f"{spec['name']}.yaml").write_text(text)
     return len(specs)

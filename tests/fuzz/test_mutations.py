@@ -23,37 +23,35 @@ from .strategies import _text, any_valid_spec, invalid_specs, junk_specs
 PATH = Path("fuzz.yaml")
 
 
+def _parse(doc):
+    """The spec, or None when loading gave a user error (whose message must be one line)."""
+    try:
+        return parse_spec(doc, PATH)
+    except UserError as exc:
+        _one_line(str(exc))
+        return None
+    except Exception as exc:  # noqa: BLE001
+        if is_known(exc):
+            reject()  # a known crash: see known_bugs.py
+        raise
+
+
 @given(invalid_specs())
 def test_mutated_specs_are_user_errors(mutated):
     doc, what = mutated
     note(what)
     note(yaml.safe_dump(doc, sort_keys=False, width=200) if _dumpable(doc) else repr(doc))
-    try:
-        parse_spec(doc, PATH)
-    except UserError as exc:
-        _one_line(str(exc))
-        return
-    except Exception as exc:  # noqa: BLE001
-        if is_known(exc):
-            reject()  # a known crash outside this change: see known_bugs.py
-        raise
-    raise AssertionError(f"accepted an invalid spec ({what})")
+    if _parse(doc) is not None:
+        raise AssertionError(f"accepted an invalid spec ({what})")
 
 
 @given(junk_specs())
 def test_junk_anywhere_is_a_user_error_or_valid(mutated):
     doc, what = mutated
     note(what)
-    try:
-        spec = parse_spec(doc, PATH)
-    except UserError as exc:
-        _one_line(str(exc))
-        return
-    except Exception as exc:  # noqa: BLE001
-        if is_known(exc):
-            reject()  # a known crash outside this change: see known_bugs.py
-        raise
-    build_model(spec.network, name=spec.name)  # accepted: then it must lower and pass the checker
+    spec = _parse(doc)
+    if spec is not None:
+        build_model(spec.network, name=spec.name)  # accepted: then it must lower and pass the checker
 
 
 @given(any_valid_spec(), st.sampled_from([".yaml", ".json"]), st.data())
