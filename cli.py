@@ -225,7 +225,7 @@ def validate(paths, jobs, timeout, patterns, shard, fail_fast, list_only, runtim
         click.echo("\nRuntime disagreements:")
         for line in disagreements:
             click.echo(f"  {line}")
-    click.echo(summary_line(results) + f" in {seconds:.1f} s" + (" (interrupted)" if interrupted else ""))
+    click.echo(summary_line(results) + f" in {seconds:.2f} s" + (" (interrupted)" if interrupted else ""))
     if json_path:
         write_json(json_path, to_json(results, started=started, seconds=seconds, argv=sys.argv, interrupted=interrupted))
     if junit_path:
