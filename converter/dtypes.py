@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -40,6 +41,7 @@ class DType:
         return self.name
 
 
+@functools.lru_cache(maxsize=None)
 def _limits(dt: DType):
     if dt.kind == "bool":
         return 0, 1
