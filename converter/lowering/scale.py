@@ -87,10 +87,14 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
                FLOAT16: "compute in float32 and round once to float16, as the reference does",
                BFLOAT16: "the CPU EP has no bfloat16 Mul/Add/Pow; compute in float32, round once to bfloat16"}[x_type.dtype]
         y = b.cast(y, FLOAT32, why=why)
-    if coeff["scale"] is not None:
-        y = b.op("Mul", [y, b.const("scale", coeff["scale"])])
-    if coeff["shift"] is not None:
-        y = b.op("Add", [y, b.const("shift", coeff["shift"])])
+    channels = _per_channel_affine(layer, x_type.shape, coeff)
+    if channels is not None:
+        y = _batch_norm(b, y, *channels)
+    else:
+        if coeff["scale"] is not None:
+            y = b.op("Mul", [y, b.const("scale", coeff["scale"])])
+        if coeff["shift"] is not None:
+            y = b.op("Add", [y, b.const("shift", coeff["shift"])])
     if coeff["power"] is not None:
         y = _power(b, y, coeff["power"])
     if x_type.dtype == INT8:
@@ -98,6 +102,35 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     elif x_type.dtype != FLOAT32:
         y = b.cast(y, x_type.dtype, why="round the float32 result once to the output type")
     return b.finish(y)
+
+
+def _per_channel_affine(layer: Layer, shape: tuple[int, ...], coeff: dict):
+    """(scale, shift) as vectors over axis 1 when x * scale + shift can be one BatchNormalization, else None.
+
+    That needs both coefficients (one of them alone is already a single pass) applying per tensor, or
+    per channel along axis 1, BatchNormalization's channel axis.
+    """
+    mode, axis = layer.attrs["mode"], layer.attrs["channel_axis"]
+    if coeff["scale"] is None or coeff["shift"] is None or shape[1] == 0:
+        return None
+    if mode == "UNIFORM" or (mode == "CHANNEL" and axis == 1):
+        return tuple(np.broadcast_to(coeff[k].reshape(-1)[:shape[1]] if mode == "CHANNEL" else coeff[k].reshape(()),
+                                     (shape[1],)).astype(np.float32) for k in ("scale", "shift"))
+    return None
+
+
+def _batch_norm(b: NodeBuilder, y: str, scale: np.ndarray, shift: np.ndarray) -> str:
+    """x * scale + shift in one pass: BatchNormalization with mean 0, variance 1, epsilon 0.
+
+    onnxruntime folds that into x * (scale / sqrt(1 + 0)) + (shift - 0 * scale): exactly scale and
+    shift, then a multiply and an add rounded separately, as the reference does (bit-identical,
+    tests/lowering/test_scale_lowering.py). TensorRT's ONNX parser imports it as an IScaleLayer.
+    """
+    channels = scale.shape[0]
+    inputs = [y, b.const("scale", scale), b.const("shift", shift),
+              b.const("mean", np.zeros(channels, np.float32)), b.const("variance", np.ones(channels, np.float32))]
+    return b.op("BatchNormalization", inputs, epsilon=0.0,
+                why="x * scale + shift in one pass (mean 0, variance 1, epsilon 0 leave scale and shift exact)")
 
 
 def _power(b: NodeBuilder, y: str, power: np.ndarray) -> str:

@@ -28,6 +28,7 @@ def scale_spec(dtype="float32", **attrs):
     ({"power": [0.5, 0.5]}, ["Sqrt"]),
     ({"scale": [2, 3], "shift": [0, 0], "power": [1, 1]}, ["Mul"]),
     ({"scale": [1, 1], "shift": [1, 2], "power": [0.5, 1]}, ["Add", "Pow"]),
+    ({"scale": [2, 3], "shift": [1, 2]}, ["BatchNormalization"]),
 ])
 def test_float32_emits_only_nodes_that_do_something(attrs, nodes):
     assert node_types(scale_spec(**attrs)) == nodes
@@ -47,7 +48,34 @@ def test_int8_with_fractional_power_guards_nan():
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_low_precision_computes_in_float32_and_rounds_once(dtype):
-    assert node_types(scale_spec(dtype, scale=[2, 3], shift=[1, 1])) == ["Cast", "Mul", "Add", "Cast"]
+    assert node_types(scale_spec(dtype, scale=[2, 3], shift=[1, 1])) == ["Cast", "BatchNormalization", "Cast"]
+    assert node_types(scale_spec(dtype, scale=[2, 3])) == ["Cast", "Mul", "Cast"]
+
+
+@pytest.mark.parametrize("attrs, nodes", [
+    ({"mode": "CHANNEL", "scale": [2, 3], "shift": [1, -1]}, ["BatchNormalization"]),
+    ({"mode": "UNIFORM", "scale": [2], "shift": [1], "power": [2]}, ["BatchNormalization", "Mul"]),
+    ({"mode": "CHANNEL", "channel_axis": 2, "scale": [2, 3], "shift": [1, -1]}, ["Mul", "Add"]),  # not BN's axis
+    ({"mode": "ELEMENTWISE", "channel_axis": 3, "scale": [2, 3], "shift": [1, -1]}, ["Mul", "Add"]),
+])
+def test_scale_and_shift_fuse_into_one_batch_normalization_on_axis_1(attrs, nodes):
+    spec = one_layer_spec("trt.Scale", {"x": ("float32", (1, 2, 2, 2))}, attrs)
+    assert node_types(spec) == nodes
+
+
+@pytest.mark.parametrize("shape", [(2, 5, 7, 9), (1, 3, 2, 4, 5), (1, 2, 2, 3, 2, 2)])
+def test_batch_normalization_is_bit_identical_to_multiply_then_add(shape):
+    """The fused pass must round x*scale and then +shift separately, like the reference: no FMA."""
+    from converter.reference import run_network
+
+    rng = np.random.default_rng(5)
+    c = shape[1]
+    attrs = {"mode": "CHANNEL", "scale": rng.uniform(-3, 3, c).tolist(), "shift": rng.uniform(-1e3, 1e3, c).tolist()}
+    spec = one_layer_spec("trt.Scale", {"x": ("float32", shape)}, attrs)
+    x = rng.uniform(-1e4, 1e4, shape).astype(np.float32)
+    for level in ("all", "disabled"):
+        got = OrtRunner(build_model(spec.network).SerializeToString(), opt_level=level).run({"x": x})["y"]
+        np.testing.assert_array_equal(got, run_network(spec.network, {"x": x})["y"])
 
 
 def test_bfloat16_runs_on_the_cpu_ep_where_onnxruntime_has_no_bf16_kernels():
