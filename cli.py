@@ -23,6 +23,14 @@ Exit status: 0 everything passed (known failures allowed);
 """
 
 
+def _say(text: str) -> None:
+    """click.echo that outlives a closed stdout (`spec2onnx validate | head`): the run and its reports go on."""
+    try:
+        click.echo(text)
+    except BrokenPipeError:
+        sys.stdout = open(os.devnull, "w")
+
+
 def _fail(message: str, code: int) -> None:
     lines = message.strip().splitlines() or [""]
     more = " (...)" if len(lines) > 1 else ""  # one line, always: CI logs and people grep for it
@@ -108,14 +116,14 @@ def convert(spec, output, opset, provider):
 
 @main.command(epilog=EPILOG)
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("-j", "--jobs", type=int, default=None, metavar="N",
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N",
               help="Worker processes (default: the CPU count). Each worker runs whole specs, so the cases of a "
                    "network share one session; a crashed or hung worker is replaced. 0 runs in this process.")
-@click.option("--timeout", type=float, default=60.0, show_default=True, metavar="SECONDS",
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True, metavar="SECONDS",
               help="Per case: a case running longer is reported as ERROR and its worker replaced.")
 @click.option("-k", "patterns", multiple=True, metavar="PATTERN",
-              help="Run only cases whose id (spec/case) contains PATTERN, or matches it as a glob when it has * ? [. "
-                   "Repeat to run cases matching any.")
+              help="Run only cases whose id (spec/case) contains PATTERN, matches it as a glob when it has * ? [, "
+                   "or, written =ID, is exactly ID. Repeat to run cases matching any.")
 @click.option("--shard", default=None, metavar="I/N",
               help="Run the I-th of N deterministic slices of the suite (round-robin over the sorted spec files).")
 @click.option("--fail-fast", "-x", is_flag=True, help="Stop at the first failure or error.")
@@ -176,12 +184,16 @@ def validate(paths, jobs, timeout, patterns, shard, fail_fast, list_only, runtim
     from converter.report import (Progress, disagreement_lines, summary_line, summary_table, to_json, write_json,
                                   write_junit)
     from converter.selection import parse_shard, select, spec_files
+    from converter.errors import UserError
     from converter.validate import BAD
 
     load_plugins(plugins)
+    for option, path in (("--json", json_path), ("--junit", junit_path)):
+        if path and not Path(path).resolve().parent.is_dir():
+            raise UserError(f"{option} {path}: folder {Path(path).parent} does not exist")
     tolerance = Tolerance(atol, rtol, ulp) if (atol, rtol, ulp) != (None, None, None) else None
     options = make_options(runtimes=runtimes, provider=provider, opt_levels=opt_levels, opset=opset,
-                           tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir)
+                           tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins)
     roots = list(paths) or [bundled_specs_dir()]
     shard_spec = parse_shard(shard) if shard else None
     if list_only:
@@ -208,9 +220,9 @@ def validate(paths, jobs, timeout, patterns, shard, fail_fast, list_only, runtim
                 progress.clear()
                 timing = f"  [{result.seconds * 1000:.1f} ms]" if result.outcome == "PASS" else ""
                 reason = f"  (known failure: {result.reason})" if result.outcome == "XFAIL" else ""
-                click.echo(f"{result.outcome:5} {result.id}{timing}{reason}")
+                _say(f"{result.outcome:5} {result.id}{timing}{reason}")
                 for problem in result.problems:
-                    click.echo(f"      {problem}")
+                    _say(f"      {problem}")
             if fail_fast and result.outcome in BAD:
                 break
     except KeyboardInterrupt:
@@ -218,19 +230,21 @@ def validate(paths, jobs, timeout, patterns, shard, fail_fast, list_only, runtim
     progress.clear()
     seconds = time.perf_counter() - t0
     if results:
-        click.echo("")
-        click.echo(summary_table(results))
+        _say("")
+        _say(summary_table(results))
     disagreements = disagreement_lines(results)
     if disagreements:
-        click.echo("\nRuntime disagreements:")
+        _say("\nRuntime disagreements:")
         for line in disagreements:
-            click.echo(f"  {line}")
-    click.echo(summary_line(results) + f" in {seconds:.2f} s" + (" (interrupted)" if interrupted else ""))
+            _say(f"  {line}")
+    _say(summary_line(results) + f" in {seconds:.2f} s" + (" (interrupted)" if interrupted else ""))
     if json_path:
         write_json(json_path, to_json(results, started=started, seconds=seconds, argv=sys.argv, interrupted=interrupted))
     if junit_path:
         write_junit(junit_path, results, seconds)
-    ran = sum(1 for r in results if not r.bad_input)
+    ran = len({(r.spec, r.case) for r in results if not r.bad_input})
+    if not ran and not interrupted:
+        click.echo("spec2onnx: error: no case ran (no spec found, or no case matched -k)", err=True)
     if interrupted:
         sys.exit(130)
     if any(r.bad_input for r in results):

@@ -35,7 +35,8 @@ def convert_spec(spec_path: Path, output: Path | None = None, *, opset: int | No
 
 
 def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels=("all",), opset: int | None = None,
-                 tolerance: Tolerance | None = None, xfail_file: str | None = None, repro_dir: str | None = None) -> Options:
+                 tolerance: Tolerance | None = None, xfail_file: str | None = None, repro_dir: str | None = None,
+                 plugins: tuple[str, ...] = ()) -> Options:
     """Options for a validation run, every name checked (unknown provider, opset, runtime: UserError)."""
     full_provider = resolve_provider(provider)
     configs = []
@@ -50,8 +51,18 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
         opset=check_opset(opset) if opset is not None else None,
         tolerance=tolerance,
         xfail=load_rules_file(xfail_file) if xfail_file else (),
-        repro_dir=repro_dir,
+        xfail_file=xfail_file,
+        repro_dir=_writable_folder("--repro-dir", repro_dir) if repro_dir else None,
+        plugins=tuple(plugins),
     )
+
+
+def _writable_folder(option: str, folder: str) -> str:
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"{option} {folder}: cannot create the folder ({exc.strerror})") from None
+    return folder
 
 
 def run_validation(files: list[Path], options: Options, *, patterns=(), jobs: int = 1, timeout: float | None = None,

@@ -136,7 +136,7 @@ class Mismatch:
         d = asdict(self)
         d["worst_index"] = list(self.worst_index)
         d["first"] = [{"index": list(i), "got": a, "want": e} for i, a, e in self.first]
-        return {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in d.items()}
+        return d
 
 
 def compare(actual: np.ndarray, expected: np.ndarray, tol: Tolerance) -> Mismatch | None:

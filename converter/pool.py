@@ -49,31 +49,33 @@ class SpecInfo:
     cases: list[str]
 
 
-def run_job(job: Job, options: Options, send: Callable[[tuple], None],
-            on_case_start: Callable[[int], None] = lambda index: None) -> None:
-    """Load the job's spec and check its cases, sending ("spec", info) and ("result", r) messages.
+def iter_job(job: Job, options: Options, on_case_start: Callable[[int], None] = lambda index: None) -> Iterator[tuple]:
+    """Load the job's spec and check its cases: yields ("spec", SpecInfo) and ("result", CaseResult).
 
     ``on_case_start(i)`` is told when the i-th case of the info's list starts.
     """
+    path = str(job.path)
     try:
         spec = load_spec(job.path)
     except UserError as exc:
-        send(("result", CaseResult(str(job.path), "<load>", ERROR, path=str(job.path), problems=[str(exc)], bad_input=True)))
+        yield "result", CaseResult(path, "<load>", ERROR, path=path, problems=[str(exc)], bad_input=True)
+        return
+    except Exception as exc:  # noqa: BLE001 - our bug (or a plugin's): report it, run the other specs
+        problem = describe_exception(exc, "loading the spec") + f" [a bug in spec2onnx: please report it with {path}]"
+        yield "result", CaseResult(path, "<load>", ERROR, path=path, problems=[problem], internal=True)
         return
     names = job.cases if job.cases is not None else case_names(spec, job.patterns)
-    send(("spec", SpecInfo(spec.name, str(spec.path), tuple(spec.ops), opset_for(spec, options), names)))
+    yield "spec", SpecInfo(spec.name, str(spec.path), tuple(spec.ops), opset_for(spec, options), names)
     if names:
         index = {name: i for i, name in enumerate(names)}
         for result in check_spec(spec, options, names, lambda name: on_case_start(index[name])):
-            send(("result", result))
+            yield "result", result
 
 
 def run_in_process(jobs: list[Job], options: Options) -> Iterator[CaseResult]:
     """No isolation (-j 0): for debugging, and where processes cannot be started."""
     for job in jobs:
-        out: list = []
-        run_job(job, options, out.append)
-        yield from (payload for kind, payload in out if kind == "result")
+        yield from (payload for kind, payload in iter_job(job, options) if kind == "result")
 
 
 def _worker_main(conn: Connection, progress, options: Options, plugins: tuple[str, ...]) -> None:
@@ -90,11 +92,19 @@ def _worker_main(conn: Connection, progress, options: Options, plugins: tuple[st
             # Where the worker is, in shared memory rather than a message per case: [case index, start time];
             # -1 while loading the spec and building the model. The parent reads it on a crash or a timeout.
             progress[0], progress[1] = -1, time.monotonic()
-            run_job(job, options, lambda message: conn.send((message[0], job.id, message[1])),
-                    lambda i: progress.__setitem__(slice(0, 2), [i, time.monotonic()]))
+            for kind, payload in iter_job(job, options, lambda i: progress.__setitem__(slice(0, 2), [i, time.monotonic()])):
+                conn.send((kind, job.id, payload))
         except Exception as exc:  # noqa: BLE001 - report, and keep the worker alive
             conn.send(("crash", job.id, describe_exception(exc, "checking the spec")))
         conn.send(("done", job.id, None))
+
+
+def _config_key(config) -> tuple[str, str, str]:
+    return config.runtime, config.provider, config.opt_level
+
+
+def _config_of(result: CaseResult) -> tuple[str, str, str]:
+    return result.runtime, result.provider, result.opt_level
 
 
 @dataclass
@@ -104,7 +114,7 @@ class _Worker:
     progress: object  # shared [index of the current case in info.cases, or -1 for SETUP; its start time]
     job: Job | None = None
     info: SpecInfo | None = None
-    reported: set = field(default_factory=set)  # case names of the job with at least one result
+    reported: set = field(default_factory=set)  # (case, config) pairs of the job with a result
     eof: bool = False  # the pipe is closed: the process is gone
 
     @property
@@ -158,9 +168,18 @@ class Pool:
             self.close()
 
     def _assign(self, worker: _Worker, job: Job) -> None:
-        worker.job, worker.info, worker.reported = job, None, set()
-        worker.progress[0], worker.progress[1] = -1, time.monotonic()
-        worker.conn.send(job)
+        for _ in range(3):  # a worker that died while idle is replaced (and its replacement tried)
+            try:
+                worker.job, worker.info, worker.reported = job, None, set()
+                worker.progress[0], worker.progress[1] = -1, time.monotonic()
+                worker.conn.send(job)
+                return
+            except OSError:
+                self._kill(worker)
+                replacement = self._start()
+                self.workers[self.workers.index(worker)] = replacement
+                worker = replacement
+        raise RuntimeError("worker processes keep dying before they get work")
 
     def _drain(self, worker: _Worker) -> Iterator[CaseResult]:
         while worker.job and worker.conn.poll():
@@ -172,34 +191,39 @@ class Pool:
             if kind == "spec":
                 worker.info = payload
             elif kind == "result":
-                worker.reported.add(payload.case)
+                worker.reported.add((payload.case, _config_of(payload)))
                 yield payload
             elif kind == "crash":
-                yield from self._errors(worker, self._unreported(worker), payload)
-                worker.reported.update(self._unreported(worker))
+                yield from self._errors(worker, self._cases(worker, untouched=False), payload)
             elif kind == "done":
                 worker.job = None
 
-    @staticmethod
-    def _unreported(worker: _Worker) -> list[str]:
-        return [c for c in (worker.info.cases if worker.info else []) if c not in worker.reported]
+    def _cases(self, worker: _Worker, untouched: bool) -> list[str]:
+        """The job's cases with no result at all (untouched) or with at least one configuration missing."""
+        configs = [_config_key(c) for c in self.options.configs]
+        done = worker.reported
+        cases = worker.info.cases if worker.info else []
+        if untouched:
+            return [c for c in cases if not any((c, k) in done for k in configs)]
+        return [c for c in cases if not all((c, k) in done for k in configs)]
 
     def _lost(self, worker: _Worker, queue: deque, reason: str) -> Iterator[CaseResult]:
-        """The worker died or hung: report its current case(s), replace it, requeue the rest of its job."""
-        job, current, info = worker.job, worker.current, worker.info
+        """The worker died or hung: report its current case, replace it, requeue the rest of its job."""
+        job, current = worker.job, worker.current
         self._kill(worker)
         self.workers[self.workers.index(worker)] = self._start()
         if current == SETUP:
             reason += " while loading the spec, building the model or creating sessions"
-            victims, rest = self._unreported(worker), []
+            victims, rest = self._cases(worker, untouched=False), []
         else:
             victims = [current]
-            rest = [c for c in self._unreported(worker) if c != current]
+            rest = [c for c in self._cases(worker, untouched=True) if c != current]
         yield from self._errors(worker, victims, reason, job)
         if rest:
             queue.appendleft(Job(job.path, job.patterns, rest, job.id))
 
     def _errors(self, worker: _Worker, cases: list[str], reason: str, job: Job | None = None) -> Iterator[CaseResult]:
+        """ERROR results for the given cases, for each configuration not reported yet."""
         info = worker.info
         if info is None:  # lost before the spec was even loaded
             path = str((job or worker.job).path)
@@ -207,6 +231,9 @@ class Pool:
             return
         for case in cases:
             for config in self.options.configs:
+                if (case, _config_key(config)) in worker.reported:
+                    continue
+                worker.reported.add((case, _config_key(config)))
                 yield CaseResult(
                     spec=info.name, case=case, outcome=ERROR, path=info.path, ops=info.ops, runtime=config.runtime,
                     provider=config.provider, opset=info.opset, opt_level=config.opt_level, problems=[reason],
@@ -242,7 +269,9 @@ class Pool:
 
     def close(self) -> None:
         for worker in self.workers:
-            if worker.process.is_alive() and worker.job is None:
+            if worker.job is not None:  # stopped early (--fail-fast, Ctrl-C): do not wait for its case
+                self._kill(worker)
+            elif worker.process.is_alive():
                 try:
                     worker.conn.send(None)
                 except OSError:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import platform
 import sys
 import xml.etree.ElementTree as ET
@@ -14,6 +15,7 @@ from collections import Counter, defaultdict
 from dataclasses import asdict
 
 from . import __version__
+from .errors import UserError
 from .files import write_atomic
 from .validate import BAD, OUTCOMES, CaseResult
 
@@ -53,7 +55,7 @@ def disagreement_lines(results: list[CaseResult]) -> list[str]:
         for d in r.disagreements:
             reason = f" (known: {r.reason})" if r.reason else ""
             lines.append(f"{r.id}: output {d['output']!r} differs from {d['with']}: {d['count']}/{d['total']} elements, "
-                         f"max abs err {d['max_abs']}{reason}")
+                         f"max abs err {d['max_abs']:.6g}{reason}")
     return lines
 
 
@@ -73,7 +75,7 @@ def to_json(results: list[CaseResult], *, started: _dt.datetime, seconds: float,
         "command": argv,
         "interrupted": interrupted,
         "summary": counts(results) | {"total": len(results)},
-        "cases": [_case_json(r) for r in results],
+        "cases": [_case_json(r) for r in sorted(results, key=lambda r: (r.spec, r.case, r.label))],
     }
 
 
@@ -106,11 +108,30 @@ def to_junit(results: list[CaseResult], seconds: float) -> bytes:
 
 
 def write_json(path: str, document: dict) -> None:
-    write_atomic(path, (json.dumps(document, indent=1, default=_json_default) + "\n").encode())
+    """Strict JSON: NaN and infinities (not JSON) are written as null, at any depth."""
+    text = json.dumps(_finite(document), indent=1, default=_json_default, allow_nan=False)
+    _write_report(path, (text + "\n").encode())
+
+
+def _write_report(path: str, data: bytes) -> None:
+    try:
+        write_atomic(path, data)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot write the report ({exc.strerror or exc})") from None
+
+
+def _finite(value):
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def write_junit(path: str, results: list[CaseResult], seconds: float) -> None:
-    write_atomic(path, to_junit(results, seconds))
+    _write_report(path, to_junit(results, seconds))
 
 
 def _json_default(value):

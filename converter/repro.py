@@ -13,16 +13,25 @@ def repro_name(result) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{result.spec}__{result.case}__{result.label or result.runtime}").strip("_")
 
 
-def command_for(result) -> str:
-    """The spec2onnx command that runs exactly this case again."""
-    args = ["spec2onnx", "validate", result.path, "-k", f"{result.spec}/{result.case}", "--runtime", result.runtime,
+def command_for(result, options=None) -> str:
+    """The spec2onnx command that runs exactly this case again, with the options that decide its outcome."""
+    args = ["spec2onnx", "validate", result.path, "-k", f"={result.spec}/{result.case}", "--runtime", result.runtime,
             "--opset", str(result.opset)]
     if result.runtime == "onnxruntime":
         args += ["--provider", result.provider, "--ort-opt-level", result.opt_level]
+    if options is not None:
+        tol = options.tolerance
+        for flag, value in (("--atol", tol and tol.atol), ("--rtol", tol and tol.rtol), ("--ulp", tol and tol.ulp)):
+            if value is not None:
+                args += [flag, str(value)]
+        if options.xfail_file:
+            args += ["--xfail-file", options.xfail_file]
+        for plugin in options.plugins:
+            args += ["--plugin", plugin]
     return shlex.join(args)
 
 
-def write_repro(root: str, result, model_bytes: bytes, case, got: dict | None, want: dict | None) -> Path:
+def write_repro(root: str, result, model_bytes: bytes, case, got: dict | None, want: dict | None, options=None) -> Path:
     folder = Path(root) / repro_name(result)
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(folder / "model.onnx", model_bytes)
@@ -31,6 +40,6 @@ def write_repro(root: str, result, model_bytes: bytes, case, got: dict | None, w
     for prefix, arrays in (("output", got), ("reference", want), ("expected", case.expected)):
         for name, array in (arrays or {}).items():
             save_npy_atomic(folder / f"{prefix}.{name}.npy", array)
-    text = f"{command_for(result)}\n# {result.outcome}: " + "\n# ".join(result.problems) + "\n"
+    text = f"{command_for(result, options)}\n# {result.outcome}: " + "\n# ".join(result.problems) + "\n"
     write_atomic(folder / "command.txt", text.encode())
     return folder

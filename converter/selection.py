@@ -36,11 +36,16 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 
 def matches(case_id: str, patterns: Iterable[str]) -> bool:
-    """A -k pattern is a glob when it has *, ? or [, else a substring; several patterns are OR-ed."""
+    """A -k pattern is ``=ID`` for exactly that id, a glob when it has *, ? or [, else a substring;
+    several patterns are OR-ed."""
     patterns = list(patterns)
     if not patterns:
         return True
     for pattern in patterns:
+        if pattern.startswith("="):
+            if case_id == pattern[1:]:
+                return True
+            continue
         if any(ch in pattern for ch in "*?[") and fnmatch.fnmatchcase(case_id, pattern):
             return True
         if pattern in case_id:

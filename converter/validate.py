@@ -68,7 +68,9 @@ class Options:
     opset: int | None = None  # None: the spec's own opset, else DEFAULT_OPSET
     tolerance: Tolerance | None = None  # from the command line: overrides everything
     xfail: tuple[XfailRule, ...] = ()  # from --xfail-file
+    xfail_file: str | None = None
     repro_dir: str | None = None  # where to write the reproduction of each failing case
+    plugins: tuple[str, ...] = ()  # --plugin modules, for reproduction commands
 
     @property
     def show_labels(self) -> bool:
@@ -132,7 +134,10 @@ def check_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = 
             if res.outcome in BAD and options.repro_dir:
                 from .repro import write_repro
 
-                write_repro(options.repro_dir, res, model_bytes, case, got, want if isinstance(want, dict) else None)
+                try:
+                    write_repro(options.repro_dir, res, model_bytes, case, got, want if isinstance(want, dict) else None, options)
+                except OSError as exc:
+                    res.problems.append(f"cannot write the reproduction to {options.repro_dir}: {exc.strerror or exc}")
             yield res
 
 

@@ -138,7 +138,7 @@ def test_repro_dir_holds_model_inputs_outputs_and_command(tmp_path, write_spec):
     assert np.load(folder / "expected.scale.npy")[0, 0, 2, 2] == 360
     assert np.load(folder / "input.input1.npy").shape == (1, 1, 3, 3)
     command = (folder / "command.txt").read_text().splitlines()[0]
-    assert command.startswith("spec2onnx validate ") and "-k trt-scale-seed-4d/doc-example" in command
+    assert command.startswith("spec2onnx validate ") and "-k =trt-scale-seed-4d/doc-example" in command
     args = command.split()[1:]
     assert invoke(*args).exit_code == 1  # the command reproduces the failure
 
@@ -190,3 +190,49 @@ def test_bundled_suite_at_the_lowest_and_the_newest_opset(opset):
     result = invoke("validate", "-q", "-j", 2, "--opset", opset)
     assert result.exit_code == 0, result.output[-3000:]
     assert " 0 failed, 0 errors" in result.output.strip().splitlines()[-1]
+
+
+def test_every_case_and_configuration_is_reported_exactly_once_despite_crashes(tmp_path):
+    spec = tmp_path / "misbehaving.yaml"
+    spec.write_text(MISBEHAVING_SPEC)
+    r_json = tmp_path / "r.json"
+    invoke("validate", spec, "--plugin", PLUGIN, "-j", 2, "--timeout", 3, "--json", r_json,
+           "--ort-opt-level", "all", "--ort-opt-level", "disabled")
+    cases = json.loads(r_json.read_text())["cases"]
+    pairs = [(c["case"], c["opt_level"]) for c in cases]
+    assert len(pairs) == len(set(pairs)) == 7 * 2
+
+
+def test_k_with_equals_selects_exactly_one_id():
+    result = invoke("validate", "--list", "-k", "=trt-scale-seed-4d/random")
+    assert result.stdout.split() == ["trt-scale-seed-4d/random"]
+
+
+def test_report_folders_are_checked_before_the_run(tmp_path):
+    result = invoke("validate", SPECS / "trt_scale/seed-scale-4d.yaml", "--json", tmp_path / "missing" / "r.json")
+    assert result.exit_code == 2 and "--json" in result.output and "does not exist" in result.output
+    assert "PASS" not in result.output
+
+
+def test_nothing_selected_is_a_failed_run_that_says_so():
+    result = invoke("validate", "-k", "no-such-case-anywhere", "-j", 0)
+    assert result.exit_code == 1 and "no case ran" in result.output
+
+
+def test_json_report_is_strict_json_even_with_nan_and_infinity(tmp_path, write_spec):
+    spec = write_spec("""
+name: nan-report
+network:
+  inputs: {x: {dtype: float32, shape: [1, 1, 1, 2]}}
+  layers: [{name: y, op: trt.Scale, inputs: [x], mode: UNIFORM, scale: [2]}]
+  outputs: [y]
+cases: [{name: c, inputs: {x: [[[[1, .nan]]]]}, expected: {y: [[[[.inf, 3]]]]}}]
+""")
+    r_json = tmp_path / "r.json"
+    assert invoke("validate", spec, "-j", 0, "--json", r_json).exit_code == 1
+
+    def refuse(constant):
+        raise ValueError(f"not JSON: {constant}")
+
+    report = json.loads(r_json.read_text(), parse_constant=refuse)
+    assert report["cases"][0]["comparisons"][0]["first"][0] == {"index": [0, 0, 0, 0], "got": 2.0, "want": None}

@@ -87,7 +87,7 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
                FLOAT16: "compute in float32 and round once to float16, as the reference does",
                BFLOAT16: "the CPU EP has no bfloat16 Mul/Add/Pow; compute in float32, round once to bfloat16"}[x_type.dtype]
         y = b.cast(y, FLOAT32, why=why)
-    channels = _per_channel_affine(layer, x_type.shape, coeff)
+    channels = _per_channel_affine(layer, x_type.shape, coeff) if ctx.provider == "CPUExecutionProvider" else None
     if channels is not None:
         y = _batch_norm(b, y, *channels)
     else:
@@ -108,7 +108,8 @@ def _per_channel_affine(layer: Layer, shape: tuple[int, ...], coeff: dict):
     """(scale, shift) as vectors over axis 1 when x * scale + shift can be one BatchNormalization, else None.
 
     That needs both coefficients (one of them alone is already a single pass) applying per tensor, or
-    per channel along axis 1, BatchNormalization's channel axis.
+    per channel along axis 1, BatchNormalization's channel axis. Only for the CPU EP (the caller), whose
+    kernel is measured to round the product and the sum separately; another EP may fuse them (FMA).
     """
     mode, axis = layer.attrs["mode"], layer.attrs["channel_axis"]
     if coeff["scale"] is None or coeff["shift"] is None or shape[1] == 0:
@@ -134,9 +135,13 @@ def _batch_norm(b: NodeBuilder, y: str, scale: np.ndarray, shift: np.ndarray) ->
 
 
 def _power(b: NodeBuilder, y: str, power: np.ndarray) -> str:
-    """x ** power, with cheaper ops than Pow for the common uniform powers (docs/semantics.md, Scale)."""
-    if np.all(power == power.flat[0]):
-        p = float(power.flat[0])
+    """x ** power, with cheaper ops than Pow for the common uniform powers (docs/semantics.md, Scale).
+
+    Only a UNIFORM power (a 0-d coefficient) takes the shortcuts: per-channel and per-element powers
+    are powf's, also where they all happen to be equal (powf(-inf, 0.5) is +inf, sqrt(-inf) NaN).
+    """
+    if power.ndim == 0:
+        p = float(power)
         if p == 2.0:
             return b.op("Mul", [y, y])  # exactly pow(x, 2): one rounding of x*x
         # 3 stays Pow: onnxruntime's Pow computes a scalar exponent of 3 (and 2) in one fused pass,

@@ -22,10 +22,12 @@ def scale_spec(dtype="float32", **attrs):
     ({"scale": [2, 3]}, ["Mul"]),
     ({"shift": [1, -1]}, ["Add"]),
     ({"power": [2, 3]}, ["Pow"]),
-    ({"power": [2, 2]}, ["Mul"]),
-    ({"power": [-1, -1]}, ["Reciprocal"]),
-    ({"power": [3, 3]}, ["Pow"]),
-    ({"power": [0.5, 0.5]}, ["Sqrt"]),
+    ({"power": [2, 2]}, ["Pow"]),  # per-channel powers are powf's, even when they are all equal
+    ({"power": [0.5, 0.5]}, ["Pow"]),
+    ({"mode": "UNIFORM", "power": [2]}, ["Mul"]),
+    ({"mode": "UNIFORM", "power": [-1]}, ["Reciprocal"]),
+    ({"mode": "UNIFORM", "power": [3]}, ["Pow"]),
+    ({"mode": "UNIFORM", "power": [0.5]}, ["Sqrt"]),
     ({"scale": [2, 3], "shift": [0, 0], "power": [1, 1]}, ["Mul"]),
     ({"scale": [1, 1], "shift": [1, 2], "power": [0.5, 1]}, ["Add", "Pow"]),
     ({"scale": [2, 3], "shift": [1, 2]}, ["BatchNormalization"]),
@@ -95,3 +97,22 @@ def test_every_supported_opset_gives_a_valid_runnable_model(opset, dtype):
     spec = scale_spec(dtype, scale=[2, 3], shift=[1, 0], power=[2, 1])
     model = build_model(spec.network, opset=opset)  # runs onnx's full checker and strict shape inference
     ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+
+
+def test_per_channel_powers_are_powf_even_when_all_equal():
+    """powf(-inf, 0.5) is +inf; a Sqrt shortcut would give NaN (only a UNIFORM power takes it)."""
+    from converter.reference import run_network
+
+    spec = scale_spec(power=[0.5, 0.5])
+    x = np.array([-np.inf, 4, -0.0, 9, -np.inf, 1, 0, 16], np.float32).reshape(1, 2, 2, 2)
+    got = OrtRunner(build_model(spec.network).SerializeToString()).run({"x": x})["y"]
+    want = run_network(spec.network, {"x": x})["y"]
+    np.testing.assert_array_equal(got, want)
+    assert got[0, 0, 0, 0] == np.inf
+
+
+def test_batch_normalization_only_for_the_cpu_ep():
+    spec = scale_spec(scale=[2, 3], shift=[1, 2])
+    cpu = [n.op_type for n in build_model(spec.network).graph.node]
+    cuda = [n.op_type for n in build_model(spec.network, provider="CUDAExecutionProvider").graph.node]
+    assert cpu == ["BatchNormalization"] and cuda == ["Mul", "Add"]
