@@ -74,12 +74,15 @@ def run_validation(files: list[Path], options: Options, *, patterns=(), jobs: in
     """
     work = [Job(Path(path), tuple(patterns)) for path in files]
     results = run_in_process(work, options) if jobs <= 0 else Pool(jobs, options, timeout, plugins).run(work)
-    names: dict[str, str] = {}
+    first_path: dict[str, str] = {}  # spec name -> the file that used it first
+    clashes: set[str] = set()  # files already reported for reusing a name
     for result in results:
-        if not result.bad_input and names.setdefault(result.spec, result.path) != result.path:
-            yield CaseResult(result.path, "<load>", "ERROR", path=result.path, bad_input=True, problems=[
-                f"{result.path}: name: {result.spec!r} is also the name of {names[result.spec]}; spec names must be unique"])
-            names[result.spec] = result.path  # report each clash once
+        if not result.bad_input:
+            first = first_path.setdefault(result.spec, result.path)
+            if first != result.path and result.path not in clashes:
+                clashes.add(result.path)
+                yield CaseResult(result.path, "<load>", "ERROR", path=result.path, bad_input=True, problems=[
+                    f"{result.path}: name: {result.spec!r} is also the name of {first}; spec names must be unique"])
         yield result
 
 

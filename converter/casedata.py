@@ -10,13 +10,11 @@ import ml_dtypes
 import numpy as np
 
 from .dtypes import BFLOAT16, DType
-from .errors import SpecError
-from .network import TensorType
+from .errors import SpecError, printable
+from .network import MAX_ELEMENTS, TensorType
 from .schema import nested_array
-from .safe_yaml import printable
 
 MAX_NPY_BYTES = 256 * 1024 * 1024  # a .npy file, and the data a random generator may make for one tensor
-MAX_ELEMENTS = 2**31
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 BFLOAT16_NUMPY = BFLOAT16.numpy
 _NONFINITE = ("nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity")

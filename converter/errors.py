@@ -28,7 +28,7 @@ class UserError(Spec2OnnxError):
     def _render(self) -> str:
         where = ": ".join(part for part in (self.file, self.field) if part)
         text = f"{where}: {self.detail}" if where else self.detail
-        return _one_line(text)
+        return printable(text)
 
     def located(self, *, file: str | None = None, field_prefix: str | None = None) -> "UserError":
         """Return a copy that also names the file, and a field path prefix."""
@@ -38,8 +38,8 @@ class UserError(Spec2OnnxError):
         return type(self)(self.detail, file=self.file or file, field=field)
 
 
-def _one_line(text: str) -> str:
-    """Escape line breaks and other unprintable characters: an error message is always one line."""
+def printable(text: str) -> str:
+    """``text`` with line breaks and other unprintable characters escaped: an error message is always one line."""
     return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 

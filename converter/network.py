@@ -15,6 +15,9 @@ import numpy as np
 from .dtypes import DType
 
 
+MAX_ELEMENTS = 2**31  # TensorRT's limit on the elements of one tensor
+
+
 @dataclass(frozen=True)
 class TensorType:
     """A tensor's type. A dimension is None when only the data decides it (e.g. a resize to a run-time shape)."""
@@ -61,3 +64,9 @@ class Network:
     layers: list[Layer]  # in an order where every layer comes after what it reads
     outputs: list[str]
     types: dict[str, TensorType] = field(default_factory=dict)  # every tensor: inputs, constants, layers
+
+    def layer(self, name: str) -> Layer:
+        """The layer that produces tensor ``name``."""
+        if not hasattr(self, "_by_name"):
+            self._by_name = {layer.name: layer for layer in self.layers}
+        return self._by_name[name]

@@ -60,8 +60,10 @@ def max_supported_opset() -> int:
     """The newest default-domain opset the installed onnxruntime loads (probed once with a one-node model)."""
     from onnx import defs
 
+    from .lowering.model import ir_version_for
+
     for opset in range(defs.onnx_opset_version(), 12, -1):
-        ir = helper.find_min_ir_version_for([helper.make_opsetid("", opset)])
+        ir = ir_version_for(opset)
         graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "probe",
                                   [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
                                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])

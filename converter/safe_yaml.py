@@ -37,7 +37,7 @@ import yaml
 from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-from .errors import SpecError
+from .errors import SpecError, printable
 
 MAX_NODES = 1_000_000
 MAX_DEPTH = 64
@@ -47,11 +47,6 @@ _YAML = "tag:yaml.org,2002:"
 ALLOWED_TAGS = frozenset(_YAML + t for t in ("str", "int", "float", "bool", "null", "seq", "map"))
 _MERGE = _YAML + "merge"
 _INT_TAG = _YAML + "int"
-
-
-def printable(text: str) -> str:
-    """``text`` with line breaks and other unprintable characters escaped, so a message stays one line."""
-    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _short_tag(tag: str) -> str:

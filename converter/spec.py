@@ -19,12 +19,11 @@ from . import casedata, safe_yaml
 from .compare import Tolerance
 from .dtypes import DTYPES
 from .errors import SpecError, UserError
-from .network import Layer, Network, TensorType
+from .network import MAX_ELEMENTS, Layer, Network, TensorType
 from .registry import did_you_mean, layer_kind
 from .xfail import XfailRule, parse_rules
 
 MAX_SPEC_BYTES = 16 * 1024 * 1024
-MAX_ELEMENTS = 2**31
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 
@@ -52,7 +51,6 @@ class Spec:
     opset: int | None = None
     tolerance: Tolerance | None = None
     xfail: tuple[XfailRule, ...] = ()
-    raw: dict = field(default_factory=dict, repr=False)
 
     @property
     def ops(self) -> list[str]:
@@ -115,7 +113,7 @@ def parse_spec(doc: Any, path: Path) -> Spec:
     xfail = _at("xfail", lambda d: parse_rules(d, spec_name=name), doc["xfail"]) if "xfail" in doc else ()
     network = _parse_network(doc["network"], path.parent)
     cases = _parse_cases(doc["cases"], network, path.parent)
-    return Spec(name, path, network, cases, source, opset, tolerance, xfail, raw=doc)
+    return Spec(name, path, network, cases, source, opset, tolerance, xfail)
 
 
 # --- network -----------------------------------------------------------------------------------
@@ -328,8 +326,14 @@ def _text(value: Any, where: str) -> str:
 
 
 def _opset(value: Any) -> int:
+    from onnx.defs import onnx_opset_version
+
+    from .lowering.model import MIN_OPSET
+
     if isinstance(value, bool) or not isinstance(value, int):
         raise SpecError(f"{value!r} is not an integer opset version")
+    if not MIN_OPSET <= value <= onnx_opset_version():
+        raise SpecError(f"opset {value} is outside {MIN_OPSET} to {onnx_opset_version()} (this onnx's newest)")
     return value
 
 
@@ -341,12 +345,14 @@ def _kind(value: Any) -> str:
 
 def find_spec_files(paths) -> list[Path]:
     """Spec files under the given files and folders (folders searched recursively), sorted."""
-    found: list[Path] = []
+    found: dict[Path, Path] = {}  # resolved -> as given: a file reached twice (specs specs/x) runs once
     for p in map(Path, paths):
         if p.is_dir():
-            found.extend(sorted(f for f in p.rglob("*") if f.suffix in SPEC_SUFFIXES and f.is_file()))
+            files = sorted(f for f in p.rglob("*") if f.suffix in SPEC_SUFFIXES and f.is_file())
         elif p.exists():
-            found.append(p)
+            files = [p]
         else:
             raise UserError(f"{p}: no such file or folder")
-    return found
+        for f in files:
+            found.setdefault(f.resolve(), f)
+    return list(found.values())

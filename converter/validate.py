@@ -85,10 +85,12 @@ def check_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = 
                on_case_start: Callable[[str], None] = lambda name: None) -> Iterator[CaseResult]:
     """Results for the chosen cases of ``spec`` (all by default), one per case and runtime configuration."""
     opset = opset_for(spec, options)
-    cases = [c for c in spec.cases if case_names is None or c.name in case_names]
+    chosen = None if case_names is None else set(case_names)
+    cases = [c for c in spec.cases if chosen is None or c.name in chosen]
+    ops, path = tuple(spec.ops), str(spec.path)
 
     def result(case: Case, config: RunConfig, outcome: str, **kw) -> CaseResult:
-        return CaseResult(spec=spec.name, case=case.name, outcome=outcome, path=str(spec.path), ops=tuple(spec.ops),
+        return CaseResult(spec=spec.name, case=case.name, outcome=outcome, path=path, ops=ops,
                           runtime=config.runtime, provider=config.provider, opset=opset, opt_level=config.opt_level,
                           label=config.label if options.show_labels else "", **kw)
 
@@ -116,13 +118,14 @@ def check_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = 
         t0 = time.perf_counter()
         try:
             want = reference.run_network(spec.network, case.inputs)
+            reference_problems = _compare_outputs(spec, case, "reference", want, tolerances, against_reference=None)
         except Exception as exc:  # noqa: BLE001
-            want = describe_exception(exc, "running the numpy reference")
+            want, reference_problems = describe_exception(exc, "running the numpy reference"), ([], [])
         first_outputs = None
         for config in options.configs:
             runner = runners[config]
             t1 = time.perf_counter()
-            outcome, problems, stats, got = _check(spec, case, runner, want, tolerances, config.runtime)
+            outcome, problems, stats, got = _check(spec, case, runner, want, tolerances, config.runtime, reference_problems)
             disagreements = []
             if got is not None and first_outputs is None:
                 first_outputs, first_label = got, config.label
@@ -154,8 +157,11 @@ def _resolved(tolerances, output: str, case: Case) -> Tolerance:
     return resolve_tolerance(dtype, cli, case_tol, spec_tol, kind_tol)
 
 
-def _check(spec: Spec, case: Case, runner, want, tolerances, runtime: str):
-    """(outcome, problems, comparison stats, runtime outputs or None)."""
+def _check(spec: Spec, case: Case, runner, want, tolerances, runtime: str, reference_problems):
+    """(outcome, problems, comparison stats, runtime outputs or None).
+
+    ``reference_problems`` (reference vs expected, computed once per case) count for every runtime.
+    """
     if isinstance(runner, str):
         return ERROR, [runner], [], None
     try:
@@ -164,23 +170,30 @@ def _check(spec: Spec, case: Case, runner, want, tolerances, runtime: str):
         return ERROR, [describe_exception(exc, f"running {runtime}")], [], None
     if isinstance(want, str):
         return ERROR, [want], [], got
+    problems, stats = _compare_outputs(spec, case, runtime, got, tolerances, against_reference=want)
+    problems, stats = problems + reference_problems[0], stats + reference_problems[1]
+    return (FAIL if problems else PASS), problems, stats, got
+
+
+def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerances, against_reference):
+    """(problems, stats) of ``outputs`` against the reference (when given) and the case's expected values."""
     problems, stats = [], []
     for name in spec.network.outputs:
         tol = _resolved(tolerances, name, case)
-        pairs = [(runtime, got.get(name), "reference", want[name])]
+        actual = outputs.get(name)
+        targets = [("reference", against_reference[name])] if against_reference is not None else []
         if case.expected and name in case.expected:
-            pairs += [(runtime, got.get(name), "expected", case.expected[name]),
-                      ("reference", want[name], "expected", case.expected[name])]
-        for what, actual, against, target in pairs:
+            targets.append(("expected", case.expected[name]))
+        for against, target in targets:
             if actual is None:
                 problems.append(f"output {name!r}: {what} produced no such output")
-                continue
+                break
             mismatch = compare(actual, target, tol)
             if mismatch:
                 problems.append(f"output {name!r}: {what} vs {against} ({tol.describe()}): {mismatch.describe()}")
                 stats.append({"output": name, "actual": what, "against": against,
                               "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp}, **mismatch.to_dict()})
-    return (FAIL if problems else PASS), problems, stats, got
+    return problems, stats
 
 
 def _disagreements(first: dict, got: dict, first_label: str, tolerances, case: Case) -> list[dict]:
@@ -208,8 +221,8 @@ def _judge(spec: Spec, options: Options, res: CaseResult) -> CaseResult:
 
 
 def layer_tolerance(spec: Spec, output: str):
-    """The default tolerance the producing layer's kind asks for, if any."""
-    layer = next(layer for layer in spec.network.layers if layer.name == output)
+    """The default tolerance the producing layer's kind asks for, if any (outputs name layers)."""
+    layer = spec.network.layer(output)
     kind = layer_kind(layer.op)
     if kind.tolerance is None:
         return None

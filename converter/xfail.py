@@ -71,14 +71,11 @@ def parse_rules(doc: Any, *, spec_name: str | None = None) -> tuple[XfailRule, .
 
 
 def load_rules_file(path: str | Path) -> tuple[XfailRule, ...]:
-    import yaml
+    """Rules from a YAML or JSON file, read with the spec reader's limits (size, aliases, tags)."""
+    from .spec import read_document
 
     path = Path(path)
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise UserError(f"{path}: cannot read the xfail file: {str(exc).splitlines()[0]}") from None
-    try:
-        return parse_rules(doc)
+        return parse_rules(read_document(path))
     except UserError as exc:
         raise exc.located(file=str(path)) from None

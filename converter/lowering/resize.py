@@ -14,7 +14,7 @@ from onnx import numpy_helper
 from ..compare import Tolerance
 from ..dtypes import FLOAT16, FLOAT32, INT8, INT32, INT64
 from ..errors import SpecError
-from ..network import Layer, TensorType
+from ..network import MAX_ELEMENTS, Layer, TensorType
 from ..registry import LayerKind, register_layer
 from ..schema import Enum, Number, NumberArray
 from .builder import Lowered, LoweringContext, NodeBuilder
@@ -26,7 +26,6 @@ SELECTORS = ("FORMULA", "UPPER")
 ROUNDINGS = ("HALF_UP", "HALF_DOWN", "FLOOR", "CEIL")
 TYPES = (INT8, FLOAT16, FLOAT32)
 SHAPE_TYPES = (INT32, INT64)
-MAX_ELEMENTS = 2**31
 _ONNX_TRANSFORM = {"ASYMMETRIC": "asymmetric", "ALIGN_CORNERS": "align_corners", "HALF_PIXEL": "half_pixel"}
 
 ATTRIBUTES = {

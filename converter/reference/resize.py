@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..network import Layer
+from ..network import MAX_ELEMENTS, Layer
 from . import resize_kernel
 
-MAX_ELEMENTS = 2**31
 
 
 def output_shape(layer: Layer, x_shape: tuple[int, ...], shape_input: np.ndarray | None = None) -> tuple[int, ...]:
@@ -25,7 +26,7 @@ def output_shape(layer: Layer, x_shape: tuple[int, ...], shape_input: np.ndarray
         out = tuple(a if s == 1 else int(np.floor(np.float32(a) * s)) for a, s in zip(x_shape, scales))
     if any(d < 0 for d in out):
         raise ValueError(f"negative output dimension in {list(out)}")
-    if int(np.prod(out, dtype=np.int64)) > MAX_ELEMENTS:
+    if math.prod(out) > MAX_ELEMENTS:
         raise ValueError(f"the output {list(out)} has more than 2^31 elements")
     return out
 
