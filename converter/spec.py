@@ -6,9 +6,7 @@ Every problem is raised as ``SpecError`` naming the file and the field, e.g.
 
 from __future__ import annotations
 
-import gc
 import re
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -19,6 +17,7 @@ from . import casedata, safe_yaml
 from .compare import Tolerance
 from .dtypes import DTYPES
 from .errors import SpecError, UserError
+from .memory import gc_paused
 from .network import MAX_ELEMENTS, Layer, Network, TensorType
 from .registry import did_you_mean, layer_kind
 from .xfail import XfailRule, parse_rules
@@ -61,24 +60,11 @@ def load_spec(path: str | Path) -> Spec:
     """Read, parse and validate one spec file."""
     path = Path(path)
     try:
-        with _gc_paused():
+        with gc_paused():
             document = read_document(path)
             return parse_spec(document, path)
     except UserError as exc:
         raise exc.located(file=str(path)) from None
-
-
-@contextmanager
-def _gc_paused():
-    """Loading builds many small acyclic objects: the cycle collector's passes over them cost half the
-    time of a 10,000-layer YAML spec (benchmarks/conversion.py), and find nothing to collect."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def read_document(path: Path) -> Any:

@@ -7,6 +7,7 @@ from onnx import helper, numpy_helper
 
 from .. import __version__
 from ..errors import InternalError, UserError
+from ..memory import gc_paused
 from ..network import Network
 from ..registry import layer_kind
 from .builder import LoweringContext
@@ -23,6 +24,11 @@ def ir_version_for(opset: int) -> int:
 def build_model(network: Network, *, name: str = "spec2onnx", opset: int = DEFAULT_OPSET,
                 provider: str = "CPUExecutionProvider", doc: str = "", check: bool = True) -> onnx.ModelProto:
     """Lower every layer and assemble the model; ``check`` runs onnx's full checker and strict shape inference."""
+    with gc_paused():
+        return _build_model(network, name=name, opset=opset, provider=provider, doc=doc, check=check)
+
+
+def _build_model(network: Network, *, name: str, opset: int, provider: str, doc: str, check: bool) -> onnx.ModelProto:
     if opset < MIN_OPSET:
         raise UserError(f"opset {opset} is below the minimum {MIN_OPSET}")
     nodes, initializers, notes = [], [], []
