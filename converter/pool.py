@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from .spec import load_spec
 from .validate import ERROR, CaseResult, Options, check_spec, describe_exception, opset_for
 
 SETUP = "<setup>"  # what a worker does before its first case: loading the spec, building the model and sessions
+FLUSH_SECONDS = 0.05  # how long a worker may hold finished results before sending them
 
 
 @dataclass
@@ -78,12 +80,41 @@ def run_in_process(jobs: list[Job], options: Options) -> Iterator[CaseResult]:
         yield from (payload for kind, payload in iter_job(job, options) if kind == "result")
 
 
+class _Outbox:
+    """A worker's messages to the parent, sent in batches: a pipe write per result costs more than checking
+    a small case. A daemon thread sends what is waiting every FLUSH_SECONDS, so a result is never held
+    behind a case that runs long (it must reach the parent before a timeout or Ctrl-C ends the worker)."""
+
+    def __init__(self, conn: Connection):
+        self.conn, self.lock, self.job_id, self.waiting = conn, threading.Lock(), None, []
+        threading.Thread(target=self._flush_forever, daemon=True).start()
+
+    def put(self, job_id: int, message: tuple, *, now: bool = False) -> None:
+        with self.lock:
+            self.job_id = job_id
+            self.waiting.append(message)
+            if now:
+                self._flush()
+
+    def _flush(self) -> None:
+        if self.waiting:
+            self.conn.send(("batch", self.job_id, self.waiting))
+            self.waiting = []
+
+    def _flush_forever(self) -> None:
+        while True:
+            time.sleep(FLUSH_SECONDS)
+            with self.lock:
+                self._flush()
+
+
 def _worker_main(conn: Connection, progress, options: Options, plugins: tuple[str, ...]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the workers
     faulthandler.disable()  # a crash is reported by the parent, in one line
     from .plugins import load_plugins
 
     load_plugins(plugins)
+    outbox = _Outbox(conn)
     while True:
         job = conn.recv()
         if job is None:
@@ -92,11 +123,12 @@ def _worker_main(conn: Connection, progress, options: Options, plugins: tuple[st
             # Where the worker is, in shared memory rather than a message per case: [case index, start time];
             # -1 while loading the spec and building the model. The parent reads it on a crash or a timeout.
             progress[0], progress[1] = -1, time.monotonic()
-            for kind, payload in iter_job(job, options, lambda i: progress.__setitem__(slice(0, 2), [i, time.monotonic()])):
-                conn.send((kind, job.id, payload))
+            for message in iter_job(job, options, lambda i: progress.__setitem__(slice(0, 2), [i, time.monotonic()])):
+                # The spec's case list goes at once: without it a crash could not be pinned on a case.
+                outbox.put(job.id, message, now=message[0] == "spec")
         except Exception as exc:  # noqa: BLE001 - report, and keep the worker alive
-            conn.send(("crash", job.id, describe_exception(exc, "checking the spec")))
-        conn.send(("done", job.id, None))
+            outbox.put(job.id, ("crash", describe_exception(exc, "checking the spec")))
+        outbox.put(job.id, ("done", None), now=True)
 
 
 def _config_key(config) -> tuple[str, str, str]:
@@ -184,19 +216,20 @@ class Pool:
     def _drain(self, worker: _Worker) -> Iterator[CaseResult]:
         while worker.job and worker.conn.poll():
             try:
-                kind, _, payload = worker.conn.recv()
+                _, _, batch = worker.conn.recv()
             except (EOFError, OSError):
                 worker.eof = True
                 return
-            if kind == "spec":
-                worker.info = payload
-            elif kind == "result":
-                worker.reported.add((payload.case, _config_of(payload)))
-                yield payload
-            elif kind == "crash":
-                yield from self._errors(worker, self._cases(worker, untouched=False), payload)
-            elif kind == "done":
-                worker.job = None
+            for kind, payload in batch:
+                if kind == "spec":
+                    worker.info = payload
+                elif kind == "result":
+                    worker.reported.add((payload.case, _config_of(payload)))
+                    yield payload
+                elif kind == "crash":
+                    yield from self._errors(worker, self._cases(worker, untouched=False), payload)
+                elif kind == "done":
+                    worker.job = None
 
     def _cases(self, worker: _Worker, untouched: bool) -> list[str]:
         """The job's cases with no result at all (untouched) or with at least one configuration missing."""
