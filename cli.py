@@ -268,7 +268,10 @@ def validate(paths, jobs, timeout, patterns, shard, fail_fast, list_only, runtim
 @opset_option
 @handle_errors
 def run(spec, case_name, input_files, output_dir, provider, opset):
-    """Run SPEC's model on onnxruntime and write its outputs as .npy files."""
+    """Run SPEC's model on onnxruntime and write its outputs as .npy files.
+
+    bfloat16 outputs are written as float32 (exactly: .npy has no bfloat16 type).
+    """
     from converter.api import run_spec
 
     for name, path, array in run_spec(spec, case_name, input_files, output_dir, provider=provider, opset=opset):

@@ -7,6 +7,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
+from .dtypes import BFLOAT16
 from .errors import UserError
 from .files import bundled_specs_dir, save_npy_atomic, write_atomic
 from .lowering import build_model
@@ -114,6 +115,10 @@ def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str],
     written = []
     for name, array in outputs.items():
         path = output_dir / f"{name}.npy"
+        if array.dtype == BFLOAT16.numpy:
+            # .npy has no bfloat16: ml_dtypes writes opaque 2-byte records other tools cannot read.
+            # float32 holds every bfloat16 value exactly.
+            array = array.astype(np.float32)
         save_npy_atomic(path, array)
         written.append((name, path, array))
     return written

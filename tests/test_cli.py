@@ -157,3 +157,14 @@ def test_a_non_cpu_provider_never_falls_back_to_the_cpu_silently():
     assert result.exit_code == 1
     assert "ERROR trt-scale-seed-4d/doc-example" in result.output
     assert "does not let nodes fall back to the CPU silently" in result.output
+
+
+def test_run_writes_bfloat16_outputs_as_exact_float32(tmp_path):
+    import ml_dtypes
+
+    spec = SPECS / "trt_scale/low-precision-rounding.yaml"
+    result = invoke("run", spec, "--case", "ties", "-o", tmp_path)
+    assert result.exit_code == 0, result.output
+    out = np.load(tmp_path / "b_out.npy", allow_pickle=False)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, np.array([[[[1, 2, 3.015625, 4]]]], ml_dtypes.bfloat16).astype(np.float32))
