@@ -189,7 +189,7 @@ def compare(actual: np.ndarray, expected: np.ndarray, tol: Tolerance) -> Mismatc
     return Mismatch(
         count=count, total=int(expected.size),
         max_abs=float(np.max(abs_err[bad])), mean_abs=float(np.mean(abs_err[bad])), max_rel=float(np.max(rel)),
-        max_ulp=int(np.max(ulps[bad])) if ulps is not None else None,
+        max_ulp=_max_ulp(ulps, bad),
         worst_index=worst, actual_value=got, expected_value=want,
         first=tuple(at(int(f)) for f in flat_bad[:SHOW_MISMATCHES]),
         min_atol=min_atol if np.isfinite(min_atol) else None,
@@ -198,6 +198,15 @@ def compare(actual: np.ndarray, expected: np.ndarray, tol: Tolerance) -> Mismatc
 
 
 _ORDERED_INT = {2: np.int16, 4: np.int32}
+_NAN_VS_NUMBER = np.iinfo(np.int64).max  # ulp_distance's mark for a NaN compared with a number
+
+
+def _max_ulp(ulps: np.ndarray | None, bad: np.ndarray) -> int | None:
+    """The largest ULP distance among the mismatches that have one (not NaN against a number)."""
+    if ulps is None:
+        return None
+    finite = ulps[bad & (ulps != _NAN_VS_NUMBER)]
+    return int(finite.max()) if finite.size else None
 
 
 def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -211,7 +220,7 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     dist = np.abs(ia - ib)
     nan_a, nan_b = np.isnan(a.astype(np.float32)), np.isnan(b.astype(np.float32))
     dist = np.where(nan_a & nan_b, 0, dist)
-    return np.where(nan_a ^ nan_b, np.iinfo(np.int64).max, dist)
+    return np.where(nan_a ^ nan_b, _NAN_VS_NUMBER, dist)
 
 
 def _py(value):

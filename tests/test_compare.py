@@ -57,3 +57,9 @@ def test_tolerance_parse_rejects_unknown_keys_and_negatives():
         Tolerance.parse({"atoll": 1})
     with pytest.raises(SpecError, match="non-negative"):
         Tolerance.parse({"rtol": -1})
+
+
+def test_nan_against_a_number_has_no_ulp_distance():
+    m = compare(np.array([1.0, 5.0], np.float32), np.array([np.nan, 4.0], np.float32), Tolerance(0, 0))
+    assert m.count == 2 and m.max_ulp == 2**21  # 5 vs 4 in float32; the NaN pair has no distance
+    assert compare(np.array([1.0], np.float32), np.array([np.nan], np.float32), Tolerance(0, 0)).max_ulp is None
