@@ -98,7 +98,7 @@ def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str],
     """Run a spec's model on the inputs of a case (or .npy files) and write each output as <name>.npy."""
     spec = load_spec(spec_path)
     options = make_options(provider=provider, opset=opset)
-    feeds = dict(_pick_case(spec, case_name).inputs) if spec.cases else {}
+    feeds = dict(_pick_case(spec, case_name).inputs)  # a spec always has at least one case
     for item in input_files:
         name, sep, file = item.partition("=")
         if not sep or name not in spec.network.inputs:

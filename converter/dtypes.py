@@ -73,14 +73,6 @@ BOOL, INT8, INT16, INT32, INT64 = (DTYPES[n] for n in ("bool", "int8", "int16", 
 UINT8, UINT16, UINT32 = (DTYPES[n] for n in ("uint8", "uint16", "uint32"))
 FLOAT16, BFLOAT16, FLOAT32 = (DTYPES[n] for n in ("float16", "bfloat16", "float32"))
 
-_BY_NUMPY = {d.numpy: d for d in DTYPES.values()}
-
-
-def from_numpy(dtype: np.dtype) -> DType | None:
-    """The spec dtype of a numpy dtype, or None when spec2onnx has no such type."""
-    return _BY_NUMPY.get(np.dtype(dtype))
-
-
 def quantize_int8(values: np.ndarray) -> np.ndarray:
     """TensorRT's int8 output rule: round half to even, saturate to [-128, 127].
 

@@ -6,6 +6,7 @@ it, so it must never import onnx, onnxruntime or the lowering code.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -65,8 +66,10 @@ class Network:
     outputs: list[str]
     types: dict[str, TensorType] = field(default_factory=dict)  # every tensor: inputs, constants, layers
 
+    @functools.cached_property
+    def _layers_by_name(self) -> dict[str, Layer]:
+        return {layer.name: layer for layer in self.layers}
+
     def layer(self, name: str) -> Layer:
         """The layer that produces tensor ``name``."""
-        if not hasattr(self, "_by_name"):
-            self._by_name = {layer.name: layer for layer in self.layers}
-        return self._by_name[name]
+        return self._layers_by_name[name]

@@ -9,7 +9,6 @@ needs it; int8 and float16 in float32). Every choice and its source: docs/semant
 from __future__ import annotations
 
 import numpy as np
-from onnx import numpy_helper
 
 from ..compare import Tolerance
 from ..dtypes import FLOAT16, FLOAT32, INT8, INT32, INT64
@@ -175,11 +174,11 @@ def _nearest_dynamic(b: NodeBuilder, layer: Layer, x: str, x_type: TensorType, s
     shape = None
     for ax in range(rank - 1, rank - window("NEAREST", rank) - 1, -1):
         if x_type.shape[ax] is not None:
-            l_in = _scalar(b, f"length_in{ax}", x_type.shape[ax])
+            l_in = b.scalar(f"length_in{ax}", x_type.shape[ax], INT64)
         else:
             shape = shape or b.op("Shape", [x])
-            l_in = b.op("Gather", [shape, _scalar(b, f"axis{ax}", ax)], axis=0)
-        l_out = b.op("Gather", [sizes, _scalar(b, f"axis{ax}", ax)], axis=0)
+            l_in = b.op("Gather", [shape, b.scalar(f"axis{ax}", ax, INT64)], axis=0)
+        l_out = b.op("Gather", [sizes, b.scalar(f"axis{ax}", ax, INT64)], axis=0)
         idx = build_nearest_indices(b, l_in, l_out, layer.attrs)
         x = b.op("Gather", [x, idx], axis=ax, why=why)
     return x
@@ -274,17 +273,10 @@ def nearest_indices(l_in: int, l_out: int, transform: str, selector: str, roundi
     return np.minimum(q, l_in - 1).astype(np.int64)
 
 
-def _scalar(b: NodeBuilder, hint: str, value: int) -> str:
-    """A rank-0 int64 initializer (NodeBuilder.scalar makes shape [1]; Range and scalar Gather need rank 0)."""
-    name = f"{b.layer.name}/{hint}_s{len(b.lowered.initializers)}"
-    b.lowered.initializers.append(numpy_helper.from_array(np.array(value, np.int64), name))
-    return name
-
-
 def build_nearest_indices(b: NodeBuilder, l_in: str, l_out: str, attrs) -> str:
     """The same indices as ``nearest_indices``, built in the graph from int64 scalars L_in and L_out."""
     transform, rounding = attrs["coordinate_transformation"], attrs["nearest_rounding"]
-    zero, one, two = (_scalar(b, n, v) for n, v in (("zero", 0), ("one", 1), ("two", 2)))
+    zero, one, two = (b.scalar(n, v, INT64) for n, v in (("zero", 0), ("one", 1), ("two", 2)))
 
     def op(kind, *args):
         return b.op(kind, list(args))
