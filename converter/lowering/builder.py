@@ -15,6 +15,7 @@ from onnx import NodeProto, TensorProto, helper, numpy_helper
 
 from ..dtypes import DType
 from ..network import Layer, TensorType
+from ..targets import Target, target_for_provider
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,11 @@ class LoweringContext:
     input_types: tuple[TensorType, ...]
     output_type: TensorType
     constant_inputs: tuple[np.ndarray | None, ...]  # the value of each layer input that is a constant
+    target: Target | None = None  # what the model is lowered for; None: the target ``provider`` implies
+
+    def __post_init__(self):
+        if self.target is None:
+            object.__setattr__(self, "target", target_for_provider(self.provider))
 
 
 @dataclass

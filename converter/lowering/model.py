@@ -10,6 +10,7 @@ from ..errors import InternalError, UserError
 from ..memory import gc_paused
 from ..network import Network
 from ..registry import layer_kind
+from ..targets import Target, target_for_provider
 from .builder import LoweringContext
 
 DEFAULT_OPSET = 17
@@ -22,13 +23,19 @@ def ir_version_for(opset: int) -> int:
 
 
 def build_model(network: Network, *, name: str = "spec2onnx", opset: int = DEFAULT_OPSET,
-                provider: str = "CPUExecutionProvider", doc: str = "", check: bool = True) -> onnx.ModelProto:
-    """Lower every layer and assemble the model; ``check`` runs onnx's full checker and strict shape inference."""
+                provider: str = "CPUExecutionProvider", doc: str = "", check: bool = True,
+                target: Target | None = None) -> onnx.ModelProto:
+    """Lower every layer and assemble the model; ``check`` runs onnx's full checker and strict shape inference.
+
+    ``target`` is what the model is lowered for (converter/targets); default: the one ``provider`` implies.
+    """
+    target = target or target_for_provider(provider)
     with gc_paused():
-        return _build_model(network, name=name, opset=opset, provider=provider, doc=doc, check=check)
+        return _build_model(network, name=name, opset=opset, provider=provider, doc=doc, check=check, target=target)
 
 
-def _build_model(network: Network, *, name: str, opset: int, provider: str, doc: str, check: bool) -> onnx.ModelProto:
+def _build_model(network: Network, *, name: str, opset: int, provider: str, doc: str, check: bool,
+                 target: Target) -> onnx.ModelProto:
     if opset < MIN_OPSET:
         raise UserError(f"opset {opset} is below the minimum {MIN_OPSET}")
     nodes, initializers, notes = [], [], []
@@ -38,6 +45,7 @@ def _build_model(network: Network, *, name: str, opset: int, provider: str, doc:
         ctx = LoweringContext(
             opset=opset,
             provider=provider,
+            target=target,
             input_types=tuple(network.types[t] for t in layer.inputs),
             output_type=network.types[layer.name],
             constant_inputs=tuple(network.constants.get(t) for t in layer.inputs),

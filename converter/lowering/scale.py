@@ -87,7 +87,7 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
                FLOAT16: "compute in float32 and round once to float16, as the reference does",
                BFLOAT16: "the CPU EP has no bfloat16 Mul/Add/Pow; compute in float32, round once to bfloat16"}[x_type.dtype]
         y = b.cast(y, FLOAT32, why=why)
-    channels = _per_channel_affine(layer, x_type.shape, coeff) if ctx.provider == "CPUExecutionProvider" else None
+    channels = _per_channel_affine(layer, x_type.shape, coeff) if ctx.target.name == "ort-cpu" else None
     if channels is not None:
         y = _batch_norm(b, y, *channels)
     else:
