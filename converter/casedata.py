@@ -174,20 +174,37 @@ def _generate(gen: dict, ttype: TensorType) -> np.ndarray:
             raise SpecError(f"integers: low {low} is above high {high}")
         if not (INT64_MIN <= low and high <= INT64_MAX):
             raise SpecError(f"integers: low and high must lie in the int64 range [{INT64_MIN}, {INT64_MAX}]")
-        values = rng.integers(int(low), int(high), size=ttype.shape, endpoint=True)
-    elif not dtype.is_float:
+        return _in_chunks(lambda n: rng.integers(int(low), int(high), size=n, endpoint=True), ttype)
+    if not dtype.is_float:
         raise SpecError(f"random: {kind} makes floats; {dtype.name} tensors need random: integers")
     elif kind == "uniform":
         low, high = _bound(gen, "low", dtype, 0.0), _bound(gen, "high", dtype, 1.0)
         if low > high:
             raise SpecError(f"uniform: low {low} is above high {high}")
-        values = rng.uniform(low, high, size=ttype.shape)
+        return _in_chunks(lambda n: rng.uniform(low, high, size=n), ttype)
     else:
         mean, std = _bound(gen, "mean", dtype, 0.0), _bound(gen, "std", dtype, 1.0)
         if std < 0:
             raise SpecError(f"normal: std {std} is negative")
-        values = rng.normal(mean, std, size=ttype.shape)
-    return np.asarray(values).astype(dtype.numpy)
+        return _in_chunks(lambda n: rng.normal(mean, std, size=n), ttype)
+
+
+GENERATE_CHUNK = 1 << 16  # elements drawn at a time (512 KiB of float64 or int64)
+
+
+def _in_chunks(draw, ttype: TensorType) -> np.ndarray:
+    """The tensor, filled in the target dtype a chunk at a time: no float64 or int64 copy of the whole tensor.
+
+    numpy's Generator draws the same stream whether asked for n values at once or in pieces
+    (uniform, normal and 64-bit integers keep their state between calls), so the values are those of
+    one ``draw(size)`` call cast to the dtype (tests/test_casedata.py checks it).
+    """
+    out = np.empty(ttype.shape, dtype=ttype.dtype.numpy)
+    flat = out.reshape(-1)
+    for start in range(0, flat.size, GENERATE_CHUNK):
+        chunk = flat[start:start + GENERATE_CHUNK]
+        chunk[...] = draw(chunk.size)  # one rounding (or wrap-free cast: values lie in the dtype's range)
+    return out
 
 
 def _bound(gen: dict, key: str, dtype: DType, default):

@@ -12,6 +12,7 @@ entry of the spec, the spec, the layer kind's default, the dtype default.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 
 import ml_dtypes
@@ -140,22 +141,114 @@ class Mismatch:
 
 
 def compare(actual: np.ndarray, expected: np.ndarray, tol: Tolerance) -> Mismatch | None:
-    """None when the arrays match within ``tol``, else a Mismatch."""
+    """None when the arrays match within ``tol``, else a Mismatch.
+
+    Works through the arrays in chunks of CHUNK_ELEMENTS: the extra memory is a few float64 buffers of
+    one chunk, whatever the arrays' size. A chunk that matches exactly, or passes a float64 check in four
+    passes, costs nothing more; only a chunk with a mismatch (or a NaN or an infinity) computes the
+    statistics, element by element as ``_chunk_stats`` describes.
+    """
     actual, expected = np.asarray(actual), np.asarray(expected)
     if actual.shape != expected.shape:
         return Mismatch(expected.size, expected.size, shape_problem=f"shape {list(actual.shape)} != expected {list(expected.shape)}")
     if actual.dtype != expected.dtype:
         return Mismatch(expected.size, expected.size, shape_problem=f"dtype {actual.dtype} != expected {expected.dtype}")
-    if actual.dtype.kind in "biu" and np.array_equal(actual, expected):
-        return None  # the common case, without float64 or object copies
     atol, rtol = tol.atol or 0.0, tol.rtol or 0.0
     is_float = actual.dtype.kind == "f" or actual.dtype == ml_dtypes.bfloat16
-    ulps = None
+    flat_a, flat_e = _flat(actual), _flat(expected)
+    total = _Stats()
+    buffers = _Buffers(min(CHUNK_ELEMENTS, flat_a.size)) if is_float else None
+    for start in range(0, flat_a.size, CHUNK_ELEMENTS):
+        a, e = flat_a[start:start + CHUNK_ELEMENTS], flat_e[start:start + CHUNK_ELEMENTS]
+        if np.array_equal(a, e) or (is_float and buffers.within(a, e, atol, rtol)):
+            continue
+        total.add(start, _chunk_stats(a, e, atol, rtol, tol.ulp, is_float))
+    if total.count == 0:
+        return None
+
+    def at(flat):
+        idx = np.unravel_index(flat, actual.shape) if actual.ndim else ()
+        return tuple(int(i) for i in idx), _py(actual[idx]), _py(expected[idx])
+
+    worst, got, want = at(total.worst)
+    return Mismatch(
+        count=total.count, total=int(expected.size),
+        max_abs=total.max_abs, mean_abs=total.sum_abs / total.count, max_rel=total.max_rel,
+        max_ulp=total.max_ulp if is_float else None,
+        worst_index=worst, actual_value=got, expected_value=want,
+        first=tuple(at(f) for f in total.first),
+        min_atol=total.min_atol if math.isfinite(total.min_atol) else None,
+        min_rtol=total.min_rtol if math.isfinite(total.min_rtol) else None,
+    )
+
+
+CHUNK_ELEMENTS = 1 << 16  # 512 KiB per float64 buffer: a chunk's temporaries stay in the CPU's cache
+
+
+def _flat(array: np.ndarray) -> np.ndarray:
+    """A 1-D view in C order (a copy only for a non-contiguous array)."""
+    return np.require(array, requirements="C").reshape(-1)
+
+
+class _Buffers:
+    """Reused float64 buffers for the quick check of one chunk."""
+
+    def __init__(self, size: int):
+        self.diff, self.limit = np.empty(size), np.empty(size)
+        self.ok = np.empty(size, dtype=bool)
+
+    def within(self, a: np.ndarray, e: np.ndarray, atol: float, rtol: float) -> bool:
+        """Whether every element of the chunk is finite and within atol + rtol * |e| (exactly as _chunk_stats
+        decides it: the same float64 operations). False means "look closer", never "mismatch"."""
+        n = a.size
+        diff, limit, ok = self.diff[:n], self.limit[:n], self.ok[:n]
+        with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, inf * 0: the close look handles them
+            np.subtract(a, e, out=diff, dtype=np.float64)
+            np.abs(diff, out=diff)
+            np.abs(e, out=limit, dtype=np.float64)
+            np.multiply(limit, rtol, out=limit)
+            np.add(limit, atol, out=limit)
+            np.minimum(limit, _DOUBLE_MAX, out=limit)  # an infinite or NaN expected value is never "quickly" within
+            np.less_equal(diff, limit, out=ok)
+        return bool(ok.all())
+
+
+_DOUBLE_MAX = float(np.finfo(np.float64).max)
+
+
+@dataclass
+class _Stats:
+    """Mismatch statistics, gathered chunk by chunk."""
+
+    count: int = 0
+    sum_abs: float = 0.0
+    max_abs: float = -1.0
+    max_rel: float = 0.0
+    min_atol: float = 0.0
+    min_rtol: float = 0.0
+    max_ulp: int | None = None
+    worst: int = 0  # flat index of the first element with the largest error
+    first: list[int] = field(default_factory=list)
+
+    def add(self, start: int, chunk: "_Stats") -> None:
+        if chunk.count == 0:
+            return
+        self.count += chunk.count
+        self.sum_abs += chunk.sum_abs
+        if chunk.max_abs > self.max_abs:  # strictly greater: the first of equal errors stays the worst
+            self.max_abs, self.worst = chunk.max_abs, start + chunk.worst
+        self.max_rel = float(np.maximum(self.max_rel, chunk.max_rel))  # NaN (inf against -inf) propagates
+        self.min_atol = float(np.maximum(self.min_atol, chunk.min_atol))  # NaN (no such tolerance) propagates
+        self.min_rtol = float(np.maximum(self.min_rtol, chunk.min_rtol))
+        if chunk.max_ulp is not None:
+            self.max_ulp = chunk.max_ulp if self.max_ulp is None else max(self.max_ulp, chunk.max_ulp)
+        self.first += [start + f for f in chunk.first[:SHOW_MISMATCHES - len(self.first)]]
+
+
+def _chunk_stats(actual: np.ndarray, expected: np.ndarray, atol: float, rtol: float, ulp: int | None, is_float: bool) -> _Stats:
+    """The mismatches of one 1-D chunk, in float64 (64-bit integers: exact differences, then rounded)."""
     if not is_float:
-        a, e = actual.astype(np.float64), expected.astype(np.float64)
-        if actual.dtype.kind in "iu" and actual.dtype.itemsize == 8:  # exact for 64-bit integers
-            a, e = actual.astype(object), expected.astype(object)
-        abs_err = np.abs(np.asarray(a - e, dtype=np.float64))
+        abs_err = _int_abs_diff(actual, expected)
         bad = abs_err > atol
     else:
         a, e = actual.astype(np.float64), expected.astype(np.float64)
@@ -165,36 +258,34 @@ def compare(actual: np.ndarray, expected: np.ndarray, tol: Tolerance) -> Mismatc
             abs_err = np.where(same, 0.0, np.abs(a - e))
             abs_err = np.where(np.isnan(abs_err), np.inf, abs_err)
             bad = ~(abs_err <= atol + rtol * np.abs(np.where(np.isfinite(e), e, 0.0)))
-        if tol.ulp is not None and bad.any():
-            bad &= ~(ulp_distance(actual, expected) <= tol.ulp)
+        if ulp is not None and bad.any():
+            bad &= ~(ulp_distance(actual, expected) <= ulp)
     count = int(np.count_nonzero(bad))
     if count == 0:
-        return None
-    if is_float:
-        ulps = ulp_distance(actual, expected)
+        return _Stats()
     ef = np.abs(expected.astype(np.float64))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         rel = np.where(bad, abs_err / np.where(ef > 0, ef, np.inf), 0.0)
         rel = np.where(bad & (ef == 0) & (abs_err > 0), np.inf, rel)
         min_atol = float(np.max(np.where(bad, abs_err - rtol * ef, 0.0)))
         min_rtol = float(np.max(np.where(bad, (abs_err - atol) / np.where(ef > 0, ef, np.nan), 0.0)))
-    flat_bad = np.flatnonzero(bad)
-    worst_flat = int(np.argmax(np.where(bad, abs_err, -1.0)))
-
-    def at(flat):
-        idx = np.unravel_index(flat, actual.shape) if actual.ndim else ()
-        return tuple(int(i) for i in idx), _py(actual[idx]), _py(expected[idx])
-
-    worst, got, want = at(worst_flat)
-    return Mismatch(
-        count=count, total=int(expected.size),
-        max_abs=float(np.max(abs_err[bad])), mean_abs=float(np.mean(abs_err[bad])), max_rel=float(np.max(rel)),
-        max_ulp=_max_ulp(ulps, bad),
-        worst_index=worst, actual_value=got, expected_value=want,
-        first=tuple(at(int(f)) for f in flat_bad[:SHOW_MISMATCHES]),
-        min_atol=min_atol if np.isfinite(min_atol) else None,
-        min_rtol=min_rtol if np.isfinite(min_rtol) else None,
+    errors = abs_err[bad]
+    return _Stats(
+        count=count, sum_abs=float(np.sum(errors)), max_abs=float(np.max(errors)), max_rel=float(np.max(rel)),
+        min_atol=min_atol, min_rtol=min_rtol,
+        max_ulp=_max_ulp(ulp_distance(actual, expected), bad) if is_float else None,
+        worst=int(np.argmax(np.where(bad, abs_err, -1.0))),
+        first=[int(f) for f in np.flatnonzero(bad)[:SHOW_MISMATCHES]],
     )
+
+
+def _int_abs_diff(a: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """|a - e| of integer (or bool) arrays as float64: computed exactly, then rounded once."""
+    if a.dtype.kind == "b" or a.dtype.itemsize < 8:
+        return np.abs(a.astype(np.float64) - e.astype(np.float64))  # exact in float64
+    unsigned = a.dtype.str.replace("i", "u")
+    au, eu = a.view(unsigned), e.view(unsigned)  # two's complement: the wrapped difference is exact when taken larger - smaller
+    return np.where(a >= e, au - eu, eu - au).astype(np.float64)
 
 
 _ORDERED_INT = {2: np.int16, 4: np.int32}

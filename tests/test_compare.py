@@ -63,3 +63,87 @@ def test_nan_against_a_number_has_no_ulp_distance():
     m = compare(np.array([1.0, 5.0], np.float32), np.array([np.nan, 4.0], np.float32), Tolerance(0, 0))
     assert m.count == 2 and m.max_ulp == 2**21  # 5 vs 4 in float32; the NaN pair has no distance
     assert compare(np.array([1.0], np.float32), np.array([np.nan], np.float32), Tolerance(0, 0)).max_ulp is None
+
+
+# --- chunked comparison: the same verdict and statistics whatever the chunk size ------------------------
+
+import tracemalloc
+
+import ml_dtypes
+
+from converter import compare as compare_module
+
+
+def _mixed(dtype, size=1000, seed=0):
+    rng = np.random.default_rng(seed)
+    expected = rng.uniform(-4, 4, size).astype(dtype)
+    actual = expected.copy()
+    for where, value in ((rng.integers(0, size, 40), None), ([3, 500], np.nan), ([7], np.inf), ([600], -np.inf)):
+        actual[where] = (expected[where].astype(np.float32) * 1.01 + 0.02).astype(dtype) if value is None else value
+    expected[[500, 601]] = np.nan  # one NaN pair (matches), one NaN against a number
+    expected[[7, 602]] = [np.inf, 0]
+    return actual.reshape(10, 100), expected.reshape(10, 100)
+
+
+def _ints(dtype, size=1000, seed=1):
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(seed)
+    expected = rng.integers(info.min, info.max, size, endpoint=True, dtype=dtype)
+    actual = expected.copy()
+    where = rng.integers(0, size, 30)
+    actual[where] = rng.integers(info.min, info.max, 30, endpoint=True, dtype=dtype)
+    actual[0], expected[0] = info.max, info.min  # the largest difference the type has
+    return actual, expected
+
+
+CASES = [
+    ("float32", lambda: _mixed(np.float32), Tolerance(1e-6, 1e-5)),
+    ("float32-ulp", lambda: _mixed(np.float32), Tolerance(1e-6, 1e-5, ulp=3)),
+    ("float16", lambda: _mixed(np.float16), Tolerance(1e-3, 1e-3)),
+    ("bfloat16", lambda: _mixed(ml_dtypes.bfloat16), Tolerance(8e-3, 8e-3)),
+    ("int8", lambda: _ints(np.int8), Tolerance(1, 0)),
+    ("int64", lambda: _ints(np.int64), Tolerance(0, 0)),
+    ("uint64", lambda: _ints(np.uint64), Tolerance(0, 0)),
+]
+
+
+@pytest.mark.parametrize("name,make,tol", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("chunk", [1, 7, 64])
+def test_chunks_give_the_statistics_of_one_pass(monkeypatch, name, make, tol, chunk):
+    actual, expected = make()
+    whole = compare(actual, expected, tol).to_dict()  # 1000 elements: one chunk
+    monkeypatch.setattr(compare_module, "CHUNK_ELEMENTS", chunk)
+    chunked = compare(actual, expected, tol).to_dict()
+    assert chunked.pop("mean_abs") == pytest.approx(whole.pop("mean_abs"), rel=1e-12)
+    assert repr(chunked) == repr(whole)  # repr: NaN statistics compare equal
+
+
+def test_64_bit_integer_differences_are_exact_before_rounding():
+    big = np.array([2**63 - 1, 2**53 + 1], np.int64)
+    m = compare(big, np.array([-2**63, 2**53], np.int64), Tolerance(0, 0))
+    assert m.count == 2 and m.max_abs == float(2**64 - 1) and m.worst_index == (0,)
+    assert compare(np.array([2**53 + 1], np.int64), np.array([2**53], np.int64), Tolerance(1, 0)) is None
+
+
+def test_worst_element_is_the_first_of_equal_errors_across_chunks(monkeypatch):
+    monkeypatch.setattr(compare_module, "CHUNK_ELEMENTS", 4)
+    actual = np.zeros(12, np.float32)
+    actual[[2, 6, 10]] = 5.0
+    m = compare(actual, np.zeros(12, np.float32), Tolerance(0, 0))
+    assert m.worst_index == (2,) and [i for i, _, _ in m.first] == [(2,), (6,), (10,)]
+    assert m.min_rtol is None  # expected 0 everywhere: no rtol would do
+
+
+def test_comparing_a_big_output_needs_a_few_chunks_of_memory():
+    expected = np.random.default_rng(0).uniform(size=(4, 1024, 1024)).astype(np.float32)  # 16 MiB
+    actual = expected.copy()
+    actual[1::2] = np.nextafter(actual[1::2], np.float32(2))  # half the elements differ by one ulp: all pass
+    actual[3, 5, 7] = 9.0
+    tracemalloc.start()
+    try:
+        m = compare(actual, expected, Tolerance(1e-6, 1e-5))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert m.count == 1 and m.worst_index == (3, 5, 7)
+    assert peak < 8 * 2**20  # a few chunks of float64, whatever the size (the whole-array version took 14x the output)
