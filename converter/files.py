@@ -20,7 +20,7 @@ def bundled_specs_dir() -> Path:
         return source_tree
     from importlib import resources
 
-    return Path(str(resources.files("converter") / "bundled_specs"))
+    return Path(str(resources.files(__package__) / "bundled_specs"))
 
 
 def write_atomic(path: str | Path, data: bytes) -> None:

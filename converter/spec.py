@@ -89,7 +89,12 @@ def read_document(path: Path) -> Any:
     return safe_yaml.load_yaml(text)
 
 
-def parse_spec(doc: Any, path: Path) -> Spec:
+def parse_spec(doc: Any, path: Path, spec_dir: Path | None = None) -> Spec:
+    """Validate the plain data of a spec (as read from a file, or a mapping built in Python).
+
+    ``path`` names the spec in results; relative ``.npy`` paths start at ``spec_dir``, by default its folder.
+    """
+    spec_dir = path.parent if spec_dir is None else spec_dir
     doc = _mapping(doc, "", TOP_KEYS, required=("name", "network", "cases"))
     name = _name(doc["name"], "name")
     source = _text(doc.get("source", ""), "source")
@@ -97,12 +102,17 @@ def parse_spec(doc: Any, path: Path) -> Spec:
     opset = _at("opset", _opset, doc["opset"]) if "opset" in doc else None
     tolerance = _at("tolerance", Tolerance.parse, doc["tolerance"]) if "tolerance" in doc else None
     xfail = _at("xfail", lambda d: parse_rules(d, spec_name=name), doc["xfail"]) if "xfail" in doc else ()
-    network = _parse_network(doc["network"], path.parent)
-    cases = _parse_cases(doc["cases"], network, path.parent)
+    network = _parse_network(doc["network"], spec_dir)
+    cases = _parse_cases(doc["cases"], network, spec_dir)
     return Spec(name, path, network, cases, source, opset, tolerance, xfail)
 
 
 # --- network -----------------------------------------------------------------------------------
+
+
+def parse_network(doc: Any, spec_dir: Path = Path(".")) -> Network:
+    """Validate the ``network`` mapping of a spec alone (no cases): the loader's own checks, fields named from ``network``."""
+    return _parse_network(doc, spec_dir)
 
 
 def _parse_network(doc: Any, spec_dir: Path) -> Network:

@@ -16,6 +16,44 @@ if str(REPO) not in sys.path:  # cli.py is a top-level module
     sys.path.insert(0, str(REPO))
 
 
+def _one_copy_of_the_library() -> str:
+    """Make ``converter`` and ``spec2onnx`` one package in this session; returns where it comes from.
+
+    Usually the checkout's ``converter`` is imported here and makes ``spec2onnx`` its alias. But when
+    spec2onnx is installed, pytest may import it from site-packages before this file (a pytest11
+    plugin entry point): then ``converter`` becomes an alias of that copy, so that the tests never
+    mix two registries or two UserError classes. That copy must be this checkout's code.
+    """
+    installed = sys.modules.get("spec2onnx")
+    if installed is None or "converter" in sys.modules:
+        import converter
+
+        return str(Path(converter.__file__).parent)
+    where = Path(installed.__file__).parent
+    stale = _differences(where, REPO / "converter")
+    if stale:
+        pytest.exit(f"spec2onnx was imported from {where} (a pytest plugin entry point), which differs from this "
+                    f"checkout's converter/ ({', '.join(stale[:3])}): reinstall it (pip install .) or uninstall it", 2)
+    from spec2onnx._alias import alias_package
+
+    alias_package("converter", "spec2onnx")
+    return str(where)
+
+
+def _differences(installed: Path, source: Path) -> list[str]:
+    names = {p.relative_to(d).as_posix() for d in (installed, source) for p in d.rglob("*.py")
+             if "bundled_specs" not in p.relative_to(d).parts}
+    return sorted(n for n in names if not (installed / n).is_file() or not (source / n).is_file()
+                  or (installed / n).read_bytes() != (source / n).read_bytes())
+
+
+LIBRARY = _one_copy_of_the_library()
+
+
+def pytest_report_header(config):
+    return f"spec2onnx under test: {LIBRARY}"
+
+
 @pytest.fixture
 def write_spec(tmp_path):
     """Write a spec text to a temporary file and return its path."""

@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from converter import validate
+from converter.validate import Options, check_spec
 from converter.lowering import build_model
 from converter.spec import load_spec, parse_spec
 
@@ -18,9 +18,8 @@ from .strategies import KINDS, VALID, chain_specs, renamed
 
 
 def _check(spec, opset: int):
-    """Results of every case (converter.validate.check_spec, or validate_spec before the parallel runner)."""
-    run = getattr(validate, "check_spec", None) or getattr(validate, "validate_spec")
-    return list(run(spec, validate.Options(opset=opset)))
+    """Results of every case (converter.validate.check_spec)."""
+    return list(check_spec(spec, Options(opset=opset)))
 
 
 def _note(text: str) -> None:

@@ -1,0 +1,295 @@
+"""spec2onnx command line: a thin layer over the library (installed as ``spec2onnx.cli``; the console script).
+
+In a source checkout the top-level ``cli.py`` runs it: ``python cli.py validate``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import traceback
+from pathlib import Path
+
+import click
+
+from . import __version__
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+EPILOG = """\b
+Exit status: 0 everything passed (known failures allowed);
+1 a case failed, errored or passed unexpectedly (XPASS), or fewer than --min-cases ran;
+2 bad input or usage (a malformed spec, a missing file, an unknown provider or runtime);
+3 an internal error (a bug in spec2onnx: please report it, with --debug output);
+130 interrupted by Ctrl-C (reports of what finished are still written).
+"""
+
+
+def _say(text: str) -> None:
+    """click.echo that outlives a closed stdout (`spec2onnx validate | head`): the run and its reports go on."""
+    try:
+        click.echo(text)
+    except BrokenPipeError:
+        sys.stdout = open(os.devnull, "w")
+
+
+def _fail(message: str, code: int) -> None:
+    lines = message.strip().splitlines() or [""]
+    more = " (...)" if len(lines) > 1 else ""  # one line, always: CI logs and people grep for it
+    click.echo(f"spec2onnx: error: {lines[0]}{more}", err=True)
+    sys.exit(code)
+
+
+def handle_errors(command):
+    """Turn library errors into one line on stderr and the documented exit status."""
+
+    @functools.wraps(command)
+    def wrapper(*args, debug: bool = False, **kwargs):
+        from .errors import InternalError, UserError
+
+        try:
+            return command(*args, **kwargs)
+        except UserError as exc:
+            _fail(str(exc), EXIT_BAD_INPUT)
+        except KeyboardInterrupt:
+            _fail("interrupted", 130)
+        except BrokenPipeError:  # e.g. `spec2onnx validate | head`: the reader left; stop quietly
+            sys.stdout = open(os.devnull, "w")
+            sys.exit(EXIT_FAILED)
+        except (InternalError, Exception) as exc:  # noqa: BLE001 - anything else is our bug
+            if debug:
+                traceback.print_exc()
+            where = f" (spec: {kwargs.get('spec')})" if kwargs.get("spec") else ""
+            first = (str(exc).strip().splitlines() or [""])[0].rstrip(".")
+            _fail(f"internal error{where}: {type(exc).__name__}: {first}. This is a bug in spec2onnx; "
+                  "rerun with --debug and report the output.", EXIT_INTERNAL)
+
+    return click.option("--debug", is_flag=True, help="Show the Python traceback of an internal error.")(wrapper)
+
+
+provider_option = click.option(
+    "--provider", default="cpu", show_default=True, metavar="NAME",
+    help="onnxruntime execution provider: cpu, cuda, tensorrt, dml, openvino, ... (or a full name such as "
+         "CUDAExecutionProvider). Fails, naming what is installed, when this onnxruntime lacks it; "
+         "non-CPU providers never fall back to the CPU silently.")
+opset_option = click.option(
+    "--opset", type=int, default=None, metavar="N",
+    help="Target ONNX opset (13 up to the newest the installed onnxruntime loads). "
+         "Default: the spec's own 'opset', else 17.")
+
+
+@click.group(epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="spec2onnx")
+def main():
+    """Lower TensorRT / DirectML layer specs to ONNX and validate them on onnxruntime.
+
+    \b
+    A spec (YAML or JSON) describes a network of layers with the source runtime's
+    semantics (trt.Scale, trt.ElementWise, ...) and cases to check it with.
+    Every case runs on onnxruntime and is compared with an independent numpy
+    reference and with the expected values written in the spec.
+
+    \b
+    Start with:
+      spec2onnx validate                 # the bundled conformance suite
+      spec2onnx layers                   # what layer kinds and attributes exist
+      spec2onnx convert my.yaml -o my.onnx
+    """
+
+
+@main.command(epilog=EPILOG)
+@click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where to write the model. Default: <spec name>.onnx in the current folder.")
+@opset_option
+@provider_option
+@handle_errors
+def convert(spec, output, opset, provider):
+    """Convert SPEC to an ONNX model that any ONNX runtime loads.
+
+    The model's inputs and outputs carry the spec's tensor names. It passes
+    onnx's full checker before it is written; the file is written atomically.
+    """
+    from .api import convert_spec
+
+    model, path = convert_spec(spec, output, opset=opset, provider=provider)
+    click.echo(f"wrote {path} (opset {model.opset_import[0].version}, {len(model.graph.node)} nodes)")
+
+
+@main.command(epilog=EPILOG)
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Worker processes (default: the CPU count). Each worker runs whole specs, so the cases of a "
+                   "network share one session; a crashed or hung worker is replaced. 0 runs in this process.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True, metavar="SECONDS",
+              help="Per case: a case running longer is reported as ERROR and its worker replaced.")
+@click.option("-k", "patterns", multiple=True, metavar="PATTERN",
+              help="Run only cases whose id (spec/case) contains PATTERN, matches it as a glob when it has * ? [, "
+                   "or, written =ID, is exactly ID. Repeat to run cases matching any.")
+@click.option("--shard", default=None, metavar="I/N",
+              help="Run the I-th of N deterministic slices of the suite (round-robin over the sorted spec files).")
+@click.option("--fail-fast", "-x", is_flag=True, help="Stop at the first failure or error.")
+@click.option("--list", "list_only", is_flag=True, help="List the case ids that would run, and stop.")
+@click.option("--runtime", "runtimes", multiple=True, default=("onnxruntime",), show_default=True,
+              type=click.Choice(["onnxruntime", "onnx-reference", "openvino"]),
+              help="Runtime(s) to validate on; with several, each is compared with the reference and "
+                   "disagreements between them are listed.")
+@provider_option
+@opset_option
+@click.option("--ort-opt-level", "opt_levels", type=click.Choice(["disabled", "basic", "extended", "all"]),
+              multiple=True, default=("all",), show_default=True,
+              help="onnxruntime graph optimization level; repeat to run every case at several levels.")
+@click.option("--atol", type=float, default=None, help="Absolute tolerance for every float output (overrides specs).")
+@click.option("--rtol", type=float, default=None, help="Relative tolerance for every float output (overrides specs).")
+@click.option("--ulp", type=int, default=None,
+              help="Also accept float elements at most this many units in the last place apart.")
+@click.option("--xfail-file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="YAML list of known failures ({spec, case, runtime, provider, opt_level, reason}).")
+@click.option("--min-cases", type=int, default=0, metavar="N", help="Fail the run if fewer than N cases ran.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Write a JSON report (schema: docs/report-schema.md).")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Write JUnit XML for CI systems.")
+@click.option("--repro-dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="For every failing case, write its model, inputs, outputs and the command that reproduces it.")
+@click.option("--plugin", "plugins", multiple=True, metavar="MODULE|FILE.py",
+              help="Import extra layer kinds (see spec2onnx.plugins). Repeatable.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only failures, known failures and the summary (no progress bar).")
+@click.option("-v", "--verbose", is_flag=True, help="Print a line for every case, also on a terminal.")
+@handle_errors
+def validate(paths, jobs, timeout, patterns, shard, fail_fast, list_only, runtimes, provider, opset, opt_levels,
+             atol, rtol, ulp, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, quiet, verbose):
+    """Validate specs: run every case on a runtime and compare.
+
+    PATHS are spec files or folders (searched recursively for .yaml, .yml and
+    .json). Without PATHS, the bundled conformance suite is validated.
+
+    Each case is checked three ways: the runtime against the independent numpy
+    reference, and both against the spec's expected values when it has them.
+    On a terminal: a live progress bar and a line for every case that did not
+    pass; elsewhere (CI logs) or with -v: a line for every case. Then a summary
+    table per layer kind and outcome.
+
+    \b
+    Outcomes: PASS; FAIL (a comparison failed); ERROR (an exception, a crash
+    or a timeout); XFAIL (a declared known failure failed); XPASS (a declared
+    known failure passed: the declaration is stale, and the run fails).
+    """
+    import datetime
+    import os
+    import time
+
+    from .api import make_options, run_validation
+    from .compare import Tolerance
+    from .files import bundled_specs_dir
+    from .plugins import load_plugins
+    from .report import (Progress, disagreement_lines, summary_line, summary_table, to_json, write_json,
+                                  write_junit)
+    from .selection import parse_shard, select, spec_files
+    from .errors import UserError
+    from .validate import BAD
+
+    load_plugins(plugins)
+    for option, path in (("--json", json_path), ("--junit", junit_path)):
+        if path and not Path(path).resolve().parent.is_dir():
+            raise UserError(f"{option} {path}: folder {Path(path).parent} does not exist")
+    tolerance = Tolerance(atol, rtol, ulp) if (atol, rtol, ulp) != (None, None, None) else None
+    options = make_options(runtimes=runtimes, provider=provider, opt_levels=opt_levels, opset=opset,
+                           tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins)
+    roots = list(paths) or [bundled_specs_dir()]
+    shard_spec = parse_shard(shard) if shard else None
+    if list_only:
+        selection = select(roots, patterns, shard_spec)
+        for case_id in selection.ids():
+            click.echo(case_id)
+        for _, message in selection.load_errors:
+            click.echo(f"ERROR {message}", err=True)
+        click.echo(f"{selection.case_count} cases in {len(selection.specs)} specs", err=True)
+        sys.exit(EXIT_BAD_INPUT if selection.load_errors else EXIT_OK)
+
+    started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
+    files = spec_files(roots, shard_spec)
+    terminal = sys.stdout.isatty() and sys.stderr.isatty()
+    every_case = verbose or (not quiet and not terminal)
+    progress = Progress(len(files), enabled=terminal and not quiet and not verbose)
+    results, interrupted = [], False
+    workers = (os.cpu_count() or 1) if jobs is None else jobs
+    try:
+        for result in run_validation(files, options, patterns=patterns, jobs=workers, timeout=timeout, plugins=plugins):
+            results.append(result)
+            progress.update(result)
+            if every_case or result.outcome != "PASS":
+                progress.clear()
+                timing = f"  [{result.seconds * 1000:.1f} ms]" if result.outcome == "PASS" else ""
+                reason = f"  (known failure: {result.reason})" if result.outcome == "XFAIL" else ""
+                _say(f"{result.outcome:5} {result.id}{timing}{reason}")
+                if result.outcome != "XFAIL" or verbose:  # a known failure's details only with -v
+                    for problem in result.problems:
+                        _say(f"      {problem}")
+            if fail_fast and result.outcome in BAD:
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+    progress.clear()
+    seconds = time.perf_counter() - t0
+    if results:
+        _say("")
+        _say(summary_table(results))
+    disagreements = disagreement_lines(results)
+    if disagreements:
+        _say("\nRuntime disagreements:")
+        for line in disagreements:
+            _say(f"  {line}")
+    _say(summary_line(results) + f" in {seconds:.2f} s" + (" (interrupted)" if interrupted else ""))
+    if json_path:
+        write_json(json_path, to_json(results, started=started, seconds=seconds, argv=sys.argv, interrupted=interrupted))
+    if junit_path:
+        write_junit(junit_path, results, seconds)
+    ran = len({(r.spec, r.case) for r in results if not r.bad_input})
+    if not ran and not interrupted:
+        click.echo("spec2onnx: error: no case ran (no spec found, or no case matched -k)", err=True)
+    if interrupted:
+        sys.exit(130)
+    if any(r.bad_input for r in results):
+        sys.exit(EXIT_BAD_INPUT)
+    if any(r.internal for r in results):
+        sys.exit(EXIT_INTERNAL)
+    if min_cases and ran < min_cases:
+        click.echo(f"spec2onnx: error: only {ran} cases ran, fewer than --min-cases {min_cases}", err=True)
+        sys.exit(EXIT_FAILED)
+    sys.exit(EXIT_FAILED if any(r.outcome in BAD for r in results) or not results else EXIT_OK)
+
+
+@main.command(epilog=EPILOG)
+@click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--case", "case_name", default=None, help="Take the inputs from this case (default: the first case).")
+@click.option("--input", "input_files", multiple=True, metavar="NAME=FILE.npy",
+              help="Feed input NAME from a .npy file (overrides the case's data). Repeatable.")
+@click.option("-o", "--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+              show_default=True, help="Folder for the outputs, written as <output name>.npy.")
+@provider_option
+@opset_option
+@handle_errors
+def run(spec, case_name, input_files, output_dir, provider, opset):
+    """Run SPEC's model on onnxruntime and write its outputs as .npy files.
+
+    bfloat16 outputs are written as float32 (exactly: .npy has no bfloat16 type).
+    """
+    from .api import run_spec
+
+    for name, path, array in run_spec(spec, case_name, input_files, output_dir, provider=provider, opset=opset):
+        click.echo(f"wrote {path}  {array.dtype}{list(array.shape)}  ({name})")
+
+
+@main.command(epilog=EPILOG)
+@handle_errors
+def layers():
+    """List the supported layer kinds with their inputs, attributes and allowed values."""
+    from .api import describe_layers
+
+    click.echo(describe_layers())
+
+
+if __name__ == "__main__":
+    main()
