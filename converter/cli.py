@@ -127,6 +127,9 @@ def convert(spec, output, opset, provider):
 @click.option("-k", "patterns", multiple=True, metavar="PATTERN",
               help="Run only cases whose id (spec/case) contains PATTERN, matches it as a glob when it has * ? [, "
                    "or, written =ID, is exactly ID. Repeat to run cases matching any.")
+@click.option("--exclude", "excludes", multiple=True, metavar="GLOB",
+              help="Skip files in the folders searched whose path (relative to the folder, or as found) or name "
+                   "matches GLOB; a folder's path skips all in it. Repeatable.")
 @click.option("--shard", default=None, metavar="I/N",
               help="Run the I-th of N deterministic slices of the suite (round-robin over the sorted spec files).")
 @click.option("--fail-fast", "-x", is_flag=True, help="Stop at the first failure or error.")
@@ -158,12 +161,14 @@ def convert(spec, output, opset, provider):
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures, known failures and the summary (no progress bar).")
 @click.option("-v", "--verbose", is_flag=True, help="Print a line for every case, also on a terminal.")
 @handle_errors
-def validate(paths, jobs, timeout, patterns, shard, fail_fast, list_only, runtimes, provider, opset, opt_levels,
+def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_only, runtimes, provider, opset, opt_levels,
              atol, rtol, ulp, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, quiet, verbose):
     """Validate specs: run every case on a runtime and compare.
 
-    PATHS are spec files or folders (searched recursively for .yaml, .yml and
-    .json). Without PATHS, the bundled conformance suite is validated.
+    PATHS are spec files or folders. In a folder (searched recursively) a spec
+    is a .yaml, .yml or .json file whose top level has both 'network' and
+    'cases'; other files are skipped (-v lists them). A file named is always
+    loaded. Without PATHS, the bundled conformance suite is validated.
 
     Each case is checked three ways: the runtime against the independent numpy
     reference, and both against the spec's expected values when it has them.
@@ -186,7 +191,7 @@ def validate(paths, jobs, timeout, patterns, shard, fail_fast, list_only, runtim
     from .plugins import load_plugins
     from .report import (Progress, disagreement_lines, summary_line, summary_table, to_json, write_json,
                                   write_junit)
-    from .selection import parse_shard, select, spec_files
+    from .selection import find_specs, in_shard, parse_shard, select
     from .errors import UserError
     from .validate import BAD
 
@@ -200,7 +205,7 @@ def validate(paths, jobs, timeout, patterns, shard, fail_fast, list_only, runtim
     roots = list(paths) or [bundled_specs_dir()]
     shard_spec = parse_shard(shard) if shard else None
     if list_only:
-        selection = select(roots, patterns, shard_spec)
+        selection = select(roots, patterns, shard_spec, excludes)
         for case_id in selection.ids():
             click.echo(case_id)
         for _, message in selection.load_errors:
@@ -209,7 +214,11 @@ def validate(paths, jobs, timeout, patterns, shard, fail_fast, list_only, runtim
         sys.exit(EXIT_BAD_INPUT if selection.load_errors else EXIT_OK)
 
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
-    files = spec_files(roots, shard_spec)
+    found = find_specs(roots, excludes)
+    files = in_shard(found.files, shard_spec)
+    if verbose:
+        for skipped in found.skipped:
+            _say(f"SKIP  {skipped} (not a spec: no top-level 'network' and 'cases', or --exclude)")
     terminal = sys.stdout.isatty() and sys.stderr.isatty()
     every_case = verbose or (not quiet and not terminal)
     progress = Progress(len(files), enabled=terminal and not quiet and not verbose)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import fnmatch
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from . import safe_yaml
 from .errors import UserError
-from .spec import Spec, find_spec_files, load_spec
+from .spec import MAX_SPEC_BYTES, SPEC_SUFFIXES, Spec, load_spec
 
 
 @dataclass
@@ -53,28 +55,110 @@ def matches(case_id: str, patterns: Iterable[str]) -> bool:
     return False
 
 
-def spec_files(paths: Iterable[str | Path], shard: tuple[int, int] | None = None) -> list[Path]:
-    """The spec files under ``paths`` (sorted) in shard ``I/N``.
+# --- which files are specs ---------------------------------------------------------------------
+#
+# The rule (README "Robustness"): a file found in a folder is a spec when its name ends in .yaml, .yml
+# or .json and its top level is a mapping with both a `network` and a `cases` key. Anything else in
+# the folder (a --json report, CI files, data) is skipped. A file named on the command line is always
+# loaded, and says why when it is not a spec.
 
-    Shards split the sorted files round-robin: the same suite always splits the same way, every
-    spec is in exactly one shard, and the cases of a spec stay together (one model, one session).
+_BLOCK_KEY = re.compile(r"""^(["']?)(network|cases)\1[ \t]*:""", re.MULTILINE)  # a top-level key of a YAML block mapping
+_ANY_KEY = re.compile(r"""(["']?)\b(network|cases)\1\s*:""")
+_YAML_PREAMBLE = re.compile(r"(?:\s|#[^\n]*|---|%[^\n]*)*")  # blank lines, comments, directives, document start
+
+
+def is_spec_file(path: str | Path) -> bool:
+    """True when the file at ``path`` is a spec by the rule above: the suffix, then a sniff of its text.
+
+    Cheap (one read of at most 16 MiB, a regular expression; a parse only for JSON and flow-style YAML)
+    and never raises. A broken spec still counts as a spec when its `network` and `cases` keys can be
+    seen, so that its error is reported rather than the file skipped.
     """
-    files = find_spec_files(paths)
-    if shard:
-        index, total = shard
-        files = files[index - 1::total]
-    return files
+    path = Path(path)
+    if path.suffix not in SPEC_SUFFIXES:
+        return False
+    try:
+        with path.open("rb") as handle:
+            text = handle.read(MAX_SPEC_BYTES + 1).decode("utf-8", errors="replace")
+    except OSError:  # a folder, a missing or unreadable file
+        return False
+    if path.suffix != ".json":
+        if {m.group(2) for m in _BLOCK_KEY.finditer(text)} == {"network", "cases"}:
+            return True
+        if not text[_YAML_PREAMBLE.match(text).end():].startswith("{"):
+            return False  # a block mapping without both keys, a list, a scalar or nothing
+    try:
+        doc = safe_yaml.load_json(text) if path.suffix == ".json" else safe_yaml.load_yaml(text)
+    except UserError:  # unparsable: a spec if both keys show anywhere (the load will name the fault)
+        return {m.group(2) for m in _ANY_KEY.finditer(text)} == {"network", "cases"}
+    return isinstance(doc, dict) and "network" in doc and "cases" in doc
+
+
+@dataclass
+class Found:
+    files: list[Path] = field(default_factory=list)  # the spec files, in order
+    skipped: list[Path] = field(default_factory=list)  # files in the folders that are not specs, or excluded
+
+
+def _excluded(path: Path, root: Path, patterns: tuple[str, ...]) -> bool:
+    relative = path.relative_to(root).as_posix()
+    candidates = (relative, path.as_posix(), path.name)
+    return any(fnmatch.fnmatchcase(c, pattern.rstrip("/")) or fnmatch.fnmatchcase(c, pattern.rstrip("/") + "/*")
+               for pattern in patterns for c in candidates)
+
+
+def find_specs(paths: Iterable[str | Path], exclude: Iterable[str] = ()) -> Found:
+    """The spec files under the given files and folders: folders are searched recursively (sorted) and
+    keep the files ``is_spec_file`` accepts and no ``exclude`` glob matches; files named are always kept.
+
+    An exclude glob matches a file's path relative to the folder searched, its path as found, or its
+    name (``*`` crosses ``/``); a glob naming a folder excludes everything in it.
+    """
+    exclude = tuple(exclude)
+    found = Found()
+    seen: set[Path] = set()  # resolved paths: a file reached twice (specs specs/x) runs once
+    for root in map(Path, paths):
+        if root.is_dir():
+            candidates = sorted(f for f in root.rglob("*") if f.suffix in SPEC_SUFFIXES and f.is_file())
+            for file in candidates:
+                if _excluded(file, root, exclude) or not is_spec_file(file):
+                    found.skipped.append(file)
+                elif file.resolve() not in seen:
+                    seen.add(file.resolve())
+                    found.files.append(file)
+        elif root.exists() or root.is_symlink():
+            if root.resolve() not in seen:
+                seen.add(root.resolve())
+                found.files.append(root)
+        else:
+            raise UserError(f"{root}: no such file or folder")
+    return found
+
+
+def spec_files(paths: Iterable[str | Path], shard: tuple[int, int] | None = None, exclude: Iterable[str] = ()) -> list[Path]:
+    """The spec files under ``paths`` (see ``find_specs``) in shard ``I/N``."""
+    return in_shard(find_specs(paths, exclude).files, shard)
+
+
+def in_shard(files: list[Path], shard: tuple[int, int] | None) -> list[Path]:
+    """The files of shard ``I/N``: the sorted files split round-robin, so the same suite always splits the
+    same way, every spec is in exactly one shard, and the cases of a spec stay together (one session)."""
+    if not shard:
+        return files
+    index, total = shard
+    return files[index - 1::total]
 
 
 def case_names(spec: Spec, patterns: Iterable[str]) -> list[str]:
     return [c.name for c in spec.cases if matches(f"{spec.name}/{c.name}", patterns)]
 
 
-def select(paths: Iterable[str | Path], patterns: Iterable[str] = (), shard: tuple[int, int] | None = None) -> Selection:
+def select(paths: Iterable[str | Path], patterns: Iterable[str] = (), shard: tuple[int, int] | None = None,
+           exclude: Iterable[str] = ()) -> Selection:
     """Load every spec under ``paths`` in shard ``I/N`` and keep the cases matching ``patterns`` (for --list)."""
     selection = Selection()
     seen_names: dict[str, Path] = {}
-    for path in spec_files(paths, shard):
+    for path in spec_files(paths, shard, exclude):
         try:
             spec = load_spec(path)
         except UserError as exc:

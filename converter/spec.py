@@ -95,6 +95,9 @@ def parse_spec(doc: Any, path: Path, spec_dir: Path | None = None) -> Spec:
     ``path`` names the spec in results; relative ``.npy`` paths start at ``spec_dir``, by default its folder.
     """
     spec_dir = path.parent if spec_dir is None else spec_dir
+    if isinstance(doc, dict) and "network" not in doc and ("cases" not in doc or set(doc) - set(TOP_KEYS)):
+        raise SpecError("not a spec: a spec's top level is a mapping with 'name', 'network' and 'cases'; "
+                        f"this one has {', '.join(map(repr, list(doc)[:5])) or 'no keys'}")
     doc = _mapping(doc, "", TOP_KEYS, required=("name", "network", "cases"))
     name = _name(doc["name"], "name")
     source = _text(doc.get("source", ""), "source")
@@ -340,15 +343,7 @@ def _kind(value: Any) -> str:
 
 
 def find_spec_files(paths) -> list[Path]:
-    """Spec files under the given files and folders (folders searched recursively), sorted."""
-    found: dict[Path, Path] = {}  # resolved -> as given: a file reached twice (specs specs/x) runs once
-    for p in map(Path, paths):
-        if p.is_dir():
-            files = sorted(f for f in p.rglob("*") if f.suffix in SPEC_SUFFIXES and f.is_file())
-        elif p.exists():
-            files = [p]
-        else:
-            raise UserError(f"{p}: no such file or folder")
-        for f in files:
-            found.setdefault(f.resolve(), f)
-    return list(found.values())
+    """Spec files under the given files and folders (see ``converter.selection.find_specs``)."""
+    from .selection import spec_files
+
+    return spec_files(paths)

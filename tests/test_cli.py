@@ -89,7 +89,7 @@ def test_validate_wrong_expected_value_exits_1_and_names_case_output_index_value
 
 def test_validate_folder_reports_bad_spec_and_still_runs_the_others(tmp_path):
     (tmp_path / "good.yaml").write_text((SPECS / "trt_scale/seed-scale-4d.yaml").read_text())
-    (tmp_path / "bad.yaml").write_text("name: [unclosed\n")
+    (tmp_path / "bad.yaml").write_text("name: [unclosed\nnetwork: {}\ncases: []\n")  # a spec by its keys, unparsable
     result = invoke("validate", tmp_path)
     assert result.exit_code == 2
     assert "ERROR" in result.output and "bad.yaml: invalid YAML" in result.output
