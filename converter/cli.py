@@ -292,6 +292,33 @@ def run(spec, case_name, input_files, output_dir, provider, opset):
 
 
 @main.command(epilog=EPILOG)
+@click.argument("model", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--target", default="portable", show_default=True, metavar="TARGET",
+              help="portable, ort-cpu, ort-cuda, tensorrt, tensorrt-dla or openvino (docs/semantics.md, Targets).")
+@handle_errors
+def check(model, target):
+    """List every node of MODEL (any ONNX file) that TARGET cannot run, and why.
+
+    Exit status 0: every node runs there (warnings, known numerical differences, allowed);
+    1: some node does not; 2: the file cannot be read as an ONNX model, or an unknown target.
+    """
+    from .targets import get_target
+    from .targets.check import check_model, errors, load_model_file
+
+    target = get_target(target)
+    onnx_model = load_model_file(model)
+    problems = check_model(onnx_model, target)
+    for problem in problems:
+        _say(f"{'ERROR' if problem.severity == 'error' else 'WARN '} {problem}")
+    failing, nodes = errors(problems), len(onnx_model.graph.node)
+    if failing:
+        _say(f"{model}: {len(failing)} problems: not every node runs on {target.name} ({nodes} nodes)")
+        sys.exit(EXIT_FAILED)
+    warned = f", {len(problems)} warnings" if problems else ""
+    _say(f"{model}: every node runs on {target.name} ({nodes} nodes{warned})")
+
+
+@main.command(epilog=EPILOG)
 @handle_errors
 def layers():
     """List the supported layer kinds with their inputs, attributes and allowed values."""

@@ -2,8 +2,9 @@
 
 A target is a capability table (op, since-version, types, ranks, attribute limits, known run-time
 limits) plus lowering preferences, kept as data with its source named. Lowerings read
-``ctx.target`` (converter/lowering/builder.py) to legalize; ``check_model_for_target`` lists every
-node a target cannot run.
+``ctx.target`` (converter/lowering/builder.py) to legalize; ``check.check_model(model, target)`` lists
+every node a target cannot run. The tables are in tables/ (JSON, each naming its source), the
+limits and preferences in profiles.py, the DLA rules in dla.py.
 
 Names: ``portable`` (every node runs on all targets below; the default of ``convert``), ``ort-cpu``
 (onnxruntime's CPU EP; the default of ``validate --provider cpu``), ``ort-cuda``, ``tensorrt``
@@ -37,8 +38,20 @@ class Target:
         return self.name == "portable"
 
     def includes(self, name: str) -> bool:
-        """True when a model for this target must also run on target ``name`` (portable includes them all)."""
-        return self.name == name or self.is_portable
+        """True when a model for this target must also run on target ``name``.
+
+        portable includes ort-cpu, ort-cuda, tensorrt and openvino (not tensorrt-dla: DLA runs FP16/INT8 only).
+        """
+        from .profiles import PROFILES
+
+        return self.name == name or name in PROFILES[self.name].get("all_of", ())
+
+    @property
+    def preferences(self) -> dict:
+        """Lowering preferences (converter/targets/profiles.py), e.g. ``scale_batchnorm``."""
+        from .profiles import PROFILES
+
+        return PROFILES[self.name]["preferences"]
 
 
 def get_target(name: str) -> Target:

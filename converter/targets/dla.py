@@ -1,0 +1,121 @@
+"""The DLA rules of the tensorrt-dla target, in one place: for specs (before lowering) and for ONNX nodes.
+
+Sources: the TensorRT operator pages in the seeds (shared/seeds/): Scale "DLA Support" (DLA FP16 and
+DLA INT8; custom power values are not supported), ElementWise "DLA 支持" (POW with exactly one
+constant input; DIV, EQUAL, GREATER, LESS with at most one constant input; comparisons broadcast only
+as NCHW, NC11 or N111), Resize "DLA 支持" (DLA FP16 and INT8; the parameter combinations below).
+The list of ElementWise operations DLA runs at all is not in the seeds; it is TensorRT's DLA
+supported-layers list (Sum, Sub, Product, Max, Min, Div, Pow, Equal, Greater, Less).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import SpecError
+
+DLA_DTYPES = ("float16", "int8")
+ELEMENTWISE_OPS = ("SUM", "SUB", "PROD", "MAX", "MIN", "DIV", "POWER", "EQUAL", "GREATER", "LESS")
+COMPARISONS = ("EQUAL", "GREATER", "LESS")
+CONSTANT_INPUTS = {"POWER": (1, 1), "DIV": (0, 1), "EQUAL": (0, 1), "GREATER": (0, 1), "LESS": (0, 1)}  # (min, max)
+RESIZE_COMBINATIONS = {  # resize_mode -> allowed (coordinate_transformation, selector_for_single_pixel, nearest_rounding)
+    "NEAREST": [("ASYMMETRIC", "FORMULA", "FLOOR"), ("HALF_PIXEL", "FORMULA", "HALF_DOWN"), ("HALF_PIXEL", "FORMULA", "HALF_UP")],
+    "LINEAR": [("HALF_PIXEL", "FORMULA", None), ("HALF_PIXEL", "UPPER", None)],
+    "CUBIC": [],
+}
+
+# The same rules on ONNX nodes (onnx-tensorrt maps BatchNormalization to IScaleLayer, the binary ops to
+# IElementWiseLayer, Resize to IResizeLayer with pytorch_half_pixel as HALF_PIXEL + UPPER).
+NODE_OPS = {"BatchNormalization": None, "Add": "SUM", "Sub": "SUB", "Mul": "PROD", "Max": "MAX", "Min": "MIN",
+            "Div": "DIV", "Pow": "POWER", "Equal": "EQUAL", "Greater": "GREATER", "Less": "LESS", "Resize": None,
+            "QuantizeLinear": None, "DequantizeLinear": None}
+NODE_RESIZE = {  # mode -> allowed (coordinate_transformation_mode, nearest_mode or None)
+    "nearest": [("asymmetric", "floor"), ("half_pixel", "round_prefer_floor"), ("half_pixel", "round_prefer_ceil")],
+    "linear": [("half_pixel", None), ("pytorch_half_pixel", None)],
+}
+NODE_DTYPES = ("float", "float16", "int8")  # float32 models are built in FP16 precision for DLA
+
+
+def check_spec(spec) -> None:
+    """Raise SpecError, naming the layer field and the DLA rule, for the first layer DLA cannot run."""
+    net = spec.network
+    for layer in net.layers:
+        where = layer.field or f"network.layers[{layer.name}]"
+        for tensor in tuple(layer.inputs) + (layer.name,):
+            dtype = net.types[tensor].dtype.name
+            is_bool_result = tensor == layer.name and dtype == "bool" and layer.attrs.get("operation") in COMPARISONS
+            if dtype not in DLA_DTYPES and not is_bool_result:
+                raise SpecError(f"tensor {tensor!r} is {dtype}; tensorrt-dla runs FP16 and INT8 only (DLA Support)",
+                                file=str(spec.path), field=where)
+        if layer.op == "trt.Scale":
+            power = np.asarray(layer.attrs.get("power", []))
+            if power.size and np.any(power != 1):
+                raise SpecError(f"power {power.tolist()}: DLA does not support custom power values (Scale, DLA Support)",
+                                file=str(spec.path), field=f"{where}.power")
+        elif layer.op == "trt.ElementWise":
+            _check_elementwise(spec, layer, where)
+        elif layer.op == "trt.Resize":
+            _check_resize(spec, layer, where)
+
+
+def _check_elementwise(spec, layer, where: str) -> None:
+    net, op = spec.network, layer.attrs["operation"]
+    if op not in ELEMENTWISE_OPS:
+        raise SpecError(f"operation {op}: DLA runs {', '.join(ELEMENTWISE_OPS)} only", file=str(spec.path),
+                        field=f"{where}.operation")
+    if op in CONSTANT_INPUTS:
+        low, high = CONSTANT_INPUTS[op]
+        constants = sum(t in net.constants for t in layer.inputs)
+        if not low <= constants <= high:
+            rule = "exactly one input" if low == high else "at most one input"
+            raise SpecError(f"operation {op} with {constants} constant inputs: DLA needs {rule} constant (ElementWise, DLA Support)",
+                            file=str(spec.path), field=f"{where}.inputs")
+    if op in COMPARISONS:
+        a, b = (net.types[t].shape for t in layer.inputs)
+        if not _dla_broadcast(a, b):
+            raise SpecError(f"shapes {list(a)} and {list(b)}: DLA comparisons broadcast only as NCHW, NC11 or N111",
+                            file=str(spec.path), field=f"{where}.inputs")
+
+
+def _check_resize(spec, layer, where: str) -> None:
+    mode = layer.attrs["resize_mode"]
+    combo = (layer.attrs["coordinate_transformation"], layer.attrs["selector_for_single_pixel"],
+             layer.attrs["nearest_rounding"] if mode == "NEAREST" else None)
+    allowed = RESIZE_COMBINATIONS.get(mode, [])
+    if combo not in allowed:
+        shown = "; ".join("/".join(v for v in c if v) for c in allowed) or "none"
+        raise SpecError(f"resize_mode {mode} with {'/'.join(v for v in combo if v)}: DLA supports {shown} (Resize, DLA Support)",
+                        file=str(spec.path), field=where)
+
+
+def _dla_broadcast(a, b) -> bool:
+    if len(a) != 4 or len(b) != 4 or None in a or None in b:
+        return False
+    big, small = (a, b) if np.prod(a) >= np.prod(b) else (b, a)
+    return tuple(small) in (tuple(big), (big[0], big[1], 1, 1), (big[0], 1, 1, 1))
+
+
+def node_problems(node, view) -> list[str]:
+    """The DLA rules ``node`` (a model_view.NodeView) breaks."""
+    if node.op not in NODE_OPS:
+        return ["no DLA layer for this op (DLA runs Scale, ElementWise and Resize layers here)"]
+    problems = []
+    for name, dtype, const in zip(node.inputs, node.input_types, node.constants):
+        if name and const is None and dtype and dtype not in NODE_DTYPES:
+            problems.append(f"input {name} is {dtype}; DLA runs FP16 and INT8 only")
+    operation = NODE_OPS[node.op]
+    if operation in CONSTANT_INPUTS:
+        low, high = CONSTANT_INPUTS[operation]
+        constants = sum(c is not None for c in node.constants)
+        if not low <= constants <= high:
+            problems.append(f"{constants} constant inputs; DLA needs {'exactly one' if low == high else 'at most one'}")
+    if operation in COMPARISONS and None not in node.input_shapes[:2]:
+        a, b = node.input_shapes[:2]
+        if not _dla_broadcast(a, b):
+            problems.append(f"shapes {list(a)} and {list(b)}: DLA comparisons broadcast only as NCHW, NC11 or N111")
+    if node.op == "Resize":
+        mode = node.attrs.get("mode")
+        combo = (node.attrs.get("coordinate_transformation_mode"), node.attrs.get("nearest_mode") if mode == "nearest" else None)
+        if combo not in NODE_RESIZE.get(mode, []):
+            problems.append(f"mode {mode} with {'/'.join(v for v in combo if v)}: not a DLA Resize combination")
+    return problems

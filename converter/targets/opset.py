@@ -1,0 +1,52 @@
+"""Lowering for a target, at an opset where the target has a kernel for every node.
+
+onnxruntime matches an open kernel row ``N+`` only to nodes whose since-version is exactly N, so a
+newer opset can move a node past its CUDA kernel (Equal, Pad, Size at opset 19; DequantizeLinear at
+23; Cast, Reshape, Shape, Squeeze, Unsqueeze, Transpose at 24: ort-cuda-notes.md section 0). When the
+opset was not given on the command line, the model is lowered at the highest opset from the wanted
+one down to 13 at which no node has that problem, and the model says so in its metadata.
+"""
+
+from __future__ import annotations
+
+from onnx import helper
+
+from ..lowering import build_model
+from ..lowering.model import MIN_OPSET
+
+VERSION_MARKERS = ("no kernel for since-version", "is outside TensorRT's")
+
+
+def version_problems(problems) -> list:
+    return [p for p in problems if p.severity == "error" and any(m in p.reason for m in VERSION_MARKERS)]
+
+
+def model_for_target(spec, target, opset: int, *, fixed: bool = False, provider: str = "CPUExecutionProvider"):
+    """(model, opset used, note). ``fixed``: the opset was asked for explicitly; never change it."""
+    from .check import check_model
+
+    def build(n: int):
+        return build_model(spec.network, name=spec.name, opset=n, provider=provider, doc=spec.source, target=target)
+
+    model = build(opset)
+    if fixed or not version_problems(check_model(model, target)):
+        return _stamp(model, target, ""), opset, ""
+    first = version_problems(check_model(model, target))[0]
+    for lower in range(opset - 1, MIN_OPSET - 1, -1):
+        try:
+            candidate = build(lower)
+        except Exception:  # noqa: BLE001 - a spec this opset cannot express: try the next one
+            continue
+        if not version_problems(check_model(candidate, target)):
+            note = (f"opset {lower} instead of {opset}: at opset {opset}, {first.node} ({first.op}): {first.reason}")
+            return _stamp(candidate, target, note), lower, note
+    return _stamp(model, target, ""), opset, ""
+
+
+def _stamp(model, target, note: str):
+    props = {p.key: p.value for p in model.metadata_props}
+    props["spec2onnx.target"] = target.name
+    if note:
+        props["spec2onnx.opset_choice"] = note
+    helper.set_model_props(model, props)
+    return model

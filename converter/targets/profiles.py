@@ -1,0 +1,97 @@
+"""Each target as data: its kernel table, its known run-time limits, its lowering preferences, its sources.
+
+A limit applies to a node when its op matches (``op``: a name, a list, or "*") and every ``when``
+condition holds; it is broken when a ``require`` condition fails (a limit without ``require``
+is broken whenever it applies). Conditions (see converter/targets/limits.py):
+
+  when:    attr {name: [values]}, attr_gt {name: n}, types {constraint: [types]}, types_any [types]
+  require: rank [ranks of input 0], unscaled {rank: [[axes], ...]} (output dims equal input dims on
+           one of the axis sets), attr {name: [values]}, types {constraint: [types]}, same_types [inputs],
+           zero_input i (absent, or a constant of zeros), io_only [types] (such tensors only as graph
+           inputs or outputs)
+
+``severity`` is "error" (the node does not run there) or "warning" (it runs, but its results are
+known to differ from ONNX's: the node still counts as running).
+"""
+
+from __future__ import annotations
+
+UPSAMPLEBASE = "microsoft/onnxruntime onnxruntime/core/providers/cpu/tensor/upsamplebase.h (ScalesValidation; shared by the CPU and CUDA Resize)"
+CUDA_NOTES = "onnxruntime CUDA EP source notes (the project's ort-cuda-notes.md)"
+
+# onnxruntime's Resize checks, the same for the CPU and the CUDA kernels.
+ORT_RESIZE = [
+    {"op": "Resize", "when": {"attr": {"mode": ["linear"]}},
+     "require": {"rank": [2, 3, 4, 5], "unscaled": {"4": [[0, 1], [0, 3]], "5": [[0, 1]]}},
+     "why": "'Linear' mode only supports 2-D or 3-D inputs, or 4-D and 5-D inputs whose outermost 2 scales are 1",
+     "source": UPSAMPLEBASE},
+    {"op": "Resize", "when": {"attr": {"mode": ["cubic"]}},
+     "require": {"rank": [2, 4], "unscaled": {"4": [[0, 1]]}},
+     "why": "'Cubic' mode only supports 2-D inputs or 4-D inputs whose outermost 2 scales are 1",
+     "source": UPSAMPLEBASE},
+    {"op": "Resize", "when": {"attr": {"exclude_outside": [1], "mode": ["nearest"]}},
+     "why": "exclude_outside=1 needs mode cubic (or linear with antialias)", "source": UPSAMPLEBASE},
+    {"op": "Resize", "when": {"attr": {"exclude_outside": [1], "mode": ["linear"], "antialias": [0]}},
+     "why": "exclude_outside=1 needs mode cubic (or linear with antialias)", "source": UPSAMPLEBASE},
+    {"op": "Resize", "when": {"attr": {"antialias": [1], "mode": ["nearest"]}},
+     "why": "anti-aliasing needs mode linear or cubic", "source": UPSAMPLEBASE},
+]
+
+ORT_CUDA = [
+    {"op": "BatchNormalization", "require": {"rank": [1, 2, 3, 4, 5]},
+     "why": "run-time error on CUDA: 'Input dim size should be < 6 for BatchNorm' (measured on an H100, 2026-11-23)",
+     "source": "onnxruntime cpu/nn/batch_norm_helper.h NormalizeDims, " + CUDA_NOTES + " (c)"},
+    {"op": "BatchNormalization", "require": {"same_types": [0, 1, 2, 3, 4]},
+     "why": "the CUDA kernel binds scale, B, mean and var to X's type", "source": CUDA_NOTES + " (c)"},
+    {"op": "DequantizeLinear", "when": {"attr_gt": {"block_size": 0}}, "require": {"types": {"T1": ["int4", "uint4"]}},
+     "why": "blocked DequantizeLinear on CUDA handles int4/uint4 only: 'Unsupported quantization type' at run time "
+            "(measured on an H100, 2026-11-23)",
+     "source": "onnxruntime cuda/tensor/quantize_linear.cc, " + CUDA_NOTES + " (a)"},
+    {"op": "Resize", "when": {"attr": {"antialias": [1]}}, "require": {"rank": [2, 3, 4, 5], "unscaled": {"4": [[0, 1]], "5": [[0, 1]]}},
+     "why": "CUDA anti-aliased Resize is NCHW only ('NHWC is not supported yet')", "source": CUDA_NOTES + " (b)"},
+]
+
+TENSORRT = [
+    {"op": "Resize",
+     "require": {"attr": {"mode": ["nearest", "linear"],
+                          "coordinate_transformation_mode": ["half_pixel", "pytorch_half_pixel", "tf_half_pixel_for_nn",
+                                                             "asymmetric", "align_corners"],
+                          "nearest_mode": ["floor", "ceil", "round_prefer_floor", "round_prefer_ceil"],
+                          "keep_aspect_ratio_policy": ["stretch"], "antialias": [0]}},
+     "why": "onnx-tensorrt imports Resize with these modes only", "source": "onnx/onnx-tensorrt docs/operators.md (Resize)"},
+    {"op": ["DequantizeLinear"], "require": {"zero_input": 2},
+     "why": "x_zero_point must be zero", "source": "onnx/onnx-tensorrt docs/operators.md (DequantizeLinear)"},
+    {"op": ["QuantizeLinear"], "require": {"zero_input": 2},
+     "why": "y_zero_point must be zero", "source": "onnx/onnx-tensorrt docs/operators.md (QuantizeLinear)"},
+    {"op": "*", "when": {"types_any": ["uint8"]}, "require": {"io_only": ["uint8"]},
+     "why": "TensorRT supports UINT8 only as a network input or output type", "source": "onnx/onnx-tensorrt docs/operators.md"},
+]
+
+OV = "the bundled suite's known failures on OpenVINO 2026.4's CPU plugin (specs/*: xfail runtime openvino)"
+_OV_ARITH = ["Add", "Sub", "Mul", "Div", "Mod", "Max", "Min", "Pow", "Neg", "Abs", "Sum", "Clip"]
+OPENVINO = [
+    {"op": _OV_ARITH, "when": {"types": {"T": ["int64", "uint32", "uint64"]}}, "severity": "warning",
+     "why": "OpenVINO's CPU plugin computes 64-bit integers in int32 (it lowers i64 precision): values wrap at 32 bits",
+     "source": OV},
+    {"op": "Div", "when": {"types": {"T": ["int32"]}}, "severity": "warning",
+     "why": "OpenVINO's CPU plugin divides int32 through float32, inexact above 2^24", "source": OV},
+    {"op": ["Max", "Min"], "when": {"types": {"T": ["float", "float16", "bfloat16", "double"]}}, "severity": "warning",
+     "why": "OpenVINO's Maximum/Minimum return the other operand when one is NaN (like C fmax); ONNX propagates NaN",
+     "source": OV},
+]
+
+# Lowering preferences (read by the lowerings through ctx.target.preferences).
+#   scale_batchnorm: fuse a Scale's scale and shift into one BatchNormalization (CPU: 0.11 of the naive time,
+#                    README; CUDA: slower than Mul+Add, 0.247 ms against 0.122 ms on an H100)
+PROFILES = {
+    # float16_via_float: onnxruntime/core/optimizer/insert_cast_transformer.cc runs a float16 node that has
+    # only a float CPU kernel in float, between inserted Casts (at every optimization level)
+    "ort-cpu": {"kernels": "ort-cpu.json", "limits": ORT_RESIZE, "float16_via_float": True,
+                "preferences": {"scale_batchnorm": True}},
+    "ort-cuda": {"kernels": "ort-cuda.json", "limits": ORT_RESIZE + ORT_CUDA, "preferences": {"scale_batchnorm": False}},
+    "tensorrt": {"matrix": "tensorrt.json", "limits": TENSORRT, "preferences": {"scale_batchnorm": True}},
+    "tensorrt-dla": {"matrix": "tensorrt.json", "limits": TENSORRT, "dla": True, "preferences": {"scale_batchnorm": True}},
+    "openvino": {"kernels": "openvino.json", "limits": OPENVINO, "preferences": {"scale_batchnorm": True}},
+    # every node must run on each of these (tensorrt-dla is not among them: DLA runs FP16/INT8 only)
+    "portable": {"all_of": ["ort-cpu", "ort-cuda", "tensorrt", "openvino"], "preferences": {"scale_batchnorm": False}},
+}

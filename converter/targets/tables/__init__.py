@@ -1,0 +1,1 @@
+"""Capability tables as data (JSON), each naming its source, and the scripts that regenerate them."""

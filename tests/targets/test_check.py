@@ -1,0 +1,158 @@
+"""check_model(model, target) on hand-made ONNX models, each expectation from a named source."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from click.testing import CliRunner
+from onnx import TensorProto, helper, numpy_helper
+
+from cli import main
+from converter.targets import TARGET_NAMES
+from converter.targets.check import check_model, errors
+
+
+def one_node(op, inputs, output, *, opset=17, inits=(), **attrs):
+    """A model of one node; ``inputs``: (name, elem_type, shape) for graph inputs."""
+    node = helper.make_node(op, [i[0] for i in inputs] + [t.name for t in inits], [output[0]], name="n", **attrs)
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info(*i) for i in inputs], [helper.make_tensor_value_info(*output)],
+        initializer=list(inits))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
+
+
+def batchnorm(rank: int, dtype=TensorProto.FLOAT):
+    shape = [1, 2] + [1] * (rank - 2)
+    coeff = [numpy_helper.from_array(np.ones(2, np.float32), n) for n in ("s", "b", "m", "v")]
+    return one_node("BatchNormalization", [("x", dtype, shape)], ("y", dtype, shape), inits=coeff)
+
+
+def reasons(model, target):
+    return [p.reason for p in errors(check_model(model, target))]
+
+
+def test_rank6_batchnorm_runs_on_cpu_but_not_on_cuda():
+    # measured on an H100 (cuda-h100-2026-11-23.md): "Input dim size should be < 6 for BatchNorm, but got 6"
+    assert reasons(batchnorm(6), "ort-cpu") == []
+    found = reasons(batchnorm(6), "ort-cuda")
+    assert len(found) == 1 and "< 6" in found[0] and "input rank 6" in found[0]
+    assert reasons(batchnorm(5), "ort-cuda") == []
+
+
+def test_cuda_batchnorm_needs_coefficients_of_the_input_type():
+    # ort-cuda-notes.md (c): an fp16 X with fp32 scale/mean/var matches no CUDA kernel
+    found = reasons(batchnorm(4, TensorProto.FLOAT16), "ort-cuda")
+    assert found and "different types" in found[0]
+
+
+@pytest.mark.parametrize("opset, ok", [(18, True), (19, False)])
+def test_cuda_equal_kernel_is_registered_for_since_version_13_only(opset, ok):
+    # CUDA Equal is "13+", ONNX has Equal-19: at opset 19 the node's since-version is 19 (notes, section 0)
+    model = one_node("Equal", [("a", TensorProto.INT32, [4]), ("b", TensorProto.INT32, [4])], ("y", TensorProto.BOOL, [4]),
+                     opset=opset)
+    found = reasons(model, "ort-cuda")
+    assert (found == []) == ok
+    if not ok:
+        assert "since-version 19" in found[0] and "13+" in found[0]
+    assert reasons(model, "ort-cpu") == []  # the CPU EP registers Equal 19+
+
+
+def test_int8_max_has_no_cuda_kernel():
+    # ort-cuda-kernels.md: Max 13+ takes int32, int64, uint32, uint64 and floats, no int8
+    model = one_node("Max", [("a", TensorProto.INT8, [4]), ("b", TensorProto.INT8, [4])], ("y", TensorProto.INT8, [4]))
+    found = reasons(model, "ort-cuda")
+    assert found and "T=int8" in found[0]
+    assert reasons(model, "ort-cpu") == []
+    assert reasons(model, "tensorrt")  # onnx-tensorrt: Max FP32, FP16, BF16, INT32, INT64
+
+
+def test_blocked_int8_dequantize_fails_on_cuda():
+    # ort-cuda-notes.md (a): blocked DequantizeLinear is implemented for int4/uint4 only on CUDA
+    scale = numpy_helper.from_array(np.ones((2, 2), np.float32), "scale")
+    model = one_node("DequantizeLinear", [("x", TensorProto.INT8, [2, 4])], ("y", TensorProto.FLOAT, [2, 4]),
+                     opset=21, inits=[scale], axis=1, block_size=2)
+    found = reasons(model, "ort-cuda")
+    assert found and "int4" in found[0]
+    assert reasons(model, "ort-cpu") == []
+
+
+def test_float16_add_runs_on_cpu_through_inserted_casts():
+    # the CPU EP has no float16 Add kernel; onnxruntime's InsertCastTransformer runs it in float
+    model = one_node("Add", [("a", TensorProto.FLOAT16, [4]), ("b", TensorProto.FLOAT16, [4])], ("y", TensorProto.FLOAT16, [4]))
+    assert reasons(model, "ort-cpu") == []
+    assert reasons(model, "ort-cuda") == []
+
+
+def resize(mode, rank=4, opset=17, **attrs):
+    shape_in, shape_out = [1, 1] + [2] * (rank - 2), [1, 1] + [4] * (rank - 2)
+    sizes = numpy_helper.from_array(np.array(shape_out, np.int64), "sizes")
+    node = helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], name="n", mode=mode, **attrs)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape_in)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape_out)], initializer=[sizes])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
+
+
+def test_resize_modes_per_target():
+    # onnx-tensorrt docs/operators.md: nearest and linear only; upsamplebase.h: cubic 2-D or 4-D only
+    assert reasons(resize("cubic"), "ort-cpu") == []
+    assert any("mode='cubic'" in r for r in reasons(resize("cubic"), "tensorrt"))
+    assert reasons(resize("linear"), "tensorrt") == []
+    assert any("'Cubic' mode" in r for r in reasons(resize("cubic", rank=5), "ort-cpu"))
+    assert reasons(resize("linear", rank=5), "ort-cuda") == []
+
+
+def test_dla_node_rules():
+    # seeds, ElementWise DLA Support: POW needs exactly one constant input; comparisons broadcast NCHW/NC11/N111
+    pow_model = one_node("Pow", [("a", TensorProto.FLOAT16, [1, 2, 2, 2]), ("b", TensorProto.FLOAT16, [1, 2, 2, 2])],
+                         ("y", TensorProto.FLOAT16, [1, 2, 2, 2]))
+    assert any("exactly one" in r for r in reasons(pow_model, "tensorrt-dla"))
+    assert reasons(pow_model, "tensorrt") == []
+    less = one_node("Less", [("a", TensorProto.FLOAT16, [1, 2, 2, 2]), ("b", TensorProto.FLOAT16, [1, 1, 2, 1])],
+                    ("y", TensorProto.BOOL, [1, 2, 2, 2]))
+    assert any("NC11" in r for r in reasons(less, "tensorrt-dla"))
+    nc11 = one_node("Less", [("a", TensorProto.FLOAT16, [1, 2, 2, 2]), ("b", TensorProto.FLOAT16, [1, 2, 1, 1])],
+                    ("y", TensorProto.BOOL, [1, 2, 2, 2]))
+    assert reasons(nc11, "tensorrt-dla") == []
+    # seeds, Resize DLA Support: NEAREST with ASYMMETRIC/FLOOR or HALF_PIXEL/HALF_DOWN or HALF_PIXEL/HALF_UP
+    assert reasons(resize("nearest"), "tensorrt-dla") == []  # ONNX defaults: half_pixel, round_prefer_floor
+    assert any("not a DLA Resize" in r for r in reasons(resize("nearest", coordinate_transformation_mode="align_corners"),
+                                                        "tensorrt-dla"))
+    assert reasons(resize("nearest", coordinate_transformation_mode="asymmetric", nearest_mode="floor"), "tensorrt-dla") == []
+
+
+def test_portable_is_every_member_target():
+    found = check_model(batchnorm(6), "portable")
+    assert {p.target for p in errors(found)} == {"ort-cuda"}
+    assert set(TARGET_NAMES) >= {p.target for p in found}
+
+
+def test_openvino_known_numerical_differences_are_warnings():
+    model = one_node("Max", [("a", TensorProto.FLOAT, [4]), ("b", TensorProto.FLOAT, [4])], ("y", TensorProto.FLOAT, [4]))
+    found = check_model(model, "openvino")
+    assert [p.severity for p in found] == ["warning"] and "NaN" in found[0].reason
+
+
+def test_unknown_domain_and_op():
+    node = helper.make_node("Foo", ["x"], ["y"], domain="com.example")
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.example", 1)])
+    assert "domain" in reasons(model, "ort-cpu")[0]
+
+
+def test_check_command_exit_codes(tmp_path):
+    good, bad, junk = tmp_path / "good.onnx", tmp_path / "bad.onnx", tmp_path / "junk.onnx"
+    onnx.save(batchnorm(4), good)
+    onnx.save(batchnorm(6), bad)
+    junk.write_bytes(b"\x00not a model")
+    runner = CliRunner()
+    result = runner.invoke(main, ["check", str(good), "--target", "ort-cuda"])
+    assert result.exit_code == 0 and "every node runs on ort-cuda" in result.output
+    result = runner.invoke(main, ["check", str(bad), "--target", "ort-cuda"])
+    assert result.exit_code == 1
+    assert "ERROR ort-cuda: n (BatchNormalization): " in result.output and "input rank 6" in result.output
+    result = runner.invoke(main, ["check", str(junk)])
+    assert result.exit_code == 2 and "junk.onnx" in result.output and "Traceback" not in result.output
+    result = runner.invoke(main, ["check", str(good), "--target", "cuda"])
+    assert result.exit_code == 2 and "ort-cuda" in result.output
