@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-ALL = ("throughput", "graphs", "reference", "conversion")
+ALL = ("throughput", "graphs", "reference", "conversion", "memory")
 
 
 def main(argv: list[str]) -> None:

@@ -22,9 +22,10 @@ from .validate import CaseResult, Options, opset_for
 from .xfail import load_rules_file
 
 
-def convert_spec(spec_path: Path, output: Path | None = None, *, opset: int | None = None, provider: str = "cpu"):
+def convert_spec(spec_path: Path, output: Path | None = None, *, opset: int | None = None, provider: str = "cpu",
+                 max_memory: int | None = None):
     """Load, validate and lower a spec; write the model atomically. Returns (model, path written)."""
-    spec = load_spec(spec_path)
+    spec = load_spec(spec_path, max_memory=max_memory)
     options = make_options(provider=provider, opset=opset)
     model = build_model(spec.network, name=spec.name, opset=opset_for(spec, options), provider=options.configs[0].provider,
                         doc=spec.source)
@@ -37,7 +38,7 @@ def convert_spec(spec_path: Path, output: Path | None = None, *, opset: int | No
 
 def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels=("all",), opset: int | None = None,
                  tolerance: Tolerance | None = None, xfail_file: str | None = None, repro_dir: str | None = None,
-                 plugins: tuple[str, ...] = ()) -> Options:
+                 plugins: tuple[str, ...] = (), max_memory: int | None = None) -> Options:
     """Options for a validation run, every name checked (unknown provider, opset, runtime: UserError)."""
     full_provider = resolve_provider(provider)
     configs = []
@@ -55,6 +56,7 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
         xfail_file=xfail_file,
         repro_dir=_writable_folder("--repro-dir", repro_dir) if repro_dir else None,
         plugins=tuple(plugins),
+        max_memory=max_memory,
     )
 
 
@@ -94,9 +96,9 @@ def validate_paths(paths: Iterable[Path], **option_kwargs) -> list[CaseResult]:
 
 
 def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str], output_dir: Path,
-             *, provider: str = "cpu", opset: int | None = None):
+             *, provider: str = "cpu", opset: int | None = None, max_memory: int | None = None):
     """Run a spec's model on the inputs of a case (or .npy files) and write each output as <name>.npy."""
-    spec = load_spec(spec_path)
+    spec = load_spec(spec_path, max_memory=max_memory)
     options = make_options(provider=provider, opset=opset)
     feeds = dict(_pick_case(spec, case_name).inputs)  # a spec always has at least one case
     for item in input_files:

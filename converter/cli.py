@@ -79,6 +79,24 @@ opset_option = click.option(
          "Default: the spec's own 'opset', else 17.")
 
 
+def _size(ctx, param, value):
+    if value is None:
+        return None
+    from .budget import parse_size
+    from .errors import UserError
+
+    try:
+        return parse_size(value)
+    except UserError as exc:
+        raise click.BadParameter(str(exc).split(": ", 1)[-1]) from None
+
+
+max_memory_option = click.option(
+    "--max-memory", default=None, metavar="SIZE", callback=_size,
+    help="Memory budget for one spec, e.g. 2G or 512M: a spec whose estimated peak (from its shapes, before "
+         "anything is allocated) is above it is refused (exit status 2). Default: 1/8 of the RAM.")
+
+
 @click.group(epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="spec2onnx")
 def main():
@@ -104,8 +122,9 @@ def main():
               help="Where to write the model. Default: <spec name>.onnx in the current folder.")
 @opset_option
 @provider_option
+@max_memory_option
 @handle_errors
-def convert(spec, output, opset, provider):
+def convert(spec, output, opset, provider, max_memory):
     """Convert SPEC to an ONNX model that any ONNX runtime loads.
 
     The model's inputs and outputs carry the spec's tensor names. It passes
@@ -113,7 +132,7 @@ def convert(spec, output, opset, provider):
     """
     from .api import convert_spec
 
-    model, path = convert_spec(spec, output, opset=opset, provider=provider)
+    model, path = convert_spec(spec, output, opset=opset, provider=provider, max_memory=max_memory)
     click.echo(f"wrote {path} (opset {model.opset_import[0].version}, {len(model.graph.node)} nodes)")
 
 
@@ -158,11 +177,12 @@ def convert(spec, output, opset, provider):
               help="For every failing case, write its model, inputs, outputs and the command that reproduces it.")
 @click.option("--plugin", "plugins", multiple=True, metavar="MODULE|FILE.py",
               help="Import extra layer kinds (see spec2onnx.plugins). Repeatable.")
+@max_memory_option
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures, known failures and the summary (no progress bar).")
 @click.option("-v", "--verbose", is_flag=True, help="Print a line for every case, also on a terminal.")
 @handle_errors
 def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_only, runtimes, provider, opset, opt_levels,
-             atol, rtol, ulp, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, quiet, verbose):
+             atol, rtol, ulp, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, max_memory, quiet, verbose):
     """Validate specs: run every case on a runtime and compare.
 
     PATHS are spec files or folders. In a folder (searched recursively) a spec
@@ -201,7 +221,8 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
             raise UserError(f"{option} {path}: folder {Path(path).parent} does not exist")
     tolerance = Tolerance(atol, rtol, ulp) if (atol, rtol, ulp) != (None, None, None) else None
     options = make_options(runtimes=runtimes, provider=provider, opt_levels=opt_levels, opset=opset,
-                           tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins)
+                           tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins,
+                           max_memory=max_memory)
     roots = list(paths) or [bundled_specs_dir()]
     shard_spec = parse_shard(shard) if shard else None
     if list_only:
@@ -279,15 +300,17 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
               show_default=True, help="Folder for the outputs, written as <output name>.npy.")
 @provider_option
 @opset_option
+@max_memory_option
 @handle_errors
-def run(spec, case_name, input_files, output_dir, provider, opset):
+def run(spec, case_name, input_files, output_dir, provider, opset, max_memory):
     """Run SPEC's model on onnxruntime and write its outputs as .npy files.
 
     bfloat16 outputs are written as float32 (exactly: .npy has no bfloat16 type).
     """
     from .api import run_spec
 
-    for name, path, array in run_spec(spec, case_name, input_files, output_dir, provider=provider, opset=opset):
+    for name, path, array in run_spec(spec, case_name, input_files, output_dir, provider=provider, opset=opset,
+                                       max_memory=max_memory):
         click.echo(f"wrote {path}  {array.dtype}{list(array.shape)}  ({name})")
 
 

@@ -58,7 +58,7 @@ def iter_job(job: Job, options: Options, on_case_start: Callable[[int], None] = 
     """
     path = str(job.path)
     try:
-        spec = load_spec(job.path)
+        spec = load_spec(job.path, max_memory=options.max_memory, runs=len(options.configs))
     except UserError as exc:
         yield "result", CaseResult(path, "<load>", ERROR, path=path, problems=[str(exc)], bad_input=True)
         return

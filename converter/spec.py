@@ -6,6 +6,7 @@ Every problem is raised as ``SpecError`` naming the file and the field, e.g.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import casedata, safe_yaml
+from . import budget, casedata, safe_yaml
 from .compare import Tolerance
 from .dtypes import DTYPES
 from .errors import SpecError, UserError
@@ -56,13 +57,18 @@ class Spec:
         return sorted({layer.op for layer in self.network.layers})
 
 
-def load_spec(path: str | Path) -> Spec:
-    """Read, parse and validate one spec file."""
+def load_spec(path: str | Path, *, max_memory: int | None = None, runs: int = 1) -> Spec:
+    """Read, parse and validate one spec file.
+
+    ``max_memory``: the memory budget in bytes (None: ``converter.budget.default_budget()``); a spec
+    whose estimated peak, with ``runs`` runtime configurations, is above it is refused before any
+    constant or case data is made.
+    """
     path = Path(path)
     try:
         with gc_paused():
             document = read_document(path)
-            return parse_spec(document, path)
+            return parse_spec(document, path, max_memory=max_memory, runs=runs)
     except UserError as exc:
         raise exc.located(file=str(path)) from None
 
@@ -75,7 +81,11 @@ def read_document(path: Path) -> Any:
         if not path.is_file():
             raise SpecError("no such file" if not path.exists() else "not a regular file")
         with path.open("rb") as handle:
-            data = handle.read(MAX_SPEC_BYTES + 1)  # never more than the limit, whatever stat said
+            # Never more than the limit, whatever stat said; but no 16 MiB buffer for a 1 KiB file either.
+            first = min(os.fstat(handle.fileno()).st_size, MAX_SPEC_BYTES) + 1
+            data = handle.read(first)
+            if len(data) == first:  # the file grew since stat, or is at the limit
+                data += handle.read(MAX_SPEC_BYTES + 1 - len(data))
     except OSError as exc:
         raise SpecError(f"cannot read: {exc.strerror or exc}") from None
     if len(data) > MAX_SPEC_BYTES:
@@ -89,10 +99,12 @@ def read_document(path: Path) -> Any:
     return safe_yaml.load_yaml(text)
 
 
-def parse_spec(doc: Any, path: Path, spec_dir: Path | None = None) -> Spec:
+def parse_spec(doc: Any, path: Path, spec_dir: Path | None = None, *, max_memory: int | None = None,
+               runs: int = 1) -> Spec:
     """Validate the plain data of a spec (as read from a file, or a mapping built in Python).
 
     ``path`` names the spec in results; relative ``.npy`` paths start at ``spec_dir``, by default its folder.
+    ``max_memory`` and ``runs``: see ``load_spec``.
     """
     spec_dir = path.parent if spec_dir is None else spec_dir
     if isinstance(doc, dict) and "network" not in doc and ("cases" not in doc or set(doc) - set(TOP_KEYS)):
@@ -105,8 +117,10 @@ def parse_spec(doc: Any, path: Path, spec_dir: Path | None = None) -> Spec:
     opset = _at("opset", _opset, doc["opset"]) if "opset" in doc else None
     tolerance = _at("tolerance", Tolerance.parse, doc["tolerance"]) if "tolerance" in doc else None
     xfail = _at("xfail", lambda d: parse_rules(d, spec_name=name), doc["xfail"]) if "xfail" in doc else ()
-    network = _parse_network(doc["network"], spec_dir)
-    cases = _parse_cases(doc["cases"], network, spec_dir)
+    network = _parse_network(doc["network"], spec_dir, max_memory)
+    raw_cases = _list(doc["cases"], "cases", nonempty=True)
+    budget.check_estimate(network, raw_cases, max_memory, runs)  # before any case data is made
+    cases = _parse_cases(raw_cases, network, spec_dir)
     return Spec(name, path, network, cases, source, opset, tolerance, xfail)
 
 
@@ -118,7 +132,7 @@ def parse_network(doc: Any, spec_dir: Path = Path(".")) -> Network:
     return _parse_network(doc, spec_dir)
 
 
-def _parse_network(doc: Any, spec_dir: Path) -> Network:
+def _parse_network(doc: Any, spec_dir: Path, max_memory: int | None = None) -> Network:
     doc = _mapping(doc, "network", NETWORK_KEYS, required=("inputs", "layers", "outputs"))
     types: dict[str, TensorType] = {}
     inputs = {}
@@ -126,14 +140,18 @@ def _parse_network(doc: Any, spec_dir: Path) -> Network:
         where = f"network.inputs.{name}"
         _name(name, where)
         inputs[name] = types[name] = _tensor_type(tdoc, where, ("dtype", "shape"))
-    constants = {}
-    for name, tdoc in _mapping(doc.get("constants") or {}, "network.constants").items():
+    constant_docs = _mapping(doc.get("constants") or {}, "network.constants")
+    constant_types = {}
+    for name, tdoc in constant_docs.items():
         where = f"network.constants.{name}"
         _name(name, where)
         if name in types:
             raise SpecError(f"name {name!r} is already a network input", field=where)
-        ttype = _tensor_type(tdoc, where, ("dtype", "shape", "data"), required=("dtype", "shape", "data"))
-        constants[name] = _at(f"{where}.data", casedata.materialize, tdoc["data"], ttype, spec_dir)
+        constant_types[name] = _tensor_type(tdoc, where, ("dtype", "shape", "data"), required=("dtype", "shape", "data"))
+    budget.check_constants(constant_types, max_memory)  # before any constant is made
+    constants = {}
+    for name, ttype in constant_types.items():
+        constants[name] = _at(f"network.constants.{name}.data", casedata.materialize, constant_docs[name]["data"], ttype, spec_dir)
         types[name] = ttype
     raw_layers = _list(doc["layers"], "network.layers", nonempty=True)
     layers = [_parse_layer(raw, f"network.layers[{i}]", types, inputs, constants) for i, raw in enumerate(raw_layers)]
@@ -248,7 +266,7 @@ def _tensor_type(doc: Any, where: str, keys, required=("dtype", "shape")) -> Ten
 def _parse_cases(doc: Any, network: Network, spec_dir: Path) -> list[Case]:
     cases: list[Case] = []
     seen = set()
-    for i, raw in enumerate(_list(doc, "cases", nonempty=True)):
+    for i, raw in enumerate(doc):
         where = f"cases[{i}]"
         raw = _mapping(raw, where, CASE_KEYS, required=("name", "inputs"))
         name = _name(raw["name"], f"{where}.name")

@@ -71,6 +71,7 @@ class Options:
     xfail_file: str | None = None
     repro_dir: str | None = None  # where to write the reproduction of each failing case
     plugins: tuple[str, ...] = ()  # --plugin modules, for reproduction commands
+    max_memory: int | None = None  # bytes a spec may need (estimated before loading its data); None: the default budget
 
     @property
     def show_labels(self) -> bool:
