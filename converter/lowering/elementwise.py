@@ -8,13 +8,15 @@ yields 0. See docs/semantics.md.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..dtypes import BFLOAT16, BOOL, FLOAT16, FLOAT32, INT8, INT32, INT64, DType
 from ..errors import SpecError
 from ..network import Layer, TensorType
 from ..registry import LayerKind, register_layer
 from ..schema import Enum
 from .builder import Lowered, LoweringContext, NodeBuilder
-from .scale import to_int8
+from .scale import KEEP_PLUS_ZERO, to_int8
 
 ARITHMETIC = (INT8, INT32, INT64, FLOAT16, FLOAT32, BFLOAT16)
 COMPARABLE = (INT32, INT64, FLOAT16, FLOAT32, BFLOAT16)
@@ -88,11 +90,32 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
         compute = FLOAT32
     if op == "FLOOR_DIV":
         z = b.op("Floor", [b.op("Div", [x, y])])
+    elif op in ("SUM", "SUB") and _deleted_as_noop(op, ctx.constant_inputs):
+        if op == "SUB":  # x - (-0) is x + (+0)
+            y = b.scalar("zero", 0.0, compute)
+        z = b.op("Sum", [x, y], why=KEEP_PLUS_ZERO)
     else:
         z = b.op(_ONNX_OP[op], [x, y])
     if compute != dtype and ctx.output_type.dtype != BOOL:
         z = b.cast(z, dtype, why="round the float32 result once to the output type")
     return b.finish(z)
+
+
+def _deleted_as_noop(op: str, constants) -> bool:
+    """Whether onnxruntime's NoopElimination would delete this float Add/Sub although it changes -0.
+
+    It deletes x + c and x - c for a constant c of at most one element equal to 0.0 (-0.0 included):
+    right for x + (-0) and x - (+0), which are x, but x + (+0) and x - (-0) turn -0 into +0.
+    """
+    def zero(value, sign: bool | None):
+        if value is None or value.size > 1 or value.dtype.kind in "iub":
+            return False
+        v = np.asarray(value, np.float32)
+        return bool(np.all(v == 0)) and (sign is None or bool(np.all(np.signbit(v)) == sign))
+    a, c = constants
+    if op == "SUM":
+        return zero(a, False) or zero(c, False)
+    return zero(c, True)
 
 
 def _int8(b: NodeBuilder, op: str, x: str, y: str) -> str:
@@ -110,28 +133,40 @@ def _int8(b: NodeBuilder, op: str, x: str, y: str) -> str:
 
 
 def _integer_division(b: NodeBuilder, op: str, x: str, y: str, dtype: DType, y_const) -> str:
-    """int32/int64 DIV (truncating) and FLOOR_DIV that never trap: x/0 = 0, MIN/-1 wraps to MIN."""
-    guard_zero = y_const is None or bool((y_const == 0).any())
-    guard_neg1 = y_const is None or bool((y_const == -1).any())
-    zero, one, minus_one = (b.scalar(n, v, dtype) for n, v in (("zero", 0, ), ("one", 1), ("minus_one", -1)))
-    is_zero = b.op("Equal", [y, zero]) if guard_zero else None
-    is_neg1 = b.op("Equal", [y, minus_one]) if guard_neg1 else None
-    unsafe = [m for m in (is_zero, is_neg1) if m]
-    divisor = y
-    if unsafe:
-        mask = unsafe[0] if len(unsafe) == 1 else b.op("Or", unsafe)
-        divisor = b.op("Where", [mask, one, y], why="integer division by 0 or -1 can trap: divide by 1 there instead")
-    q = b.op("Div", [x, divisor])  # truncates toward zero
+    """int32/int64 DIV (truncating) and FLOOR_DIV that never trap: x/0 = 0, MIN/-1 wraps to MIN.
+
+    Divide by a divisor that cannot trap, P = |y| (1 where y = 0), and put the sign back on the
+    quotient: trunc(x / y) = trunc(x / |y|) * sign(y). |MIN| is MIN itself (two's complement wraps,
+    as it does in onnxruntime, CUDA and numpy): P stays MIN, x / MIN is already right, and its
+    multiplier is +1. So M = sign(y) * sign(P): 0 where y = 0 (x / 0 = 0), -1 where y = -1 (x * -1
+    wraps MIN to MIN, where Div(MIN, -1) would trap). No Equal/Where guards: every node is one cheap
+    pass over y, and x goes through one Div and one Mul (benchmarks/graphs.py).
+    """
+    np_type = np.dtype(dtype.numpy).type
+    with np.errstate(over="ignore"):
+        if y_const is not None:  # the same arithmetic, done here once
+            s = np.sign(y_const).astype(np_type)
+            u = np.abs(y_const.astype(np_type))
+            p = (u + np.maximum(np_type(1) - u, np_type(0))).astype(np_type)
+            m = (s * np.sign(p)).astype(np_type)
+            sign, divisor = b.const("sign", s), b.const("divisor", p)
+            multiplier = None if np.all(m == 1) else b.const("multiplier", m)
+        else:
+            why = "integer division must not trap on 0 or MIN / -1: divide by |y| (1 for 0), then multiply by sign(y)"
+            magnitude = b.op("Abs", [y], why=why)
+            lift = b.op("Max", [b.op("Sub", [b.scalar("one", 1, dtype), magnitude]), b.scalar("zero", 0, dtype)],
+                        why="1 where y = 0, else 0 (1 - |MIN| wraps to MIN + 1 < 0): P = |y| is never 0")
+            divisor = b.op("Add", [magnitude, lift])
+            sign = b.op("Sign", [y])
+            multiplier = b.op("Mul", [sign, b.op("Sign", [divisor])], why="sign(y), but +1 for y = MIN (P = |MIN| = MIN)")
+    t = b.op("Div", [x, divisor])
+    q = b.op("Mul", [t, multiplier], why="x / 0 = 0 and MIN / -1 = MIN (wraps)") if multiplier else t
     if op == "FLOOR_DIV":
-        # The truncated quotient is one too high where the remainder is non-zero and its sign differs from
-        # the divisor's. (onnxruntime's integer Mod with fmod=1 goes through double: inexact for int64.)
-        r = b.op("Sub", [x, b.op("Mul", [q, divisor])])
-        sign_differs = b.op("Less", [b.op("Mul", [b.op("Sign", [r]), b.op("Sign", [divisor])]), zero])
-        q = b.op("Where", [sign_differs, b.op("Sub", [q, one]), q])
-    if is_neg1:
-        q = b.op("Where", [is_neg1, b.op("Neg", [x]), q], why="x / -1 = -x (MIN wraps to MIN, two's complement)")
-    if is_zero:
-        q = b.op("Where", [is_zero, zero, q], why="integer division by zero: spec2onnx defines the result as 0")
+        # trunc is one too high where the remainder is non-zero and its sign differs from y's: r * sign(y) < 0.
+        # (|r| < |y|, so r * sign(y) cannot overflow. onnxruntime's integer Mod(fmod=1) goes through double.)
+        r = b.op("Sub", [x, b.op("Mul", [t, divisor])])
+        late = b.op("Less", [b.op("Mul", [r, sign]), b.scalar("zero", 0, dtype)])
+        q = b.op("Sub", [q, b.cast(late, dtype, why="floor = trunc - 1 where the remainder's sign differs from y's")])
     return q
 
 

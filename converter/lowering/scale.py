@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import BFLOAT16, FLOAT16, FLOAT32, INT8
+from ..dtypes import BFLOAT16, FLOAT16, FLOAT32, INT8, DType
 from ..errors import SpecError
 from ..network import Layer, TensorType
 from ..registry import LayerKind, register_layer
@@ -65,20 +65,51 @@ def check(layer: Layer, in_types) -> TensorType:
     return x
 
 
-def coefficients(layer: Layer, shape: tuple[int, ...]) -> dict[str, np.ndarray | None]:
-    """Each coefficient reshaped for broadcasting, or None where it is empty or its default everywhere."""
+def coefficients(layer: Layer, shape: tuple[int, ...], dtype: DType = FLOAT32) -> dict[str, np.ndarray | None]:
+    """Each coefficient reshaped for broadcasting, or None where it is empty or may be dropped.
+
+    A scale of 1 and a power of 1 are dropped: ``x * 1`` and ``powf(x, 1)`` are ``x`` for every x,
+    signed zeros and NaN included. A shift of 0 is subtler: ``x + (-0.0)`` is ``x`` for every x, but
+    ``x + (+0.0)`` turns -0 into +0 (IEEE 754, round to nearest: the sum of opposite zeros is +0),
+    which ``1 / x`` or an odd power carries to the output (-inf instead of +inf). So a shift of zeros
+    is dropped only when every one is -0.0, or when the sign of a zero cannot reach the output.
+    """
     target = coefficient_shape(layer.attrs["mode"], shape, layer.attrs["channel_axis"])
     out = {}
     for key, default in DEFAULTS.items():
         values = layer.attrs[key]
-        out[key] = None if values.size == 0 or np.all(values == default) else values.astype(np.float32).reshape(target)
+        out[key] = None if values.size == 0 else values.astype(np.float32).reshape(target)
+    for key in ("scale", "power"):
+        if out[key] is not None and np.all(out[key] == DEFAULTS[key]):
+            out[key] = None
+    shift = out["shift"]
+    if shift is not None and np.all(shift == 0.0):
+        may_be_minus_zero = dtype != INT8 or out["scale"] is not None  # int8 -> float32 never gives -0
+        if np.all(np.signbit(shift)) or not (may_be_minus_zero and zero_sign_reaches_output(out["power"], dtype)):
+            out["shift"] = None
     return out
+
+
+def zero_sign_reaches_output(power: np.ndarray | None, dtype: DType) -> bool:
+    """Whether +0 and -0 entering the power step can give different outputs (docs/semantics.md, Scale).
+
+    ``powf(+-0, p)`` differs in sign only for an odd integer p (+-0 for p > 0, +-inf for p < 0); a
+    uniform power of 0.5 (a 0-d coefficient) is lowered to ``Sqrt``, and ``sqrt(-0)`` is -0. No power
+    passes the zero through. int8 outputs lose the sign of a zero, not of an infinity (127 / -128).
+    """
+    if power is None:
+        return dtype != INT8
+    p = power.astype(np.float64)
+    odd = (np.mod(p, 2) == 1) & (p == np.round(p))
+    if dtype == INT8:
+        return bool(np.any(odd & (p < 0)))
+    return bool(np.any(odd)) or (power.ndim == 0 and float(power) == 0.5)
 
 
 def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     b = NodeBuilder(layer)
     x_type = ctx.input_types[0]
-    coeff = coefficients(layer, x_type.shape)
+    coeff = coefficients(layer, x_type.shape, x_type.dtype)
     y = layer.inputs[0]
     if all(v is None for v in coeff.values()):
         return b.finish(y)
@@ -94,7 +125,7 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
         if coeff["scale"] is not None:
             y = b.op("Mul", [y, b.const("scale", coeff["scale"])])
         if coeff["shift"] is not None:
-            y = b.op("Add", [y, b.const("shift", coeff["shift"])])
+            y = add_constant(b, y, b.const("shift", coeff["shift"]), coeff["shift"])
     if coeff["power"] is not None:
         y = _power(b, y, coeff["power"])
     if x_type.dtype == INT8:
@@ -125,13 +156,33 @@ def _batch_norm(b: NodeBuilder, y: str, scale: np.ndarray, shift: np.ndarray) ->
 
     onnxruntime folds that into x * (scale / sqrt(1 + 0)) + (shift - 0 * scale): exactly scale and
     shift, then a multiply and an add rounded separately, as the reference does (bit-identical,
-    tests/lowering/test_scale_lowering.py). TensorRT's ONNX parser imports it as an IScaleLayer.
+    tests/lowering/test_scale_lowering.py), signed zeros included. TensorRT's ONNX parser imports it as
+    an IScaleLayer.
     """
     channels = scale.shape[0]
+    # The mean is a zero with the scale's sign, so that mean * scale is +0 and shift - mean * scale keeps a
+    # shift of -0.0 (with mean +0 and a negative scale it would be -0 - (-0) = +0, and -0 * scale + shift +0).
+    mean = np.copysign(np.zeros(channels, np.float32), scale)
     inputs = [y, b.const("scale", scale), b.const("shift", shift),
-              b.const("mean", np.zeros(channels, np.float32)), b.const("variance", np.ones(channels, np.float32))]
+              b.const("mean", mean), b.const("variance", np.ones(channels, np.float32))]
     return b.op("BatchNormalization", inputs, epsilon=0.0,
                 why="x * scale + shift in one pass (mean 0, variance 1, epsilon 0 leave scale and shift exact)")
+
+
+KEEP_PLUS_ZERO = ("x + 0 turns -0 into +0 (IEEE 754), which the result keeps; Sum, because onnxruntime's "
+                  "NoopElimination deletes Add(x, 0) (level basic and above)")
+
+
+def add_constant(b: NodeBuilder, y: str, name: str, value: np.ndarray) -> str:
+    """y + value for a constant ``value``: Add, or Sum where value is a zero that onnxruntime would delete.
+
+    onnxruntime's NoopElimination removes Add/Sub of a constant zero of at most one element (it compares
+    the value with 0.0, so -0.0 too), which changes x = -0 from +0 to -0: Sum computes the same sum
+    and is left alone (tests/lowering/test_scale_lowering.py, test_elementwise_lowering.py).
+    """
+    if value.size <= 1 and np.all(value == 0):
+        return b.op("Sum", [y, name], why=KEEP_PLUS_ZERO)
+    return b.op("Add", [y, name])
 
 
 def _power(b: NodeBuilder, y: str, power: np.ndarray) -> str:

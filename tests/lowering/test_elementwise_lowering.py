@@ -57,11 +57,50 @@ def test_bfloat16_is_legalized_with_casts():
     assert node_types(ew("LESS", "bfloat16")) == ["Cast", "Cast", "Less"]
 
 
-def test_integer_division_guards_are_dropped_for_a_safe_constant_divisor():
-    guarded = node_types(ew("DIV", "int32"))
-    assert guarded.count("Where") == 3 and "Neg" in guarded
+def test_integer_division_has_no_where_guards_and_a_constant_divisor_is_one_div():
+    runtime = node_types(ew("DIV", "int32"))
+    assert "Where" not in runtime and "Equal" not in runtime and runtime.count("Div") == 1
+    assert node_types(ew("FLOOR_DIV", "int32")).count("Div") == 1
     constant = {"k": {"dtype": "int32", "shape": [2, 3], "data": [[1, 2, 3], [4, 5, 6]]}}
     assert node_types(ew("DIV", "int32", constants=constant, layer_inputs=["a", "k"])) == ["Div"]
+    with_zero = {"k": {"dtype": "int32", "shape": [2, 3], "data": [[0, -1, 3], [4, 5, -2147483648]]}}
+    assert node_types(ew("DIV", "int32", constants=with_zero, layer_inputs=["a", "k"])) == ["Div", "Mul"]
+
+
+def _wrapped(value: int, bits: int) -> int:
+    return (value + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1)
+
+
+def _python_division(op: str, a: int, b: int, bits: int) -> int:
+    """docs/semantics.md with Python's exact integers: x / 0 = 0, truncation (DIV) or floor, then wrap."""
+    if b == 0:
+        return 0
+    q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # truncated
+    if op == "FLOOR_DIV" and q * b != a and (a < 0) != (b < 0):
+        q -= 1
+    return _wrapped(q, bits)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("op", ["DIV", "FLOOR_DIV"])
+@pytest.mark.parametrize("divisor", ["runtime", "constant"])
+def test_integer_division_on_every_pair_of_edge_values(dtype, op, divisor):
+    info = np.iinfo(dtype)
+    edges = [info.min, info.min + 1, info.min // 2, -7, -3, -2, -1, 0, 1, 2, 3, 7, info.max // 2, info.max - 1, info.max]
+    a, b = (v.reshape(1, -1) for v in np.meshgrid(np.array(edges, dtype), np.array(edges, dtype)))
+    rng = np.random.default_rng(3)
+    a = np.concatenate([a, rng.integers(info.min, info.max, a.shape, dtype, endpoint=True)], axis=0)
+    b = np.concatenate([b, rng.integers(-9, 9, b.shape, dtype, endpoint=True)], axis=0)
+    if divisor == "constant":
+        constant = {"k": {"dtype": dtype, "shape": list(b.shape), "data": b.tolist()}}
+        spec, feeds = ew(op, dtype, a=a.shape, constants=constant, layer_inputs=["a", "k"]), {"a": a}
+    else:
+        spec, feeds = ew(op, dtype, a=a.shape, b=b.shape), {"a": a, "b": b}
+    bits = info.bits
+    want = np.array([[_python_division(op, int(x), int(y), bits) for x, y in zip(ra, rb)] for ra, rb in zip(a, b)], dtype)
+    model = build_model(spec.network).SerializeToString()
+    for level in ("all", "disabled"):
+        np.testing.assert_array_equal(OrtRunner(model, opt_level=level).run(feeds)["y"], want)
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64"])
@@ -73,3 +112,29 @@ def test_integer_division_never_traps(dtype):
     for op, want in (("DIV", [[info.min, 0, -3], [-5, -info.max, 0]]), ("FLOOR_DIV", [[info.min, 0, -4], [-5, -info.max, 0]])):
         out = OrtRunner(build_model(ew(op, dtype).network).SerializeToString()).run({"a": a, "b": b})["y"]
         np.testing.assert_array_equal(out, np.array(want, dtype))
+
+
+@pytest.mark.parametrize("op, constant, want_bits", [
+    # -0 + (+0) = +0 and 0 + (+0) = +0 (IEEE 754, round to nearest)
+    ("SUM", 0.0, [False, False]),
+    # x + (-0) is x: -0 stays -0
+    ("SUM", -0.0, [True, False]),
+    # x - (-0) = x + (+0): +0 for both zeros
+    ("SUB", -0.0, [False, False]),
+    # x - (+0) is x
+    ("SUB", 0.0, [True, False]),
+])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_adding_a_constant_zero_keeps_ieee_signed_zeros(op, constant, want_bits, dtype):
+    """onnxruntime's NoopElimination deletes Add(x, 0) and Sub(x, 0) (also for -0), which x = -0 would notice."""
+    import ml_dtypes
+
+    spec = ew(op, dtype, a=(1, 2), constants={"k": {"dtype": dtype, "shape": [1, 1], "data": [[constant]]}},
+              layer_inputs=["a", "k"])
+    np_type = ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype
+    x = np.array([[-0.0, 0.0]], np.float32).astype(np_type)
+    model = build_model(spec.network).SerializeToString()
+    for level in ("all", "basic", "disabled"):
+        got = OrtRunner(model, opt_level=level).run({"a": x})["y"].astype(np.float32)
+        assert np.signbit(got).reshape(-1).tolist() == want_bits, level
+        assert np.all(got == 0)

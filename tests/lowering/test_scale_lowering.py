@@ -18,7 +18,8 @@ def scale_spec(dtype="float32", **attrs):
 
 @pytest.mark.parametrize("attrs, nodes", [
     ({}, ["Identity"]),
-    ({"scale": [1, 1], "shift": [0, 0], "power": [1, 1]}, ["Identity"]),
+    ({"scale": [1, 1], "shift": [-0.0, -0.0], "power": [1, 1]}, ["Identity"]),
+    ({"scale": [1, 1], "shift": [0, 0], "power": [1, 1]}, ["Add"]),  # x + 0 turns -0 into +0
     ({"scale": [2, 3]}, ["Mul"]),
     ({"shift": [1, -1]}, ["Add"]),
     ({"power": [2, 3]}, ["Pow"]),
@@ -28,7 +29,8 @@ def scale_spec(dtype="float32", **attrs):
     ({"mode": "UNIFORM", "power": [-1]}, ["Reciprocal"]),
     ({"mode": "UNIFORM", "power": [3]}, ["Pow"]),
     ({"mode": "UNIFORM", "power": [0.5]}, ["Sqrt"]),
-    ({"scale": [2, 3], "shift": [0, 0], "power": [1, 1]}, ["Mul"]),
+    ({"scale": [2, 3], "shift": [-0.0, -0.0], "power": [1, 1]}, ["Mul"]),
+    ({"scale": [2, 3], "shift": [0, 0], "power": [2, 2]}, ["Mul", "Pow"]),  # (+-0) ** 2 is +0 either way
     ({"scale": [1, 1], "shift": [1, 2], "power": [0.5, 1]}, ["Add", "Pow"]),
     ({"scale": [2, 3], "shift": [1, 2]}, ["BatchNormalization"]),
 ])
@@ -116,3 +118,75 @@ def test_batch_normalization_only_for_the_cpu_ep():
     cpu = [n.op_type for n in build_model(spec.network).graph.node]
     cuda = [n.op_type for n in build_model(spec.network, provider="CUDAExecutionProvider").graph.node]
     assert cpu == ["BatchNormalization"] and cuda == ["Mul", "Add"]
+
+
+# --- signed zeros: a dropped coefficient must not change the sign of a zero (IEEE 754 by hand) -----
+
+INF = np.inf
+X_ZEROS = [-0.0, 0.0, 2.0, -4.0]
+
+
+@pytest.mark.parametrize("attrs, want", [
+    # (x + 0) ** -1: -0 + +0 is +0 (round to nearest), so 1 / (+0) = +inf for both zeros
+    ({"shift": [0], "power": [-1]}, [INF, INF, 0.5, -0.25]),
+    # x + (-0) is x: the -0 shift may be dropped, 1 / -0 = -inf
+    ({"shift": [-0.0], "power": [-1]}, [-INF, INF, 0.5, -0.25]),
+    # x * -1 = [+0, -0, -2, 4], + 0 = [+0, +0, -2, 4], ** -1
+    ({"scale": [-1], "shift": [0], "power": [-1]}, [INF, INF, -0.5, 0.25]),
+    # a scale of 1 is dropped: x * 1 is x, signed zeros included
+    ({"scale": [1], "power": [-1]}, [-INF, INF, 0.5, -0.25]),
+    # no power: the +0 shift itself is the output's sign
+    ({"shift": [0]}, [0.0, 0.0, 2.0, -4.0]),
+    # odd power 3: (+0) ** 3 = +0
+    ({"shift": [0], "power": [3]}, [0.0, 0.0, 8.0, -64.0]),
+    # uniform 0.5 is Sqrt, and sqrt(-0) = -0: the +0 shift makes it sqrt(+0) = +0
+    ({"shift": [0], "power": [0.5]}, [0.0, 0.0, 1.4142135, np.nan]),
+    # power 1 with a scale of 1 and a shift of -0: all dropped, x itself
+    ({"scale": [1], "shift": [-0.0], "power": [1]}, [-0.0, 0.0, 2.0, -4.0]),
+])
+@pytest.mark.parametrize("target", ["ort-cpu", "ort-cuda", "portable"])
+def test_dropped_coefficients_keep_the_sign_of_zero(attrs, want, target):
+    from converter.targets import Target
+
+    spec = one_layer_spec("trt.Scale", {"x": ("float32", (1, 1, 1, 4))}, {"mode": "UNIFORM", **attrs})
+    x = np.array(X_ZEROS, np.float32).reshape(1, 1, 1, 4)
+    got = OrtRunner(build_model(spec.network, target=Target(target)).SerializeToString()).run({"x": x})["y"].reshape(-1)
+    want = np.array(want, np.float32)
+    np.testing.assert_array_equal(got, want)
+    numbers = ~np.isnan(want)
+    assert np.signbit(got[numbers]).tolist() == np.signbit(want[numbers]).tolist(), (got, want)
+    for level in ("basic", "disabled"):  # onnxruntime's NoopElimination (basic and above) must not drop a +0
+        again = OrtRunner(build_model(spec.network, target=Target(target)).SerializeToString(), opt_level=level).run({"x": x})["y"]
+        assert np.signbit(again.reshape(-1)[numbers]).tolist() == np.signbit(want[numbers]).tolist(), level
+
+
+def test_zero_shifts_that_cannot_reach_the_output_are_still_dropped():
+    def ops(**attrs):
+        return node_types(one_layer_spec("trt.Scale", {"x": ("float32", (1, 2, 1, 1))}, {"mode": "UNIFORM", **attrs}))
+    assert ops(shift=[0], power=[2]) == ["Mul"]  # (+-0) ** 2 = +0 either way
+    assert ops(shift=[0], power=[-2]) == ["Pow"]  # +inf either way
+    assert ops(shift=[-0.0], power=[-1]) == ["Reciprocal"]  # x + (-0) is x
+    assert ops(shift=[0], power=[-1]) == ["Sum", "Reciprocal"]
+    int8 = one_layer_spec("trt.Scale", {"x": ("int8", (1, 2, 1, 1))}, {"mode": "UNIFORM", "shift": [0], "power": [3]})
+    assert "Add" not in node_types(int8)  # int8 keeps no sign of zero, and int8 -> float32 never gives -0
+
+
+def test_int8_infinity_from_a_zero_keeps_its_sign():
+    # x * -1 for x = 0 is -0; + 0 gives +0; 1 / +0 = +inf saturates to 127 (not -inf -> -128).
+    # x = 2: -2 + 0 = -2, 1 / -2 = -0.5, rounded half to even: -0 -> 0.
+    spec = one_layer_spec("trt.Scale", {"x": ("int8", (1, 1, 1, 2))}, {"mode": "UNIFORM", "scale": [-1], "shift": [0], "power": [-1]})
+    got = OrtRunner(build_model(spec.network).SerializeToString()).run({"x": np.array([0, 2], np.int8).reshape(1, 1, 1, 2)})["y"]
+    np.testing.assert_array_equal(got.reshape(-1), [127, 0])
+
+
+def test_batch_normalization_keeps_a_minus_zero_shift_under_a_negative_scale():
+    # channel 0: x * -2 + (-0): x = +0 -> -0 + -0 = -0 -> 1/x = -inf; x = -0 -> +0 + -0 = +0 -> +inf
+    # channel 1: x * 2 + 1 -> 1, 1 -> 1/1 = 1
+    spec = one_layer_spec("trt.Scale", {"x": ("float32", (1, 2, 1, 2))},
+                          {"mode": "CHANNEL", "scale": [-2, 2], "shift": [-0.0, 1], "power": [-1, -1]})
+    model = build_model(spec.network)
+    assert [n.op_type for n in model.graph.node] == ["BatchNormalization", "Pow"]
+    x = np.array([0.0, -0.0, 0.0, -0.0], np.float32).reshape(1, 2, 1, 2)
+    for level in ("all", "disabled"):
+        got = OrtRunner(model.SerializeToString(), opt_level=level).run({"x": x})["y"].reshape(-1)
+        np.testing.assert_array_equal(got, [-INF, INF, 1.0, 1.0])
