@@ -194,6 +194,46 @@ def _native_blocker(ctx: LoweringContext, use_zero_point: bool) -> str:
 
 
 def choose_plan(ctx: LoweringContext) -> Plan:
+    plan = _choose_plan(ctx)
+    if plan.path != "decomposed":
+        refusal = _target_refusal(ctx, plan)
+        if refusal:
+            return Plan("decomposed", refusal, plan.use_zero_point)
+    return plan
+
+
+# The CUDA EP's DequantizeLinear rows (docs/OperatorKernels.md at onnxruntime 001d12d): since-versions 13, 19
+# and 21, int8/uint8 only; a node whose since-version is newer (23 and later) gets no CUDA kernel.
+CUDA_DQ_TYPES = (INT8, UINT8)
+CUDA_DQ_LAST_OPSET = 22
+
+
+def _target_refusal(ctx: LoweringContext, plan: Plan) -> str:
+    """Why the target cannot run this native DequantizeLinear, or '' when it can."""
+    x_type = ctx.input_types[0]
+    target = ctx.target
+    if target.includes("ort-cuda"):
+        if x_type.dtype not in CUDA_DQ_TYPES:
+            return f"onnxruntime's CUDA EP has no {x_type.dtype} DequantizeLinear kernel (int8 and uint8 only)"
+        if plan.path == "native-blocked":
+            return ("onnxruntime's CUDA EP computes blocked DequantizeLinear for int4/uint4 only; int8/uint8 fail at "
+                    "run time with 'Unsupported quantization type'")
+        if ctx.opset > CUDA_DQ_LAST_OPSET:
+            return (f"at opset {ctx.opset} DequantizeLinear's since-version is newer than the CUDA EP's kernel "
+                    "(registered from 21), so onnxruntime would run it on the CPU")
+        if plan.path == "native-per-axis" and x_type.rank < 2:
+            return "onnxruntime's CUDA per-axis DequantizeLinear needs an input of rank 2 or more"
+    if target.includes("tensorrt"):
+        if x_type.dtype != INT8:
+            return f"TensorRT's ONNX parser takes int8 DequantizeLinear only, not {x_type.dtype}"
+        if plan.use_zero_point:
+            return "TensorRT's ONNX parser requires DequantizeLinear's zero point to be zero"
+        if plan.path == "native-blocked":
+            return "TensorRT's block quantization is for int4 weights only"
+    return ""
+
+
+def _choose_plan(ctx: LoweringContext) -> Plan:
     shape = ctx.input_types[0].shape
     scale_const = ctx.constant_inputs[1]
     has_zero_point = len(ctx.input_types) == 3

@@ -80,6 +80,10 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     x, y = layer.inputs
     if dtype == INT8 and op not in ("MAX", "MIN"):
         return b.finish(_int8(b, op, x, y))
+    if dtype == INT8 and ctx.target.includes("ort-cuda"):  # MAX/MIN: exact in int32
+        why = "onnxruntime's CUDA EP has no int8 Max/Min kernel: compare in int32 (exact), cast back"
+        x, y = b.cast(x, INT32, why=why), b.cast(y, INT32, why=why)
+        return b.finish(b.cast(b.op(_ONNX_OP[op], [x, y]), INT8, why="the int32 maximum/minimum is one of the int8 inputs"))
     if dtype in (INT32, INT64) and op in ("DIV", "FLOOR_DIV"):
         return b.finish(_integer_division(b, op, x, y, dtype, ctx.constant_inputs[1]))
     compute = dtype
