@@ -18,28 +18,50 @@ from .compare import Tolerance
 from .pool import Job, Pool, run_in_process
 from .runtimes import RunConfig, check_runtime
 from .selection import spec_files
+from .lowering.model import DEFAULT_OPSET
 from .validate import CaseResult, Options, opset_for
 from .xfail import load_rules_file
 
 
-def convert_spec(spec_path: Path, output: Path | None = None, *, opset: int | None = None, provider: str = "cpu",
-                 max_memory: int | None = None):
-    """Load, validate and lower a spec; write the model atomically. Returns (model, path written)."""
+def convert_spec(spec_path: Path, output: Path | None = None, *, opset: int | None = None, provider: str | None = None,
+                 target: str | None = None, max_memory: int | None = None):
+    """Load, validate and lower a spec for a target; check it; write the model atomically.
+
+    The target: ``target``, else the one ``provider`` implies (cuda: ort-cuda), else portable; the
+    provider need not be installed. Without ``opset``, the spec's (else 17), lowered where needed to
+    the highest one at which the target has a kernel for every node (converter/targets/opset.py).
+    A node the target cannot run is a UserError (nothing is written). Returns (model, path, note).
+    """
+    from .targets import choose_target
+    from .targets.check import errors
+    from .targets.opset import model_for_target
+
     spec = load_spec(spec_path, max_memory=max_memory)
-    options = make_options(provider=provider, opset=opset)
-    model = build_model(spec.network, name=spec.name, opset=opset_for(spec, options), provider=options.configs[0].provider,
-                        doc=spec.source)
+    chosen = choose_target(target, provider)
+    wanted = check_opset(opset) if opset is not None else (spec.opset or DEFAULT_OPSET)
+    model, _, note, problems = model_for_target(spec, chosen, wanted, fixed=opset is not None)
+    failing = errors(problems)
+    if failing:
+        more = f"; and {len(failing) - 1} more" if len(failing) > 1 else ""
+        raise UserError(f"{spec.path}: {len(failing)} nodes of the model lowered for {chosen.name} cannot run there: "
+                        f"{failing[0]}{more} (nothing written; see docs/semantics.md, Targets)")
     output = Path(output) if output else Path(f"{spec.name}.onnx")
     if not output.parent.is_dir():
         raise UserError(f"{output}: folder {output.parent} does not exist")
     write_atomic(output, model.SerializeToString())
-    return model, output
+    return model, output, note
 
 
 def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels=("all",), opset: int | None = None,
                  tolerance: Tolerance | None = None, xfail_file: str | None = None, repro_dir: str | None = None,
-                 plugins: tuple[str, ...] = (), max_memory: int | None = None) -> Options:
-    """Options for a validation run, every name checked (unknown provider, opset, runtime: UserError)."""
+                 plugins: tuple[str, ...] = (), max_memory: int | None = None,
+                 target: str | None = None) -> Options:
+    """Options for a validation run, every name checked (unknown provider, opset, runtime, target: UserError).
+
+    ``target``: lower for it (and check the model statically) instead of for what the provider implies.
+    """
+    from .targets import get_target
+
     full_provider = resolve_provider(provider)
     configs = []
     for runtime in dict.fromkeys(runtimes or ("onnxruntime",)):
@@ -57,6 +79,7 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
         repro_dir=_writable_folder("--repro-dir", repro_dir) if repro_dir else None,
         plugins=tuple(plugins),
         max_memory=max_memory,
+        target=get_target(target) if target else None,
     )
 
 

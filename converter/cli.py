@@ -116,24 +116,45 @@ def main():
     """
 
 
+def target_option(default_help: str):
+    return click.option(
+        "--target", default=None, metavar="TARGET",
+        type=click.Choice(["portable", "ort-cpu", "ort-cuda", "tensorrt", "tensorrt-dla", "openvino"]),
+        help="Lower for this runtime and check that it runs every node: portable (all of ort-cpu, ort-cuda, "
+             f"tensorrt, openvino), ort-cpu, ort-cuda, tensorrt, tensorrt-dla, openvino. {default_help} "
+             "The runtime need not be installed. docs/semantics.md, Targets.")
+
+
 @main.command(epilog=EPILOG)
 @click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where to write the model. Default: <spec name>.onnx in the current folder.")
 @opset_option
-@provider_option
+@target_option("Default: what --provider implies (cuda: ort-cuda), else portable.")
+@click.option("--provider", default=None, metavar="NAME",
+              help="Lower for this onnxruntime execution provider's target (cpu: ort-cpu, cuda: ort-cuda, "
+                   "tensorrt: tensorrt, openvino: openvino); it need not be installed.")
 @max_memory_option
 @handle_errors
-def convert(spec, output, opset, provider, max_memory):
-    """Convert SPEC to an ONNX model that any ONNX runtime loads.
+def convert(spec, output, opset, target, provider, max_memory):
+    """Convert SPEC to an ONNX model that TARGET runs fully.
 
     The model's inputs and outputs carry the spec's tensor names. It passes
-    onnx's full checker before it is written; the file is written atomically.
+    onnx's full checker and the target's static check (spec2onnx check) before it
+    is written; the file is written atomically. A node the target cannot run is
+    an error (exit status 2, nothing written). Without --opset, ort-cuda and
+    tensorrt models use the highest opset at or below the spec's at which the
+    target has a kernel for every node, and say so.
     """
     from .api import convert_spec
 
-    model, path = convert_spec(spec, output, opset=opset, provider=provider, max_memory=max_memory)
-    click.echo(f"wrote {path} (opset {model.opset_import[0].version}, {len(model.graph.node)} nodes)")
+    model, path, note = convert_spec(spec, output, opset=opset, provider=provider, target=target,
+                                     max_memory=max_memory)
+    if note:
+        click.echo(f"note: {note}")
+    props = {p.key: p.value for p in model.metadata_props}
+    click.echo(f"wrote {path} (opset {model.opset_import[0].version}, {len(model.graph.node)} nodes, "
+               f"target {props.get('spec2onnx.target', '?')})")
 
 
 @main.command(epilog=EPILOG)
@@ -158,6 +179,8 @@ def convert(spec, output, opset, provider, max_memory):
               help="Runtime(s) to validate on; with several, each is compared with the reference and "
                    "disagreements between them are listed.")
 @provider_option
+@target_option("Default: what --provider implies (cpu: ort-cpu, checked by running only). With --target, "
+               "each case is also an ERROR when the static check finds a node the target cannot run.")
 @opset_option
 @click.option("--ort-opt-level", "opt_levels", type=click.Choice(["disabled", "basic", "extended", "all"]),
               multiple=True, default=("all",), show_default=True,
@@ -181,7 +204,8 @@ def convert(spec, output, opset, provider, max_memory):
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures, known failures and the summary (no progress bar).")
 @click.option("-v", "--verbose", is_flag=True, help="Print a line for every case, also on a terminal.")
 @handle_errors
-def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_only, runtimes, provider, opset, opt_levels,
+def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_only, runtimes, provider, target, opset,
+             opt_levels,
              atol, rtol, ulp, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, max_memory, quiet, verbose):
     """Validate specs: run every case on a runtime and compare.
 
@@ -220,7 +244,7 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
         if path and not Path(path).resolve().parent.is_dir():
             raise UserError(f"{option} {path}: folder {Path(path).parent} does not exist")
     tolerance = Tolerance(atol, rtol, ulp) if (atol, rtol, ulp) != (None, None, None) else None
-    options = make_options(runtimes=runtimes, provider=provider, opt_levels=opt_levels, opset=opset,
+    options = make_options(runtimes=runtimes, provider=provider, target=target, opt_levels=opt_levels, opset=opset,
                            tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins,
                            max_memory=max_memory)
     roots = list(paths) or [bundled_specs_dir()]

@@ -140,13 +140,17 @@ def convert(spec: SpecSource, output: str | os.PathLike | None = None, *, target
     With ``output`` the model is also written there, atomically (all or nothing).
     """
     from .files import write_atomic
-    from .lowering import build_model
     from .targets import get_target
+    from .targets.check import errors
+    from .targets.opset import model_for_target
 
     spec = load_spec(spec)
     chosen = get_target(target)
-    used_opset = _opset(spec, opset)
-    model = build_model(spec.network, name=spec.name, opset=used_opset, doc=spec.source, target=chosen)
+    model, used_opset, _, problems = model_for_target(spec, chosen, _opset(spec, opset), fixed=opset is not None)
+    failing = errors(problems)
+    if failing:
+        raise UserError(f"{spec.path}: {len(failing)} nodes of the model lowered for {chosen.name} cannot run there: "
+                        f"{failing[0]}" + (f"; and {len(failing) - 1} more" if len(failing) > 1 else ""))
     path = None
     if output is not None:
         path = Path(output)
@@ -198,14 +202,16 @@ def check(spec: SpecSource, target: str = "portable", *, opset: int | None = Non
     a spec the target cannot take at all (a ``UserError`` while lowering) is one problem.
     """
     from .targets import get_target
+    from .targets.check import errors
+    from .targets.opset import model_for_target
 
     spec = load_spec(spec)
     chosen = get_target(target)
     try:
-        convert(spec, target=chosen.name, opset=opset)
+        _, _, _, problems = model_for_target(spec, chosen, _opset(spec, opset), fixed=opset is not None)
     except UserError as exc:
         return CheckReport(spec.name, chosen.name, (str(exc),))
-    return CheckReport(spec.name, chosen.name, ())
+    return CheckReport(spec.name, chosen.name, tuple(str(p) for p in errors(problems)))
 
 
 def plain_data(value: Any) -> Any:

@@ -24,6 +24,7 @@ from .lowering.model import DEFAULT_OPSET
 from .registry import layer_kind
 from .runtimes import RunConfig, session
 from .spec import Case, Spec
+from .targets import Target, target_for_provider
 from .xfail import XfailRule
 
 PASS, FAIL, ERROR, XFAIL, XPASS = "PASS", "FAIL", "ERROR", "XFAIL", "XPASS"
@@ -72,6 +73,7 @@ class Options:
     repro_dir: str | None = None  # where to write the reproduction of each failing case
     plugins: tuple[str, ...] = ()  # --plugin modules, for reproduction commands
     max_memory: int | None = None  # bytes a spec may need (estimated before loading its data); None: the default budget
+    target: Target | None = None  # --target: lower for it and check the model statically; None: what the provider implies
 
     @property
     def show_labels(self) -> bool:
@@ -95,10 +97,22 @@ def check_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = 
                           runtime=config.runtime, provider=config.provider, opset=opset, opt_level=config.opt_level,
                           label=config.label if options.show_labels else "", **kw)
 
+    target = options.target or target_for_provider(options.configs[0].provider)
+    static: list[str] = []  # what the static check (converter/targets) finds: each case is an ERROR then
     try:
-        model_bytes = build_model(spec.network, name=spec.name, opset=opset, provider=options.configs[0].provider,
-                                  doc=spec.source).SerializeToString()
+        if options.target is None and target.name == "ort-cpu":  # the default: no check, no opset search
+            model_bytes = build_model(spec.network, name=spec.name, opset=opset, provider=options.configs[0].provider,
+                                      doc=spec.source).SerializeToString()
+        else:
+            model, opset, note, found = _lower_for_target(spec, options, target, opset)
+            static = [f"static check: {p}" for p in found if p.severity == "error"]
+            model_bytes = model.SerializeToString()
     except Exception as exc:  # noqa: BLE001 - one broken spec must not hide the others
+        from .targets.dla import DlaRuleError
+
+        if isinstance(exc, DlaRuleError):  # refused before lowering: a user error, like a spec that does not load
+            yield CaseResult(path, "<load>", ERROR, path=path, problems=[str(exc)], bad_input=True)
+            return
         problem = describe_exception(exc, "building the model")
         internal = not isinstance(exc, UserError)
         if internal:
@@ -127,6 +141,8 @@ def check_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = 
             runner = runners[config]
             t1 = time.perf_counter()
             outcome, problems, stats, got = _check(spec, case, runner, want, tolerances, config.runtime, reference_problems)
+            if static:
+                outcome, problems = ERROR, static + problems
             disagreements = []
             if got is not None and first_outputs is None:
                 first_outputs, first_label = got, config.label
@@ -143,6 +159,14 @@ def check_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = 
                 except OSError as exc:
                     res.problems.append(f"cannot write the reproduction to {options.repro_dir}: {exc.strerror or exc}")
             yield res
+
+
+def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int):
+    """(model, opset, note, problems): lowered for ``target`` at an opset where it has every kernel."""
+    from .targets.opset import model_for_target
+
+    provider = None if options.target else options.configs[0].provider
+    return model_for_target(spec, target, opset, fixed=options.opset is not None, provider=provider)
 
 
 def _tolerance(spec: Spec, output: str, options: Options):

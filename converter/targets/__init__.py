@@ -65,3 +65,31 @@ def get_target(name: str) -> Target:
 def target_for_provider(provider: str) -> Target:
     """The target an onnxruntime execution provider (full name) implies; ``portable`` for others."""
     return Target(_PROVIDER_TARGETS.get(provider, "portable"))
+
+
+# The onnxruntime provider whose lowering choices a target's model starts from (lowerings that have
+# not learnt ctx.target yet still read ctx.provider).
+_TARGET_PROVIDERS = {"ort-cuda": "CUDAExecutionProvider", "tensorrt": "TensorrtExecutionProvider",
+                     "tensorrt-dla": "TensorrtExecutionProvider", "openvino": "OpenVINOExecutionProvider"}
+
+
+def provider_for_target(target: Target) -> str:
+    return _TARGET_PROVIDERS.get(target.name, "CPUExecutionProvider")
+
+
+def choose_target(target: str | None = None, provider: str | None = None) -> Target:
+    """``target`` when given; else the target ``provider`` implies (cuda: ort-cuda); else portable.
+
+    Works without that provider installed: only the names are looked at.
+    """
+    if target:
+        return get_target(target)
+    if provider:
+        from ..runtime import PROVIDER_ALIASES
+
+        full = PROVIDER_ALIASES.get(provider.lower(), provider)
+        if full not in PROVIDER_ALIASES.values():
+            raise UserError(f"--provider {provider}: not an execution provider onnxruntime knows; "
+                            f"known: {', '.join(sorted(PROVIDER_ALIASES))}")
+        return target_for_provider(full)
+    return get_target("portable")

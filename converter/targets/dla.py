@@ -14,6 +14,12 @@ import numpy as np
 
 from ..errors import SpecError
 
+
+
+class DlaRuleError(SpecError):
+    """A tensorrt-dla spec that breaks a DLA rule: refused before lowering (exit status 2)."""
+
+
 DLA_DTYPES = ("float16", "int8")
 ELEMENTWISE_OPS = ("SUM", "SUB", "PROD", "MAX", "MIN", "DIV", "POWER", "EQUAL", "GREATER", "LESS")
 COMPARISONS = ("EQUAL", "GREATER", "LESS")
@@ -45,12 +51,12 @@ def check_spec(spec) -> None:
             dtype = net.types[tensor].dtype.name
             is_bool_result = tensor == layer.name and dtype == "bool" and layer.attrs.get("operation") in COMPARISONS
             if dtype not in DLA_DTYPES and not is_bool_result:
-                raise SpecError(f"tensor {tensor!r} is {dtype}; tensorrt-dla runs FP16 and INT8 only (DLA Support)",
+                raise DlaRuleError(f"tensor {tensor!r} is {dtype}; tensorrt-dla runs FP16 and INT8 only (DLA Support)",
                                 file=str(spec.path), field=where)
         if layer.op == "trt.Scale":
             power = np.asarray(layer.attrs.get("power", []))
             if power.size and np.any(power != 1):
-                raise SpecError(f"power {power.tolist()}: DLA does not support custom power values (Scale, DLA Support)",
+                raise DlaRuleError(f"power {power.tolist()}: DLA does not support custom power values (Scale, DLA Support)",
                                 file=str(spec.path), field=f"{where}.power")
         elif layer.op == "trt.ElementWise":
             _check_elementwise(spec, layer, where)
@@ -61,19 +67,19 @@ def check_spec(spec) -> None:
 def _check_elementwise(spec, layer, where: str) -> None:
     net, op = spec.network, layer.attrs["operation"]
     if op not in ELEMENTWISE_OPS:
-        raise SpecError(f"operation {op}: DLA runs {', '.join(ELEMENTWISE_OPS)} only", file=str(spec.path),
+        raise DlaRuleError(f"operation {op}: DLA runs {', '.join(ELEMENTWISE_OPS)} only", file=str(spec.path),
                         field=f"{where}.operation")
     if op in CONSTANT_INPUTS:
         low, high = CONSTANT_INPUTS[op]
         constants = sum(t in net.constants for t in layer.inputs)
         if not low <= constants <= high:
             rule = "exactly one input" if low == high else "at most one input"
-            raise SpecError(f"operation {op} with {constants} constant inputs: DLA needs {rule} constant (ElementWise, DLA Support)",
+            raise DlaRuleError(f"operation {op} with {constants} constant inputs: DLA needs {rule} constant (ElementWise, DLA Support)",
                             file=str(spec.path), field=f"{where}.inputs")
     if op in COMPARISONS:
         a, b = (net.types[t].shape for t in layer.inputs)
         if not _dla_broadcast(a, b):
-            raise SpecError(f"shapes {list(a)} and {list(b)}: DLA comparisons broadcast only as NCHW, NC11 or N111",
+            raise DlaRuleError(f"shapes {list(a)} and {list(b)}: DLA comparisons broadcast only as NCHW, NC11 or N111",
                             file=str(spec.path), field=f"{where}.inputs")
 
 
@@ -84,7 +90,7 @@ def _check_resize(spec, layer, where: str) -> None:
     allowed = RESIZE_COMBINATIONS.get(mode, [])
     if combo not in allowed:
         shown = "; ".join("/".join(v for v in c if v) for c in allowed) or "none"
-        raise SpecError(f"resize_mode {mode} with {'/'.join(v for v in combo if v)}: DLA supports {shown} (Resize, DLA Support)",
+        raise DlaRuleError(f"resize_mode {mode} with {'/'.join(v for v in combo if v)}: DLA supports {shown} (Resize, DLA Support)",
                         file=str(spec.path), field=where)
 
 

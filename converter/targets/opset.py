@@ -21,26 +21,36 @@ def version_problems(problems) -> list:
     return [p for p in problems if p.severity == "error" and any(m in p.reason for m in VERSION_MARKERS)]
 
 
-def model_for_target(spec, target, opset: int, *, fixed: bool = False, provider: str = "CPUExecutionProvider"):
-    """(model, opset used, note). ``fixed``: the opset was asked for explicitly; never change it."""
+def model_for_target(spec, target, opset: int, *, fixed: bool = False, provider: str | None = None):
+    """(model, opset used, note, problems of check_model). ``fixed``: the opset was asked for; never change it.
+
+    A tensorrt-dla spec outside the DLA rules is refused first (SpecError naming the rule).
+    """
+    from . import dla, provider_for_target
     from .check import check_model
+
+    if target.name == "tensorrt-dla":
+        dla.check_spec(spec)
+    provider = provider or provider_for_target(target)
 
     def build(n: int):
         return build_model(spec.network, name=spec.name, opset=n, provider=provider, doc=spec.source, target=target)
 
     model = build(opset)
-    if fixed or not version_problems(check_model(model, target)):
-        return _stamp(model, target, ""), opset, ""
-    first = version_problems(check_model(model, target))[0]
-    for lower in range(opset - 1, MIN_OPSET - 1, -1):
-        try:
-            candidate = build(lower)
-        except Exception:  # noqa: BLE001 - a spec this opset cannot express: try the next one
-            continue
-        if not version_problems(check_model(candidate, target)):
-            note = (f"opset {lower} instead of {opset}: at opset {opset}, {first.node} ({first.op}): {first.reason}")
-            return _stamp(candidate, target, note), lower, note
-    return _stamp(model, target, ""), opset, ""
+    problems = check_model(model, target)
+    first = version_problems(problems)
+    if not fixed and first:
+        for lower in range(opset - 1, MIN_OPSET - 1, -1):
+            try:
+                candidate = build(lower)
+            except Exception:  # noqa: BLE001 - a spec this opset cannot express: try the next one
+                continue
+            found = check_model(candidate, target)
+            if not version_problems(found):
+                p = first[0]
+                note = f"opset {lower} instead of {opset}: at opset {opset}, {p.node} ({p.op}): {p.reason}"
+                return _stamp(candidate, target, note), lower, note, found
+    return _stamp(model, target, ""), opset, "", problems
 
 
 def _stamp(model, target, note: str):

@@ -1,0 +1,138 @@
+"""convert/validate --target: lowering for a runtime that need not be installed; the opset rule; DLA refusals."""
+
+from __future__ import annotations
+
+import onnx
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from converter.spec import load_spec
+from converter.targets import dla
+
+from ..conftest import SPECS
+
+EQUAL_OPSET19 = """\
+name: eq19
+opset: 19
+network:
+  inputs:
+    a: {dtype: int32, shape: [1, 4]}
+    b: {dtype: int32, shape: [1, 4]}
+  layers:
+    - {name: eq, op: trt.ElementWise, inputs: [a, b], operation: EQUAL}
+  outputs: [eq]
+cases:
+  - name: c
+    inputs: {a: [[1, 2, 3, 4]], b: [[1, 0, 3, 0]]}
+    expected: {eq: [[true, false, true, false]]}
+"""
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def target_of(path) -> str:
+    return {p.key: p.value for p in onnx.load(path).metadata_props}["spec2onnx.target"]
+
+
+@pytest.mark.parametrize("args, target", [((), "portable"), (("--provider", "cuda"), "ort-cuda"),
+                                          (("--provider", "tensorrt"), "tensorrt"), (("--target", "openvino"), "openvino")])
+def test_convert_targets_without_the_runtime_installed(args, target, tmp_path):
+    out = tmp_path / "m.onnx"
+    result = invoke("convert", SPECS / "trt_scale/seed-scale-4d.yaml", "-o", out, *args)
+    assert result.exit_code == 0, result.output
+    assert f"target {target})" in result.output and target_of(out) == target
+
+
+def test_cuda_opset_is_lowered_until_every_node_has_a_kernel(write_spec, tmp_path):
+    # ort-cuda-notes.md section 0: CUDA registers Equal 13+ only; ONNX has Equal-19
+    spec, out = write_spec(EQUAL_OPSET19), tmp_path / "eq.onnx"
+    result = invoke("convert", spec, "-o", out, "--target", "ort-cuda")
+    assert result.exit_code == 0, result.output
+    assert "note: opset 18 instead of 19" in result.output and "since-version 19" in result.output
+    model = onnx.load(out)
+    assert model.opset_import[0].version == 18
+    assert "opset 18 instead of 19" in {p.key: p.value for p in model.metadata_props}["spec2onnx.opset_choice"]
+    # the CPU EP registers Equal 19+: no change there
+    assert invoke("convert", spec, "-o", out, "--target", "ort-cpu").exit_code == 0
+    assert onnx.load(out).opset_import[0].version == 19
+
+
+def test_an_explicit_opset_is_kept_and_a_node_without_kernel_is_an_error(write_spec, tmp_path):
+    spec, out = write_spec(EQUAL_OPSET19), tmp_path / "eq.onnx"
+    result = invoke("convert", spec, "-o", out, "--target", "ort-cuda", "--opset", "19")
+    assert result.exit_code == 2
+    assert "eq (Equal): no kernel for since-version 19" in result.output and "Traceback" not in result.output
+    assert not out.exists()
+
+
+def test_validate_target_lowers_for_it_runs_on_cpu_and_checks_statically(write_spec):
+    spec = write_spec(EQUAL_OPSET19)
+    result = invoke("validate", spec, "-j", "0", "--target", "ort-cuda")
+    assert result.exit_code == 0, result.output
+    result = invoke("validate", spec, "-j", "0", "--target", "ort-cuda", "--opset", "19")
+    assert result.exit_code == 1
+    assert "ERROR eq19/c" in result.output and "static check: ort-cuda: eq (Equal)" in result.output
+
+
+DLA_SPEC = """\
+name: dla
+network:
+  inputs:
+    x: {{dtype: {dtype}, shape: [1, 2, 2, 2]}}
+    y: {{dtype: {dtype}, shape: {yshape}}}
+  layers:
+    - {{name: out, op: trt.ElementWise, inputs: [x, y], operation: {op}}}
+  outputs: [out]
+cases:
+  - name: c
+    inputs: {{x: {{random: uniform, low: 1, high: 2, seed: 1}}, y: {{random: uniform, low: 1, high: 2, seed: 2}}}}
+"""
+
+
+@pytest.mark.parametrize("dtype, op, yshape, rule", [
+    ("float32", "SUM", "[1, 2, 2, 2]", "FP16 and INT8 only"),
+    ("float16", "POWER", "[1, 2, 2, 2]", "exactly one input"),  # POW: exactly one constant input
+    ("float16", "LESS", "[1, 1, 2, 1]", "NCHW, NC11 or N111"),
+    ("float16", "FLOOR_DIV", "[1, 2, 2, 2]", "DLA runs SUM"),
+])
+def test_dla_rules_refuse_a_spec_with_exit_2_naming_the_rule(dtype, op, yshape, rule, write_spec, tmp_path):
+    spec = write_spec(DLA_SPEC.format(dtype=dtype, op=op, yshape=yshape))
+    result = invoke("convert", spec, "-o", tmp_path / "m.onnx", "--target", "tensorrt-dla")
+    assert result.exit_code == 2 and rule in result.output and "network.layers[0]" in result.output
+    result = invoke("validate", spec, "-j", "0", "--target", "tensorrt-dla")
+    assert result.exit_code == 2 and rule in result.output
+
+
+def test_dla_rules_accept_the_seed_combinations(write_spec):
+    ok = write_spec(DLA_SPEC.format(dtype="float16", op="LESS", yshape="[1, 2, 1, 1]"))
+    dla.check_spec(load_spec(ok))  # NC11 broadcast: allowed
+    resize = write_spec("""\
+name: r
+network:
+  inputs: {x: {dtype: float16, shape: [1, 1, 2, 2]}}
+  layers:
+    - {name: out, op: trt.Resize, inputs: [x], resize_mode: NEAREST, shape: [1, 1, 4, 4],
+       coordinate_transformation: ASYMMETRIC, nearest_rounding: FLOOR}
+  outputs: [out]
+cases:
+  - {name: c, inputs: {x: [[[[1, 2], [3, 4]]]]}}
+""", "r.yaml")
+    dla.check_spec(load_spec(resize))
+    cubic = write_spec(resize.read_text().replace("NEAREST", "CUBIC"), "c.yaml")
+    with pytest.raises(dla.DlaRuleError, match="resize_mode CUBIC"):
+        dla.check_spec(load_spec(cubic))
+    power = write_spec("""\
+name: p
+network:
+  inputs: {x: {dtype: float16, shape: [1, 1, 2, 2]}}
+  layers:
+    - {name: out, op: trt.Scale, inputs: [x], mode: UNIFORM, scale: [2], power: [2]}
+  outputs: [out]
+cases:
+  - {name: c, inputs: {x: [[[[1, 2], [3, 4]]]]}}
+""", "p.yaml")
+    with pytest.raises(dla.DlaRuleError, match="custom power"):
+        dla.check_spec(load_spec(power))
