@@ -122,11 +122,13 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
         if not changed:
             return b.finish(x)
         if layer.attrs["resize_mode"] == "NEAREST" or 0 in out_shape:
-            return b.finish(_nearest_static(b, layer, x, x_type.shape, out_shape, changed))
+            def body(v):
+                return _nearest_static(b, layer, ctx, v, x_type, out_shape, changed)
+            return b.finish(_int8_around(b, ctx, x_type.dtype, x, body))
         return b.finish(_interpolate(b, layer, ctx, x, x_type, out_shape, changed))
     sizes = _sizes_tensor(b, layer, ctx, out_shape)
     if layer.attrs["resize_mode"] == "NEAREST":
-        return b.finish(_nearest_dynamic(b, layer, x, x_type, sizes))
+        return b.finish(_int8_around(b, ctx, x_type.dtype, x, lambda v: _nearest_dynamic(b, layer, v, x_type, sizes)))
     return b.finish(_interpolate(b, layer, ctx, x, x_type, None, None, sizes))
 
 
@@ -151,14 +153,19 @@ def _sizes_tensor(b: NodeBuilder, layer: Layer, ctx: LoweringContext, out_shape)
         return s if ctx.input_types[1].dtype == INT64 else b.cast(s, INT64, why="the shape input is int32; Resize sizes and index math are int64")
     # scales on an input whose dimensions are only known at run time: floor(float32(a) * scale), as onnxruntime does
     scales = np.asarray(layer.attrs["scales"], np.float32)
-    a = b.cast(b.op("Shape", [layer.inputs[0]]), FLOAT32, why="output size = floor(a * scale) in float32")
+    shape = b.op("Shape", [layer.inputs[0]])
+    a = b.cast(shape, FLOAT32, why="output size = floor(a * scale) in float32")
     keep = b.const("scale_is_one", scales == 1.0)
     scaled = b.cast(b.op("Floor", [b.op("Mul", [a, b.const("scales", scales)])]), INT64, why="output sizes are int64")
-    return b.op("Where", [keep, b.op("Shape", [layer.inputs[0]]), scaled], why="a scale of exactly 1 keeps the dimension")
+    return b.op("Where", [keep, shape, scaled], why="a scale of exactly 1 keeps the dimension")
 
 
-def _nearest_static(b: NodeBuilder, layer: Layer, x: str, in_shape, out_shape, changed) -> str:
-    attrs = layer.attrs
+def _nearest_static(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, x_type: TensorType, out_shape, changed) -> str:
+    attrs, in_shape = layer.attrs, x_type.shape
+    dtype = FLOAT32 if _int8_as_quantized(ctx) and x_type.dtype == INT8 else x_type.dtype
+    if 0 not in out_shape and dtype in _nearest_resize_types(ctx) and all(
+            ort_nearest_exact(in_shape[ax], out_shape[ax], attrs) for ax in changed):
+        return _resize_node(b, attrs, x, b.const("sizes", np.array(out_shape, np.int64)))
     why = ("NEAREST as Gather with exactly computed indices: onnxruntime's Resize derives coordinates from a "
            "float32 scale and picks an index one off at exact ties (e.g. 14->8 ASYMMETRIC FLOOR)")
     for ax in sorted(changed, reverse=True):
@@ -189,8 +196,7 @@ def _interpolate(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, x_t
     attrs, rank, dtype = layer.attrs, x_type.rank, x_type.dtype
     mode = attrs["resize_mode"]
     if dtype == INT8:
-        x = b.cast(x, FLOAT32, why="int8 is quantized in TensorRT: interpolate in float32, round half to even, saturate "
-                                   "(onnxruntime truncates integer linear results and has no int8 cubic kernel)")
+        x = _int8_to_float(b, ctx, x)
     elif dtype == FLOAT16:
         x = b.cast(x, FLOAT32, why="interpolate in float32 and round once to float16, as the reference does")
     # fold the dimensions outside the resized ones into one: onnxruntime runs linear only on 4-D/5-D
@@ -214,7 +220,7 @@ def _interpolate(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, x_t
     else:
         y = _interpolate_dynamic(b, attrs, x, x_type, sizes, inner, pad, why_fold)
     if dtype == INT8:
-        return to_int8(b, y, may_be_nan=False)
+        return _float_to_int8(b, ctx, y)
     if dtype == FLOAT16:
         return b.cast(y, FLOAT16, why="round the float32 result once to float16")
     return y
@@ -222,23 +228,37 @@ def _interpolate(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, x_t
 
 def _interpolate_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, sizes: str, inner: int, pad: int, why: str) -> str:
     rank = x_type.rank
-    shape = b.op("Shape", [x])
+    shape = []  # Shape(x), made once and only when a dimension is unknown until run time
 
     def part(tensor: str, start: int, end: int) -> str:
         return b.op("Slice", [tensor, b.const("start", np.array([start], np.int64)), b.const("end", np.array([end], np.int64))])
 
+    def dims(start: int, end: int) -> str:
+        """x's dimensions start..end-1: a constant where they are known (no shape computation for onnxruntime to
+        place on the CPU, which a CUDA session without CPU fallback refuses), else sliced from Shape(x)."""
+        known = x_type.shape[start:end]
+        if None not in known:
+            return b.const("dims", np.array(known, np.int64))
+        shape or shape.append(b.op("Shape", [x]))
+        return part(shape[0], start, end)
+
     if x_type.is_static and x_type.size == 0:
         # Nothing to sample (and onnxruntime refuses to resize a 0 length): the output is empty too.
-        out = b.op("Concat", [part(shape, 0, rank - inner), part(sizes, rank - inner, rank)], axis=0)
+        out = b.op("Concat", [dims(0, rank - inner), part(sizes, rank - inner, rank)], axis=0)
         return b.op("ConstantOfShape", [out], why="an empty input gives an empty output")
-    lead = b.const("lead", np.array([1, -1] + [1] * pad, np.int64))
-    folded = b.op("Concat", [lead, part(shape, rank - inner, rank)], axis=0)
+    outer = x_type.shape[: rank - inner]
+    if None in outer:
+        lead = b.const("lead", np.array([1, -1] + [1] * pad, np.int64))
+    else:
+        lead = b.const("lead", np.array([1, int(np.prod(outer, dtype=np.int64))] + [1] * pad, np.int64))
+    folded = b.op("Concat", [lead, dims(rank - inner, rank)], axis=0)
     y = b.op("Reshape", [x, folded], why=why)
     wanted = part(sizes, rank - inner, rank)
     positive = b.op("Max", [wanted, b.const("one", np.ones(1, np.int64))], why="onnxruntime's Resize needs sizes > 0")
-    resize_sizes = b.op("Concat", [part(b.op("Shape", [y]), 0, 2 + pad), positive], axis=0)
+    head = lead if None not in outer else part(b.op("Shape", [y]), 0, 2 + pad)
+    resize_sizes = b.op("Concat", [head, positive], axis=0)
     y = _resize_node(b, attrs, y, resize_sizes)
-    out = b.op("Concat", [part(shape, 0, rank - inner), positive], axis=0)
+    out = b.op("Concat", [dims(0, rank - inner), positive], axis=0)
     y = b.op("Reshape", [y, out], why="unfold to the output shape (outer dimensions are the input's)")
     axes = b.const("axes", np.arange(rank - inner, rank, dtype=np.int64))
     return b.op("Slice", [y, b.const("zeros", np.zeros(inner, np.int64)), wanted, axes], why="an output length of 0 at run time")
@@ -249,7 +269,113 @@ def _resize_node(b: NodeBuilder, attrs, x: str, sizes: str) -> str:
     if transform == "half_pixel" and attrs["selector_for_single_pixel"] == "UPPER":
         transform = "pytorch_half_pixel"  # HALF_PIXEL, and coordinate 0 for an output length of 1
     extra = {"cubic_coeff_a": float(attrs["cubic_coeff"]), "exclude_outside": 0} if attrs["resize_mode"] == "CUBIC" else {}
-    return b.op("Resize", [x, "", "", sizes], mode=attrs["resize_mode"].lower(), coordinate_transformation_mode=transform, **extra)
+    why = ""
+    if attrs["resize_mode"] == "NEAREST":
+        extra = {"nearest_mode": ORT_NEAREST_MODE[attrs["nearest_rounding"]]}
+        why = "NEAREST as one Resize: onnxruntime's float32 coordinates give the exact indices here (docs/semantics.md)"
+    return b.op("Resize", [x, "", "", sizes], mode=attrs["resize_mode"].lower(), coordinate_transformation_mode=transform,
+                why=why, **extra)
+
+
+# --- what each target runs --------------------------------------------------------------------
+
+
+def _nearest_resize_types(ctx: LoweringContext) -> tuple:
+    """Types a NEAREST Resize may carry: the CPU kernel has float32, int32, int8, uint8 (no float16: the model must
+    validate on the CPU EP); CUDA has no int8 Resize, TensorRT's parser takes FP32/FP16/BF16 only."""
+    return (FLOAT32, INT8) if ctx.target.name == "ort-cpu" else (FLOAT32,)
+
+
+def _int8_as_quantized(ctx: LoweringContext) -> bool:
+    """int8 input through DequantizeLinear with scale 1 (exact): TensorRT's parser takes int8 only as a quantized
+    type (no int8 Cast, Gather, Round, Resize), so for it and for portable models int8 enters and leaves as Q/DQ."""
+    return ctx.target.name in ("portable", "tensorrt", "tensorrt-dla")
+
+
+def _int8_to_float(b: NodeBuilder, ctx: LoweringContext, x: str) -> str:
+    why = ("int8 is quantized in TensorRT: interpolate in float32, round half to even, saturate "
+           "(onnxruntime truncates integer linear results and has no int8 cubic kernel)")
+    if _int8_as_quantized(ctx):
+        # per axis (scales all 1, exact): onnxruntime's CPU optimizer propagates a per-tensor DequantizeLinear
+        # through the folding Reshape and, at opset 21, gets the zero point's type wrong (a session error, or
+        # without a zero point, values clamped at 0); it leaves per-axis ones alone
+        x_type = ctx.input_types[0]
+        static = [ax for ax, d in enumerate(x_type.shape) if d is not None and d > 1]
+        axis = max(static, key=lambda ax: x_type.shape[ax]) if static else None
+        shape, attrs = ((), {}) if axis is None else ((x_type.shape[axis],), {"axis": axis})
+        y = b.op("DequantizeLinear", [x, b.const("unit_scale", np.ones(shape, np.float32)), b.const("zero_point", np.zeros(shape, np.int8))],
+                 why=why + "; DequantizeLinear with scale 1: the int8 input as TensorRT's parser accepts it", **attrs)
+        if axis is None:  # no axis with 2+ elements for a per-axis scale: a no-op Max stops the propagation
+            y = b.op("Max", [y, b.scalar("int8_min", -128, FLOAT32)], why="keeps onnxruntime's CPU optimizer from "
+                     "propagating the per-tensor DequantizeLinear (it gets the zero point's type wrong at opset 21)")
+        return y
+    return b.cast(x, FLOAT32, why=why)
+
+
+def _float_to_int8(b: NodeBuilder, ctx: LoweringContext, y: str, *, integral: bool = False) -> str:
+    """float32 -> int8, rounding half to even and saturating. CUDA has no Round kernel for its since-version 22 and
+    no QuantizeLinear for 23, so outside the CPU the rounding is float32 arithmetic: after saturating, |y| <= 128
+    and y + 1.5 * 2^23 rounds y to an integer, ties to even; subtracting the constant again is exact. (A Round or
+    this rounding also keeps onnxruntime's CPU optimizer from fusing DequantizeLinear -> Resize -> QuantizeLinear
+    into an int8 Resize, which truncates.)"""
+    if ctx.target.name in ("ort-cpu", "openvino"):
+        return to_int8(b, y, may_be_nan=False)
+    if not integral:
+        y = b.op("Clip", [y, b.scalar("int8_min", -128, FLOAT32), b.scalar("int8_max", 127, FLOAT32)],
+                 why="int8 result: saturate to [-128, 127]")
+        magic = b.scalar("round_magic", 1.5 * 2.0**23, FLOAT32)
+        y = b.op("Sub", [b.op("Add", [y, magic], why="int8 result: round half to even in float32 arithmetic "
+                                                     "(y + 1.5 * 2^23 - 1.5 * 2^23 for |y| <= 128)"), magic])
+    if _int8_as_quantized(ctx):
+        return b.op("QuantizeLinear", [y, b.scalar("unit_scale", 1.0, FLOAT32), b.scalar("zero_point", 0, INT8)],
+                    why="int8 result as TensorRT's parser accepts it: QuantizeLinear with scale 1 of an integral value")
+    return b.cast(y, INT8, why="int8 result: the value is already integral and in range")
+
+
+def _int8_around(b: NodeBuilder, ctx: LoweringContext, dtype, x: str, body) -> str:
+    """NEAREST copies values: int8 stays int8 except where the target takes int8 only as a quantized type."""
+    if dtype != INT8 or not _int8_as_quantized(ctx):
+        return body(x)
+    return _float_to_int8(b, ctx, body(_int8_to_float(b, ctx, x)), integral=True)
+
+
+
+# --- NEAREST as one ONNX Resize: where onnxruntime's float32 coordinates give the exact indices ----
+
+ORT_NEAREST_MODE = {"FLOOR": "floor", "CEIL": "ceil", "HALF_UP": "round_prefer_ceil", "HALF_DOWN": "round_prefer_floor"}
+_ORT_ERROR = 2.0**-20  # bound on |ort coordinate - exact| / (|x| + 1): about 4 float32 roundings (4 * 2^-24), x4
+
+
+def ort_nearest_exact(l_in: int, l_out: int, attrs) -> bool:
+    """Whether onnxruntime's NEAREST Resize (CPU and CUDA) picks TensorRT's exact index at every output of one axis.
+
+    onnxruntime computes each coordinate in float32 from the scale fl(L_out / L_in) (upsamplebase.h,
+    resize_impl.cu): ``i / s``, ``(i + 0.5) / s - 0.5``, ``i * (L_in - 1) / (L_out - 1)``, then floors, ceils or
+    rounds it. Its index is the exact one when every exact coordinate x (the fraction num / den) is either
+    (a) on the rounding boundary (an integer for FLOOR/CEIL, a half-integer for HALF_UP/HALF_DOWN) and computed
+        exactly: the scale is exact (L_out / L_in dyadic, or ALIGN_CORNERS, which uses no scale) or x = 0 under
+        ASYMMETRIC; or
+    (b) farther from the boundary than the float32 error bound _ORT_ERROR * (|x| + 1).
+    docs/semantics.md has the argument; tests/lowering/test_resize.py checks it against onnxruntime on every
+    size pair up to 64, 2,000 random pairs up to 4,096 and integer factors, all transformations and roundings.
+    """
+    if l_in == l_out:
+        return True
+    transform, rounding = attrs["coordinate_transformation"], attrs["nearest_rounding"]
+    if max(l_in, l_out) >= 2**22 or (transform == "ALIGN_CORNERS" and l_in * l_out >= 2**24):
+        return False  # coordinates or products no longer exact integers in float32
+    num, den = _fraction(l_in, l_out, transform, attrs["selector_for_single_pixel"])
+    if l_out == 1 and den == 1 and num[0] == 0:
+        return True  # onnxruntime's own 0 (align_corners, pytorch_half_pixel)
+    exact_scale = transform == "ALIGN_CORNERS" or float(np.float32(l_out) / np.float32(l_in)) * l_in == l_out
+    grid_num, grid_den = (num, den) if rounding in ("FLOOR", "CEIL") else (2 * num - den, 2 * den)
+    r = np.mod(grid_num, grid_den)
+    on = r == 0
+    if not exact_scale and np.any(on & ~((num == 0) & (transform == "ASYMMETRIC"))):
+        return False
+    off = ~on
+    distance = np.minimum(r[off], grid_den - r[off]) / grid_den
+    return bool(np.all(distance > _ORT_ERROR * (np.abs(num[off]) / den + 1)))
 
 
 # --- NEAREST indices: the exact fraction num / den of each coordinate, integer arithmetic only -----

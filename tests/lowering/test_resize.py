@@ -15,6 +15,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from converter import reference
+from converter import validate
 from converter.compare import compare, resolve_tolerance
 from converter.lowering import build_model
 from converter.lowering import resize as lowering
@@ -23,6 +24,8 @@ from converter.network import Layer
 from converter.reference.resize_kernel import resize as kernel_resize
 from converter.registry import layer_kind
 from converter.runtime import OrtRunner
+from converter.spec import load_spec
+from converter.targets import TARGET_NAMES, Target
 
 from ..helpers import one_layer_spec
 
@@ -52,9 +55,9 @@ def materialize(shape, dtype, seed=1):
     return rng.normal(size=shape).astype(dtype)
 
 
-def run_and_compare(spec, opset=17, level="all"):
+def run_and_compare(spec, opset=17, level="all", target="ort-cpu"):
     """Lower (with the full checker), run on onnxruntime, compare with the reference under the layer's default tolerance."""
-    model = build_model(spec.network, opset=opset)
+    model = build_model(spec.network, opset=opset, target=Target(target))
     feeds = spec.cases[0].inputs
     got = OrtRunner(model.SerializeToString(), opt_level=level).run(feeds)["y"]
     want = reference.run_network(spec.network, feeds)["y"]
@@ -66,7 +69,8 @@ def run_and_compare(spec, opset=17, level="all"):
 
 
 def _configurations():
-    """Every mode x dtype x rank (1..8; CUBIC 2..8) x way of giving the size, with attributes cycling through all values."""
+    """Every mode x dtype x rank (1..8; CUBIC 2..8) x way of giving the size, with attributes and the target
+    (converter/targets) cycling through all values."""
     rng = np.random.default_rng(0)
     combos = itertools.cycle(itertools.product(TRANSFORMS, ("FORMULA", "UPPER"), ROUNDINGS))
     out = []
@@ -77,13 +81,14 @@ def _configurations():
         in_shape = [int(v) for v in rng.integers(1, 3, size=rank - window)] + [int(v) for v in rng.integers(1, 5, size=window)]
         scales = [1.0] * (rank - window) + [float(rng.choice([0.5, 1.0, 1.5, 2.0, 2.5])) for _ in range(window)]
         transform, selector, rounding = next(combos)
-        out.append(pytest.param(mode, dtype, in_shape, scales, how, transform, selector, rounding,
-                                id=f"{mode}-{dtype}-rank{rank}-{how}-{transform}-{selector}-{rounding}"))
+        target = TARGET_NAMES[len(out) % len(TARGET_NAMES)]
+        out.append(pytest.param(mode, dtype, in_shape, scales, how, transform, selector, rounding, target,
+                                id=f"{mode}-{dtype}-rank{rank}-{how}-{transform}-{selector}-{rounding}-{target}"))
     return out
 
 
-@pytest.mark.parametrize("mode, dtype, in_shape, scales, how, transform, selector, rounding", _configurations())
-def test_every_legal_configuration_converts_checks_and_matches(mode, dtype, in_shape, scales, how, transform, selector, rounding):
+@pytest.mark.parametrize("mode, dtype, in_shape, scales, how, transform, selector, rounding, target", _configurations())
+def test_every_legal_configuration_converts_checks_and_matches(mode, dtype, in_shape, scales, how, transform, selector, rounding, target):
     out_shape = [a if s == 1 else max(1, int(np.floor(np.float32(a) * np.float32(s)))) for a, s in zip(in_shape, scales)]
     attrs = dict(resize_mode=mode, coordinate_transformation=transform, selector_for_single_pixel=selector, nearest_rounding=rounding)
     if how == "shape":
@@ -92,7 +97,8 @@ def test_every_legal_configuration_converts_checks_and_matches(mode, dtype, in_s
         spec = resize_spec(in_shape, dtype, scales=[s if a * s >= 1 else 1.0 for a, s in zip(in_shape, scales)], **attrs)
     else:
         spec = resize_spec(in_shape, dtype, shape_input=(how, out_shape), **attrs)
-    run_and_compare(spec)
+    run_and_compare(spec, target=target)
+    run_and_compare(spec, opset=21, target=target)  # DequantizeLinear's since-version 21
 
 
 @pytest.mark.parametrize("opset", range(13, 27))
@@ -158,10 +164,68 @@ def test_nearest_indices_on_every_size_pair_up_to_59(transform, selector):
             assert static.tolist() == want.tolist() == dynamic.tolist(), (rounding, l_in, l_out)
 
 
-def test_nearest_lowers_to_gathers_that_say_why():
-    model = build_model(resize_spec([1, 3, 4, 5], shape=[1, 3, 8, 2]).network)
+def test_nearest_lowers_to_gathers_that_say_why_where_onnxruntime_is_off():
+    model = build_model(resize_spec([1, 3, 14, 5], shape=[1, 3, 8, 2]).network)  # 14 -> 8 ASYMMETRIC FLOOR: one off
     assert [n.op_type for n in model.graph.node] == ["Gather", "Gather"]
     assert all("exactly computed indices" in n.doc_string for n in model.graph.node)
+
+
+@pytest.mark.parametrize("in_shape, out_shape, attrs", [
+    ([1, 3, 4, 5], [1, 3, 8, 2], {}),  # 4 -> 8 (scale 2, exact), 5 -> 2 (x = 0, 2.5: far from an integer)
+    ([1, 16, 32, 32], [1, 16, 64, 64], {"coordinate_transformation": "HALF_PIXEL", "nearest_rounding": "HALF_UP"}),
+    ([2, 3, 9], [2, 3, 5], {"coordinate_transformation": "ALIGN_CORNERS", "nearest_rounding": "HALF_DOWN"}),
+    ([2, 6, 8], [2, 3, 4], {"coordinate_transformation": "HALF_PIXEL", "nearest_rounding": "CEIL"}),  # 1/2: exact scale
+])
+@pytest.mark.parametrize("dtype", ["float32", "int8"])
+def test_nearest_is_one_resize_where_onnxruntime_is_exact(in_shape, out_shape, attrs, dtype):
+    spec = resize_spec(in_shape, dtype, shape=out_shape, **attrs)
+    model, got = run_and_compare(spec)
+    assert [n.op_type for n in model.graph.node] == ["Resize"]
+    node = model.graph.node[0]
+    assert "exact indices" in node.doc_string and list(node.input)[1:3] == ["", ""]
+    np.testing.assert_array_equal(got, kernel_resize(spec.cases[0].inputs["x"], out_shape, **attrs))  # bit-exact
+
+
+def test_nearest_float16_stays_gather_as_cpu_resize_has_no_float16():
+    model = build_model(resize_spec([1, 3, 4, 4], "float16", shape=[1, 3, 8, 8]).network)
+    assert [n.op_type for n in model.graph.node] == ["Gather", "Gather"]
+
+
+ORT_MODES = [(t, s, r) for t, s in [("ASYMMETRIC", "FORMULA"), ("HALF_PIXEL", "FORMULA"), ("HALF_PIXEL", "UPPER"),
+                                    ("ALIGN_CORNERS", "FORMULA")] for r in ROUNDINGS]
+
+
+@pytest.mark.parametrize("transform, selector, rounding", ORT_MODES)
+def test_one_resize_is_chosen_only_where_onnxruntime_gives_the_exact_indices(transform, selector, rounding):
+    """The rule against onnxruntime's own NEAREST Resize: every size pair up to 40, random pairs up to 4,096, and
+    integer factors. Wherever the rule picks a Resize, onnxruntime's indices equal the exact ones."""
+    attrs = {"coordinate_transformation": transform, "selector_for_single_pixel": selector, "nearest_rounding": rounding}
+    onnx_transform = "pytorch_half_pixel" if selector == "UPPER" else transform.lower()
+    node = helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="nearest", nearest_mode=ORT_NEAREST[rounding],
+                            coordinate_transformation_mode=onnx_transform)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None]),
+                                            helper.make_tensor_value_info("sizes", TensorProto.INT64, [1])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    run = OrtRunner(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8).SerializeToString()).run
+    rng = np.random.default_rng(0)
+    pairs = list(itertools.product(range(1, 41), repeat=2)) + [tuple(int(v) for v in rng.integers(1, 4097, 2)) for _ in range(300)]
+    pairs += [(a, k * a) for a in range(1, 200, 7) for k in (2, 3, 4)] + [(k * a, a) for a in range(1, 200, 7) for k in (2, 3, 4)]
+    accepted = 0
+    for l_in, l_out in pairs:
+        if l_in == l_out or not lowering.ort_nearest_exact(l_in, l_out, attrs):
+            continue
+        accepted += 1
+        got = next(iter(run({"x": np.arange(l_in, dtype=np.float32), "sizes": np.array([l_out], np.int64)}).values()))
+        want = kernel_resize(np.arange(l_in, dtype=np.float32), (l_out,), **attrs)
+        assert got.tolist() == want.tolist(), (l_in, l_out)
+    assert accepted > len(pairs) // 4  # the rule is not vacuous
+    assert lowering.ort_nearest_exact(512, 1024, attrs) and lowering.ort_nearest_exact(1024, 512, attrs)
+
+
+@pytest.mark.parametrize("transform, rounding, l_in, l_out", ORT_OFF)
+def test_the_rule_refuses_every_known_one_off_pair(transform, rounding, l_in, l_out):
+    attrs = {"coordinate_transformation": transform, "selector_for_single_pixel": "FORMULA", "nearest_rounding": rounding}
+    assert not lowering.ort_nearest_exact(l_in, l_out, attrs)
 
 
 # --- LINEAR / CUBIC structure ------------------------------------------------------------------
@@ -263,3 +327,45 @@ def test_scales_multiply_in_float32():
     # 10 * 0.7 is 7 in float32 (6.9999999 with the float32 scale in float64); 3 * 1.5 = 4.5 -> 4
     spec = resize_spec([3, 10], scales=[1.5, 0.7])
     assert spec.network.types["y"].shape == (4, 7)
+
+
+# --- targets: every bundled spec, lowered for each target, still validates on the CPU EP --------
+
+SPECS = sorted((__import__("pathlib").Path(__file__).parents[2] / "specs" / "trt_resize").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("target", TARGET_NAMES)
+def test_every_bundled_resize_spec_lowered_for_each_target_validates_on_cpu(target):
+    """Within tolerance of the reference, and bit-exact wherever the CPU lowering is bit-exact."""
+    for path in SPECS:
+        spec = load_spec(path)
+        opset = spec.opset or 17
+        base = OrtRunner(build_model(spec.network, opset=opset).SerializeToString())
+        runner = OrtRunner(build_model(spec.network, opset=opset, target=Target(target)).SerializeToString())
+        tolerances = {name: validate._tolerance(spec, name, validate.Options()) for name in spec.network.outputs}
+        for case in spec.cases:
+            want = reference.run_network(spec.network, case.inputs)
+            got, ref_cpu = runner.run(case.inputs), base.run(case.inputs)
+            for name in spec.network.outputs:
+                mismatch = compare(got[name], want[name], validate._resolved(tolerances, name, case))
+                assert mismatch is None, f"{path.name}/{case.name}/{name} for {target}: {mismatch.describe()}"
+                if np.array_equal(ref_cpu[name], want[name], equal_nan=True):
+                    np.testing.assert_array_equal(got[name], want[name], err_msg=f"{path.name}/{case.name}/{name}")
+
+
+@pytest.mark.parametrize("opset", [17, 22, 23])
+@pytest.mark.parametrize("how", ["int32", "int64"])
+def test_run_time_shapes_on_static_inputs_compute_no_shapes_for_cuda(how, opset):
+    """onnxruntime places a chain of nodes fed by Shape on the CPU, which a CUDA session without CPU fallback
+    refuses (trt-resize-dynamic-int32/-int64, trt-resize-cubic-single-pixel-upper on the H100): a known input
+    shape is a constant instead. int8 results round by Add/Sub arithmetic: Round has no CUDA kernel for its
+    since-version 22, QuantizeLinear none for 23."""
+    for mode in ("NEAREST", "LINEAR", "CUBIC"):
+        for dtype in ("float32", "int8"):
+            spec = resize_spec([1, 2, 4, 4], dtype, shape_input=(how, [1, 2, 8, 3]), resize_mode=mode)
+            model = build_model(spec.network, opset=opset, target=Target("ort-cuda"))
+            ops = {n.op_type for n in model.graph.node}
+            assert not ops & {"Shape", "Size", "Round"}, (mode, dtype, ops)
+            if dtype == "int8" and mode != "NEAREST":
+                assert {"Clip", "Add", "Sub", "Cast"} <= ops and "QuantizeLinear" not in ops
+            run_and_compare(spec, opset=opset)
