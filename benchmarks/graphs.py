@@ -128,11 +128,50 @@ def resize_rows(shape, dtype, provider):
     return rows
 
 
-def _native_resize(in_shape, out_shape, dtype, mode):
+def nearest_rows(shape, dtype, provider):
+    """NEAREST: the lowering (one Resize where onnxruntime's coordinates are exact, else Gathers) against one native
+    Resize and against one exact Gather per resized axis (the lowering before), large and small, side by side."""
+    from converter.lowering.resize import nearest_indices
+
+    if dtype != "float32":
+        return []
+    rng = np.random.default_rng(4)
+    n, c, h, w = shape
+    configs = [("ASYMMETRIC", "FLOOR", (n, c, h, w), (2 * h, 2 * w)),
+               ("HALF_PIXEL", "HALF_UP", (n, c, h, w), (2 * h, 2 * w)),
+               ("HALF_PIXEL", "FLOOR", (n, c, h, w), (h // 2, w // 2)),
+               ("ASYMMETRIC", "FLOOR", (1, 16, 32, 32), (64, 64)),
+               ("ASYMMETRIC", "FLOOR", (n, c, 7 * (h // 7), 7 * (w // 7)), (4 * (h // 7), 4 * (w // 7)))]  # 7 -> 4: ORT off
+    rows = []
+    for transform, rounding, in_shape, hw in configs:
+        out_shape = in_shape[:2] + hw
+        x = rng.uniform(-1, 1, size=in_shape).astype(np.float32)
+        attrs = {"shape": list(out_shape), "coordinate_transformation": transform, "nearest_rounding": rounding}
+        model = build_model(layer_spec("trt.Resize", {"x": ("float32", in_shape)}, attrs).network)
+        how = "one Resize" if [nd.op_type for nd in model.graph.node] == ["Resize"] else "Gathers"
+        lowered = timed(model, {"x": x}, provider)
+        native = timed(_native_resize(in_shape, out_shape, "float32", "NEAREST", transform, rounding), {"x": x}, provider)
+        gathers, y = [], "x"
+        for ax in (3, 2):
+            idx = nearest_indices(in_shape[ax], out_shape[ax], transform, "FORMULA", rounding)
+            gathers.append((helper.make_node("Gather", [y, f"i{ax}"], [f"g{ax}"], axis=ax), numpy_helper.from_array(idx, f"i{ax}")))
+            y = f"g{ax}"
+        gathers[-1][0].output[0] = "y"
+        gather_model = _model([g for g, _ in gathers], [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(in_shape))],
+                              helper.make_tensor_value_info("y", TensorProto.FLOAT, list(out_shape)), [i for _, i in gathers])
+        two_gathers = timed(gather_model, {"x": x}, provider)
+        size = f"{'x'.join(map(str, in_shape))}->{'x'.join(map(str, hw))}"
+        rows.append([f"Resize NEAREST {transform} {rounding} {size} ({how})", lowered * 1e3, lowered / native, lowered / two_gathers,
+                     two_gathers / native])
+    return rows
+
+
+def _native_resize(in_shape, out_shape, dtype, mode, transform="HALF_PIXEL", rounding="FLOOR"):
     """One ONNX Resize on the tensor as it is: what runs without legalization (int8 truncates, float16 natively)."""
     t = DTYPES[dtype].onnx
-    node = helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode=mode.lower(),
-                            coordinate_transformation_mode="half_pixel", cubic_coeff_a=-0.75)
+    modes = {"FLOOR": "floor", "CEIL": "ceil", "HALF_UP": "round_prefer_ceil", "HALF_DOWN": "round_prefer_floor"}
+    node = helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode=mode.lower(), nearest_mode=modes[rounding],
+                            coordinate_transformation_mode=transform.lower(), cubic_coeff_a=-0.75)
     sizes = numpy_helper.from_array(np.array(out_shape, np.int64), "sizes")
     return _model([node], [helper.make_tensor_value_info("x", t, list(in_shape))],
                   helper.make_tensor_value_info("y", t, list(out_shape)), [sizes], opset=19)
@@ -200,15 +239,20 @@ def main(argv=None) -> None:
     parser.add_argument("--shape", type=int, nargs="+", default=[1, 64, 512, 512])
     parser.add_argument("--provider", default="cpu")
     parser.add_argument("--dtypes", nargs="+", default=["float32", "float16"])
+    parser.add_argument("--nearest-only", action="store_true", help="only the NEAREST table")
     args = parser.parse_args(argv)
     provider = resolve_provider(args.provider)
     shape = tuple(args.shape)
-    rows = []
-    for dtype in args.dtypes:
-        for section in SECTIONS:
-            rows += section(shape, dtype, provider)
-    print(f"Lowered-graph speed on {list(shape)}, {provider} ({machine()})\n")
-    print(table(["configuration", "lowered (ms)", "/ one Mul pass", "/ naive lowering"], rows))
+    if not args.nearest_only:
+        rows = []
+        for dtype in args.dtypes:
+            for section in SECTIONS:
+                rows += section(shape, dtype, provider)
+        print(f"Lowered-graph speed on {list(shape)}, {provider} ({machine()})\n")
+        print(table(["configuration", "lowered (ms)", "/ one Mul pass", "/ naive lowering"], rows))
+    print(f"\nNEAREST on {provider} ({machine()})\n")
+    print(table(["configuration", "lowered (ms)", "/ native Resize", "/ exact Gathers", "Gathers / native"],
+                nearest_rows(shape, "float32", provider)))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ import pytest
 from onnx import TensorProto, helper
 
 from converter import reference
-from converter import validate
+from converter.validate import Options, _resolved
+from converter.validate import _tolerance as spec_tolerances
 from converter.compare import compare, resolve_tolerance
 from converter.lowering import build_model
 from converter.lowering import resize as lowering
@@ -342,12 +343,12 @@ def test_every_bundled_resize_spec_lowered_for_each_target_validates_on_cpu(targ
         opset = spec.opset or 17
         base = OrtRunner(build_model(spec.network, opset=opset).SerializeToString())
         runner = OrtRunner(build_model(spec.network, opset=opset, target=Target(target)).SerializeToString())
-        tolerances = {name: validate._tolerance(spec, name, validate.Options()) for name in spec.network.outputs}
+        tolerances = {name: spec_tolerances(spec, name, Options()) for name in spec.network.outputs}
         for case in spec.cases:
             want = reference.run_network(spec.network, case.inputs)
             got, ref_cpu = runner.run(case.inputs), base.run(case.inputs)
             for name in spec.network.outputs:
-                mismatch = compare(got[name], want[name], validate._resolved(tolerances, name, case))
+                mismatch = compare(got[name], want[name], _resolved(tolerances, name, case))
                 assert mismatch is None, f"{path.name}/{case.name}/{name} for {target}: {mismatch.describe()}"
                 if np.array_equal(ref_cpu[name], want[name], equal_nan=True):
                     np.testing.assert_array_equal(got[name], want[name], err_msg=f"{path.name}/{case.name}/{name}")
