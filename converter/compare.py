@@ -34,6 +34,8 @@ SHOW_MISMATCHES = 5
 
 @dataclass(frozen=True)
 class Tolerance:
+    """How close two arrays must be: ``|a - b| <= atol + rtol * |b|``, or at most ``ulp`` units apart."""
+
     atol: float | None = None
     rtol: float | None = None
     ulp: int | None = None
@@ -76,6 +78,7 @@ class Tolerance:
         return Tolerance(*(getattr(self, f) if getattr(self, f) is not None else getattr(base, f) for f in FIELDS))
 
     def describe(self) -> str:
+        """``atol=1e-06, rtol=1e-05`` (and ``ulp=N``), as mismatch messages show it."""
         parts = [f"atol={self.atol or 0:g}", f"rtol={self.rtol or 0:g}"]
         if self.ulp is not None:
             parts.append(f"ulp={self.ulp}")

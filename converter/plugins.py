@@ -1,8 +1,8 @@
 """Extra layer kinds from outside the package (``--plugin MODULE_OR_FILE``).
 
 A plugin module registers its kinds on import, exactly as the built-in ones do:
-``converter.registry.register_layer(LayerKind(...))`` for the schema and the
-lowering, and ``converter.reference.register_reference(name, fn)`` for the
+``spec2onnx.registry.register_layer(LayerKind(...))`` for the schema and the
+lowering, and ``spec2onnx.reference.register_reference(name, fn)`` for the
 numpy reference. Worker processes import the same plugins.
 """
 

@@ -35,6 +35,8 @@ CASE_KEYS = ("name", "description", "inputs", "expected", "tolerance")
 
 @dataclass
 class Case:
+    """One case of a spec: input arrays by network input name, optional expected outputs and tolerance."""
+
     name: str
     inputs: dict[str, np.ndarray]
     expected: dict[str, np.ndarray] | None
@@ -43,6 +45,8 @@ class Case:
 
 @dataclass
 class Spec:
+    """A loaded, validated spec: its network (``converter.network.Network``), cases and settings."""
+
     name: str
     path: Path
     network: Network
@@ -54,6 +58,7 @@ class Spec:
 
     @property
     def ops(self) -> list[str]:
+        """The layer kinds the network uses, sorted (e.g. ``['trt.Scale']``)."""
         return sorted({layer.op for layer in self.network.layers})
 
 

@@ -34,6 +34,8 @@ BAD = (FAIL, ERROR, XPASS)  # outcomes that fail a run
 
 @dataclass
 class CaseResult:
+    """The outcome of one case on one runtime configuration: PASS, FAIL, ERROR, XFAIL or XPASS, and why."""
+
     spec: str  # spec name (the file, when the spec could not be loaded)
     case: str
     outcome: str
@@ -54,12 +56,14 @@ class CaseResult:
 
     @property
     def id(self) -> str:
+        """``spec/case`` (with the runtime configuration when several ran), as reports and ``-k`` use it."""
         if self.bad_input:
             return f"{self.spec} (not loaded)"
         return f"{self.spec}/{self.case}" + (f" [{self.label}]" if self.label else "")
 
     @property
     def kind(self) -> str:
+        """The layer kinds of the case's network joined by ``+`` (the summary table's rows)."""
         return "+".join(self.ops) or "(not loaded)"
 
 

@@ -1,0 +1,52 @@
+"""spec2onnx.dml: DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC as a dict; values by hand from f = (input - zero_point) * scale."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+import spec2onnx
+from spec2onnx import dml
+
+
+def test_descriptor_members_and_hand_computed_values():
+    desc = dml.dequantize_linear(dml.tensor_desc(dml.DML_TENSOR_DATA_TYPE_UINT8, [1, 1, 2, 2]),
+                                 np.full((1, 1, 2, 2), 0.5, np.float32), np.full((1, 1, 2, 2), 128, np.uint8),
+                                 dml.DML_TENSOR_DATA_TYPE_FLOAT32, feature_level=dml.DML_FEATURE_LEVEL_1_0)
+    assert set(desc) == {"InputTensor", "ScaleTensor", "ZeroPointTensor", "OutputTensor"}
+    assert desc["OutputTensor"] == {"DataType": "DML_TENSOR_DATA_TYPE_FLOAT32", "DimensionCount": 4, "Sizes": [1, 1, 2, 2]}
+    assert desc["ZeroPointTensor"]["DataType"] == "DML_TENSOR_DATA_TYPE_UINT8"
+    data = np.array([[[[128, 130], [126, 255]]]], np.uint8)
+    want = np.array([[[[0, 1], [-1, 63.5]]]], np.float32)  # (q - 128) * 0.5
+    report = desc.validate({"inputs": {"InputTensor": data}, "expected": {"output": want}})
+    assert report.ok, report.summary()
+    got = ort.InferenceSession(desc.to_onnx().SerializeToString()).run(None, {"input": data})[0]
+    np.testing.assert_array_equal(got, want)
+
+
+def test_every_tensor_may_be_an_input_and_the_zero_point_is_optional(tmp_path):
+    desc = dml.dequantize_linear({"DataType": "INT8", "Sizes": [3]}, dml.tensor_desc("FLOAT16", [3]))
+    assert desc["ZeroPointTensor"] is None and desc["OutputTensor"]["DataType"] == "DML_TENSOR_DATA_TYPE_FLOAT16"
+    cases = {"inputs": {"input": [-128, 0, 127], "scale": [0.25, 2, -1]}, "expected": {"output": [-32, 0, -127]}}
+    assert desc.validate(cases).ok
+    path = desc.to_spec(tmp_path / "dq.yaml", cases=cases)
+    spec = spec2onnx.load_spec(path)
+    assert spec.network.layers[0].inputs == ("input", "scale") and spec2onnx.validate(path).ok
+    assert desc.validate().ok  # seeded random inputs when no case is given
+
+
+def test_errors_name_the_call_and_the_argument():
+    x, s = dml.tensor_desc("INT8", [2, 3]), dml.tensor_desc("FLOAT32", [2, 3])
+    with pytest.raises(spec2onnx.UserError, match=r"^dml.dequantize_linear\(\): scale: scale 'scale' has shape \[2, 2\]"):
+        dml.dequantize_linear(x, dml.tensor_desc("FLOAT32", [2, 2]))
+    with pytest.raises(spec2onnx.UserError, match=r"^dml.dequantize_linear\(\): input: feature_level 1.0 allows exactly 4"):
+        dml.dequantize_linear(x, s, feature_level="DML_FEATURE_LEVEL_1_0")
+    with pytest.raises(spec2onnx.UserError, match=r"^dml.dequantize_linear\(\): output_dtype: output_dtype float16 differs"):
+        dml.dequantize_linear(x, s, output_dtype="DML_TENSOR_DATA_TYPE_FLOAT16")
+    with pytest.raises(spec2onnx.UserError, match=r"^dml.dequantize_linear\(\): input DataType: 'FLOAT64' is not"):
+        dml.dequantize_linear({"DataType": "FLOAT64", "Sizes": [2, 3]}, s)
+    with pytest.raises(spec2onnx.UserError, match=r"^dml.dequantize_linear\(\): scale: required"):
+        dml.dequantize_linear(x, None)
+    with pytest.raises(spec2onnx.UserError, match=r"input: DimensionCount 3 differs from the 2 Sizes"):
+        dml.dequantize_linear({"DataType": "INT8", "Sizes": [2, 3], "DimensionCount": 3}, s)

@@ -1,0 +1,139 @@
+"""The public API (``import spec2onnx``): load_spec of paths and mappings, convert, validate, check."""
+
+from __future__ import annotations
+
+import copy
+import inspect
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+import yaml
+
+import spec2onnx
+from spec2onnx import trt, dml
+
+from .conftest import SPECS
+
+SEED = SPECS / "trt_scale/seed-scale-4d.yaml"
+DOC = yaml.safe_load(SEED.read_text())
+
+
+def test_load_spec_takes_a_mapping_and_validates_it_as_the_file():
+    from_file, from_dict = spec2onnx.load_spec(SEED), spec2onnx.load_spec(copy.deepcopy(DOC))
+    assert (from_dict.name, from_dict.network.outputs) == (from_file.name, from_file.network.outputs)
+    assert from_dict.network.layers == from_file.network.layers
+    assert [c.name for c in from_dict.cases] == [c.name for c in from_file.cases]
+    np.testing.assert_array_equal(from_dict.cases[0].expected["scale"], from_file.cases[0].expected["scale"])
+    assert spec2onnx.load_spec(from_file) is from_file
+
+
+def test_a_mapping_may_hold_tuples_and_numpy_values():
+    doc = copy.deepcopy(DOC)
+    doc["network"]["inputs"]["input1"]["shape"] = (1, 1, 3, 3)
+    doc["network"]["layers"][0]["scale"] = np.array([2], np.float32)
+    doc["cases"][0]["inputs"]["input1"] = np.arange(1, 10, dtype=np.float32).reshape(1, 1, 3, 3)
+    doc["network"]["layers"][0]["power"] = [np.float32(2)]
+    assert spec2onnx.validate(doc).ok
+
+
+def test_a_bad_mapping_is_a_spec_error_naming_the_field():
+    doc = copy.deepcopy(DOC)
+    doc["network"]["layers"][0]["mode"] = "UNIFORMX"
+    with pytest.raises(spec2onnx.SpecError, match=r"^<dict>: network\.layers\[0\]\.mode: 'UNIFORMX' is not one of"):
+        spec2onnx.load_spec(doc)
+    doc["network"]["layers"][0]["mode"] = object()
+    with pytest.raises(spec2onnx.SpecError, match=r"^<dict>: network\.layers\[0\]\.mode: object is not spec data"):
+        spec2onnx.load_spec(doc)
+    with pytest.raises(spec2onnx.UserError, match=r"load_spec\(source\): expected a path, a mapping or a Spec"):
+        spec2onnx.load_spec(42)
+
+
+def test_plain_data_refuses_cycles_and_shared_blowups():
+    looped: list = []
+    looped.append(looped)
+    with pytest.raises(spec2onnx.SpecError, match="nested deeper than 64 levels"):
+        spec2onnx.plain_data({"a": looped})
+    wide = [0] * 1000
+    for _ in range(3):
+        wide = [wide] * 1000  # a billion values, shared
+    with pytest.raises(spec2onnx.SpecError, match="more than 1000000 values"):
+        spec2onnx.plain_data(wide)
+
+
+def test_npy_paths_in_a_mapping_start_at_base_dir(tmp_path):
+    np.save(tmp_path / "x.npy", np.ones((1, 1, 3, 3), np.float32))
+    doc = copy.deepcopy(DOC)
+    doc["cases"] = [{"name": "from-file", "inputs": {"input1": "x.npy"}, "expected": {"scale": [[[[9.0] * 3] * 3]]}}]
+    report = spec2onnx.validate(spec2onnx.load_spec(doc, base_dir=tmp_path))
+    assert report.ok and [r.case for r in report.results] == ["from-file"]  # (1 * 2 + 1) ^ 2 = 9
+
+
+def test_convert_returns_the_checked_model_and_writes_it_when_asked(tmp_path):
+    conversion = spec2onnx.convert(SEED, tmp_path / "m.onnx", target="ort-cpu")
+    assert isinstance(conversion, spec2onnx.Conversion)
+    assert (conversion.spec, conversion.target, conversion.opset) == ("trt-scale-seed-4d", "ort-cpu", 17)
+    assert conversion.path == tmp_path / "m.onnx" and onnx.load(conversion.path) == conversion.model
+    assert conversion.node_count == len(conversion.model.graph.node) > 0
+    out = ort.InferenceSession(conversion.to_bytes()).run(None, {"input1": np.arange(1, 10, dtype=np.float32).reshape(1, 1, 3, 3)})
+    np.testing.assert_array_equal(out[0].reshape(-1), [9, 25, 49, 81, 121, 169, 225, 289, 361])  # the seed's example
+    assert spec2onnx.convert(DOC, opset=13).opset == 13 and spec2onnx.convert(DOC).path is None
+    with pytest.raises(spec2onnx.UserError, match="unknown target"):
+        spec2onnx.convert(SEED, target="tensorrtx")
+    with pytest.raises(spec2onnx.UserError, match="does not exist"):
+        spec2onnx.convert(SEED, tmp_path / "no" / "m.onnx")
+
+
+def test_validate_takes_paths_mappings_and_lists_and_reports_as_a_dataclass():
+    report = spec2onnx.validate([SEED, SPECS / "trt_elementwise/seed-broadcast-prod.yaml"])
+    assert isinstance(report, spec2onnx.ValidationReport) and report.ok
+    assert [r.id for r in report.results] == ["trt-scale-seed-4d/doc-example", "trt-scale-seed-4d/random",
+                                              "trt-elementwise-seed-broadcast/doc-example", "trt-elementwise-seed-broadcast/random"]
+    assert report.counts()["PASS"] == 4 and report.summary() == "4 cases: 4 passed, 0 failed, 0 errors"
+    assert [r.case for r in spec2onnx.validate(SEED, patterns=["*doc*"]).results] == ["doc-example"]
+
+    wrong = copy.deepcopy(DOC)
+    wrong["cases"][0]["expected"]["scale"][0][0][2][2] = 360  # the doc says 361
+    report = spec2onnx.validate(wrong)
+    assert not report.ok and [r.id for r in report.failures] == ["trt-scale-seed-4d/doc-example"]
+    assert "got 361.0, want 360.0" in report.summary()
+    with pytest.raises(spec2onnx.UserError, match="runtime"):
+        spec2onnx.validate(SEED, runtime="tvm")
+
+
+def test_validate_reports_a_file_that_does_not_load_as_an_error(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\n")
+    report = spec2onnx.validate(bad)
+    assert not report.ok and report.results[0].bad_input and "missing required field" in report.results[0].problems[0]
+
+
+def test_check_lowers_for_the_target_and_reports_problems():
+    report = spec2onnx.check(SEED, "tensorrt")
+    assert isinstance(report, spec2onnx.CheckReport) and report.ok and report.problems == ()
+    assert (report.spec, report.target) == ("trt-scale-seed-4d", "tensorrt")
+    with pytest.raises(spec2onnx.UserError, match="unknown target"):
+        spec2onnx.check(SEED, "cuda")
+
+
+@pytest.mark.parametrize("module", [spec2onnx, trt, dml], ids=lambda m: m.__name__)
+def test_every_public_name_is_documented(module):
+    undocumented = []
+    for name in module.__all__:
+        value = getattr(module, name)
+        if inspect.isclass(value) or inspect.isfunction(value) or inspect.ismodule(value):
+            doc = inspect.getdoc(value) or ""
+            if not doc or doc.startswith(f"{name}("):  # a dataclass's generated signature is no documentation
+                undocumented.append(name)
+            if inspect.isclass(value):
+                undocumented += [f"{name}.{m}" for m, v in vars(value).items() if not m.startswith("_")
+                                 and (inspect.isfunction(v) or isinstance(v, property)) and not inspect.getdoc(v)]
+    assert undocumented == []
+    assert module.__doc__
+
+
+def test_the_public_function_validate_is_not_replaced_by_the_submodule_of_that_name():
+    import converter.validate  # noqa: F401  (the submodule)
+
+    assert callable(spec2onnx.validate) and spec2onnx.validate.__module__.endswith(".public")
