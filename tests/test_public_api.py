@@ -104,9 +104,10 @@ def test_validate_takes_paths_mappings_and_lists_and_reports_as_a_dataclass():
 
 def test_validate_reports_a_file_that_does_not_load_as_an_error(tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("name: x\n")
+    bad.write_text(SEED.read_text().replace("mode: UNIFORM", "mode: UNIFORMX"))
     report = spec2onnx.validate(bad)
-    assert not report.ok and report.results[0].bad_input and "missing required field" in report.results[0].problems[0]
+    assert not report.ok and report.results[0].bad_input
+    assert "network.layers[0].mode: 'UNIFORMX' is not one of" in report.results[0].problems[0]
 
 
 def test_check_lowers_for_the_target_and_reports_problems():
