@@ -121,3 +121,29 @@ def parse_number(value: Any, *, integer: bool = False) -> float | int:
     if math.isnan(number) or math.isinf(number):
         raise SpecError(f"expected a finite number, got {value!r}")
     return number
+
+
+@dataclass(frozen=True)
+class Scales(NumberArray):
+    """Resize scales: a list with one scale per dimension, or one number for the spatial dimensions.
+
+    A single number ``s`` means ``[1, 1, s, s, ...]``: batch and channel kept, every further
+    dimension of an [N, C, ...] input scaled by ``s`` (PyTorch's ``interpolate(scale_factor=s)``).
+    It is kept as a 0-d array; ``per_dimension`` spells it out once the input's rank is known.
+    """
+
+    def parse(self, value: Any) -> np.ndarray:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return super().parse(value).reshape(())
+        return super().parse(value)
+
+    def describe(self) -> str:
+        return "list of numbers, one per dimension, or one number s for [1, 1, s, s, ...] (rank >= 3)"
+
+
+def per_dimension(scales: np.ndarray, rank: int) -> np.ndarray:
+    """Scales as one value per dimension: a 0-d ``s`` (one number in the spec) becomes [1, 1, s, ...]."""
+    scales = np.asarray(scales, np.float32)
+    if scales.ndim:
+        return scales
+    return np.array([1.0, 1.0] + [float(scales)] * (rank - 2), np.float32)

@@ -15,7 +15,7 @@ from ..dtypes import FLOAT16, FLOAT32, INT8, INT32, INT64
 from ..errors import SpecError
 from ..network import MAX_ELEMENTS, Layer, TensorType
 from ..registry import LayerKind, register_layer
-from ..schema import Enum, Number, NumberArray
+from ..schema import Enum, Number, NumberArray, Scales, per_dimension
 from .builder import Lowered, LoweringContext, NodeBuilder
 from .scale import to_int8
 
@@ -30,7 +30,7 @@ _ONNX_TRANSFORM = {"ASYMMETRIC": "asymmetric", "ALIGN_CORNERS": "align_corners",
 ATTRIBUTES = {
     "resize_mode": Enum("interpolation: nearest neighbor, (bi/tri)linear, bicubic", default="NEAREST", choices=MODES),
     "shape": NumberArray("output shape, one value per input dimension", default=None, integer=True),
-    "scales": NumberArray("per-dimension scales: b_i = floor(a_i * scales_i)", default=None),
+    "scales": Scales("per-dimension scales: b_i = floor(a_i * scales_i)", default=None),
     "coordinate_transformation": Enum("how an output coordinate maps back to the input", default="ASYMMETRIC", choices=TRANSFORMS),
     "selector_for_single_pixel": Enum("an output length of 1: the formula, or the upper-left pixel", default="FORMULA", choices=SELECTORS),
     "nearest_rounding": Enum("rounding of NEAREST coordinates", default="FLOOR", choices=ROUNDINGS),
@@ -73,6 +73,11 @@ def check(layer: Layer, in_types) -> TensorType:
         raise SpecError("trt.Resize needs the output size: shape, scales, or a second input holding the shape", field="shape")
     key = given[0]
     values = attrs[key]
+    if key == "scales" and values.ndim == 0:
+        if x.rank < 3:
+            raise SpecError(f"one number scales dimensions 2.. of an [N, C, ...] input; the rank-{x.rank} input "
+                            f"needs a list of {x.rank} scales", field=key)
+        values = per_dimension(values, x.rank)
     if values.ndim != 1 or values.size != x.rank:
         got = values.size if values.ndim == 1 else f"a nested list of shape {list(values.shape)}"
         raise SpecError(f"needs {x.rank} values (one per dimension of the rank-{x.rank} input), got {got}", field=key)
@@ -152,7 +157,7 @@ def _sizes_tensor(b: NodeBuilder, layer: Layer, ctx: LoweringContext, out_shape)
         s = layer.inputs[1]
         return s if ctx.input_types[1].dtype == INT64 else b.cast(s, INT64, why="the shape input is int32; Resize sizes and index math are int64")
     # scales on an input whose dimensions are only known at run time: floor(float32(a) * scale), as onnxruntime does
-    scales = np.asarray(layer.attrs["scales"], np.float32)
+    scales = per_dimension(layer.attrs["scales"], ctx.input_types[0].rank)
     shape = b.op("Shape", [layer.inputs[0]])
     a = b.cast(shape, FLOAT32, why="output size = floor(a * scale) in float32")
     keep = b.const("scale_is_one", scales == 1.0)

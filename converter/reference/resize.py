@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ..network import MAX_ELEMENTS, Layer
+from ..schema import per_dimension
 from . import resize_kernel
 
 
@@ -22,7 +23,7 @@ def output_shape(layer: Layer, x_shape: tuple[int, ...], shape_input: np.ndarray
     elif attrs["shape"] is not None:
         out = tuple(int(v) for v in attrs["shape"])
     else:
-        scales = np.asarray(attrs["scales"], dtype=np.float32)
+        scales = per_dimension(attrs["scales"], len(x_shape))
         out = tuple(a if s == 1 else int(np.floor(np.float32(a) * s)) for a, s in zip(x_shape, scales))
     if any(d < 0 for d in out):
         raise ValueError(f"negative output dimension in {list(out)}")
