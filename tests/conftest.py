@@ -49,6 +49,10 @@ def _differences(installed: Path, source: Path) -> list[str]:
 
 LIBRARY = _one_copy_of_the_library()
 
+# tests/bad_specs is data (deliberately broken specs), never tests: `pytest tests/` with the
+# spec2onnx pytest plugin loaded would otherwise collect its spec-shaped files as spec tests.
+collect_ignore = ["bad_specs"]
+
 
 def pytest_report_header(config):
     return f"spec2onnx under test: {LIBRARY}"

@@ -1,0 +1,198 @@
+"""A pytest plugin: spec files become test files and their cases tests.
+
+::
+
+    pytest specs/                          # every spec under specs/, one test per case
+    pytest specs/ -n 2 -k "resize and not cubic" --junitxml=report.xml
+    pytest specs/ --s2o-runtime openvino --s2o-provider cpu
+
+Installed, spec2onnx registers it (entry point ``pytest11``); from a source checkout, load it with
+``-p converter.pytest_plugin``. A test is named ``SPEC/CASE`` after the spec's ``name`` and the
+case's (``SPEC/CASE [RUNTIME CONFIG]`` when several runtime configurations run), so its node id is
+``specs/trt_scale/seed-scale-4d.yaml::trt-scale-seed-4d/doc-example``. A failing case shows the
+lines ``spec2onnx validate`` prints for it; a known failure (``xfail``) is pytest's xfail, one that
+passes (XPASS) fails.
+
+**Which files are collected.** Only spec files the user asks for: those under (or named by) a path
+given on the command line, and those under the folders of the ini option ``spec2onnx_specs``. A
+run from ``testpaths`` alone (``pytest`` in a project whose tests hold spec-shaped data, like
+spec2onnx's own tests/bad_specs) collects no spec. A file counts as a spec by
+``selection.is_spec_file`` (a ``.yaml``/``.yml``/``.json`` mapping with ``network`` and ``cases``);
+a spec that does not load is a collection error with its one-line message.
+
+pytest-xdist: every worker collects the same items in the same order (sorted files, the spec's case
+order), and an item is found again from its node id alone, so ``-n`` and ``--dist`` work as for
+Python tests. The plugin imports nothing heavy until a spec file is collected.
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+
+SUFFIXES = (".yaml", ".yml", ".json")
+_OPTIONS_KEY = pytest.StashKey[object]()
+_ROOTS_KEY = pytest.StashKey[tuple]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("spec2onnx", "spec2onnx: spec files as tests")
+    group.addoption("--s2o-runtime", action="append", default=[], metavar="NAME",
+                    help="runtime to check each case on: onnxruntime (default), onnx-reference, openvino; repeatable")
+    group.addoption("--s2o-provider", default=None, metavar="NAME",
+                    help="onnxruntime execution provider: cpu (default), cuda, tensorrt, dml, openvino, ...")
+    group.addoption("--s2o-opset", type=int, default=None, metavar="N",
+                    help="ONNX opset to lower to (default: the spec's opset, else 17)")
+    group.addoption("--s2o-opt-level", action="append", default=[], metavar="LEVEL",
+                    help="onnxruntime graph optimization level: disabled, basic, extended, all (default); repeatable")
+    group.addoption("--s2o-target", default=None, metavar="TARGET",
+                    help="target to lower for (portable, ort-cpu, ort-cuda, tensorrt, tensorrt-dla, openvino); "
+                         "default: the one the provider implies")
+    group.addoption("--s2o-xfail-file", default=None, metavar="FILE",
+                    help="known failures: a YAML list of {spec, case, runtime, provider, opt_level, reason}")
+    group.addoption("--s2o-repro-dir", default=None, metavar="DIR",
+                    help="write a reproduction (model, inputs, outputs, command) of every failing case here")
+    parser.addini("spec2onnx_specs", type="paths", default=[],
+                  help="folders (or files) whose spec files are collected even when not named on the command line")
+
+
+def _given(config: pytest.Config) -> dict:
+    o = config.option
+    given = {"runtimes": tuple(o.s2o_runtime), "provider": o.s2o_provider, "opset": o.s2o_opset,
+             "opt_levels": tuple(o.s2o_opt_level), "target": o.s2o_target, "xfail_file": o.s2o_xfail_file,
+             "repro_dir": o.s2o_repro_dir}
+    return {k: v for k, v in given.items() if v not in (None, ())}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if _given(config):  # check what was asked for now, once, not on the first spec collected
+        _options(config)
+    roots = [Path(str(p)).resolve() for p in config.getini("spec2onnx_specs")]
+    if config.args_source == pytest.Config.ArgsSource.ARGS:
+        for arg in config.args:
+            path = Path(arg.split("::")[0])
+            roots.append((path if path.is_absolute() else config.invocation_params.dir / path).resolve())
+    config.stash[_ROOTS_KEY] = tuple(roots)
+
+
+def _options(config: pytest.Config):
+    """The validation options the --s2o-* flags ask for (built once; a bad one is a usage error)."""
+    if _OPTIONS_KEY not in config.stash:
+        from .api import make_options
+        from .errors import UserError
+
+        given = _given(config)
+        target = given.pop("target", None)
+        kwargs = {"runtimes": given.get("runtimes", ("onnxruntime",)), "provider": given.get("provider", "cpu"),
+                  "opt_levels": given.get("opt_levels", ("all",)), "opset": given.get("opset"),
+                  "xfail_file": given.get("xfail_file"), "repro_dir": given.get("repro_dir")}
+        try:
+            if target is not None:
+                if "target" not in inspect.signature(make_options).parameters:
+                    raise UserError("--target: validation here lowers for the target the provider implies; "
+                                    "a different target is not supported yet")
+                kwargs["target"] = target
+            config.stash[_OPTIONS_KEY] = make_options(**kwargs)
+        except UserError as exc:
+            text = str(exc)
+            raise pytest.UsageError("--s2o-" + text[2:] if text.startswith("--") else text) from None
+    return config.stash[_OPTIONS_KEY]
+
+
+def _asked_for(config: pytest.Config, path: Path) -> bool:
+    path = path.resolve()
+    return any(path == root or root in path.parents for root in config.stash.get(_ROOTS_KEY, ()))
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+    if file_path.suffix not in SUFFIXES or not _asked_for(parent.config, file_path):
+        return None
+    from .selection import is_spec_file
+
+    if not is_spec_file(file_path):
+        return None
+    return SpecFile.from_parent(parent, path=file_path)
+
+
+class SpecLoadError(Exception):
+    """A spec that does not load: its one-line message (file, field, value, what is allowed)."""
+
+
+class SpecFile(pytest.File):
+    def collect(self):
+        from .errors import UserError
+        from .spec import load_spec
+
+        try:
+            spec = load_spec(self.path)
+        except UserError as exc:
+            raise SpecLoadError(str(exc)) from None
+        self.spec, self._results = spec, {}
+        configs = _options(self.config).configs
+        several = len(configs) > 1
+        for case in spec.cases:
+            for config in configs:
+                name = f"{spec.name}/{case.name}" + (f" [{config.label}]" if several else "")
+                yield SpecCase.from_parent(self, name=name, case=case.name, run_config=config)
+
+    def result(self, item: "SpecCase"):
+        """The item's CaseResult. The first item of this spec to run checks every case of the spec
+        selected in this process for its runtime configuration: one model and one session for them all.
+        """
+        from dataclasses import replace
+
+        from .validate import check_spec
+
+        key = (item.run_config, item.case)
+        if key not in self._results:
+            names = [i.case for i in item.session.items if i.parent is self and i.run_config == item.run_config
+                     and (i.run_config, i.case) not in self._results] or [item.case]
+            if item.case not in names:
+                names.append(item.case)
+            options = replace(_options(self.config), configs=(item.run_config,))
+            for result in check_spec(self.spec, options, names):
+                self._results[(item.run_config, result.case)] = result
+        return self._results.pop(key)
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance(SpecLoadError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+class CaseFailed(Exception):
+    """A case that failed, errored or passed against its xfail entry; the message is validate's lines."""
+
+
+class SpecCase(pytest.Item):
+    def __init__(self, *, case: str, run_config, **kwargs):
+        super().__init__(**kwargs)
+        self.case, self.run_config = case, run_config
+        self.result = None
+
+    def runtest(self) -> None:
+        from .validate import FAIL, PASS, XFAIL
+
+        result = self.parent.result(self)
+        self.result = result
+        self.user_properties += [("outcome", result.outcome), ("runtime", result.runtime),
+                                 ("provider", result.provider), ("opset", result.opset), ("ops", "+".join(result.ops))]
+        if result.outcome == PASS:
+            return
+        if result.outcome == XFAIL:
+            pytest.xfail(f"known failure: {result.reason}")
+        # the lines validate prints under the case; pytest names the case itself
+        lines = list(result.problems) or [result.outcome]
+        if result.outcome != FAIL:
+            lines[0] = f"{result.outcome}: {lines[0]}"
+        raise CaseFailed("\n".join(lines))
+
+    def repr_failure(self, excinfo, style=None):
+        if excinfo.errisinstance(CaseFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, self.name

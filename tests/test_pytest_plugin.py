@@ -1,0 +1,156 @@
+"""The pytest plugin (converter/pytest_plugin.py), run for real with pytest's own ``pytester``."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import xml.etree.ElementTree as ET
+
+import pytest
+
+# pytester's in-process runs drop the modules a run imported; numpy and onnxruntime cannot be
+# imported twice in one process, so everything the plugin imports lazily is imported here first.
+import converter.api  # noqa: F401
+import converter.pytest_plugin  # noqa: F401
+import converter.validate  # noqa: F401
+import onnx.reference  # noqa: F401
+from tests.conftest import BAD_SPECS, REPO, SPECS
+
+pytest_plugins = ["pytester"]
+
+PLUGIN = ["-p", "converter.pytest_plugin", "-p", "no:cacheprovider", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+SCALE = SPECS / "trt_scale" / "seed-scale-4d.yaml"  # cases doc-example (9, 25, ... 361) and random
+BROADCAST = SPECS / "trt_elementwise" / "seed-broadcast-prod.yaml"
+
+
+@pytest.fixture
+def suite(pytester):
+    """A folder with two bundled specs, one copy of the first with a wrong expected value, and a non-spec."""
+    specs = pytester.mkdir("specs")
+    shutil.copy(SCALE, specs / "scale.yaml")
+    shutil.copy(BROADCAST, specs / "broadcast.yaml")
+    wrong = SCALE.read_text().replace("name: trt-scale-seed-4d", "name: wrong-scale").replace("[225, 289, 361]", "[225, 289, 360]")
+    assert wrong != SCALE.read_text()
+    (specs / "wrong.yaml").write_text(wrong)
+    (specs / "ci.yaml").write_text("jobs: {build: {runs-on: ubuntu}}\n")  # not a spec: not collected
+    pytester.makeini("[pytest]\n")  # the temporary folder is the rootdir, not this repo
+    return specs
+
+
+def _run(pytester, *args):
+    return pytester.runpytest_inprocess(*PLUGIN, *args)
+
+
+def test_cases_are_tests_named_spec_slash_case(pytester, suite):
+    result = _run(pytester, "specs", "--collect-only", "-q")
+    ids = [line for line in result.outlines if "::" in line]
+    assert ids == ["specs/broadcast.yaml::trt-elementwise-seed-broadcast/doc-example",
+                   "specs/broadcast.yaml::trt-elementwise-seed-broadcast/random",
+                   "specs/scale.yaml::trt-scale-seed-4d/doc-example",
+                   "specs/scale.yaml::trt-scale-seed-4d/random",
+                   "specs/wrong.yaml::wrong-scale/doc-example",
+                   "specs/wrong.yaml::wrong-scale/random"]
+
+
+def test_a_failing_case_shows_the_lines_validate_prints(pytester, suite):
+    result = _run(pytester, "specs")
+    result.assert_outcomes(passed=5, failed=1)
+    result.stdout.fnmatch_lines([
+        "*_ wrong-scale/doc-example _*",
+        "output 'scale': onnxruntime vs expected (atol=1e-06, rtol=1e-05): 1/9 elements differ; *"
+        "worst at [[]0, 0, 2, 2[]]: got 361.0, want 360.0*",
+        "output 'scale': reference vs expected *got 361.0, want 360.0*",
+        "FAILED specs/wrong.yaml::wrong-scale/doc-example - output 'scale': onnx*",
+    ])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_k_selects_by_spec_and_case_name(pytester, suite):
+    result = _run(pytester, "specs", "-k", "trt-scale-seed-4d/doc-example or broadcast and random", "-v")
+    result.assert_outcomes(passed=2, deselected=4)
+    result.stdout.fnmatch_lines(["*scale.yaml::trt-scale-seed-4d/doc-example PASSED*"])
+    result.stdout.fnmatch_lines(["*broadcast.yaml::trt-elementwise-seed-broadcast/random PASSED*"])
+
+
+def test_x_stops_at_the_first_failure(pytester, suite):
+    (suite / "a-wrong-first.yaml").write_text((suite / "wrong.yaml").read_text().replace("wrong-scale", "first-wrong"))
+    result = _run(pytester, "specs", "-x")
+    result.assert_outcomes(failed=1)  # a-wrong-first.yaml sorts first; nothing runs after it
+
+
+def test_junitxml_has_one_testcase_per_case_with_the_mismatch(pytester, suite):
+    _run(pytester, "specs", "--junitxml=report.xml")
+    root = ET.parse(pytester.path / "report.xml").getroot()
+    cases = {c.get("name"): c for c in root.iter("testcase")}
+    assert len(cases) == 6
+    failure = cases["wrong-scale/doc-example"].find("failure")
+    assert "got 361.0, want 360.0" in failure.text
+    props = {p.get("name"): p.get("value") for p in cases["trt-scale-seed-4d/random"].iter("property")}
+    assert props["outcome"] == "PASS" and props["ops"] == "trt.Scale" and props["provider"] == "CPUExecutionProvider"
+
+
+def test_xdist_workers_collect_the_same_items(pytester, suite, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    result = pytester.runpytest_subprocess(*PLUGIN, "specs", "-n", "2", "-v")
+    result.assert_outcomes(passed=5, failed=1)
+    result.stdout.fnmatch_lines(["*2 workers [[]6 items[]]*"])
+    result.stdout.fnmatch_lines(["*FAILED specs/wrong.yaml::wrong-scale/doc-example*"])
+
+
+def test_only_paths_asked_for_are_collected(pytester, suite):
+    """A run from testpaths collects no spec; a spec-shaped bad file there would otherwise break it."""
+    pytester.makeini("[pytest]\ntestpaths = specs\n")
+    result = _run(pytester)
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    pytester.makeini("[pytest]\ntestpaths = specs\nspec2onnx_specs = specs\n")
+    _run(pytester).assert_outcomes(passed=5, failed=1)
+
+
+def test_a_spec_that_does_not_load_is_a_collection_error_naming_the_field(pytester, suite):
+    shutil.copy(BAD_SPECS / "trt_scale" / "bad-mode.yaml", suite / "bad-mode.yaml")
+    result = _run(pytester, "specs")
+    result.stdout.fnmatch_lines(["*ERROR collecting specs/bad-mode.yaml*",
+                                 "*bad-mode.yaml: network.layers[[]0[]].mode: 'UNIFORMX' is not one of UNIFORM, CHANNEL, ELEMENTWISE*"])
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+
+
+def test_known_failures_are_xfail_and_a_stale_entry_fails(pytester, suite):
+    rules = pytester.path / "xfail.yaml"
+    rules.write_text("- {spec: wrong-scale, case: doc-example, reason: the doc example is wrong}\n"
+                     "- {spec: trt-scale-seed-4d, case: random, reason: stale}\n")
+    result = _run(pytester, "specs", f"--s2o-xfail-file={rules}", "-rxX")
+    result.assert_outcomes(passed=4, failed=1, xfailed=1)
+    result.stdout.fnmatch_lines(["XFAIL specs/wrong.yaml::wrong-scale/doc-example - known failure: the doc example is wrong"])
+    result.stdout.fnmatch_lines(["XPASS: passed, but is declared a known failure (stale): remove the xfail entry"])
+
+
+def test_runtime_options_make_one_test_per_configuration(pytester, suite):
+    result = _run(pytester, str(suite / "scale.yaml"), "--s2o-runtime=onnxruntime", "--s2o-runtime=onnx-reference", "-v")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["*trt-scale-seed-4d/doc-example [[]onnx-reference*PASSED*"])
+
+
+@pytest.mark.parametrize("option, message", [
+    ("--s2o-provider=nope", "*nope*"),
+    ("--s2o-runtime=tflite", "*tflite*"),
+    ("--s2o-opset=3", "*opset*3*"),
+])
+def test_a_bad_option_is_a_usage_error(pytester, suite, option, message):
+    result = _run(pytester, "specs", option)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: " + message])
+
+
+def test_the_projects_own_test_folder_collects_no_bad_spec(pytester):
+    """`pytest tests/` with the plugin loaded: tests/bad_specs is data (tests/conftest.py ignores it)."""
+    result = pytester.runpytest_inprocess(*PLUGIN, str(BAD_SPECS.parent), "--collect-only", "-q", f"--rootdir={REPO}")
+    collected = [line.split("::")[0] for line in result.outlines if "::" in line]
+    assert collected and all(path.endswith(".py") for path in collected)
+    assert result.ret == pytest.ExitCode.OK
+
+
+def test_the_wheel_registers_the_plugin_as_a_pytest11_entry_point():
+    tomllib = pytest.importorskip("tomllib")
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    assert config["project"]["entry-points"]["pytest11"] == {"spec2onnx": "spec2onnx.pytest_plugin"}
+    assert (REPO / "converter" / "pytest_plugin.py").is_file()  # installed as spec2onnx/pytest_plugin.py
