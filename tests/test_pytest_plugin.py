@@ -130,10 +130,16 @@ def test_runtime_options_make_one_test_per_configuration(pytester, suite):
     result.stdout.fnmatch_lines(["*trt-scale-seed-4d/doc-example [[]onnx-reference*PASSED*"])
 
 
+def test_a_target_lowers_for_it(pytester, suite):
+    result = _run(pytester, str(suite / "scale.yaml"), "--s2o-target=tensorrt", "-v")
+    result.assert_outcomes(passed=2)
+
+
 @pytest.mark.parametrize("option, message", [
     ("--s2o-provider=nope", "*nope*"),
     ("--s2o-runtime=tflite", "*tflite*"),
     ("--s2o-opset=3", "*opset*3*"),
+    ("--s2o-target=tensorrtx", "--s2o-target tensorrtx: unknown target (did you mean 'tensorrt'?)*"),
 ])
 def test_a_bad_option_is_a_usage_error(pytester, suite, option, message):
     result = _run(pytester, "specs", option)
