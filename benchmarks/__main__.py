@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-ALL = ("throughput", "graphs", "reference", "conversion", "memory")
+ALL = ("throughput", "graphs", "reference", "conversion", "memory", "cuda")
 
 
 def main(argv: list[str]) -> None:

@@ -4,6 +4,11 @@ The floor is what any validator must do per case, measured in the same run: crea
 onnxruntime session from bytes for a one-node model, run it once, compare with numpy, in a
 tight loop (one process, then two processes in parallel).
 
+spec2onnx runs with its parsed-document cache off, and warm (filled by a first pass over the
+suite; converter/doc_cache.py). Rounds interleave every row with its floor, so that a busy
+machine disturbs both alike; "ratio, CPU time" divides cases per CPU-second (this process and
+its workers, user + system), which other load on the machine disturbs less than wall time.
+
     python -m benchmarks.throughput [--cases 2000]
 """
 
@@ -11,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -62,19 +69,27 @@ def write_suite(folder: Path, cases: int) -> int:
     return specs * CASES_PER_SPEC
 
 
-def spec2onnx_rate(folder: Path, jobs: int) -> tuple[float, float]:
-    """Cases/s for finding, loading and validating every spec, measured inside this process (no interpreter start)."""
+def _cpu() -> float:
+    """CPU seconds of this process and of its children that have ended (workers, pool processes)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def spec2onnx_rate(folder: Path, jobs: int, cache: str) -> tuple[float, float]:
+    """(cases per wall second, cases per CPU second) for finding, loading and validating every spec,
+    measured inside this process (no interpreter start). ``cache``: SPEC2ONNX_CACHE for the run."""
     from converter.api import make_options, run_validation
     from converter.selection import spec_files
 
-    t0 = time.perf_counter()
+    os.environ["SPEC2ONNX_CACHE"] = cache  # the workers inherit it
+    c0, t0 = _cpu(), time.perf_counter()
     files = spec_files([folder])
     results = list(run_validation(files, make_options(), jobs=jobs, timeout=60))
-    t2 = time.perf_counter()
+    wall, cpu = time.perf_counter() - t0, _cpu() - c0
     bad = [r for r in results if r.outcome != "PASS"]
     if bad:
         raise SystemExit(f"benchmark suite failed: {bad[0].id}: {bad[0].problems}")
-    return len(results) / (t2 - t0)
+    return len(results) / wall, len(results) / cpu
 
 
 def _floor_worker(n: int) -> float:
@@ -96,29 +111,57 @@ def _floor_worker(n: int) -> float:
     return time.perf_counter() - t0
 
 
-def floor_rate(n: int, processes: int) -> float:
+def floor_rate(n: int, processes: int) -> tuple[float, float]:
+    """(cases per wall second, cases per CPU second) of the floor."""
+    c0 = _cpu()
     if processes == 1:
-        return n / _floor_worker(n)
-    ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(processes) as pool:
-        t0 = time.perf_counter()
-        pool.map(_floor_worker, [n // processes] * processes)
-        return n / (time.perf_counter() - t0)
+        wall = _floor_worker(n)
+    else:
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(processes) as pool:
+            t0 = time.perf_counter()
+            pool.map(_floor_worker, [n // processes] * processes)
+            wall = time.perf_counter() - t0
+            pool.close()
+            pool.join()  # (so that RUSAGE_CHILDREN counts the pool's processes)
+    return n / wall, n / (_cpu() - c0)
+
+
+def _spread(values: list[float]) -> str:
+    values = sorted(values)
+    mid = values[len(values) // 2]
+    return f"{mid:.3g}" if len(values) == 1 else f"{mid:.3g} ({values[0]:.3g}-{values[-1]:.3g})"
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=3, help="rounds; each measures every row once, interleaved")
     args = parser.parse_args(argv)
+    saved = os.environ.get("SPEC2ONNX_CACHE")
     with tempfile.TemporaryDirectory() as tmp:
-        total = write_suite(Path(tmp), args.cases)
-        rows = []
-        for jobs in (1, 2):
-            floor = floor_rate(total, jobs)
-            full = spec2onnx_rate(Path(tmp), jobs)
-            rows.append([f"-j {jobs}", full, floor, full / floor])
-    print(f"Validation throughput, {total} cases in {total // CASES_PER_SPEC} specs ({machine()})\n")
-    print(table(["spec2onnx validate", "cases/s", "floor cases/s", "ratio to floor"], rows))
+        suite, cache = Path(tmp) / "suite", Path(tmp) / "cache"
+        suite.mkdir()
+        total = write_suite(suite, args.cases)
+        spec2onnx_rate(suite, 0, str(cache))  # fills the parse cache
+        rows = {(jobs, what): ([], [], [], []) for jobs in (1, 2) for what in ("no cache", "warm cache")}
+        try:
+            for _ in range(args.repeat):
+                for jobs in (1, 2):
+                    for what, folder in (("no cache", "off"), ("warm cache", str(cache))):
+                        floor, floor_cpu = floor_rate(total, jobs)
+                        full, full_cpu = spec2onnx_rate(suite, jobs, folder)
+                        for column, value in zip(rows[jobs, what], (full, floor, full / floor, full_cpu / floor_cpu)):
+                            column.append(value)
+        finally:
+            if saved is None:
+                os.environ.pop("SPEC2ONNX_CACHE", None)
+            else:
+                os.environ["SPEC2ONNX_CACHE"] = saved
+    print(f"Validation throughput, {total} cases in {total // CASES_PER_SPEC} specs, {args.repeat} rounds: "
+          f"median (min-max) ({machine()})\n")
+    print(table(["spec2onnx validate", "cases/s", "floor cases/s", "ratio to floor", "ratio, CPU time"],
+                [[f"-j {jobs}, {what}"] + [_spread(c) for c in columns] for (jobs, what), columns in rows.items()]))
 
 
 if __name__ == "__main__":

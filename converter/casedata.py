@@ -199,6 +199,8 @@ def _in_chunks(draw, ttype: TensorType) -> np.ndarray:
     (uniform, normal and 64-bit integers keep their state between calls), so the values are those of
     one ``draw(size)`` call cast to the dtype (tests/test_casedata.py checks it).
     """
+    if math.prod(ttype.shape) <= GENERATE_CHUNK:  # small: one draw
+        return np.asarray(draw(math.prod(ttype.shape))).astype(ttype.dtype.numpy).reshape(ttype.shape)
     out = np.empty(ttype.shape, dtype=ttype.dtype.numpy)
     flat = out.reshape(-1)
     for start in range(0, flat.size, GENERATE_CHUNK):

@@ -12,6 +12,7 @@ entry of the spec, the spec, the layer kind's default, the dtype default.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass, field
 
@@ -90,6 +91,7 @@ def default_tolerance(dtype: DType) -> Tolerance:
     return Tolerance(atol, rtol)
 
 
+@functools.lru_cache(maxsize=1024)  # per output and case: the same few combinations again and again
 def resolve_tolerance(dtype: DType, *overrides: "Tolerance | None") -> Tolerance:
     """The tolerance in force: the first override that sets a field wins, then the dtype default.
 

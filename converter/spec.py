@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import budget, casedata, safe_yaml
+from . import budget, casedata, doc_cache, safe_yaml
 from .compare import Tolerance
 from .dtypes import DTYPES
 from .errors import SpecError, UserError
@@ -100,8 +100,8 @@ def read_document(path: Path) -> Any:
     except UnicodeDecodeError as exc:
         raise SpecError(f"cannot read: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     if path.suffix == ".json":
-        return safe_yaml.load_json(text)
-    return safe_yaml.load_yaml(text)
+        return safe_yaml.load_json(text)  # json's C parser: faster than reading a cache entry
+    return doc_cache.load(data, lambda: safe_yaml.load_yaml(text))
 
 
 def parse_spec(doc: Any, path: Path, spec_dir: Path | None = None, *, max_memory: int | None = None,

@@ -1,0 +1,107 @@
+"""A cache of parsed YAML spec documents, keyed by a hash of the file's bytes.
+
+Parsing YAML is the largest part of loading a small spec (PyYAML composes and constructs in
+Python, and must, to enforce ``converter.safe_yaml``'s limits). The plain data it yields (mappings,
+lists, text, numbers, booleans, null) is kept as a pickle under ``$SPEC2ONNX_CACHE``, else
+``$XDG_CACHE_HOME/spec2onnx``, else ``~/.cache/spec2onnx``; ``SPEC2ONNX_CACHE=off`` turns it off.
+
+What is cached is only what the YAML parser returned: every spec is still validated
+(``converter.spec.parse_spec``), and its case data made, on every load. An entry is used only when
+
+* its key matches: SHA-256 of the file's bytes, spec2onnx's and PyYAML's versions and the source
+  of ``converter/safe_yaml.py`` (a change to the loading rules is a new key);
+* its own SHA-256 checksum matches (a truncated or corrupt file is a miss, and is rewritten);
+* it unpickles as plain data: the unpickler refuses every class and function, so an entry
+  written by someone else can never run code or build objects; at worst it is a document that
+  the spec validation then judges like any file.
+
+Entries are written atomically (a temporary file renamed into place); a folder that cannot be
+written just means no caching. Nothing is ever evicted: delete the folder to reclaim the space.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import os
+import pickle
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+MAGIC = b"s2o-doc1"
+_OFF = ("off", "0", "no", "false", "")
+
+
+def cache_dir() -> Path | None:
+    """The cache folder, or None when caching is off."""
+    explicit = os.environ.get("SPEC2ONNX_CACHE")
+    if explicit is not None:
+        return None if explicit.strip().lower() in _OFF else Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "spec2onnx"
+
+
+@functools.lru_cache(maxsize=None)
+def _loader_id() -> bytes:
+    import yaml
+
+    from . import __version__
+
+    rules = (Path(__file__).with_name("safe_yaml.py")).read_bytes()
+    return hashlib.sha256(b"\0".join([__version__.encode(), yaml.__version__.encode(), rules])).digest()
+
+
+def load(data: bytes, parse: Callable[[], Any]) -> Any:
+    """``parse()``'s result for a file holding ``data``, from the cache when it has it (then written to it)."""
+    folder = cache_dir()
+    if folder is None:
+        return parse()
+    key = hashlib.sha256(_loader_id() + data).hexdigest()
+    path = folder / key[:2] / f"{key[2:]}.pickle"
+    found = _read(path)
+    if found is not None:
+        return found[0]
+    document = parse()  # a SpecError propagates, and nothing is cached
+    _write(path, document)
+    return document
+
+
+class _PlainUnpickler(pickle.Unpickler):
+    def find_class(self, module, name):  # dicts, lists, text, numbers, bools and None need no class
+        raise pickle.UnpicklingError(f"the cache holds only plain data, not {module}.{name}")
+
+
+def _read(path: Path) -> tuple[Any] | None:
+    try:
+        blob = path.read_bytes()
+    except OSError:
+        return None
+    head = len(MAGIC) + 32
+    if blob[:len(MAGIC)] != MAGIC or hashlib.sha256(blob[head:]).digest() != blob[len(MAGIC):head]:
+        return None
+    try:
+        return (_PlainUnpickler(io.BytesIO(blob[head:])).load(),)
+    except Exception:  # noqa: BLE001 - any damage is a miss
+        return None
+
+
+def _write(path: Path, document: Any) -> None:
+    try:
+        payload = pickle.dumps(document, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, RecursionError, TypeError):
+        return
+    blob = MAGIC + hashlib.sha256(payload).digest() + payload
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(blob)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:  # a read-only or full disk: no caching
+        pass
