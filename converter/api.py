@@ -9,11 +9,12 @@ import numpy as np
 
 from .dtypes import BFLOAT16
 from .errors import UserError
-from .files import bundled_specs_dir, save_npy_atomic, write_atomic
+from .files import (bundled_specs_dir, check_distinct, check_output, check_writable_folder, save_npy_atomic,
+                    write_atomic)
 from .lowering import build_model
 from .registry import layer_kinds
 from .runtime import OrtRunner, check_opset, resolve_provider
-from .spec import Spec, load_spec
+from .spec import Spec, data_files, load_spec
 from .compare import Tolerance
 from .pool import Job, Pool, run_in_process
 from .runtimes import RunConfig, check_runtime
@@ -23,7 +24,7 @@ from .validate import CaseResult, Options, opset_for
 from .xfail import load_rules_file
 
 
-def convert_spec(spec_path: Path, output: Path | None = None, *, opset: int | None = None, provider: str | None = None,
+def convert_spec(spec_path: Path, output: str | Path | None = None, *, opset: int | None = None, provider: str | None = None,
                  target: str | None = None, max_memory: int | None = None):
     """Load, validate and lower a spec for a target; check it; write the model atomically.
 
@@ -36,7 +37,11 @@ def convert_spec(spec_path: Path, output: Path | None = None, *, opset: int | No
     from .targets.check import errors
     from .targets.opset import model_for_target
 
+    if output is not None:
+        check_output("-o", output, [spec_path])  # before loading: `convert s.yaml -o s.yaml` never reads twice
     spec = load_spec(spec_path, max_memory=max_memory)
+    output = Path(output) if output is not None else Path(f"{spec.name}.onnx")
+    check_output("-o", output, [spec_path, *data_files(spec_path)])
     chosen = choose_target(target, provider)
     wanted = check_opset(opset) if opset is not None else (spec.opset or DEFAULT_OPSET)
     model, _, note, problems = model_for_target(spec, chosen, wanted, fixed=opset is not None)
@@ -45,11 +50,24 @@ def convert_spec(spec_path: Path, output: Path | None = None, *, opset: int | No
         more = f"; and {len(failing) - 1} more" if len(failing) > 1 else ""
         raise UserError(f"{spec.path}: {len(failing)} nodes of the model lowered for {chosen.name} cannot run there: "
                         f"{failing[0]}{more} (nothing written; see docs/semantics.md, Targets)")
-    output = Path(output) if output else Path(f"{spec.name}.onnx")
-    if not output.parent.is_dir():
-        raise UserError(f"{output}: folder {output.parent} does not exist")
-    write_atomic(output, model.SerializeToString())
+    _write("-o", output, model.SerializeToString())
     return model, output, note
+
+
+def _write(option: str, path: Path, data: bytes) -> None:
+    try:
+        write_atomic(path, data)
+    except OSError as exc:
+        raise UserError(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
+
+
+def check_report_paths(reports: dict[str, str | None], inputs) -> None:
+    """Refuse report files (``{"--json": path, ...}``) that cannot be written, that are inputs, or that clash."""
+    inputs = list(inputs)
+    for option, path in reports.items():
+        if path is not None:
+            check_output(option, path, inputs)
+    check_distinct(reports)
 
 
 def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels=("all",), opset: int | None = None,
@@ -76,7 +94,7 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
         tolerance=tolerance,
         xfail=load_rules_file(xfail_file) if xfail_file else (),
         xfail_file=xfail_file,
-        repro_dir=_writable_folder("--repro-dir", repro_dir) if repro_dir else None,
+        repro_dir=_writable_folder("--repro-dir", repro_dir) if repro_dir is not None else None,
         plugins=tuple(plugins),
         max_memory=max_memory,
         target=get_target(target) if target else None,
@@ -84,10 +102,13 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
 
 
 def _writable_folder(option: str, folder: str) -> str:
+    if not str(folder):
+        raise UserError(f"{option}: the folder name is empty")
     try:
         Path(folder).mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UserError(f"{option} {folder}: cannot create the folder ({exc.strerror})") from None
+    check_writable_folder(option, folder)
     return folder
 
 
@@ -118,22 +139,30 @@ def validate_paths(paths: Iterable[Path], **option_kwargs) -> list[CaseResult]:
     return list(run_validation(files, make_options(**option_kwargs), jobs=0))
 
 
-def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str], output_dir: Path,
+def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str], output_dir: str | Path = ".",
              *, provider: str = "cpu", opset: int | None = None, max_memory: int | None = None):
     """Run a spec's model on the inputs of a case (or .npy files) and write each output as <name>.npy."""
     spec = load_spec(spec_path, max_memory=max_memory)
     options = make_options(provider=provider, opset=opset)
     feeds = dict(_pick_case(spec, case_name).inputs)  # a spec always has at least one case
+    read = [Path(spec_path), *data_files(spec_path)]
     for item in input_files:
         name, sep, file = item.partition("=")
         if not sep or name not in spec.network.inputs:
             raise UserError(f"--input {item}: expected NAME=FILE.npy with NAME one of {', '.join(spec.network.inputs)}")
         feeds[name] = _load_input(file, spec, name)
+        read.append(Path(file))
     missing = [n for n in spec.network.inputs if n not in feeds]
     if missing:
         raise UserError(f"no data for input {missing[0]!r}: give --case or --input {missing[0]}=FILE.npy")
+    if not str(output_dir):
+        raise UserError("-o: the folder name is empty")
+    output_dir = Path(output_dir)
     if not output_dir.is_dir():
         raise UserError(f"-o {output_dir}: no such folder")
+    check_writable_folder("-o", output_dir)
+    for name in spec.network.outputs:
+        check_output("-o", output_dir / f"{name}.npy", read)
     provider = options.configs[0].provider
     model = build_model(spec.network, name=spec.name, opset=opset_for(spec, options), provider=provider)
     outputs = OrtRunner(model.SerializeToString(), provider).run(feeds)
@@ -144,7 +173,10 @@ def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str],
             # .npy has no bfloat16: ml_dtypes writes opaque 2-byte records other tools cannot read.
             # float32 holds every bfloat16 value exactly.
             array = array.astype(np.float32)
-        save_npy_atomic(path, array)
+        try:
+            save_npy_atomic(path, array)
+        except OSError as exc:
+            raise UserError(f"-o {output_dir}: cannot write {path.name} ({exc.strerror or exc})") from None
         written.append((name, path, array))
     return written
 
@@ -163,7 +195,10 @@ def _load_input(file: str, spec: Spec, name: str) -> np.ndarray:
     try:
         array = np.load(file, allow_pickle=False)
     except (OSError, ValueError, EOFError) as exc:
-        raise UserError(f"--input {name}={file}: cannot load ({exc})") from None
+        raise UserError(f"--input {name}={file}: cannot load ({exc.strerror if isinstance(exc, OSError) and exc.strerror else exc})") from None
+    if not isinstance(array, np.ndarray):  # a .npz archive: a dict-like of arrays
+        array.close()
+        raise UserError(f"--input {name}={file}: is a .npz archive of several arrays; give one array as a .npy file (numpy.save)")
     if array.dtype != want.dtype.numpy or array.shape != want.shape:
         raise UserError(f"--input {name}={file}: is {array.dtype}{list(array.shape)}, input {name!r} is {want}")
     return array

@@ -22,7 +22,8 @@ Exit status: 0 everything passed (known failures allowed);
 1 a case failed, errored or passed unexpectedly (XPASS), or fewer than --min-cases ran;
 2 bad input or usage (a malformed spec, a missing file, an unknown provider or runtime);
 3 an internal error (a bug in spec2onnx: please report it, with --debug output);
-130 interrupted by Ctrl-C (reports of what finished are still written).
+130 interrupted by Ctrl-C, 143 stopped by SIGTERM (kill, timeout, a CI
+cancel): in both cases the reports of what finished are still written.
 """
 
 
@@ -42,18 +43,20 @@ def _fail(message: str, code: int) -> None:
 
 
 def handle_errors(command):
-    """Turn library errors into one line on stderr and the documented exit status."""
+    """Turn library errors into one line on stderr and the documented exit status; SIGTERM acts as Ctrl-C."""
 
     @functools.wraps(command)
     def wrapper(*args, debug: bool = False, **kwargs):
         from .errors import InternalError, UserError
+        from .interrupts import Terminated, exit_status, terminate_as_interrupt
 
         try:
-            return command(*args, **kwargs)
+            with terminate_as_interrupt():
+                return command(*args, **kwargs)
         except UserError as exc:
             _fail(str(exc), EXIT_BAD_INPUT)
-        except KeyboardInterrupt:
-            _fail("interrupted", 130)
+        except KeyboardInterrupt as exc:
+            _fail("terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted", exit_status(exc))
         except BrokenPipeError:  # e.g. `spec2onnx validate | head`: the reader left; stop quietly
             sys.stdout = open(os.devnull, "w")
             sys.exit(EXIT_FAILED)
@@ -66,6 +69,58 @@ def handle_errors(command):
                   "rerun with --debug and report the output.", EXIT_INTERNAL)
 
     return click.option("--debug", is_flag=True, help="Show the Python traceback of an internal error.")(wrapper)
+
+
+class _Group(click.Group):
+    """Usage errors (a bad option value, an unknown option) as one line, like every other error."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            value = super().main(args, prog_name, complete_var, False, **extra)
+        except click.UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx else "spec2onnx"
+            _fail(f"{exc.format_message().rstrip('.')} (see '{where} --help')", EXIT_BAD_INPUT)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except (click.Abort, EOFError, KeyboardInterrupt):
+            click.echo("Aborted!", err=True)
+            sys.exit(EXIT_FAILED)
+        sys.exit(value if isinstance(value, int) else EXIT_OK)
+
+
+class _NonNegative(click.ParamType):
+    """A number >= 0: a tolerance (inf allowed, as in spec files; NaN and negatives refused)."""
+
+    name = "number"
+
+    def convert(self, value, param, ctx):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not number >= 0:
+            self.fail(f"{value}: must be a number >= 0", param, ctx)
+        return number
+
+
+class _Timeout(click.ParamType):
+    """Seconds > 0; inf means no timeout. NaN (which would disable it silently) and 0 or less are refused."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        if value is None:
+            return None
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not seconds > 0:
+            self.fail(f"{value}: must be a number of seconds > 0, or inf for no timeout", param, ctx)
+        return None if seconds == float("inf") else seconds
 
 
 provider_option = click.option(
@@ -97,7 +152,7 @@ max_memory_option = click.option(
          "anything is allocated) is above it is refused (exit status 2). Default: 1/8 of the RAM.")
 
 
-@click.group(epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Group, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="spec2onnx")
 def main():
     """Lower TensorRT / DirectML layer specs to ONNX and validate them on onnxruntime.
@@ -127,7 +182,7 @@ def target_option(default_help: str):
 
 @main.command(epilog=EPILOG)
 @click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Where to write the model. Default: <spec name>.onnx in the current folder.")
 @opset_option
 @target_option("Default: what --provider implies (cuda: ort-cuda), else portable.")
@@ -162,8 +217,9 @@ def convert(spec, output, opset, target, provider, max_memory):
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N",
               help="Worker processes (default: the CPU count). Each worker runs whole specs, so the cases of a "
                    "network share one session; a crashed or hung worker is replaced. 0 runs in this process.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True, metavar="SECONDS",
-              help="Per case: a case running longer is reported as ERROR and its worker replaced.")
+@click.option("--timeout", type=_Timeout(), default=60.0, show_default=True, metavar="SECONDS",
+              help="Per case: a case running longer is reported as ERROR and its worker replaced. "
+                   "A number > 0; inf: no timeout.")
 @click.option("-k", "patterns", multiple=True, metavar="PATTERN",
               help="Run only cases whose id (spec/case) contains PATTERN, matches it as a glob when it has * ? [, "
                    "or, written =ID, is exactly ID. Repeat to run cases matching any.")
@@ -185,13 +241,15 @@ def convert(spec, output, opset, target, provider, max_memory):
 @click.option("--ort-opt-level", "opt_levels", type=click.Choice(["disabled", "basic", "extended", "all"]),
               multiple=True, default=("all",), show_default=True,
               help="onnxruntime graph optimization level; repeat to run every case at several levels.")
-@click.option("--atol", type=float, default=None, help="Absolute tolerance for every float output (overrides specs).")
-@click.option("--rtol", type=float, default=None, help="Relative tolerance for every float output (overrides specs).")
-@click.option("--ulp", type=int, default=None,
+@click.option("--atol", type=_NonNegative(), default=None,
+              help="Absolute tolerance (>= 0) for every float output (overrides specs).")
+@click.option("--rtol", type=_NonNegative(), default=None,
+              help="Relative tolerance (>= 0) for every float output (overrides specs).")
+@click.option("--ulp", type=click.IntRange(min=0), default=None,
               help="Also accept float elements at most this many units in the last place apart.")
 @click.option("--xfail-file", type=click.Path(dir_okay=False, exists=True), default=None,
               help="YAML list of known failures ({spec, case, runtime, provider, opt_level, reason}).")
-@click.option("--min-cases", type=int, default=0, metavar="N", help="Fail the run if fewer than N cases ran.")
+@click.option("--min-cases", type=click.IntRange(min=0), default=0, metavar="N", help="Fail the run if fewer than N cases ran.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Write a JSON report (schema: docs/report-schema.md).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
@@ -229,20 +287,17 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     import os
     import time
 
-    from .api import make_options, run_validation
+    from .api import check_report_paths, make_options, run_validation
     from .compare import Tolerance
     from .files import bundled_specs_dir
+    from .interrupts import exit_status
     from .plugins import load_plugins
     from .report import (Progress, disagreement_lines, summary_line, summary_table, to_json, write_json,
                                   write_junit)
     from .selection import find_specs, in_shard, parse_shard, select
-    from .errors import UserError
     from .validate import BAD
 
     load_plugins(plugins)
-    for option, path in (("--json", json_path), ("--junit", junit_path)):
-        if path and not Path(path).resolve().parent.is_dir():
-            raise UserError(f"{option} {path}: folder {Path(path).parent} does not exist")
     tolerance = Tolerance(atol, rtol, ulp) if (atol, rtol, ulp) != (None, None, None) else None
     options = make_options(runtimes=runtimes, provider=provider, target=target, opt_levels=opt_levels, opset=opset,
                            tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins,
@@ -258,16 +313,19 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
         click.echo(f"{selection.case_count} cases in {len(selection.specs)} specs", err=True)
         sys.exit(EXIT_BAD_INPUT if selection.load_errors else EXIT_OK)
 
-    started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
     found = find_specs(roots, excludes)
     files = in_shard(found.files, shard_spec)
+    # Before any work: every report can be written, and none of them is an input of this run.
+    inputs = [*files, *([xfail_file] if xfail_file else []), *(p for p in plugins if p.endswith(".py"))]
+    check_report_paths({"--json": json_path, "--junit": junit_path}, inputs)
+    started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
     if verbose:
         for skipped in found.skipped:
             _say(f"SKIP  {skipped} (not a spec: no top-level 'network' and 'cases', or --exclude)")
     terminal = sys.stdout.isatty() and sys.stderr.isatty()
     every_case = verbose or (not quiet and not terminal)
     progress = Progress(len(files), enabled=terminal and not quiet and not verbose)
-    results, interrupted = [], False
+    results, interrupted = [], None  # interrupted: the KeyboardInterrupt (Ctrl-C) or Terminated (SIGTERM)
     workers = (os.cpu_count() or 1) if jobs is None else jobs
     try:
         for result in run_validation(files, options, patterns=patterns, jobs=workers, timeout=timeout, plugins=plugins):
@@ -283,8 +341,8 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
                         _say(f"      {problem}")
             if fail_fast and result.outcome in BAD:
                 break
-    except KeyboardInterrupt:
-        interrupted = True
+    except KeyboardInterrupt as exc:
+        interrupted = exc
     progress.clear()
     seconds = time.perf_counter() - t0
     if results:
@@ -295,16 +353,18 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
         _say("\nRuntime disagreements:")
         for line in disagreements:
             _say(f"  {line}")
-    _say(summary_line(results) + f" in {seconds:.2f} s" + (" (interrupted)" if interrupted else ""))
-    if json_path:
-        write_json(json_path, to_json(results, started=started, seconds=seconds, argv=sys.argv, interrupted=interrupted))
-    if junit_path:
+    stopped = "" if interrupted is None else " (terminated)" if exit_status(interrupted) != 130 else " (interrupted)"
+    _say(summary_line(results) + f" in {seconds:.2f} s" + stopped)
+    if json_path is not None:
+        write_json(json_path, to_json(results, started=started, seconds=seconds, argv=sys.argv,
+                                      interrupted=interrupted is not None))
+    if junit_path is not None:
         write_junit(junit_path, results, seconds)
     ran = len({(r.spec, r.case) for r in results if not r.bad_input})
-    if not ran and not interrupted:
+    if not ran and interrupted is None:
         click.echo("spec2onnx: error: no case ran (no spec found, or no case matched -k)", err=True)
-    if interrupted:
-        sys.exit(130)
+    if interrupted is not None:
+        sys.exit(exit_status(interrupted))
     if any(r.bad_input for r in results):
         sys.exit(EXIT_BAD_INPUT)
     if any(r.internal for r in results):
@@ -320,7 +380,7 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
 @click.option("--case", "case_name", default=None, help="Take the inputs from this case (default: the first case).")
 @click.option("--input", "input_files", multiple=True, metavar="NAME=FILE.npy",
               help="Feed input NAME from a .npy file (overrides the case's data). Repeatable.")
-@click.option("-o", "--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+@click.option("-o", "--output-dir", type=click.Path(file_okay=False), default=".",
               show_default=True, help="Folder for the outputs, written as <output name>.npy.")
 @provider_option
 @opset_option

@@ -1,16 +1,33 @@
-"""Where the bundled suite lives, and writing output files atomically (all or nothing)."""
+"""Where the bundled suite lives, and writing output files safely: all or nothing, and never over the wrong thing.
+
+The rules for an output path (``--json``, ``--junit``, ``convert -o``, ``run -o``'s files):
+
+- a regular file (or a new name) is replaced atomically: a temporary file beside it, then a rename;
+- a symbolic link is written through: its target is replaced, the link stays a link;
+- anything else that exists (a device such as /dev/null, a FIFO), and any path under /dev/ or /proc/
+  (they name open files, e.g. /dev/stdout), is written in place, never replaced;
+- a folder, a socket, a name longer than the file system allows, a folder that cannot be written,
+  or an output that is also an input of the run are refused (``UserError``) before any work is done
+  (``check_output``).
+"""
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import secrets
 import stat
 from pathlib import Path
+from typing import Iterable
 
 import numpy as np
 
+from .errors import UserError
+
 TEMP_SUFFIX = ".tmp"  # temporary files are named .<target name>.<random hex>.tmp, beside the target
+NAME_MAX = 255  # bytes in one file name on every common file system; os.pathconf says more where it can
+_IN_PLACE_ROOTS = ("/dev/", "/proc/")  # their entries name devices and open files (/dev/stdout, /proc/self/fd/1)
 
 
 def bundled_specs_dir() -> Path:
@@ -30,8 +47,13 @@ def write_atomic(path: str | Path, data: bytes) -> None:
     are flushed to disk, and the file is renamed over ``path``. On any exception, KeyboardInterrupt included,
     the temporary file is removed and ``path`` is untouched. The new file gets the old file's permissions,
     or the usual ones for a new file (0666 less the umask; ``tempfile.mkstemp`` would give 0600).
+    A symlink is written through (its target is replaced); a device or FIFO is written in place.
     """
     path = Path(path)
+    if _in_place(path):
+        _write_in_place(path, data)
+        return
+    path = _through_links(path)
     folder = path.parent
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
@@ -54,20 +76,153 @@ def write_atomic(path: str | Path, data: bytes) -> None:
         raise
 
 
-def _create_temp(folder: Path, name: str) -> tuple[int, str]:
-    """A new, exclusively created temporary file ``.<name>.<random>.tmp`` in ``folder`` (mode 0666 less the umask)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
-    for _ in range(100):
-        tmp = os.path.join(folder, f".{name}.{secrets.token_hex(6)}{TEMP_SUFFIX}")
-        try:
-            return os.open(tmp, flags, 0o666), tmp
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"could not create a temporary file in {folder}")
-
-
 def save_npy_atomic(path: str | Path, array: np.ndarray) -> None:
     """Save ``array`` as .npy (never pickled) with ``write_atomic``; it is serialized fully before anything is written."""
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=False)
     write_atomic(path, buffer.getvalue())
+
+
+def check_output(option: str, path: str | Path, inputs: Iterable[str | Path] = ()) -> Path:
+    """Refuse, before any work, an output ``write_atomic`` could not write or should not: returns the path.
+
+    ``option`` names it in messages (``--json``); ``inputs`` are the files the run reads (specs, data):
+    an output that is one of them is refused rather than destroyed.
+    """
+    if not str(path):
+        raise UserError(f"{option}: the file name is empty")
+    path = Path(path)
+    where = f"{option} {path}"
+    try:
+        _check_name_length(where, path.parent, path.name)
+        if path.is_dir():
+            raise UserError(f"{where}: is a folder; give a file name")
+        if _in_place(path):
+            if stat.S_ISSOCK(os.stat(path).st_mode):
+                raise UserError(f"{where}: is a socket; give a file, a device or a FIFO")
+            return path  # a device, a FIFO or an open file: written in place
+        target = _through_links(path)
+        folder = target.parent
+        if not folder.is_dir():
+            raise UserError(f"{where}: folder {folder} does not exist")
+        if target != path:
+            _check_name_length(where, folder, target.name)
+        if target.exists():
+            same = same_file(target, inputs)
+            if same is not None:
+                what = "" if os.path.abspath(same) == os.path.abspath(path) else f"the same file as {same}, "
+                raise UserError(f"{where}: is {what}an input of this run; refusing to overwrite it")
+        _probe_folder(where, folder)
+    except OSError as exc:
+        raise UserError(f"{where}: {exc.strerror or exc}") from None
+    return path
+
+
+def check_distinct(outputs: dict[str, str | Path | None]) -> None:
+    """Refuse two options naming the same output file (``--json r --junit r``)."""
+    seen: dict[str, str] = {}
+    for option, path in outputs.items():
+        if not path:
+            continue
+        key = os.path.realpath(path)
+        if key in seen and not _in_place(Path(path)):
+            raise UserError(f"{option} {path}: {seen[key]} writes the same file; give each report its own file")
+        seen[key] = option
+
+
+def same_file(path: str | Path, candidates: Iterable[str | Path]) -> str | None:
+    """The first of ``candidates`` that is the file ``path`` names (symlinks followed), else None."""
+    try:
+        mine = os.stat(path)
+    except OSError:
+        return None
+    for candidate in candidates:
+        try:
+            other = os.stat(candidate)
+        except OSError:
+            continue
+        if (mine.st_dev, mine.st_ino) == (other.st_dev, other.st_ino):
+            return str(candidate)
+    return None
+
+
+def check_writable_folder(option: str, folder: str | Path) -> None:
+    """Refuse a folder this process cannot create files in (``--repro-dir``, ``run -o``), before any work."""
+    _probe_folder(f"{option} {folder}", Path(folder))
+
+
+def _in_place(path: Path) -> bool:
+    """True for outputs written where they are: existing non-regular files, and paths under /dev/ and /proc/."""
+    if os.path.abspath(path).startswith(_IN_PLACE_ROOTS):
+        return path.exists()
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False  # new, a dangling link or unreadable: the atomic path decides (and reports)
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def _write_in_place(path: Path, data: bytes) -> None:
+    """Write to a device, a FIFO or an open file as it is (``> /dev/null``): never unlink or replace it."""
+    flags = os.O_WRONLY | getattr(os, "O_BINARY", 0)
+    if path.is_file():
+        flags |= os.O_APPEND  # /dev/stdout redirected to a file: after what is there, never over it
+    fd = os.open(path, flags)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+
+
+def _through_links(path: Path) -> Path:
+    """The file a symlink (chain) points to, even a missing one; the path itself otherwise."""
+    if not path.is_symlink():
+        return path
+    target = Path(os.path.realpath(path))
+    if target.is_symlink():  # realpath stops in a loop
+        raise OSError(errno.ELOOP, "too many levels of symbolic links")
+    return target
+
+
+def _name_max(folder: Path) -> int:
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        return NAME_MAX
+
+
+def _check_name_length(where: str, folder: Path, name: str) -> None:
+    limit = _name_max(folder)
+    size = len(os.fsencode(name))
+    if size > limit:
+        raise UserError(f"{where}: the file name is {size} bytes, longer than the {limit} this file system allows")
+
+
+def _probe_folder(where: str, folder: Path) -> None:
+    """Create and remove a temporary file in ``folder``: the one sure test of writing there (root, read-only mounts)."""
+    try:
+        fd, tmp = _create_temp(folder, "probe")
+    except OSError as exc:
+        raise UserError(f"{where}: cannot write in folder {folder} ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def _temp_name(folder: Path, name: str) -> str:
+    """``.<name>.<random>.tmp``, with ``name`` shortened so the whole fits the file system's name limit."""
+    tag = f".{secrets.token_hex(6)}{TEMP_SUFFIX}"
+    room = _name_max(folder) - 1 - len(tag)
+    encoded = os.fsencode(name)
+    if len(encoded) > room:
+        name = encoded[:room].decode("utf-8", errors="ignore") or "out"  # never a split UTF-8 character
+    return os.path.join(folder, f".{name}{tag}")
+
+
+def _create_temp(folder: Path, name: str) -> tuple[int, str]:
+    """A new, exclusively created temporary file ``.<name>.<random>.tmp`` in ``folder`` (mode 0666 less the umask)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    for _ in range(100):
+        tmp = _temp_name(folder, name)
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"could not create a temporary file in {folder}")

@@ -17,6 +17,9 @@ from .dtypes import DType
 
 
 MAX_ELEMENTS = 2**31  # TensorRT's limit on the elements of one tensor
+# numpy's limit on dimensions (NPY_MAXDIMS: 64 since numpy 2.0, 32 before). numpy holds every case's data and
+# computes the references, and onnxruntime's Python API takes numpy arrays, so no tensor may have more.
+MAX_RANK = 64 if int(np.__version__.split(".")[0]) >= 2 else 32
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,9 @@ from .validate import ERROR, CaseResult, Options, check_spec, describe_exception
 
 SETUP = "<setup>"  # what a worker does before its first case: loading the spec, building the model and sessions
 FLUSH_SECONDS = 0.05  # how long a worker may hold finished results before sending them
+PARENT_CHECK_SECONDS = 1.0  # how often a worker checks that its parent is alive
+MAX_WAIT_SECONDS = 3600.0  # the longest the parent waits on its workers in one go (then it looks at the clock again)
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 @dataclass
@@ -105,18 +108,58 @@ class _Outbox:
         while True:
             time.sleep(FLUSH_SECONDS)
             with self.lock:
-                self._flush()
+                try:
+                    self._flush()
+                except OSError:  # the parent is gone: nobody wants the results
+                    os._exit(1)
 
 
-def _worker_main(conn: Connection, progress, options: Options, plugins: tuple[str, ...]) -> None:
+def _die_with_parent(parent_pid: int, inherited: tuple) -> None:
+    """Make sure this worker never outlives the parent, however the parent ends (kill -9 included).
+
+    Three guards: the parent's ends of every pipe inherited through fork are closed here, so the parent's
+    death closes this worker's pipe (an idle worker then sees EOF and returns); on Linux the kernel sends
+    SIGKILL when the parent dies (PR_SET_PDEATHSIG; it fires when the thread that started the worker ends,
+    and the pool starts its workers from the thread that iterates it); and a daemon thread checks every
+    second that the parent is still the parent (a busy worker on other systems).
+    """
+    for conn in inherited:
+        conn.close()
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):  # no usable libc: the other two guards remain
+            pass
+    if os.getppid() != parent_pid:  # the parent died before the guards were up
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_CHECK_SECONDS)
+            if os.getppid() != parent_pid:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _worker_main(conn: Connection, progress, options: Options, plugins: tuple[str, ...], parent_pid: int,
+                 inherited: tuple = ()) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the workers
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler (fork copies it): a worker just ends
+    _die_with_parent(parent_pid, inherited)
     faulthandler.disable()  # a crash is reported by the parent, in one line
     from .plugins import load_plugins
 
     load_plugins(plugins)
     outbox = _Outbox(conn)
     while True:
-        job = conn.recv()
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):  # the parent is gone
+            return
         if job is None:
             return
         try:
@@ -161,9 +204,11 @@ class _Worker:
 
 class Pool:
     def __init__(self, workers: int, options: Options, timeout: float | None, plugins: tuple[str, ...] = ()):
+        if timeout is not None and not timeout > 0:  # NaN included: it would disable the timeout silently
+            raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
         self.size = max(1, workers)
         self.options = options
-        self.timeout = timeout
+        self.timeout = None if timeout == float("inf") else timeout
         self.plugins = plugins
         method = "fork" if sys.platform.startswith("linux") else "spawn"
         self.ctx = multiprocessing.get_context(method)
@@ -172,7 +217,10 @@ class Pool:
     def _start(self) -> _Worker:
         parent, child = self.ctx.Pipe()
         progress = self.ctx.Array("d", 2, lock=False)
-        process = self.ctx.Process(target=_worker_main, args=(child, progress, self.options, self.plugins), daemon=True)
+        # A forked worker inherits the parent's end of its own pipe and of every other worker's: it closes them.
+        inherited = (parent, *(w.conn for w in self.workers)) if self.ctx.get_start_method() == "fork" else ()
+        process = self.ctx.Process(target=_worker_main, daemon=True,
+                                   args=(child, progress, self.options, self.plugins, os.getpid(), inherited))
         process.start()
         child.close()
         return _Worker(process, parent, progress)
@@ -181,7 +229,9 @@ class Pool:
         queue = deque(jobs)
         for i, job in enumerate(queue):
             job.id = i
-        self.workers = [self._start() for _ in range(min(self.size, len(queue)) or 1)]
+        self.workers = []
+        for _ in range(min(self.size, len(queue)) or 1):
+            self.workers.append(self._start())  # one by one: each new worker knows the pipes to close
         try:
             while queue or any(w.job for w in self.workers):
                 for worker in self.workers:
@@ -288,7 +338,8 @@ class Pool:
         if not self.timeout or not busy:
             return None
         now = time.monotonic()
-        return max(0.0, min(w.since + self.timeout - now for w in busy)) + 0.01
+        # At most MAX_WAIT_SECONDS: the OS's poll() takes milliseconds in a C int (a 1e7 s wait overflows it).
+        return min(MAX_WAIT_SECONDS, max(0.0, min(w.since + self.timeout - now for w in busy)) + 0.01)
 
     @staticmethod
     def _kill(worker: _Worker) -> None:

@@ -25,6 +25,11 @@ PROVIDER_ALIASES = {
     "xnnpack": "XnnpackExecutionProvider",
     "webgpu": "WebGpuExecutionProvider",
 }
+# Listed by get_available_providers() but running no ONNX operator themselves (a session on one alone needs the
+# CPU fallback, which OrtRunner forbids): refused by name, before any work.
+NOT_COMPUTE_PROVIDERS = {
+    "AzureExecutionProvider": "sends requests to Azure endpoints and runs no ONNX operator locally",
+}
 OPT_LEVELS = {
     "disabled": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
     "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
@@ -44,8 +49,11 @@ def resolve_provider(name: str) -> str:
     """The full onnxruntime provider name for ``name`` (alias or full), if this machine has it."""
     full = PROVIDER_ALIASES.get(name.lower(), name)
     available = ort.get_available_providers()
+    if full in NOT_COMPUTE_PROVIDERS:
+        raise RuntimeUnavailableError(f"--provider {name}: {full} {NOT_COMPUTE_PROVIDERS[full]}, so every case would "
+                                      "fail to create a session; give one that runs ONNX operators (cpu, cuda, ...)")
     if full not in available:
-        have = ", ".join(f"{short_provider(p)} ({p})" for p in available if p != "AzureExecutionProvider")
+        have = ", ".join(f"{short_provider(p)} ({p})" for p in available if p not in NOT_COMPUTE_PROVIDERS)
         known = full in PROVIDER_ALIASES.values()
         hint = " (install onnxruntime-gpu for cuda/tensorrt)" if full in ("CUDAExecutionProvider", "TensorrtExecutionProvider") else ""
         what = "is not available in this onnxruntime" if known else "is not an execution provider onnxruntime knows"

@@ -118,7 +118,11 @@ def find_specs(paths: Iterable[str | Path], exclude: Iterable[str] = ()) -> Foun
     found = Found()
     seen: set[Path] = set()  # resolved paths: a file reached twice (specs specs/x) runs once
     for root in map(Path, paths):
-        if root.is_dir():
+        try:
+            is_dir = root.is_dir()
+        except OSError as exc:  # a name too long, a permission denied: the user's path, not our bug
+            raise UserError(f"{root}: {exc.strerror or exc}") from None
+        if is_dir:
             candidates = sorted(f for f in root.rglob("*") if f.suffix in SPEC_SUFFIXES and f.is_file())
             for file in candidates:
                 if _excluded(file, root, exclude) or not is_spec_file(file):

@@ -19,7 +19,7 @@ from .compare import Tolerance
 from .dtypes import DTYPES
 from .errors import SpecError, UserError
 from .memory import gc_paused
-from .network import MAX_ELEMENTS, Layer, Network, TensorType
+from .network import MAX_ELEMENTS, MAX_RANK, Layer, Network, TensorType
 from .registry import did_you_mean, layer_kind
 from .xfail import XfailRule, parse_rules
 
@@ -167,6 +167,9 @@ def _parse_network(doc: Any, spec_dir: Path, max_memory: int | None = None) -> N
         out = _at(layer.field, kind.check, layer, in_types)
         if out.is_static and out.size > MAX_ELEMENTS:
             raise SpecError(f"output has {out.size} elements, above the 2^31 limit", field=layer.field)
+        huge = [d for d in out.shape if d is not None and d > MAX_ELEMENTS]
+        if huge:  # an empty tensor has 0 elements whatever its other dimensions: check them one by one
+            raise SpecError(f"output dimension {huge[0]} is above the 2^31 limit (output shape {list(out.shape)})", field=layer.field)
         types[layer.name] = out
     layer_names = {layer.name for layer in layers}
     outputs = []
@@ -254,6 +257,9 @@ def _tensor_type(doc: Any, where: str, keys, required=("dtype", "shape")) -> Ten
     if not isinstance(dtype_name, str) or dtype_name not in DTYPES:
         raise SpecError(f"unknown dtype {dtype_name!r}{did_you_mean(dtype_name, DTYPES)}; allowed: {', '.join(DTYPES)}", field=f"{where}.dtype")
     shape = _list(doc["shape"], f"{where}.shape")
+    if len(shape) > MAX_RANK:
+        raise SpecError(f"rank {len(shape)} is above {MAX_RANK}, the most dimensions numpy {np.__version__} allows "
+                        "(numpy holds the case data, computes the reference and feeds onnxruntime)", field=f"{where}.shape")
     for i, dim in enumerate(shape):
         if isinstance(dim, bool) or not isinstance(dim, int) or dim < 0:
             raise SpecError(f"dimension {dim!r} must be a non-negative integer", field=f"{where}.shape[{i}]")
@@ -370,3 +376,25 @@ def find_spec_files(paths) -> list[Path]:
     from .selection import spec_files
 
     return spec_files(paths)
+
+
+def data_files(path: str | Path) -> list[Path]:
+    """The .npy files a (valid) spec file reads its data from: outputs must never overwrite them."""
+    path = Path(path)
+    found: list[Path] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str) and value.endswith(".npy"):
+            found.append(path.parent / value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    try:
+        walk(read_document(path))
+    except UserError:
+        return []
+    return found

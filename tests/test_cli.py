@@ -153,10 +153,27 @@ def test_a_non_cpu_provider_never_falls_back_to_the_cpu_silently():
     """onnxruntime's CPU wheel also lists AzureExecutionProvider, which runs no ONNX node itself."""
     if "AzureExecutionProvider" not in ort.get_available_providers():
         pytest.skip("this onnxruntime has no second execution provider to try")
-    result = invoke("validate", SPECS / "trt_scale/seed-scale-4d.yaml", "--provider", "AzureExecutionProvider", "-j", 0)
-    assert result.exit_code == 1
-    assert "ERROR trt-scale-seed-4d/doc-example" in result.output
-    assert "does not let nodes fall back to the CPU silently" in result.output
+    from converter.lowering import build_model
+    from converter.runtime import OrtRunner
+    from converter.spec import load_spec
+
+    spec = load_spec(SPECS / "trt_scale/seed-scale-4d.yaml")
+    model = build_model(spec.network, name=spec.name, opset=17, provider="AzureExecutionProvider")
+    with pytest.raises(RuntimeError, match="does not let nodes fall back to the CPU silently"):
+        OrtRunner(model.SerializeToString(), "AzureExecutionProvider")
+
+
+def test_a_provider_that_runs_no_operator_is_refused_before_any_work(tmp_path):
+    if "AzureExecutionProvider" not in ort.get_available_providers():
+        pytest.skip("this onnxruntime does not list AzureExecutionProvider")
+    spec = SPECS / "trt_scale/seed-scale-4d.yaml"
+    for args in (("validate", spec, "-j", 0), ("convert", spec, "-o", tmp_path / "m.onnx"), ("run", spec, "-o", tmp_path)):
+        result = invoke(*args, "--provider", "AzureExecutionProvider")
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith("spec2onnx: error: --provider AzureExecutionProvider: AzureExecutionProvider "
+                                        "sends requests to Azure endpoints"), result.output
+        assert result.output.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_run_writes_bfloat16_outputs_as_exact_float32(tmp_path):
@@ -168,3 +185,52 @@ def test_run_writes_bfloat16_outputs_as_exact_float32(tmp_path):
     out = np.load(tmp_path / "b_out.npy", allow_pickle=False)
     assert out.dtype == np.float32
     np.testing.assert_array_equal(out, np.array([[[[1, 2, 3.015625, 4]]]], ml_dtypes.bfloat16).astype(np.float32))
+
+
+SCALE_4D = SPECS / "trt_scale/seed-scale-4d.yaml"
+
+
+@pytest.mark.parametrize("option, value, allowed", [
+    ("--timeout", "nan", "must be a number of seconds > 0, or inf for no timeout"),
+    ("--timeout", "0", "must be a number of seconds > 0, or inf for no timeout"),
+    ("--timeout", "-3", "must be a number of seconds > 0, or inf for no timeout"),
+    ("--timeout", "soon", "is not a number of seconds"),
+    ("--atol", "-1", "must be a number >= 0"),
+    ("--atol", "nan", "must be a number >= 0"),
+    ("--rtol", "-0.5", "must be a number >= 0"),
+    ("--ulp", "-1", "not in the range x>=0"),
+    ("--min-cases", "-5", "not in the range x>=0"),
+    ("--json", "", "--json: the file name is empty"),
+    ("--junit", "", "--junit: the file name is empty"),
+])
+def test_a_bad_option_value_is_one_usage_line_naming_the_option(option, value, allowed):
+    result = invoke("validate", SCALE_4D, "-j", 0, option, value)
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("spec2onnx: error: "), result.output  # before any case ran
+    assert option in lines[0] and allowed in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("value", ["1e7", "1e300", "inf"])
+def test_a_huge_timeout_means_no_timeout_rather_than_an_overflow(value):
+    """poll() takes milliseconds in a C int: the pool never waits more than an hour in one go."""
+    result = invoke("validate", SCALE_4D, "-j", 1, "--timeout", value)
+    assert result.exit_code == 0, result.output
+
+
+def test_an_unknown_option_is_one_line_too():
+    result = invoke("validate", "--jsn", "r.json")
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("spec2onnx: error: No such option"), result.output
+    assert "--jsn" in lines[0] and lines[0].endswith("(see 'main validate --help')")
+
+
+def test_run_refuses_a_npz_archive_as_input(tmp_path):
+    archive = tmp_path / "x.npz"
+    np.savez(archive, input1=np.ones((1, 1, 3, 3), np.float32))
+    result = invoke("run", SCALE_4D, "--input", f"input1={archive}", "-o", tmp_path)
+    assert result.exit_code == 2
+    assert result.output.strip() == (f"spec2onnx: error: --input input1={archive}: is a .npz archive of several arrays; "
+                                     "give one array as a .npy file (numpy.save)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npz"]

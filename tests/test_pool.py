@@ -1,0 +1,134 @@
+"""Workers never outlive the CLI, and SIGTERM stops a run as Ctrl-C does (converter/pool.py, converter/interrupts.py).
+
+Real processes: the CLI is started with subprocess while two workers hang in a case, then killed;
+the workers must be gone within seconds, and after SIGTERM the JSON report must exist.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from converter.interrupts import Terminated, exit_status, terminate_as_interrupt
+
+from .conftest import REPO
+from .test_runner import MISBEHAVING_SPEC, PLUGIN
+
+linux = pytest.mark.skipif(sys.platform != "linux", reason="reads worker pids from /proc")
+
+
+def _children(pid: int) -> list[int]:
+    """Live child processes of ``pid`` (from /proc)."""
+    kids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                kids.append(int(entry.name))
+    return kids
+
+
+def _alive(pid: int) -> bool:
+    """Running: not gone and not a zombie (an orphan's zombie waits for an init that may never reap it)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _start_hanging_run(tmp_path) -> tuple[subprocess.Popen, list[int], Path]:
+    """The CLI with two workers, each stuck in the plugin's hanging case (after one passing case each)."""
+    for name in ("one", "two"):
+        (tmp_path / f"{name}.yaml").write_text(MISBEHAVING_SPEC.replace("name: misbehaving", f"name: {name}"))
+    r_json = tmp_path / "r.json"
+    proc = subprocess.Popen([sys.executable, str(REPO / "cli.py"), "validate", str(tmp_path / "one.yaml"),
+                             str(tmp_path / "two.yaml"), "--plugin", PLUGIN, "-j", "2", "-k", "fine-1", "-k", "hangs",
+                             "--timeout", "600", "--json", str(r_json)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = [proc.stdout.readline(), proc.stdout.readline()]  # both fine-1 cases passed: the hanging ones run now
+    assert all(line.startswith("PASS") for line in lines), lines
+    deadline = time.monotonic() + 10
+    while len(workers := _children(proc.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(workers) == 2, workers
+    time.sleep(0.3)
+    return proc, workers, r_json
+
+
+def _gone_within(pids: list[int], seconds: float) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while any(map(_alive, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return [pid for pid in pids if _alive(pid)]
+
+
+def _cleanup(pids: list[int]) -> None:
+    for pid in pids:  # only the workers this test started, by pid
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+@linux
+def test_kill_9_of_the_cli_takes_its_workers_with_it(tmp_path):
+    proc, workers, _ = _start_hanging_run(tmp_path)
+    proc.kill()
+    proc.communicate(timeout=30)
+    left = _gone_within(workers, 10)
+    _cleanup(left)
+    assert left == [], f"workers {left} outlived the killed CLI"
+
+
+@linux
+def test_sigterm_writes_the_reports_exits_143_and_leaves_no_worker(tmp_path):
+    proc, workers, r_json = _start_hanging_run(tmp_path)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    left = _gone_within(workers, 10)
+    _cleanup(left)
+    assert proc.returncode == 143, out + err
+    assert left == []
+    assert "Traceback" not in err
+    assert out.strip().splitlines()[-1].endswith("(terminated)"), out
+    report = json.loads(r_json.read_text())
+    assert report["interrupted"] is True
+    assert sorted((c["spec"], c["case"]) for c in report["cases"]) == [("one", "fine-1"), ("two", "fine-1")]
+
+
+@linux
+def test_sigterm_during_convert_exits_143_with_one_line(tmp_path):
+    """Outside validate too: the handler is installed for every command, and nothing is half-written."""
+    script = (f"import sys, time; sys.path.insert(0, {str(REPO)!r}); import converter.api as api; "
+              "api.load_spec = lambda *a, **k: (print('loading', flush=True), time.sleep(600)); "
+              "from cli import main; main(['convert', 'x.yaml', '-o', 'm.onnx'])")
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline() == "loading\n"  # inside the command: its handler is installed
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, out + err
+    assert err.strip() == "spec2onnx: error: terminated (SIGTERM)"
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_terminate_as_interrupt_raises_a_keyboard_interrupt_and_restores_the_handler():
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt) as caught:
+        with terminate_as_interrupt():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler raises at once
+    assert isinstance(caught.value, Terminated) and exit_status(caught.value) == 143
+    assert exit_status(KeyboardInterrupt()) == 130
+    assert signal.getsignal(signal.SIGTERM) == before
