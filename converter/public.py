@@ -139,7 +139,8 @@ def convert(spec: SpecSource, output: str | os.PathLike | None = None, *, target
     ``tensorrt``, ``tensorrt-dla`` or ``openvino``. ``opset``: default the spec's, else 17.
     With ``output`` the model is also written there, atomically (all or nothing).
     """
-    from .files import write_atomic
+    from .files import check_output, write_atomic
+    from .spec import data_files
     from .targets import get_target
     from .targets.check import errors
     from .targets.opset import model_for_target
@@ -153,10 +154,13 @@ def convert(spec: SpecSource, output: str | os.PathLike | None = None, *, target
                         f"{failing[0]}" + (f"; and {len(failing) - 1} more" if len(failing) > 1 else ""))
     path = None
     if output is not None:
-        path = Path(output)
-        if not path.parent.is_dir():
-            raise UserError(f"convert(output={str(output)!r}): folder {path.parent} does not exist")
-        write_atomic(path, model.SerializeToString())
+        source = Path(spec.path) if spec.path and Path(spec.path).is_file() else None  # None: from a mapping
+        inputs = [source, *data_files(source)] if source else []
+        path = check_output(f"convert(output={str(output)!r})", output, inputs)  # never over the spec or its data
+        try:
+            write_atomic(path, model.SerializeToString())
+        except OSError as exc:
+            raise UserError(f"convert(output={str(output)!r}): cannot write ({exc.strerror or exc})") from None
     return Conversion(model, spec.name, chosen.name, used_opset, path)
 
 

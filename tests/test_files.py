@@ -283,3 +283,17 @@ def test_the_bundled_suite_validates_with_reports_through_links(tmp_path):
     result = invoke("validate", SPECS / "trt_scale", "-q", "-j", 0, "--json", link)
     assert result.exit_code == 0, result.output[-2000:]
     assert link.is_symlink() and json.loads((tmp_path / "new.json").read_text())["summary"]["total"] > 0
+
+
+def test_the_python_api_convert_follows_the_same_rules(good, tmp_path):
+    import converter
+
+    with pytest.raises(UserError, match="is an input of this run"):
+        converter.convert(good, output=good)
+    assert good.read_text() == GOOD_SPEC
+    conversion = converter.convert(good, output=tmp_path / "m.onnx")
+    assert conversion.path == tmp_path / "m.onnx" and (tmp_path / "m.onnx").stat().st_size > 0
+    import yaml
+
+    from_mapping = converter.convert(yaml.safe_load(GOOD_SPEC), output=tmp_path / "m2.onnx")  # no file to protect
+    assert from_mapping.path.stat().st_size > 0
