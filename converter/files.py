@@ -4,8 +4,8 @@ The rules for an output path (``--json``, ``--junit``, ``convert -o``, ``run -o`
 
 - a regular file (or a new name) is replaced atomically: a temporary file beside it, then a rename;
 - a symbolic link is written through: its target is replaced, the link stays a link;
-- anything else that exists (a device such as /dev/null, a FIFO), and any path under /dev/ or /proc/
-  (they name open files, e.g. /dev/stdout), is written in place, never replaced;
+- anything else that exists (a device such as /dev/null, a FIFO), and a path naming an open file
+  (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/...), is written in place, never replaced;
 - a folder, a socket, a name longer than the file system allows, a folder that cannot be written,
   or an output that is also an input of the run are refused (``UserError``) before any work is done
   (``check_output``).
@@ -27,7 +27,9 @@ from .errors import UserError
 
 TEMP_SUFFIX = ".tmp"  # temporary files are named .<target name>.<random hex>.tmp, beside the target
 NAME_MAX = 255  # bytes in one file name on every common file system; os.pathconf says more where it can
-_IN_PLACE_ROOTS = ("/dev/", "/proc/")  # their entries name devices and open files (/dev/stdout, /proc/self/fd/1)
+# Paths that name open files (/dev/stdout, /dev/fd/3, /proc/self/fd/1): replacing what they point to would be wrong.
+_OPEN_FILE_PATHS = ("/dev/stdout", "/dev/stderr")
+_OPEN_FILE_ROOTS = ("/dev/fd/", "/proc/")
 
 
 def bundled_specs_dir() -> Path:
@@ -152,8 +154,9 @@ def check_writable_folder(option: str, folder: str | Path) -> None:
 
 
 def _in_place(path: Path) -> bool:
-    """True for outputs written where they are: existing non-regular files, and paths under /dev/ and /proc/."""
-    if os.path.abspath(path).startswith(_IN_PLACE_ROOTS):
+    """True for outputs written where they are: existing non-regular files, and paths naming open files."""
+    absolute = os.path.abspath(path)
+    if absolute in _OPEN_FILE_PATHS or absolute.startswith(_OPEN_FILE_ROOTS):
         return path.exists()
     try:
         mode = os.stat(path).st_mode

@@ -297,3 +297,25 @@ def test_the_python_api_convert_follows_the_same_rules(good, tmp_path):
 
     from_mapping = converter.convert(yaml.safe_load(GOOD_SPEC), output=tmp_path / "m2.onnx")  # no file to protect
     assert from_mapping.path.stat().st_size > 0
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/stdout"), reason="no /dev/stdout")
+@pytest.mark.parametrize("stdout_is", ["pipe", "file"])
+def test_json_to_dev_stdout_follows_the_summary(good, tmp_path, stdout_is):
+    """/dev/stdout names this process's open stdout: written in place (appended), never replaced."""
+    import subprocess
+
+    from .conftest import REPO
+
+    command = [sys.executable, str(REPO / "cli.py"), "validate", str(good), "-j", "0", "-q", "--json", "/dev/stdout"]
+    if stdout_is == "pipe":
+        proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+        out = proc.stdout
+    else:
+        with open(tmp_path / "out.txt", "w") as handle:
+            proc = subprocess.run(command, stdout=handle, stderr=subprocess.PIPE, text=True, timeout=120)
+        out = (tmp_path / "out.txt").read_text()
+    assert proc.returncode == 0, proc.stderr
+    summary, _, document = out.partition("\n{")
+    assert summary.splitlines()[-1].startswith("1 case: 1 passed")
+    assert json.loads("{" + document)["summary"]["PASS"] == 1
