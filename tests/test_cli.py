@@ -170,9 +170,10 @@ def test_a_provider_that_runs_no_operator_is_refused_before_any_work(tmp_path):
     for args in (("validate", spec, "-j", 0), ("convert", spec, "-o", tmp_path / "m.onnx"), ("run", spec, "-o", tmp_path)):
         result = invoke(*args, "--provider", "AzureExecutionProvider")
         assert result.exit_code == 2, result.output
-        assert result.output.startswith("spec2onnx: error: --provider AzureExecutionProvider: AzureExecutionProvider "
-                                        "sends requests to Azure endpoints"), result.output
+        assert result.output.startswith("spec2onnx: error: --provider AzureExecutionProvider: "), result.output
         assert result.output.count("\n") == 1
+        if args[0] != "convert":  # convert lowers for a target and names the providers that imply one
+            assert "AzureExecutionProvider sends requests to Azure endpoints" in result.output
     assert list(tmp_path.iterdir()) == []
 
 
