@@ -301,19 +301,13 @@ def _int8_to_float(b: NodeBuilder, ctx: LoweringContext, x: str) -> str:
     why = ("int8 is quantized in TensorRT: interpolate in float32, round half to even, saturate "
            "(onnxruntime truncates integer linear results and has no int8 cubic kernel)")
     if _int8_as_quantized(ctx):
-        # per axis (scales all 1, exact): onnxruntime's CPU optimizer propagates a per-tensor DequantizeLinear
-        # through the folding Reshape and, at opset 21, gets the zero point's type wrong (a session error, or
-        # without a zero point, values clamped at 0); it leaves per-axis ones alone
-        x_type = ctx.input_types[0]
-        static = [ax for ax, d in enumerate(x_type.shape) if d is not None and d > 1]
-        axis = max(static, key=lambda ax: x_type.shape[ax]) if static else None
-        shape, attrs = ((), {}) if axis is None else ((x_type.shape[axis],), {"axis": axis})
-        y = b.op("DequantizeLinear", [x, b.const("unit_scale", np.ones(shape, np.float32)), b.const("zero_point", np.zeros(shape, np.int8))],
-                 why=why + "; DequantizeLinear with scale 1: the int8 input as TensorRT's parser accepts it", **attrs)
-        if axis is None:  # no axis with 2+ elements for a per-axis scale: a no-op Max stops the propagation
-            y = b.op("Max", [y, b.scalar("int8_min", -128, FLOAT32)], why="keeps onnxruntime's CPU optimizer from "
-                     "propagating the per-tensor DequantizeLinear (it gets the zero point's type wrong at opset 21)")
-        return y
+        y = b.op("DequantizeLinear", [x, b.scalar("unit_scale", 1.0, FLOAT32), b.scalar("zero_point", 0, INT8)],
+                 why=why + "; DequantizeLinear with scale 1: the int8 input as TensorRT's parser accepts it")
+        # A no-op Max (int8 values are >= -128) keeps the DequantizeLinear where it is: onnxruntime's CPU optimizer
+        # propagates it through the folding Reshape and, at opset 21, gets the zero point's type wrong (a session
+        # error; without a zero point, values clamped at 0); OpenVINO's low-precision passes move it through
+        # Interpolate and fail on a per-axis scale.
+        return b.op("Max", [y, b.scalar("int8_min", -128, FLOAT32)], why="keeps runtimes from moving the DequantizeLinear")
     return b.cast(x, FLOAT32, why=why)
 
 
