@@ -1,9 +1,12 @@
 """trt.Resize (TensorRT IResizeLayer): nearest, linear and cubic resizing of the innermost dimensions.
 
 Seed: shared/seeds/003. Output size from ``shape``, ``scales`` (b_i = floor(a_i * scales_i)) or a
-second input at run time; coordinates use TensorRT's length ratio L_in / L_out. NEAREST lowers to
-exact ``Gather``s, LINEAR/CUBIC to a real ONNX ``Resize`` (folded to [1, P, H, W] where onnxruntime
-needs it; int8 and float16 in float32). Every choice and its source: docs/semantics.md, "trt.Resize".
+second input at run time; coordinates use TensorRT's length ratio L_in / L_out. NEAREST lowers to one
+ONNX ``Resize`` where onnxruntime's float32 coordinates give the exact indices (``ort_nearest_exact``),
+else to exact ``Gather``s; LINEAR/CUBIC to a real ONNX ``Resize`` (folded to [1, P, H, W] where
+onnxruntime needs it; int8 and float16 in float32), CUBIC for TensorRT to Gather taps. What each
+target (``ctx.target``) runs decides int8 handling and the cubic form. Every choice and its source:
+docs/semantics.md, "trt.Resize".
 """
 
 from __future__ import annotations
@@ -212,7 +215,9 @@ def _interpolate(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, x_t
     pad = width - 2 - inner
     why_fold = (f"onnxruntime's CPU Resize runs {mode.lower()} only on [N, C, ...] with the outer two scales 1: "
                 f"fold the {rank - inner} outer dimension(s) into one")
-    if native:
+    if mode == "CUBIC" and changed is not None and not _cubic_resize_allowed(ctx):
+        y = _cubic_taps(b, attrs, x, x_type.shape, out_shape, changed)
+    elif native:
         resize_sizes = b.const("sizes", np.array(out_shape, np.int64))
         y = _resize_node(b, attrs, x, resize_sizes)
     elif changed is not None:
@@ -223,12 +228,107 @@ def _interpolate(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, x_t
         y = _resize_node(b, attrs, y, b.const("sizes", np.array(folded_out, np.int64)))
         y = b.op("Reshape", [y, b.const("output_shape", np.array(out_shape, np.int64))], why="unfold to the output shape")
     else:
-        y = _interpolate_dynamic(b, attrs, x, x_type, sizes, inner, pad, why_fold)
+        if mode == "CUBIC" and not _cubic_resize_allowed(ctx):
+            y = _cubic_taps_dynamic(b, attrs, x, x_type, sizes)
+        else:
+            y = _interpolate_dynamic(b, attrs, x, x_type, sizes, inner, pad, why_fold)
     if dtype == INT8:
         return _float_to_int8(b, ctx, y)
     if dtype == FLOAT16:
         return b.cast(y, FLOAT16, why="round the float32 result once to float16")
     return y
+
+
+def _cubic_resize_allowed(ctx: LoweringContext) -> bool:
+    """onnx-tensorrt imports Resize with mode nearest or linear only (docs/operators.md, TensorRT 10.x)."""
+    return not (ctx.target.name in ("tensorrt", "tensorrt-dla") or ctx.target.is_portable)
+
+
+def _cubic_taps(b: NodeBuilder, attrs, x: str, in_shape, out_shape, changed) -> str:
+    """CUBIC without a cubic Resize: per resized axis (innermost first) four Gathers of the edge-clamped taps,
+    each times its Keys weight (float64, rounded once to float32), summed in tap order: the reference's own
+    arithmetic, so the result is bit-identical to it."""
+    why = "CUBIC as Gather taps and weights: onnx-tensorrt imports Resize with mode nearest or linear only"
+    rank = len(in_shape)
+    for ax in sorted(changed, reverse=True):
+        idx, weights = cubic_taps(in_shape[ax], out_shape[ax], attrs)
+        bshape = (-1,) + (1,) * (rank - ax - 1)
+        total = None
+        for k in range(4):
+            term = b.op("Gather", [x, b.const(f"taps{k}_axis{ax}", idx[k])], axis=ax, why=why)
+            term = b.op("Mul", [term, b.const(f"weights{k}_axis{ax}", weights[k].astype(np.float32).reshape(bshape))])
+            total = term if total is None else b.op("Add", [total, term])
+        x = total
+    return x
+
+
+def _cubic_taps_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, sizes: str) -> str:
+    """_cubic_taps for a run-time shape: the same taps and Keys weights computed in the graph (integer coordinates
+    num / den as for NEAREST, the fraction t in float32, so weights may differ from the reference's float64 ones
+    in the last bit). Both inner axes are processed; an unchanged one gets weights (0, 1, 0, 0): itself."""
+    why = "CUBIC as Gather taps and weights: onnx-tensorrt imports Resize with mode nearest or linear only"
+    rank, a = x_type.rank, float(attrs["cubic_coeff"])
+
+    def op(kind, *args, **kw):
+        return b.op(kind, list(args), **kw)
+
+    def f32(name, v):
+        return b.scalar(name, v, FLOAT32)
+
+    zero, one, two = (b.scalar(n, v, INT64) for n, v in (("zero", 0), ("one", 1), ("two", 2)))
+    for ax in (rank - 1, rank - 2):
+        if x_type.shape[ax] is not None:
+            l_in = b.scalar(f"length_in{ax}", x_type.shape[ax], INT64)
+        else:
+            l_in = op("Gather", op("Shape", x), b.scalar(f"axis{ax}", ax, INT64), axis=0)
+        l_out = op("Gather", sizes, b.scalar(f"axis{ax}", ax, INT64), axis=0)
+        i = op("Range", zero, l_out, one)
+        transform = attrs["coordinate_transformation"]
+        if transform == "ASYMMETRIC":
+            num, den = op("Mul", i, l_in), l_out
+        elif transform == "HALF_PIXEL":
+            num, den = op("Sub", op("Mul", op("Add", op("Mul", i, two), one), l_in), l_out), op("Mul", l_out, two)
+            if attrs["selector_for_single_pixel"] == "UPPER":
+                num = op("Mul", num, b.cast(op("Greater", l_out, one), INT64, why="UPPER: coordinate 0 when L_out = 1"))
+        else:
+            num, den = op("Mul", i, op("Sub", l_in, one)), op("Sub", l_out, one)
+        den = op("Max", den, one)
+        base = op("Sub", op("Div", op("Add", num, den), den), one)  # floor(num / den): num > -den, so num + den >= 0
+        t = op("Div", b.cast(op("Sub", num, op("Mul", base, den)), FLOAT32, why="the coordinate's fraction"),
+               b.cast(den, FLOAT32, why="the coordinate's fraction"))
+        s1, s2 = t, op("Sub", f32("one_f", 1.0), t)
+        s0, s3 = op("Add", t, f32("one_f", 1.0)), op("Sub", f32("two_f", 2.0), t)
+
+        def near(s):  # (A + 2) s^3 - (A + 3) s^2 + 1
+            return op("Add", op("Mul", op("Mul", op("Sub", op("Mul", f32("a_plus_2", a + 2), s), f32("a_plus_3", a + 3)), s), s),
+                      f32("one_f", 1.0))
+
+        def far(s):  # A s^3 - 5A s^2 + 8A s - 4A
+            return op("Sub", op("Mul", op("Add", op("Mul", op("Sub", op("Mul", f32("a", a), s), f32("five_a", 5 * a)), s),
+                                           f32("eight_a", 8 * a)), s), f32("four_a", 4 * a))
+
+        weights = [far(s0), near(s1), near(s2), far(s3)]
+        last = op("Sub", l_in, one)
+        total = None
+        for k, w in zip((-1, 0, 1, 2), weights):
+            idx = op("Min", op("Max", op("Add", base, b.scalar(f"tap{k}", k, INT64)), zero), last)
+            if ax < rank - 1:
+                w = op("Unsqueeze", w, b.const("axes", np.arange(1, rank - ax, dtype=np.int64)))
+            term = op("Mul", op("Gather", x, idx, axis=ax, why=why), w)
+            total = term if total is None else op("Add", total, term)
+        x = total
+    return x
+
+
+def cubic_taps(l_in: int, l_out: int, attrs) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Tap indices floor(x) - 1 .. floor(x) + 2 (clamped to the edge) and Keys weights (float64) of one axis."""
+    num, den = _fraction(l_in, l_out, attrs["coordinate_transformation"], attrs["selector_for_single_pixel"])
+    base, r = np.divmod(num, den)
+    t, a = r / np.float64(den), float(attrs["cubic_coeff"])
+    s0, s1, s2, s3 = t + 1.0, t, 1.0 - t, 2.0 - t
+    weights = [((a * s0 - 5.0 * a) * s0 + 8.0 * a) * s0 - 4.0 * a, ((a + 2.0) * s1 - (a + 3.0)) * s1 * s1 + 1.0,
+               ((a + 2.0) * s2 - (a + 3.0)) * s2 * s2 + 1.0, ((a * s3 - 5.0 * a) * s3 + 8.0 * a) * s3 - 4.0 * a]
+    return [np.clip(base + k, 0, l_in - 1).astype(np.int64) for k in (-1, 0, 1, 2)], weights
 
 
 def _interpolate_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, sizes: str, inner: int, pad: int, why: str) -> str:

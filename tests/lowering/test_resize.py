@@ -389,3 +389,25 @@ def test_int8_through_quantize_dequantize_runs_exactly_on_openvino(target):
             for out, value in want.items():
                 if value.dtype == np.int8:
                     np.testing.assert_array_equal(got[out], value, err_msg=f"{name}/{case.name}/{out}")
+
+
+@pytest.mark.parametrize("target", ["tensorrt", "portable"])
+@pytest.mark.parametrize("in_shape, out_shape, attrs", [
+    ([1, 1, 4, 6], [1, 1, 8, 3], {"coordinate_transformation": "HALF_PIXEL"}),
+    ([2, 3, 5, 4], [2, 3, 1, 7], {"coordinate_transformation": "HALF_PIXEL", "selector_for_single_pixel": "UPPER"}),
+    ([3, 5, 4], [3, 9, 2], {"coordinate_transformation": "ALIGN_CORNERS", "cubic_coeff": -0.5}),
+    ([6, 4], [6, 11], {"coordinate_transformation": "ASYMMETRIC"}),
+])
+def test_cubic_for_tensorrt_is_gather_taps_bit_identical_to_the_reference(target, in_shape, out_shape, attrs):
+    """onnx-tensorrt imports Resize with mode nearest or linear only: CUBIC becomes Gather * weight sums, the
+    reference's own float32 arithmetic (static shape), or the same computed in the graph (run-time shape)."""
+    spec = resize_spec(in_shape, shape=out_shape, resize_mode="CUBIC", **attrs)
+    model, got = run_and_compare(spec, target=target)
+    ops = [n.op_type for n in model.graph.node]
+    assert "Resize" not in ops and "Gather" in ops
+    np.testing.assert_array_equal(got, kernel_resize(spec.cases[0].inputs["x"], out_shape, resize_mode="CUBIC", **attrs))
+    dynamic = resize_spec(in_shape, shape_input=("int32", out_shape), resize_mode="CUBIC", **attrs)
+    model, got = run_and_compare(dynamic, target=target)
+    assert "Resize" not in {n.op_type for n in model.graph.node}
+    np.testing.assert_allclose(got, kernel_resize(dynamic.cases[0].inputs["x"], out_shape, resize_mode="CUBIC", **attrs),
+                               rtol=1e-6, atol=1e-6)
