@@ -93,11 +93,12 @@ class ValidationReport:
 
 @dataclass(frozen=True)
 class CheckReport:
-    """What :func:`check` returns: whether a target can run the spec's model, and why not."""
+    """What :func:`check` returns: whether a target can run the model, and why not."""
 
-    spec: str
+    spec: str  # the spec's name (the model's graph name, or its path, for a model)
     target: str
     problems: tuple[str, ...]  # one line each; empty when the target can run every node
+    warnings: tuple[str, ...] = ()  # runs there, but results are known to differ
 
     @property
     def ok(self) -> bool:
@@ -199,23 +200,37 @@ def validate(specs: SpecSource | Iterable[SpecSource] | None = None, *, runtime:
     return ValidationReport(tuple(results), time.perf_counter() - t0)
 
 
-def check(spec: SpecSource, target: str = "portable", *, opset: int | None = None) -> CheckReport:
-    """Statically check that ``target`` can run the spec's model, without running it.
+def check(source: "SpecSource | onnx.ModelProto", target: str = "portable", *, opset: int | None = None) -> CheckReport:
+    """Statically check that ``target`` can run a model, without running it (``spec2onnx check``).
 
-    Lowers the spec for ``target`` (its legalizations applied) and lists what stops the target;
-    a spec the target cannot take at all (a ``UserError`` while lowering) is one problem.
+    ``source``: a spec (a path, a mapping or a ``Spec``: it is lowered for ``target`` first, its
+    legalizations applied) or an ONNX model (an ``onnx.ModelProto`` or a ``.onnx`` path). Every node
+    the target's capability tables, run-time limits and, for ``tensorrt-dla``, DLA rules refuse is a
+    problem; known numerical differences are warnings. A spec the target cannot take at all (a
+    ``UserError`` while lowering, e.g. a DLA rule) is one problem.
     """
+    import onnx
+
     from .targets import get_target
-    from .targets.check import errors
+    from .targets.check import check_model, errors, load_model_file
     from .targets.opset import model_for_target
 
-    spec = load_spec(spec)
     chosen = get_target(target)
-    try:
-        _, _, _, problems = model_for_target(spec, chosen, _opset(spec, opset), fixed=opset is not None)
-    except UserError as exc:
-        return CheckReport(spec.name, chosen.name, (str(exc),))
-    return CheckReport(spec.name, chosen.name, tuple(str(p) for p in errors(problems)))
+    if isinstance(source, onnx.ModelProto) or (isinstance(source, (str, os.PathLike))
+                                                and Path(source).suffix == ".onnx"):
+        model = source if isinstance(source, onnx.ModelProto) else load_model_file(source)
+        name = model.graph.name if isinstance(source, onnx.ModelProto) else str(source)
+        problems = check_model(model, chosen)
+    else:
+        spec = load_spec(source)
+        name = spec.name
+        try:
+            _, _, _, problems = model_for_target(spec, chosen, _opset(spec, opset), fixed=opset is not None)
+        except UserError as exc:
+            return CheckReport(name, chosen.name, (str(exc),))
+    failing = errors(problems)
+    return CheckReport(name, chosen.name, tuple(str(p) for p in failing),
+                       tuple(str(p) for p in problems if p not in failing))
 
 
 def plain_data(value: Any) -> Any:

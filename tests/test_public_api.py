@@ -114,8 +114,22 @@ def test_check_lowers_for_the_target_and_reports_problems():
     report = spec2onnx.check(SEED, "tensorrt")
     assert isinstance(report, spec2onnx.CheckReport) and report.ok and report.problems == ()
     assert (report.spec, report.target) == ("trt-scale-seed-4d", "tensorrt")
+    dla = spec2onnx.check(DOC, "tensorrt-dla")  # float32: DLA runs FP16 and INT8 only (the seed's DLA Support)
+    assert not dla.ok and "tensorrt-dla runs FP16 and INT8 only" in dla.problems[0]
     with pytest.raises(spec2onnx.UserError, match="unknown target"):
         spec2onnx.check(SEED, "cuda")
+
+
+def test_check_takes_an_onnx_model(tmp_path):
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Det", ["x"], ["y"])], "det", [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, [2, 2])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    report = spec2onnx.check(model, "tensorrt")  # onnx-tensorrt's operator list has no Det
+    assert not report.ok and report.spec == "det" and "not supported by onnx-tensorrt" in report.problems[0]
+    onnx.save(spec2onnx.convert(SEED, target="ort-cpu").model, tmp_path / "m.onnx")
+    assert spec2onnx.check(tmp_path / "m.onnx", "ort-cpu").ok
 
 
 @pytest.mark.parametrize("module", [spec2onnx, trt, dml], ids=lambda m: m.__name__)
