@@ -166,6 +166,99 @@ class Weights:
         return self.array
 
 
+# --- argument checks: each raises a UserError naming the call and the argument ---------------------
+
+
+def _enum(cls, value, call: str, argument: str):
+    if isinstance(value, cls):
+        return value
+    if isinstance(value, str) and value in cls.__members__:
+        return cls[value]
+    if cls is DataType:
+        from .dtypes import DTYPES
+
+        by_numpy = {t.numpy: DataType(n) for n, t in DTYPES.items() if n in {d.value for d in DataType}}
+        try:
+            if np.dtype(value) in by_numpy:
+                return by_numpy[np.dtype(value)]
+        except TypeError:
+            pass
+    raise UserError(f"{call}: {argument}: {value!r} is not one of {cls.__name__}'s members; allowed: "
+                    f"{', '.join(f'{cls.__name__}.{m}' for m in cls.__members__)}")
+
+
+def _text(value, where: str) -> str:
+    if not isinstance(value, str):
+        raise UserError(f"{where}: expected text, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _enum_of(cls):
+    """A ``_setting`` converter to the enum ``cls``."""
+    return lambda value, call, argument: _enum(cls, value, call, argument)
+
+
+def _number(value, call: str, argument: str) -> float:
+    if isinstance(value, type(True)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise UserError(f"{call}: {argument}: expected a number, got {value!r}")
+    return float(value)
+
+
+def _integer(value, call: str, argument: str) -> int:
+    if isinstance(value, type(True)) or not isinstance(value, (int, np.integer)):
+        raise UserError(f"{call}: {argument}: expected an integer, got {value!r}")
+    return int(value)
+
+
+def _sequence(value, call: str, argument: str) -> list:
+    if isinstance(value, np.ndarray):
+        return value.reshape(-1).tolist()
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise UserError(f"{call}: {argument}: expected a sequence, got {type(value).__name__} {value!r}")
+    return list(value)
+
+
+def _dims(value, where: str) -> tuple[int, ...]:
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise UserError(f"{where}: expected a sequence of integers, got {type(value).__name__} {value!r}")
+    dims = []
+    for d in value:
+        if isinstance(d, type(True)) or not isinstance(d, (int, np.integer)):
+            raise UserError(f"{where}: {d!r} is not an integer dimension")
+        dims.append(int(d))
+    return tuple(dims)
+
+
+def _coefficients(value, call: str, argument: str) -> list[float]:
+    if value is None:
+        return []
+    array = value.array if isinstance(value, Weights) else value
+    try:
+        array = np.asarray(array, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise UserError(f"{call}: {argument}: expected numbers (an array, Weights or a list), got {value!r}") from None
+    return array.reshape(-1).tolist()
+
+
+def _setting(name: str, convert, default: Any = None, doc: str = "") -> property:
+    """A settable layer property, as TensorRT's: checked by ``convert(value, call, name)`` when set."""
+
+    def get(self):
+        return self._settings.get(name, default)
+
+    def set(self, value) -> None:
+        self._settings[name] = convert(value, self._call, name)
+
+    return property(get, set, doc=doc)
+
+
+def _spec_values(settings: dict) -> dict:
+    """Layer settings as spec attribute values (an enum by its spec name)."""
+    return {k: (v.value if isinstance(v, enum.Enum) else v) for k, v in settings.items()}
+
+
 class ITensor:
     """A tensor of a network: a network input, a constant, or a layer's output."""
 
@@ -184,12 +277,12 @@ class ITensor:
     @property
     def shape(self) -> tuple[int, ...]:
         """The tensor's dimensions (-1 where only the data decides); checks the network up to this tensor."""
-        return self._network._type_of(self).shape_tuple
+        return self._network._type_of(self)[1]
 
     @property
     def dtype(self) -> DataType:
         """The tensor's ``DataType``."""
-        return DataType(self._network._type_of(self).dtype_name)
+        return DataType(self._network._type_of(self)[0])
 
     def __repr__(self) -> str:
         return f"ITensor({self.name!r})"
@@ -203,6 +296,7 @@ class ILayer:
     def __init__(self, network: "Network", inputs: list[ITensor], call: str):
         self._network, self._inputs, self._call = network, inputs, call
         self._name = None
+        self._settings: dict[str, Any] = {}  # the properties set (see _setting)
         self._index = len(network._layers)
         self._output = ITensor(network, None, self)
 
@@ -312,29 +406,14 @@ class IScaleLayer(ILayer):
         super().__init__(network, [x], call)
         self.mode, self.shift, self.scale, self.power, self.channel_axis = mode, shift, scale, power, channel_axis
 
-    mode = property(lambda self: self._mode, lambda self, v: setattr(self, "_mode", _enum(ScaleMode, v, self._call, "mode")),
-                    doc="The ``ScaleMode``.")
-    shift = property(lambda self: self._shift, lambda self, v: setattr(self, "_shift", _coefficients(v, self._call, "shift")),
-                     doc="Shift coefficients (empty: 0).")
-    scale = property(lambda self: self._scale, lambda self, v: setattr(self, "_scale", _coefficients(v, self._call, "scale")),
-                     doc="Scale coefficients (empty: 1).")
-    power = property(lambda self: self._power, lambda self, v: setattr(self, "_power", _coefficients(v, self._call, "power")),
-                     doc="Power coefficients (empty: 1).")
-
-    @property
-    def channel_axis(self) -> int:
-        """The channel axis (CHANNEL and ELEMENTWISE modes)."""
-        return self._channel_axis
-
-    @channel_axis.setter
-    def channel_axis(self, value) -> None:
-        if isinstance(value, type(True)) or not isinstance(value, (int, np.integer)):
-            raise UserError(f"{self._call}: channel_axis: expected an integer, got {value!r}")
-        self._channel_axis = int(value)
+    mode = _setting("mode", _enum_of(ScaleMode), doc="The ``ScaleMode``.")
+    shift = _setting("shift", _coefficients, doc="Shift coefficients (empty: 0).")
+    scale = _setting("scale", _coefficients, doc="Scale coefficients (empty: 1).")
+    power = _setting("power", _coefficients, doc="Power coefficients (empty: 1).")
+    channel_axis = _setting("channel_axis", _integer, doc="The channel axis (CHANNEL and ELEMENTWISE modes).")
 
     def _doc(self) -> dict:
-        return {"op": "trt.Scale", "mode": self._mode.value, "scale": self._scale, "shift": self._shift,
-                "power": self._power, "channel_axis": self._channel_axis}
+        return {"op": "trt.Scale", **_spec_values(self._settings)}
 
 
 class IElementWiseLayer(ILayer):
@@ -347,12 +426,10 @@ class IElementWiseLayer(ILayer):
         super().__init__(network, [a, b], call)
         self.op = op
 
-    op = property(lambda self: self._op,
-                  lambda self, v: setattr(self, "_op", _enum(ElementWiseOperation, v, self._call, "op")),
-                  doc="The ``ElementWiseOperation``.")
+    op = _setting("op", _enum_of(ElementWiseOperation), doc="The ``ElementWiseOperation``.")
 
     def _doc(self) -> dict:
-        return {"op": "trt.ElementWise", "operation": self._op.value}
+        return {"op": "trt.ElementWise", "operation": self.op.value}
 
     def _field(self, name: str) -> str:
         return {"operation": "op", "inputs[0]": "input1", "inputs[1]": "input2"}.get(name, name)
@@ -366,29 +443,22 @@ class IResizeLayer(ILayer):
 
     _kind = "resize"
     _max_inputs = 2
-    _ENUMS = {"resize_mode": InterpolationMode, "coordinate_transformation": ResizeCoordinateTransformation,
-              "selector_for_single_pixel": ResizeSelector, "nearest_rounding": ResizeRoundMode}
 
     def __init__(self, network, x, call):
         super().__init__(network, [x], call)
-        self._set: dict[str, Any] = {}
         self._shape = self._scales = None
 
-    def __setattr__(self, name, value):
-        if name in IResizeLayer._ENUMS:
-            self._set[name] = _enum(IResizeLayer._ENUMS[name], value, self._call, name)
-        elif name == "cubic_coeff":
-            self._set[name] = _number(value, f"{self._call}: cubic_coeff")
-        else:
-            super().__setattr__(name, value)
-
-    def __getattr__(self, name):  # only for names not found the usual way: the settable properties
-        if name in IResizeLayer._ENUMS or name == "cubic_coeff":
-            defaults = {"resize_mode": InterpolationMode.NEAREST, "coordinate_transformation":
-                        ResizeCoordinateTransformation.ASYMMETRIC, "selector_for_single_pixel": ResizeSelector.FORMULA,
-                        "nearest_rounding": ResizeRoundMode.FLOOR, "cubic_coeff": -0.75}
-            return self.__dict__.get("_set", {}).get(name, defaults[name])
-        raise AttributeError(name)
+    # Unset ones read as TensorRT's defaults (the spec's too) and are left out of the spec.
+    resize_mode = _setting("resize_mode", _enum_of(InterpolationMode), InterpolationMode.NEAREST,
+                           "The ``InterpolationMode``: NEAREST, LINEAR or CUBIC.")
+    coordinate_transformation = _setting(
+        "coordinate_transformation", _enum_of(ResizeCoordinateTransformation), ResizeCoordinateTransformation.ASYMMETRIC,
+        "The ``ResizeCoordinateTransformation``: how an output coordinate maps back to the input.")
+    selector_for_single_pixel = _setting("selector_for_single_pixel", _enum_of(ResizeSelector), ResizeSelector.FORMULA,
+                                         "The ``ResizeSelector`` for an output length of 1.")
+    nearest_rounding = _setting("nearest_rounding", _enum_of(ResizeRoundMode), ResizeRoundMode.FLOOR,
+                                "The ``ResizeRoundMode`` of NEAREST.")
+    cubic_coeff = _setting("cubic_coeff", _number, -0.75, "Coefficient A of the cubic kernel (CUBIC).")
 
     @property
     def shape(self):
@@ -406,7 +476,7 @@ class IResizeLayer(ILayer):
 
     @scales.setter
     def scales(self, value) -> None:
-        self._scales, self._shape = [_number(v, f"{self._call}: scales") for v in _sequence(value, self._call, "scales")], None
+        self._scales, self._shape = [_number(v, self._call, "scales") for v in _sequence(value, self._call, "scales")], None
 
     def set_input(self, index: int, tensor: ITensor) -> None:
         """``set_input(1, shape_tensor)``: the output shape comes from a 1-D int32/int64 tensor at run time."""
@@ -415,7 +485,7 @@ class IResizeLayer(ILayer):
             self._shape = self._scales = None
 
     def _doc(self) -> dict:
-        doc = {"op": "trt.Resize", **{k: (v.value if isinstance(v, enum.Enum) else v) for k, v in self._set.items()}}
+        doc = {"op": "trt.Resize", **_spec_values(self._settings)}
         if self._shape is not None:
             doc["shape"] = list(self._shape)
         elif self._scales is not None:
@@ -570,20 +640,17 @@ class Network:
             raise UserError(f"{call}: {argument}: tensor {tensor.name!r} belongs to another network")
         return tensor
 
-    def _add(self, layer: ILayer, check: bool = True) -> ILayer:
+    def _add(self, layer: ILayer, check: "bool" = True) -> ILayer:
+        """Append ``layer``, checked by the loader (a constant: its data) unless ``check`` is off; refused, it is not kept."""
         self._layers.append(layer)
-        if check and not isinstance(layer, IConstantLayer):
-            try:
+        try:
+            if isinstance(layer, IConstantLayer):
+                layer._constant_doc()
+            elif check:
                 self._check()
-            except UserError:
-                self._layers.pop()
-                raise
-        elif isinstance(layer, IConstantLayer):
-            try:
-                self._constants_doc()
-            except UserError:
-                self._layers.pop()
-                raise
+        except UserError:
+            self._layers.pop()
+            raise
         return layer
 
     def _tensor_name(self, tensor, where: str) -> str:
@@ -632,16 +699,17 @@ class Network:
         except UserError as exc:
             raise self._translate(exc) from None
 
-    def _type_of(self, tensor: ITensor) -> "_TypeView":
+    def _type_of(self, tensor: ITensor) -> tuple[str, tuple[int, ...]]:
+        """(spec dtype name, shape with -1 for run-time dimensions) of a tensor, the loader deciding a layer's."""
         producer = tensor._producer
         if producer is None:
             dtype, shape = self._input_types[tensor.name]
-            return _TypeView(dtype.value, shape)
+            return dtype.value, shape
         if isinstance(producer, IConstantLayer):
             doc = producer._constant_doc()
-            return _TypeView(doc["dtype"], tuple(doc["shape"]))
+            return doc["dtype"], tuple(doc["shape"])
         ttype = self._check([tensor]).types[tensor.name]
-        return _TypeView(ttype.dtype.name, tuple(-1 if d is None else d for d in ttype.shape))
+        return ttype.dtype.name, tuple(-1 if d is None else d for d in ttype.shape)
 
     def _load(self, doc: dict, call: str):
         from .public import load_spec
@@ -671,70 +739,3 @@ class Network:
         if field.startswith("network.outputs"):
             return UserError(f"mark_output(): {exc.detail}")
         return UserError(f"{field}: {exc.detail}" if field else exc.detail)
-
-
-class _TypeView:
-    def __init__(self, dtype_name: str, shape: tuple[int, ...]):
-        self.dtype_name, self.shape_tuple = dtype_name, shape
-
-
-def _enum(cls, value, call: str, argument: str):
-    if isinstance(value, cls):
-        return value
-    if isinstance(value, str) and value in cls.__members__:
-        return cls[value]
-    if cls is DataType:
-        from .dtypes import DTYPES
-
-        by_numpy = {t.numpy: DataType(n) for n, t in DTYPES.items() if n in {d.value for d in DataType}}
-        try:
-            if np.dtype(value) in by_numpy:
-                return by_numpy[np.dtype(value)]
-        except TypeError:
-            pass
-    raise UserError(f"{call}: {argument}: {value!r} is not one of {cls.__name__}'s members; allowed: "
-                    f"{', '.join(f'{cls.__name__}.{m}' for m in cls.__members__)}")
-
-
-def _text(value, where: str) -> str:
-    if not isinstance(value, str):
-        raise UserError(f"{where}: expected text, got {type(value).__name__} {value!r}")
-    return value
-
-
-def _number(value, where: str) -> float:
-    if isinstance(value, type(True)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise UserError(f"{where}: expected a number, got {value!r}")
-    return float(value)
-
-
-def _sequence(value, call: str, argument: str) -> list:
-    if isinstance(value, np.ndarray):
-        return value.reshape(-1).tolist()
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise UserError(f"{call}: {argument}: expected a sequence, got {type(value).__name__} {value!r}")
-    return list(value)
-
-
-def _dims(value, where: str) -> tuple[int, ...]:
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise UserError(f"{where}: expected a sequence of integers, got {type(value).__name__} {value!r}")
-    dims = []
-    for d in value:
-        if isinstance(d, type(True)) or not isinstance(d, (int, np.integer)):
-            raise UserError(f"{where}: {d!r} is not an integer dimension")
-        dims.append(int(d))
-    return tuple(dims)
-
-
-def _coefficients(value, call: str, argument: str) -> list[float]:
-    if value is None:
-        return []
-    array = value.array if isinstance(value, Weights) else value
-    try:
-        array = np.asarray(array, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise UserError(f"{call}: {argument}: expected numbers (an array, Weights or a list), got {value!r}") from None
-    return array.reshape(-1).tolist()
