@@ -191,3 +191,25 @@ def test_validate_reports_a_wrong_expectation():
 def test_datatype_and_nptype():
     assert trt.nptype(trt.float16) is np.float16 and trt.nptype(trt.DataType.INT32) is np.int32
     assert trt.DataType.FLOAT is trt.float32 and trt.ResizeMode is trt.InterpolationMode
+
+
+def test_cookbook_resize_nearest_rounding_ceil_matches_tensorrts_printed_output():
+    # NVIDIA/trt-samples-for-hackathon-cn, cookbook/02-API/Layer/ResizeLayer/Nearest_rounding.py (network part)
+    nB, nC, nH, nW = 1, 3, 4, 5
+    nOut, nCOut, nHOut, nWOut = 2, 3, 6, 10
+    data = np.arange(nB * nC * nH * nW, dtype=np.float32).reshape(nB, nC, nH, nW)
+    logger = trt.Logger(trt.Logger.ERROR)
+    builder = trt.Builder(logger)
+    network = builder.create_network(1 << int(trt.NetworkDefinitionCreationFlag.EXPLICIT_BATCH))
+    inputT0 = network.add_input("inputT0", trt.float32, (nB, nC, nH, nW))
+    resizeLayer = network.add_resize(inputT0)
+    resizeLayer.shape = (nB, nCOut, nHOut, nWOut)
+    resizeLayer.nearest_rounding = trt.ResizeRoundMode.CEIL
+    network.mark_output(resizeLayer.get_output(0))
+    # result-Nearest_rounding.log, channel 0 as TensorRT printed it (channels 1, 2 are it plus 20, 40)
+    printed = np.array([[0, 1, 1, 2, 2, 3, 3, 4, 4, 4], [5, 6, 6, 7, 7, 8, 8, 9, 9, 9],
+                        [10, 11, 11, 12, 12, 13, 13, 14, 14, 14], [10, 11, 11, 12, 12, 13, 13, 14, 14, 14],
+                        [15, 16, 16, 17, 17, 18, 18, 19, 19, 19], [15, 16, 16, 17, 17, 18, 18, 19, 19, 19]], np.float32)
+    want = np.stack([printed, printed + 20, printed + 40])[None]
+    np.testing.assert_array_equal(run(network, {inputT0: data})[0], want)
+    assert network.validate({"inputs": {inputT0: data}, "expected": {resizeLayer.get_output(0): want}}).ok
