@@ -215,7 +215,7 @@ def dequantize_rows(shape, dtype, provider):
     return rows
 
 
-def _naive_dequantize(shape, out: str):
+def _naive_dequantize(shape, out: str, x_type: str = "int8"):
     """Always Cast(x) - Cast(zp), times the scale: Cast/Sub/Mul in float32 (then Cast to float16)."""
     f = TensorProto.FLOAT
     nodes = [helper.make_node("Cast", ["x"], ["xf"], to=f), helper.make_node("Cast", ["z"], ["zf"], to=f),
@@ -226,12 +226,91 @@ def _naive_dequantize(shape, out: str):
         nodes += [helper.make_node("Cast", ["s"], ["sf"], to=f), helper.make_node("Mul", ["d", "sf"], ["yf"]),
                   helper.make_node("Cast", ["yf"], ["y"], to=TensorProto.FLOAT16)]
     t = DTYPES[out].onnx
-    inputs = [helper.make_tensor_value_info("x", TensorProto.INT8, list(shape)),
-              helper.make_tensor_value_info("s", t, list(shape)), helper.make_tensor_value_info("z", TensorProto.INT8, list(shape))]
+    xt = DTYPES[x_type].onnx
+    inputs = [helper.make_tensor_value_info("x", xt, list(shape)),
+              helper.make_tensor_value_info("s", t, list(shape)), helper.make_tensor_value_info("z", xt, list(shape))]
     return _model(nodes, inputs, helper.make_tensor_value_info("y", t, list(shape)))
 
 
-SECTIONS = [scale_rows, elementwise_rows, resize_rows, dequantize_rows]
+def integer_division_rows(shape, dtype, provider):
+    """int32/int64 DIV and FLOOR_DIV with a run-time divisor: the lowering against one unguarded ONNX Div.
+
+    The unguarded Div is what a naive converter emits; it traps on x / 0 and MIN / -1, so the divisor
+    here holds neither (the lowering's time does not depend on the values).
+    """
+    if dtype != "float32":
+        return []
+    rng = np.random.default_rng(4)
+    rows = []
+    for it in ("int32", "int64"):
+        info = np.iinfo(it)
+        a = rng.integers(info.min, info.max, size=shape, dtype=it)
+        b = rng.integers(2, 1000, size=shape, dtype=it) * rng.choice(np.array([-1, 1], it), size=shape)
+        floor = timed(mul_floor(list(shape), it), {"x": a}, provider)
+        div = timed(_model([helper.make_node("Div", ["a", "b"], ["y"])],
+                           [helper.make_tensor_value_info(n, DTYPES[it].onnx, list(shape)) for n in "ab"],
+                           helper.make_tensor_value_info("y", DTYPES[it].onnx, list(shape))), {"a": a, "b": b}, provider)
+        for op in ("DIV", "FLOOR_DIV"):
+            spec = layer_spec("trt.ElementWise", {"a": (it, shape), "b": (it, shape)}, {"operation": op})
+            lowered = timed(build_model(spec.network), {"a": a, "b": b}, provider)
+            rows.append([f"ElementWise {op} {it} (one unguarded Div: {div * 1e3:.3g} ms)", lowered * 1e3, lowered / floor, lowered / div])
+    return rows
+
+
+DQ_INPUT_TYPES = ("int8", "uint8", "int16", "uint16", "int32", "uint32")
+
+
+def dequantize_matrix(shape, provider) -> list[list]:
+    """Every DequantizeLinear path x input type x output type the lowering can take, against always-Cast/Sub/Mul.
+
+    per-tensor / per-axis: constant scale and zero point (uniform / varying along axis 1); blocked: run-time
+    full-shape scale and zero point at opset 21; decomposed: the same at opset 20 (or any opset for uint32).
+    The naive form gets the same tensors (full-shape) as run-time inputs.
+    """
+    import tempfile
+
+    rng = np.random.default_rng(5)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for out in ("float32", "float16"):
+            scale = rng.uniform(0.01, 0.1, size=shape).astype(DTYPES[out].numpy)
+            for it in DQ_INPUT_TYPES:
+                info = np.iinfo(it)
+                x = rng.integers(info.min, info.max, size=shape, dtype=it)
+                zp = np.full(shape, 3, it) if it != "int32" else np.zeros(shape, it)
+                per_axis = np.broadcast_to(np.linspace(0.01, 0.1, shape[1]).reshape(1, -1, *([1] * (len(shape) - 2))), shape)
+                np.save(Path(tmp) / "s_tensor.npy", np.full(shape, 0.05, DTYPES[out].numpy))
+                np.save(Path(tmp) / "s_axis.npy", per_axis.astype(DTYPES[out].numpy))
+                np.save(Path(tmp) / "z.npy", zp)
+                configs = [("native-per-tensor", 21, "s_tensor.npy"), ("native-per-axis", 21, "s_axis.npy"),
+                           ("native-blocked", 21, None), ("decomposed", 20, None)]
+                for path, opset, const_scale in configs:
+                    if it == "uint32" and path != "decomposed":
+                        continue
+                    inputs = {"x": (it, shape)}
+                    constants = {}
+                    if const_scale:
+                        constants = {"s": {"dtype": out, "shape": list(shape), "data": const_scale},
+                                     "z": {"dtype": it, "shape": list(shape), "data": "z.npy"}}
+                    else:
+                        inputs.update({"s": (out, shape), "z": (it, shape)})
+                    doc = {"name": "bench", "network": {
+                        "inputs": {n: {"dtype": d, "shape": list(s_)} for n, (d, s_) in inputs.items()}, "constants": constants,
+                        "layers": [{"name": "y", "op": "dml.DequantizeLinear", "inputs": ["x", "s", "z"]}], "outputs": ["y"]},
+                        "cases": [{"name": "c", "inputs": {n: {"random": "integers", "low": 0, "high": 1} for n in inputs}}]}
+                    spec = parse_spec(doc, Path(tmp) / "bench.yaml")
+                    model = build_model(spec.network, opset=opset)
+                    taken = {n.doc_string.split("]")[0].strip("[") for n in model.graph.node if n.doc_string.startswith("[")}
+                    feeds = {k: v for k, v in {"x": x, "s": scale, "z": zp}.items() if k in inputs}
+                    lowered = timed(model, feeds, provider)
+                    naive_feeds = {"x": x, "s": spec.network.constants.get("s", scale), "z": spec.network.constants.get("z", zp)}
+                    naive = timed(_naive_dequantize(shape, out, it), naive_feeds, provider)
+                    rows.append([f"{it}->{out} {path}" + ("" if taken == {path} else f" (took {'/'.join(sorted(taken))})"),
+                                 lowered * 1e3, naive * 1e3, lowered / naive])
+    return rows
+
+
+SECTIONS = [scale_rows, elementwise_rows, integer_division_rows, resize_rows, dequantize_rows]
 
 
 def main(argv=None) -> None:
@@ -240,9 +319,15 @@ def main(argv=None) -> None:
     parser.add_argument("--provider", default="cpu")
     parser.add_argument("--dtypes", nargs="+", default=["float32", "float16"])
     parser.add_argument("--nearest-only", action="store_true", help="only the NEAREST table")
+    parser.add_argument("--dequantize-matrix", action="store_true",
+                        help="only: every DequantizeLinear path x input type x output type against the naive form")
     args = parser.parse_args(argv)
     provider = resolve_provider(args.provider)
     shape = tuple(args.shape)
+    if args.dequantize_matrix:
+        print(f"DequantizeLinear paths on {list(shape)}, {provider} ({machine()})\n")
+        print(table(["input->output path", "lowered (ms)", "naive (ms)", "/ naive"], dequantize_matrix(shape, provider)))
+        return
     if not args.nearest_only:
         rows = []
         for dtype in args.dtypes:

@@ -30,6 +30,7 @@ from ..network import Layer, TensorType
 from ..registry import LayerKind, register_layer
 from ..schema import Attr, Enum
 from .builder import Lowered, LoweringContext, NodeBuilder
+from .scale import int8_to_float
 
 INTEGER_TYPES = (INT8, INT16, INT32, UINT8, UINT16, UINT32)
 FLOAT_TYPES = (FLOAT32, FLOAT16)
@@ -292,18 +293,23 @@ def _decomposed(b: NodeBuilder, layer: Layer, ctx: LoweringContext, plan: Plan) 
     wide = INT64 if x_dtype in (INT32, UINT32) else FLOAT32
     constants = [c for c in ctx.constant_inputs[1:] if c is not None]
     keep = varying_axes(*constants) if constants else []
+    def widen(tensor: str, why: str, to: DType = wide) -> str:
+        if x_dtype == INT8:  # float32 either way; a DequantizeLinear with scale 1 where the target casts no int8 (TensorRT)
+            return int8_to_float(b, tensor, ctx.target, why)
+        return b.cast(tensor, to, why=why)
+
     if plan.use_zero_point:
-        y = b.cast(layer.inputs[0], wide, why=f"{tag} {plan.reason}; input - zero_point is computed exactly in {wide}")
+        y = widen(layer.inputs[0], f"{tag} {plan.reason}; input - zero_point is computed exactly in {wide}")
         zp_const = ctx.constant_inputs[2]
         if zp_const is not None:
             zero_point = b.const("zero_point", compact(zp_const, keep).astype(wide.numpy))
         else:
-            zero_point = b.cast(layer.inputs[2], wide, why=f"{tag} zero point widened exactly to {wide}")
+            zero_point = widen(layer.inputs[2], f"{tag} zero point widened exactly to {wide}")
         y = b.op("Sub", [y, zero_point], why=f"{tag} exact difference")
         if wide != FLOAT32:
             y = b.cast(y, FLOAT32, why=f"{tag} round the exact difference once to float32")
     else:
-        y = b.cast(layer.inputs[0], FLOAT32, why=f"{tag} {plan.reason}; no zero point: round the input once to float32")
+        y = widen(layer.inputs[0], f"{tag} {plan.reason}; no zero point: round the input once to float32", FLOAT32)
     scale_const = ctx.constant_inputs[1]
     if scale_const is not None:
         scale = b.const("scale", compact(scale_const, keep).astype(np.float32))

@@ -16,7 +16,7 @@ from ..network import Layer, TensorType
 from ..registry import LayerKind, register_layer
 from ..schema import Enum
 from .builder import Lowered, LoweringContext, NodeBuilder
-from .scale import KEEP_PLUS_ZERO, to_int8
+from .scale import KEEP_PLUS_ZERO, int8_to_float, to_int8
 
 ARITHMETIC = (INT8, INT32, INT64, FLOAT16, FLOAT32, BFLOAT16)
 COMPARABLE = (INT32, INT64, FLOAT16, FLOAT32, BFLOAT16)
@@ -78,8 +78,8 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     op = layer.attrs["operation"]
     dtype = ctx.input_types[0].dtype
     x, y = layer.inputs
-    if dtype == INT8 and op not in ("MAX", "MIN"):
-        return b.finish(_int8(b, op, x, y))
+    if dtype == INT8 and (op not in ("MAX", "MIN") or ctx.target.includes("tensorrt")):
+        return b.finish(_int8(b, op, x, y, ctx.target))
     if dtype == INT8 and ctx.target.includes("ort-cuda"):  # MAX/MIN: exact in int32
         why = "onnxruntime's CUDA EP has no int8 Max/Min kernel: compare in int32 (exact), cast back"
         x, y = b.cast(x, INT32, why=why), b.cast(y, INT32, why=why)
@@ -122,18 +122,19 @@ def _deleted_as_noop(op: str, constants) -> bool:
     return zero(c, True)
 
 
-def _int8(b: NodeBuilder, op: str, x: str, y: str) -> str:
+def _int8(b: NodeBuilder, op: str, x: str, y: str, target) -> str:
     why = "int8 is quantized in TensorRT: compute in float32, then round and saturate"
-    xf, yf = b.cast(x, FLOAT32, why=why), b.cast(y, FLOAT32, why=why)
+    xf, yf = int8_to_float(b, x, target, why), int8_to_float(b, y, target, why)
     if op in ("DIV", "FLOOR_DIV"):
         q = b.op("Div", [xf, yf])
+        # x/0 is +-inf and saturates; 0/0 is NaN and becomes 0. DIV truncates toward zero, FLOOR_DIV floors.
+        rounding = "Trunc" if op == "DIV" and target.includes("tensorrt") else ""  # else the final Cast truncates
         if op == "FLOOR_DIV":
             q = b.op("Floor", [q])
-        # x/0 is +-inf and saturates; 0/0 is NaN and becomes 0. DIV truncates toward zero (the final Cast).
-        return to_int8(b, q, may_be_nan=True, rounding="")
+        return to_int8(b, q, may_be_nan=True, rounding=rounding, target=target)
     z = b.op(_ONNX_OP[op], [xf, yf])
-    # SUM, SUB and PROD of int8 values are exact integers in float32: only POWER needs rounding.
-    return to_int8(b, z, may_be_nan=False, rounding="Round" if op == "POWER" else "")
+    # SUM, SUB, PROD, MAX and MIN of int8 values are exact integers in float32: only POWER needs rounding.
+    return to_int8(b, z, may_be_nan=False, rounding="Round" if op == "POWER" else "", target=target)
 
 
 def _integer_division(b: NodeBuilder, op: str, x: str, y: str, dtype: DType, y_const) -> str:

@@ -117,7 +117,7 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
         why = {INT8: "int8 is quantized in TensorRT: compute in float32, then round half to even and saturate",
                FLOAT16: "compute in float32 and round once to float16, as the reference does",
                BFLOAT16: "the CPU EP has no bfloat16 Mul/Add/Pow; compute in float32, round once to bfloat16"}[x_type.dtype]
-        y = b.cast(y, FLOAT32, why=why)
+        y = int8_to_float(b, y, ctx.target, why) if x_type.dtype == INT8 else b.cast(y, FLOAT32, why=why)
     channels = _per_channel_affine(layer, x_type.shape, coeff) if ctx.target.name == "ort-cpu" else None
     if channels is not None:
         y = _batch_norm(b, y, *channels)
@@ -129,7 +129,8 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     if coeff["power"] is not None:
         y = _power(b, y, coeff["power"])
     if x_type.dtype == INT8:
-        y = to_int8(b, y, may_be_nan=coeff["power"] is not None and not np.all(coeff["power"] == np.round(coeff["power"])))
+        y = to_int8(b, y, may_be_nan=coeff["power"] is not None and not np.all(coeff["power"] == np.round(coeff["power"])),
+                    target=ctx.target)
     elif x_type.dtype != FLOAT32:
         y = b.cast(y, x_type.dtype, why="round the float32 result once to the output type")
     return b.finish(y)
@@ -204,14 +205,34 @@ def _power(b: NodeBuilder, y: str, power: np.ndarray) -> str:
     return b.op("Pow", [y, b.const("power", power)])
 
 
-def to_int8(b: NodeBuilder, y: str, *, may_be_nan: bool, rounding: str = "Round") -> str:
-    """float32 -> int8 the TensorRT way: round half to even, saturate; NaN becomes 0."""
+def to_int8(b: NodeBuilder, y: str, *, may_be_nan: bool, rounding: str = "Round", target=None) -> str:
+    """float32 -> int8 the TensorRT way: round half to even, saturate; NaN becomes 0.
+
+    ``rounding`` "Round" rounds half to even, "Trunc" truncates toward zero, "" means y is already
+    integral. For a target that includes tensorrt (onnx-tensorrt casts no int8: int8 is a quantized
+    type there) the result is QuantizeLinear(y, 1, int8 0), which rounds half to even and saturates.
+    """
     if may_be_nan:
         y = b.op("Where", [b.op("IsNaN", [y]), b.scalar("zero", 0, FLOAT32), y], why="NaN has no int8 value: spec2onnx defines it as 0")
-    if rounding:
+    if rounding == "Trunc":
+        # trunc(y) = sign(y) * floor(|y|): exact, and +-inf stay +-inf (they saturate below)
+        y = b.op("Mul", [b.op("Sign", [y]), b.op("Floor", [b.op("Abs", [y])])], why="int8 result: truncate toward zero")
+    if target is not None and target.includes("tensorrt"):
+        return b.op("QuantizeLinear", [y, b.scalar("unit_scale", 1, FLOAT32), b.scalar("int8_zero", 0, INT8)],
+                    why="int8 result: QuantizeLinear with scale 1 rounds half to even and saturates to [-128, 127] "
+                        "(TensorRT takes int8 only through quantization)")
+    if rounding == "Round":
         y = b.op(rounding, [y], why="int8 result: round (half to even) before saturating")
     y = b.op("Clip", [y, b.scalar("int8_min", -128, FLOAT32), b.scalar("int8_max", 127, FLOAT32)], why="int8 result: saturate to [-128, 127]")
     return b.cast(y, INT8, why="int8 result: the value is already integral and in range")
+
+
+def int8_to_float(b: NodeBuilder, x: str, target, why: str) -> str:
+    """int8 -> float32, exactly: Cast, or DequantizeLinear with scale 1 for a target that includes tensorrt."""
+    if target is not None and target.includes("tensorrt"):
+        return b.op("DequantizeLinear", [x, b.scalar("unit_scale", 1, FLOAT32)],
+                    why=why + " (DequantizeLinear with scale 1: TensorRT takes int8 only through dequantization)")
+    return b.cast(x, FLOAT32, why=why)
 
 
 register_layer(LayerKind(

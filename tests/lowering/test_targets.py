@@ -132,3 +132,37 @@ def test_the_cuda_check_sees_what_onnxruntime_refused_on_the_h100():
         spec = load_spec(path)
         model = build_model(spec.network, opset=opset_for(spec, Options()), target=Target("ort-cpu"))
         assert kind in {k for k, _ in cuda_problems(model)}, name
+
+
+def _int8_casts(model: onnx.ModelProto) -> list[str]:
+    inferred = onnx.shape_inference.infer_shapes(model)
+    types = {v.name: v.type.tensor_type.elem_type for v in
+             list(inferred.graph.value_info) + list(inferred.graph.input) + list(inferred.graph.output)}
+    int8 = onnx.TensorProto.INT8
+    return [n.name for n in model.graph.node if n.op_type in ("Cast", "Max", "Min")
+            and (types.get(n.input[0]) == int8 or types.get(n.output[0]) == int8)]
+
+
+@pytest.mark.parametrize("target", ["tensorrt", "portable"])
+def test_int8_reaches_tensorrt_only_through_quantize_and_dequantize(target):
+    """onnx-tensorrt casts no int8 (a quantized type there): int8 enters by DequantizeLinear, leaves by QuantizeLinear."""
+    checked = 0
+    for path in SPEC_FILES:
+        spec = load_spec(path)
+        if not any(t.dtype.name == "int8" for t in spec.network.types.values()) or "dml_dequantize" in str(path):
+            continue
+        model = build_model(spec.network, opset=opset_for(spec, Options()), target=Target(target))
+        assert not _int8_casts(model), path.stem
+        checked += 1
+    assert checked >= 10
+
+
+@pytest.mark.parametrize("path", SPEC_FILES, ids=_id)
+def test_the_targets_checker_finds_nothing_for_ort_cuda(path):
+    """converter.targets' check_model, at the opset converter.targets.opset picks for ort-cuda."""
+    from converter.targets.check import check_model, errors
+    from converter.targets.opset import model_for_target
+
+    spec = load_spec(path)
+    model, _, _ = model_for_target(spec, Target("ort-cuda"), opset_for(spec, Options()))
+    assert not errors(check_model(model, "ort-cuda"))
