@@ -164,5 +164,5 @@ def test_the_targets_checker_finds_nothing_for_ort_cuda(path):
     from converter.targets.opset import model_for_target
 
     spec = load_spec(path)
-    model, _, _ = model_for_target(spec, Target("ort-cuda"), opset_for(spec, Options()))
+    model = model_for_target(spec, Target("ort-cuda"), opset_for(spec, Options()))[0]
     assert not errors(check_model(model, "ort-cuda"))
