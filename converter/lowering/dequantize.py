@@ -14,6 +14,7 @@ Paths, best first; the chosen one is named in each node's doc string ("[path] wh
                                       axes / all but one: ONNX DequantizeLinear, opset >= 13
   native-blocked                      a full-shape scale as blocked quantization
                                       (block_size 1 on an axis of length >= 2), opset >= 21
+  (native paths to float16 only for GPU targets: on the CPU EP the decomposition is faster)
   decomposed                          Cast / Sub / Cast / Mul (/ Cast to float16) otherwise
 """
 
@@ -142,6 +143,11 @@ DQ_FLOAT16_OPSET = 19
 DQ_BLOCKED_OPSET = 21
 
 
+# Targets whose DequantizeLinear to float16 is worth one pass (GPU kernels); elsewhere (the CPU EP, and portable,
+# which runs there too) a float16 output takes the float32 decomposition, which is faster on onnxruntime's CPU EP.
+NATIVE_FLOAT16_TARGETS = ("ort-cuda", "tensorrt", "tensorrt-dla")
+
+
 @dataclass(frozen=True)
 class Plan:
     path: str  # native-per-tensor | native-per-axis | native-blocked | decomposed
@@ -243,6 +249,10 @@ def _choose_plan(ctx: LoweringContext) -> Plan:
     blocker = _native_blocker(ctx, use_zero_point)
     if blocker:
         return Plan("decomposed", blocker, use_zero_point)
+    if ctx.output_type.dtype == FLOAT16 and ctx.target.name not in NATIVE_FLOAT16_TARGETS:
+        return Plan("decomposed", "float16 output: onnxruntime's CPU DequantizeLinear writes float16 element by element, "
+                                  "slower than Cast/Sub/Mul in float32 and one Cast (0.5-1.0 against 1.2-2.0 of the naive "
+                                  "form: benchmarks/graphs.py --dequantize-matrix)", use_zero_point)
     if scale_const is not None and (not use_zero_point or zp_const is not None):
         varying = varying_axes(scale_const, zp_const if use_zero_point else None)
         what = "constant scale and zero point" if use_zero_point else "constant scale"

@@ -10,8 +10,10 @@ Run from the repo root: python -m specs.dml_dequantize.generate
 * feature levels: an allowed combination of each level (the refused ones are in
   tests/bad_specs/dml_dequantize/).
 
-Each spec name ends with the lowering path it is meant to take at its opset
-(tests/lowering/test_dequantize.py checks that it does). Every expected value below is
+Each spec name ends with the lowering path it is meant to take at its opset for the CPU EP
+(tests/lowering/test_dequantize.py checks that it does): float16 outputs take the decomposition
+there, faster than onnxruntime's CPU DequantizeLinear to float16; their native paths are lowered
+for ort-cuda and tensorrt and checked in the same test file. Every expected value below is
 computed by hand from output = float32(input - zero_point) * scale, rounded once to the
 output type (docs/semantics.md); the comments show the steps. Random cases carry no
 expected values: they are checked against the numpy reference. Tolerance is 0: every
@@ -116,7 +118,7 @@ def type_matrix() -> list[dict]:
                 shape = SHAPES[rank]
                 hand = HAND[x_type]
                 scale = hand["scale_f16"] if out_type == "float16" and "scale_f16" in hand else hand["scale"]
-                path = "decomposed" if x_type == "uint32" or (x_type == "int32" and with_zp) else "native-blocked"
+                path = "decomposed" if x_type == "uint32" or (x_type == "int32" and with_zp) or out_type == "float16" else "native-blocked"
                 inputs = {"x": (x_type, shape), "scale": (out_type, shape)}
                 literal = {"x": tiled(hand["x"], shape), "scale": tiled(scale, shape)}
                 rand = {"x": {"random": "integers", "seed": 10 * index}, "scale": random_scale(x_type, out_type, 10 * index + 1)}
@@ -150,7 +152,7 @@ def path_specs() -> list[dict]:
         constants={"scale": ("float32", [[0.5, 1.0, 2.0]] * 2), "zp": ("uint8", [[0, 128, 255]] * 2)}))
     # per-axis along axis 0 with float16, opset 19 (the first with float16 DequantizeLinear).
     out.append(spec(
-        "gen-dml-dq-int8-f16-r2-zp-native-per-axis-opset19", 19, {"x": ("int8", [3, 2])}, ["x", "scale", "zp"],
+        "gen-dml-dq-int8-f16-r2-zp-decomposed-opset19", 19, {"x": ("int8", [3, 2])}, ["x", "scale", "zp"],
         # differences [[126, -129], [-127, 128], [100, -100]] times 0.5, -2, 0.125 per row
         [{"name": "hand", "inputs": {"x": [[127, -128], [-128, 127], [100, -100]]},
           "expected": {"y": [[63.0, -64.5], [254.0, -256.0], [12.5, -12.5]]}},
@@ -159,7 +161,7 @@ def path_specs() -> list[dict]:
     # per-tensor float16 without zero point, opset 21 (int16 needs 21): scale 2^-10.
     # 32767 / 1024 = 31.9990234375; float16's step in [16, 32) is 2^-6, so it rounds to 32.
     out.append(spec(
-        "gen-dml-dq-int16-f16-r2-nozp-native-per-tensor-opset21", 21, {"x": ("int16", [2, 2])}, ["x", "scale"],
+        "gen-dml-dq-int16-f16-r2-nozp-decomposed-opset21", 21, {"x": ("int16", [2, 2])}, ["x", "scale"],
         [{"name": "hand", "inputs": {"x": [[-32768, 32767], [1, -1]]}, "expected": {"y": [[-32.0, 32.0], [2.0**-10, -(2.0**-10)]]}},
          {"name": "random", "inputs": {"x": {"random": "integers", "seed": 4}}}],
         constants={"scale": ("float16", [[2.0**-10] * 2] * 2)}))
@@ -180,7 +182,7 @@ def path_specs() -> list[dict]:
         constants={"scale": ("float32", [[1.0, 2.0], [3.0, 4.0]])}))
     # uniform constant scale but a runtime zero point: not per-tensor, blocked (opset 26, the newest here).
     out.append(spec(
-        "gen-dml-dq-uint16-f16-r3-zp-runtime-zp-native-blocked-opset26", 26, {"x": ("uint16", [1, 2, 2]), "zp": ("uint16", [1, 2, 2])},
+        "gen-dml-dq-uint16-f16-r3-zp-runtime-zp-decomposed-opset26", 26, {"x": ("uint16", [1, 2, 2]), "zp": ("uint16", [1, 2, 2])},
         ["x", "scale", "zp"],
         # scale 2: (65535-0)*2 = 131070 overflows float16 -> inf; (0-65535)*2 -> -inf; (7-3)*2 = 8; (3-7)*2 = -8
         [{"name": "hand", "inputs": {"x": [[[65535, 0], [7, 3]]], "zp": [[[0, 65535], [3, 7]]]}, "expected": {"y": [[[INF, -INF], [8.0, -8.0]]]}},
@@ -241,14 +243,14 @@ def edge_specs() -> list[dict]:
          {"name": "random-tiny", "inputs": {"x": {"random": "integers", "seed": 30}, "zp": {"random": "integers", "seed": 31},
                                             "scale": {"random": "uniform", "low": -1e-38, "high": 1e-38, "seed": 32}}}]))
     out.append(spec(
-        "gen-dml-dq-uint8-f16-r1-nozp-subnormal-scales-native-blocked", 21, {"x": ("uint8", [4]), "scale": ("float16", [4])}, ["x", "scale"],
+        "gen-dml-dq-uint8-f16-r1-nozp-subnormal-scales-decomposed", 21, {"x": ("uint8", [4]), "scale": ("float16", [4])}, ["x", "scale"],
         # 255 * 2^-24 and 3 * 3*2^-24 stay float16 subnormals (multiples of 2^-24); 1 * -2^-14 is the smallest normal
         [{"name": "hand", "inputs": {"x": [255, 3, 1, 0], "scale": [2.0**-24, 3 * 2.0**-24, -(2.0**-14), -(2.0**-24)]},
           "expected": {"y": [255 * 2.0**-24, 9 * 2.0**-24, -(2.0**-14), -0.0]}},
          {"name": "random-tiny", "inputs": {"x": {"random": "integers", "seed": 33},
                                             "scale": {"random": "uniform", "low": -1e-6, "high": 1e-6, "seed": 34}}}]))
     out.append(spec(
-        "gen-dml-dq-uint16-f16-r1-nozp-overflow-native-blocked", 21, {"x": ("uint16", [4]), "scale": ("float16", [4])}, ["x", "scale"],
+        "gen-dml-dq-uint16-f16-r1-nozp-overflow-decomposed", 21, {"x": ("uint16", [4]), "scale": ("float16", [4])}, ["x", "scale"],
         # float16's largest finite value is 65504; 65519 rounds down to it, 65520 is the halfway point and rounds (to even) to inf
         [{"name": "hand", "inputs": {"x": [65504, 65519, 65520, 65535], "scale": [1.0, 1.0, 1.0, -1.0]},
           "expected": {"y": [65504.0, 65504.0, INF, -INF]}}]))
@@ -271,7 +273,7 @@ def feature_level_specs() -> list[dict]:
               ("6.0", "uint32", "float16", True, 2), ("6.2", "uint8", "float16", False, 3)]
     for seed, (level, x_type, out_type, with_zp, rank) in enumerate(combos, start=40):
         shape = SHAPES[rank]
-        path = "decomposed" if x_type == "uint32" or (x_type == "int32" and with_zp) else "native-blocked"
+        path = "decomposed" if x_type == "uint32" or (x_type == "int32" and with_zp) or out_type == "float16" else "native-blocked"
         inputs = {"x": (x_type, shape), "scale": (out_type, shape)}
         rand = {"x": {"random": "integers", "seed": seed}, "scale": random_scale(x_type, out_type, seed + 100)}
         if with_zp:

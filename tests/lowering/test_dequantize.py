@@ -88,13 +88,13 @@ FULL = [[0.5, 1.0, 2.0], [4.0, 8.0, 16.0]]
     (dict(scale="const", scale_value=AXIS1, zp="const", zp_value=[[1, 2, 3]]), 13, "native-per-axis"),
     (dict(scale="const", scale_value=0.25, zp="const", zp_value=[[1], [2]]), 13, "native-per-axis"),
     (dict(x_type="int32", scale="const", scale_value=AXIS1, zp="const", zp_value=0), 13, "native-per-axis"),
-    (dict(out_type="float16", scale="const", scale_value=AXIS1, zp="none"), 19, "native-per-axis"),
+    (dict(out_type="float16", scale="const", scale_value=AXIS1, zp="none"), 19, "decomposed"),  # float16: faster on CPU
     (dict(x_type="uint16", scale="const", scale_value=0.5, zp="const", zp_value=9), 21, "native-per-tensor"),
     (dict(scale="const", scale_value=FULL, zp="none"), 21, "native-blocked"),
     (dict(scale="const", scale_value=0.25, zp="runtime"), 21, "native-blocked"),
     (dict(), 21, "native-blocked"),
     (dict(x_type="int32", zp="none"), 21, "native-blocked"),
-    (dict(out_type="float16"), max_supported_opset(), "native-blocked"),
+    (dict(out_type="float16"), max_supported_opset(), "decomposed"),
     (dict(), 20, "decomposed"),  # a full-shape scale needs opset 21
     (dict(scale="const", scale_value=FULL, zp="none"), 13, "decomposed"),
     (dict(x_type="uint32", scale="const", scale_value=0.5, zp="none"), 21, "decomposed"),
@@ -113,6 +113,48 @@ def test_each_configuration_takes_its_path(kwargs, opset, path):
     assert ops == ["DequantizeLinear"] if path.startswith("native") else "DequantizeLinear" not in ops
     legalizations = {p.key: p.value for p in model.metadata_props}["spec2onnx.legalizations"]
     assert f"[{path}]" in legalizations
+
+
+@pytest.mark.parametrize("target, kwargs, opset, path", [
+    ("ort-cuda", dict(out_type="float16", scale="const", scale_value=AXIS1, zp="none"), 19, "native-per-axis"),
+    ("ort-cuda", dict(out_type="float16", scale="const", scale_value=0.5, zp="const", zp_value=3), 21, "native-per-tensor"),
+    ("ort-cuda", dict(out_type="float16"), 21, "decomposed"),  # blocked: int4/uint4 only on CUDA
+    ("ort-cuda", dict(x_type="int16", scale="const", scale_value=0.5, zp="none"), 21, "decomposed"),  # no CUDA int16
+    ("ort-cuda", dict(scale="const", scale_value=0.5, zp="none"), 23, "decomposed"),  # DequantizeLinear-23: no CUDA kernel
+    ("ort-cuda", dict(shape=(3,), scale="const", scale_value=[0.5, 1.0, 2.0], zp="none"), 13, "decomposed"),  # rank 1 per-axis
+    ("tensorrt", dict(out_type="float16", scale="const", scale_value=AXIS1, zp="none"), 19, "native-per-axis"),
+    ("tensorrt", dict(scale="const", scale_value=0.5, zp="const", zp_value=3), 13, "decomposed"),  # zero point must be 0
+    ("tensorrt", dict(x_type="uint8", scale="const", scale_value=0.5, zp="none"), 13, "decomposed"),  # int8 only
+    ("portable", dict(out_type="float16", scale="const", scale_value=AXIS1, zp="none"), 19, "decomposed"),
+    ("portable", dict(scale="const", scale_value=AXIS1, zp="none"), 13, "native-per-axis"),
+])
+def test_each_target_takes_a_path_it_runs_and_keeps_the_bits(target, kwargs, opset, path):
+    from converter.targets import Target
+
+    spec = dq_spec(**kwargs)
+    model = build_model(spec.network, opset=opset, target=Target(target))
+    assert path_of(model) == path
+    feeds = feeds_for(spec, seed=opset)
+    want = reference.run_network(spec.network, feeds)["y"]
+    for level in OPT_LEVELS:
+        assert_same_bits(OrtRunner(model.SerializeToString(), opt_level=level).run(feeds)["y"], want)
+
+
+@pytest.mark.parametrize("opset", (19, 21, 22))
+@pytest.mark.parametrize("x_type", ("int8", "uint8"))
+def test_native_float16_paths_give_the_references_bits(x_type, opset):
+    """The CPU EP lowers float16 outputs through float32; the native float16 paths (for GPUs) must agree, bit for bit."""
+    from converter.targets import Target
+
+    for kwargs in (dict(scale="const", scale_value=0.125, zp="const", zp_value=3),
+                   dict(scale="const", scale_value=AXIS1, zp="none")):
+        spec = dq_spec(x_type, "float16", **kwargs)
+        model = build_model(spec.network, opset=opset, target=Target("ort-cuda"))
+        assert path_of(model).startswith("native")
+        feeds = feeds_for(spec, seed=opset)
+        want = reference.run_network(spec.network, feeds)["y"]
+        for level in OPT_LEVELS:
+            assert_same_bits(OrtRunner(model.SerializeToString(), opt_level=level).run(feeds)["y"], want)
 
 
 def test_per_axis_and_per_tensor_use_compact_constants():
