@@ -233,10 +233,12 @@ def _naive_dequantize(shape, out: str, x_type: str = "int8"):
 
 
 def integer_division_rows(shape, dtype, provider):
-    """int32/int64 DIV and FLOOR_DIV with a run-time divisor: the lowering against one unguarded ONNX Div.
+    """int32/int64 DIV and FLOOR_DIV: the lowering against one unguarded ONNX Div and the previous Where guards.
 
     The unguarded Div is what a naive converter emits; it traps on x / 0 and MIN / -1, so the divisor
-    here holds neither (the lowering's time does not depend on the values).
+    here holds neither (the lowering's time does not depend on the values). The divisor is a full-size
+    run-time tensor (the worst case: 7 of the 9 nodes are passes over it), a per-channel [1, C, 1, 1]
+    one, or a constant (computed at conversion: one Div, and a Mul where it holds 0, -1 or MIN).
     """
     if dtype != "float32":
         return []
@@ -245,21 +247,31 @@ def integer_division_rows(shape, dtype, provider):
     for it in ("int32", "int64"):
         info = np.iinfo(it)
         a = rng.integers(info.min, info.max, size=shape, dtype=it)
-        b = rng.integers(2, 1000, size=shape, dtype=it) * rng.choice(np.array([-1, 1], it), size=shape)
         floor = timed(mul_floor(list(shape), it), {"x": a}, provider)
-        div = timed(_model([helper.make_node("Div", ["a", "b"], ["y"])],
-                           [helper.make_tensor_value_info(n, DTYPES[it].onnx, list(shape)) for n in "ab"],
-                           helper.make_tensor_value_info("y", DTYPES[it].onnx, list(shape))), {"a": a, "b": b}, provider)
-        for op in ("DIV", "FLOOR_DIV"):
-            spec = layer_spec("trt.ElementWise", {"a": (it, shape), "b": (it, shape)}, {"operation": op})
-            lowered = timed(build_model(spec.network), {"a": a, "b": b}, provider)
-            guarded = timed(_guarded_division(shape, it, op), {"a": a, "b": b}, provider)
-            rows.append([f"ElementWise {op} {it} (one unguarded Div {div * 1e3:.3g} ms; Where-guarded {guarded * 1e3:.3g} ms)",
-                         lowered * 1e3, lowered / floor, lowered / div])
+        for label, bshape in (("full-size", tuple(shape)), ("per-channel", (1, shape[1]) + (1,) * (len(shape) - 2))):
+            b = rng.integers(2, 1000, size=bshape, dtype=it) * rng.choice(np.array([-1, 1], it), size=bshape)
+            feeds = {"a": a, "b": b}
+            div = timed(_model([helper.make_node("Div", ["a", "b"], ["y"])],
+                               [helper.make_tensor_value_info("a", DTYPES[it].onnx, list(shape)),
+                                helper.make_tensor_value_info("b", DTYPES[it].onnx, list(bshape))],
+                               helper.make_tensor_value_info("y", DTYPES[it].onnx, list(shape))), feeds, provider)
+            for op in ("DIV", "FLOOR_DIV"):
+                spec = layer_spec("trt.ElementWise", {"a": (it, shape), "b": (it, bshape)}, {"operation": op})
+                lowered = timed(build_model(spec.network), feeds, provider)
+                guarded = timed(_guarded_division(shape, bshape, it, op), feeds, provider)
+                rows.append([f"ElementWise {op} {it}, {label} divisor (unguarded Div {div * 1e3:.3g} ms; "
+                             f"previous Where guards {guarded / div:.2f}x it)", lowered * 1e3, lowered / floor, lowered / div])
+        constant = {"k": {"dtype": it, "shape": [1, shape[1]] + [1] * (len(shape) - 2),
+                          "data": np.arange(-shape[1] // 2, shape[1] - shape[1] // 2, dtype=it).reshape(
+                              [1, shape[1]] + [1] * (len(shape) - 2)).tolist()}}  # holds 0 and -1: Div, Mul
+        spec = layer_spec("trt.ElementWise", {"a": (it, shape)}, {"operation": "DIV"}, constants=constant, layer_inputs=["a", "k"])
+        lowered = timed(build_model(spec.network), {"a": a}, provider)
+        rows.append([f"ElementWise DIV {it}, constant per-channel divisor with 0 and -1 (Div, Mul)", lowered * 1e3,
+                     lowered / floor, lowered / div])
     return rows
 
 
-def _guarded_division(shape, dtype: str, op: str) -> onnx.ModelProto:
+def _guarded_division(shape, bshape, dtype: str, op: str) -> onnx.ModelProto:
     """The previous lowering, for comparison: Equal/Or/Where guards around Div (8 nodes; FLOOR_DIV 16)."""
     t = DTYPES[dtype].onnx
     k = {n: numpy_helper.from_array(np.array(v, DTYPES[dtype].numpy), n) for n, v in (("zero", 0), ("one", 1), ("m1", -1))}
@@ -273,7 +285,7 @@ def _guarded_division(shape, dtype: str, op: str) -> onnx.ModelProto:
                   n("Where", ["late", "q1", "q0"], ["qf"])]
         q = "qf"
     nodes += [n("Neg", ["a"], ["na"]), n("Where", ["m", "na", q], ["q2"]), n("Where", ["z", "zero", "q2"], ["y"])]
-    return _model(nodes, [helper.make_tensor_value_info(v, t, list(shape)) for v in "ab"],
+    return _model(nodes, [helper.make_tensor_value_info("a", t, list(shape)), helper.make_tensor_value_info("b", t, list(bshape))],
                   helper.make_tensor_value_info("y", t, list(shape)), list(k.values()))
 
 
