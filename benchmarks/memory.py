@@ -1,7 +1,8 @@
 """Big tensors in bounded memory: one trt.Resize case 1x64x512x512 -> 1x64x1024x1024 (256 MiB of float32 out).
 
 Each mode runs in a fresh interpreter (a subprocess), which validates the case in-process
-(``-j 0``) and reports its wall time and its peak RSS (``resource.getrusage(...).ru_maxrss``),
+(``-j 0``) and reports its wall time, its CPU time (user + system: less disturbed by other
+load on the machine) and its peak RSS (``resource.getrusage(...).ru_maxrss``),
 next to the RSS of the interpreter with spec2onnx and onnxruntime imported (the floor any run
 starts from). In the same child, each phase is timed again, and ``compare`` runs under
 tracemalloc: its peak extra memory, against the output's bytes.
@@ -38,9 +39,9 @@ from converter.spec import load_spec
 
 floor = rss_mib()
 path = Path(sys.argv[1])
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 results = list(run_validation([path], make_options(), jobs=0))
-wall = time.perf_counter() - t0
+wall, cpu = time.perf_counter() - t0, time.process_time() - c0
 assert [r.outcome for r in results] == ["PASS"], [r.problems for r in results]
 peak = rss_mib()
 
@@ -58,7 +59,7 @@ t = time.perf_counter(); mismatch = compare(got, want, tolerance); phases["compa
 compare_peak = tracemalloc.get_traced_memory()[1]
 tracemalloc.stop()
 assert mismatch is None
-print(json.dumps({"wall": wall, "peak": peak, "floor": floor, "phases": phases,
+print(json.dumps({"wall": wall, "cpu": cpu, "peak": peak, "floor": floor, "phases": phases,
                   "compare_extra": compare_peak, "output_bytes": got.nbytes}))
 """
 
@@ -97,13 +98,13 @@ def main(argv=None) -> None:
             path.write_text(yaml.safe_dump(spec(mode, args.size), sort_keys=False))
             m = measure(path)
             mib = 2**20
-            rows.append([f"Resize {mode}", f"{m['wall']:.2f} s", f"{m['peak'] / 1024:.2f} GiB",
+            rows.append([f"Resize {mode}", f"{m['wall']:.2f} s", f"{m['cpu']:.2f} s", f"{m['peak'] / 1024:.2f} GiB",
                          f"{m['floor']:.0f} MiB", f"{m['compare_extra'] / mib:.1f} MiB",
                          f"{m['compare_extra'] / m['output_bytes']:.3f}"])
             phase_rows.append([f"Resize {mode}"] + [f"{m['phases'][p] * 1000:.0f}" for p in PHASES])
     shape = f"1x64x{args.size}x{args.size} -> 1x64x{2 * args.size}x{2 * args.size}"
     print(f"One validated case, {shape}, float32, in a fresh process ({machine()})\n")
-    print(table(["case", "validate (in-process)", "peak RSS", "RSS after imports", "compare's extra memory",
+    print(table(["case", "validate (in-process)", "CPU time", "peak RSS", "RSS after imports", "compare's extra memory",
                  "/ output bytes"], rows))
     print("\nPhases, ms (timed again in the same process)\n")
     print(table(["case"] + list(PHASES), phase_rows))

@@ -53,8 +53,13 @@ def _kind(value: Any) -> str:
     return "nothing" if value is None else f"{type(value).__name__} {value!r}"[:80]
 
 
+npy_reads = 0  # .npy files read so far in this process (a spec that reads one is never cached: converter/spec_cache.py)
+
+
 def _load_npy(path_text: str, spec_dir: Path) -> np.ndarray:
     """A plain numeric array from a .npy file inside the spec's folder, checked before numpy reads the data."""
+    global npy_reads
+    npy_reads += 1
     text = printable(path_text)  # as messages show it
     if not path_text.endswith(".npy"):
         raise SpecError(f"{path_text!r}: a string must be the path of a .npy file")

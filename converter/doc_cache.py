@@ -92,7 +92,11 @@ def _write(path: Path, document: Any) -> None:
         payload = pickle.dumps(document, protocol=pickle.HIGHEST_PROTOCOL)
     except (pickle.PicklingError, RecursionError, TypeError):
         return
-    blob = MAGIC + hashlib.sha256(payload).digest() + payload
+    write_atomic(path, MAGIC + hashlib.sha256(payload).digest() + payload)
+
+
+def write_atomic(path: Path, blob: bytes) -> None:
+    """Write a cache entry: a temporary file renamed into place; nothing on a read-only or full disk."""
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")

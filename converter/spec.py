@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import budget, casedata, doc_cache, safe_yaml
+from . import budget, casedata, doc_cache, safe_yaml, spec_cache
 from .compare import Tolerance
 from .dtypes import DTYPES
 from .errors import SpecError, UserError
@@ -72,14 +72,27 @@ def load_spec(path: str | Path, *, max_memory: int | None = None, runs: int = 1)
     path = Path(path)
     try:
         with gc_paused():
-            document = read_document(path)
-            return parse_spec(document, path, max_memory=max_memory, runs=runs)
+            data = _read_bytes(path)
+            limit = budget.default_budget() if max_memory is None else max_memory
+            cached = spec_cache.get(data, path, limit, runs)
+            if cached is not None:
+                return cached
+            npy_reads = casedata.npy_reads
+            spec = parse_spec(_document(data, path), path, max_memory=max_memory, runs=runs)
+            if casedata.npy_reads == npy_reads:  # it depends on its own file only
+                est = budget.estimate(spec.network, [{"expected": c.expected or {}} for c in spec.cases])
+                spec_cache.put(data, path, spec, est.total, est.runtime)
+            return spec
     except UserError as exc:
         raise exc.located(file=str(path)) from None
 
 
 def read_document(path: Path) -> Any:
     """The plain data of a spec file, read safely (see ``converter.safe_yaml`` for the limits)."""
+    return _document(_read_bytes(path), path)
+
+
+def _read_bytes(path: Path) -> bytes:
     if path.suffix not in SPEC_SUFFIXES:
         raise SpecError(f"not a spec file: expected one of {', '.join(SPEC_SUFFIXES)}")
     try:
@@ -95,6 +108,10 @@ def read_document(path: Path) -> Any:
         raise SpecError(f"cannot read: {exc.strerror or exc}") from None
     if len(data) > MAX_SPEC_BYTES:
         raise SpecError(f"larger than the {MAX_SPEC_BYTES // 2**20} MiB limit for spec files")
+    return data
+
+
+def _document(data: bytes, path: Path) -> Any:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -222,7 +222,7 @@ def resize(x: np.ndarray, out_shape: tuple[int, ...], *, resize_mode: str = "NEA
         return np.ascontiguousarray(y)
 
     cdtype = _compute_dtype(x.dtype)
-    y = x.astype(cdtype)
+    y = x.astype(cdtype, copy=False)  # (_gather_weighted never writes into its input)
     for ax in axes:
         l_in = x.shape[ax]
         num, den = coordinate_fractions(l_in, out_shape[ax], ct, sel)
@@ -235,4 +235,4 @@ def resize(x: np.ndarray, out_shape: tuple[int, ...], *, resize_mode: str = "NEA
     if np.issubdtype(x.dtype, np.integer):
         info = np.iinfo(x.dtype)
         y = np.clip(np.rint(y), info.min, info.max)
-    return y.astype(x.dtype)
+    return y.astype(x.dtype, copy=False)  # float32 in, float32 out: y is already a fresh array

@@ -1,0 +1,139 @@
+"""A cache of loaded specs (validated, case data made), for specs that depend on nothing but their file.
+
+Loading a small spec is mostly parsing, validating and making its case data; unpickling the
+result is about a fifth of that (benchmarks/throughput.py). Entries live beside the document
+cache (``converter.doc_cache``: same folder, same switch ``SPEC2ONNX_CACHE=off``), under ``specs/``.
+
+An entry is used only when
+
+* its key matches: SHA-256 of the file's bytes, the spec's folder, and the source of every module
+  of spec2onnx with the versions of Python, numpy, ml_dtypes and PyYAML (any change to the code
+  that validates specs is a new key);
+* its HMAC-SHA-256, under a random key kept in the cache folder (readable by its owner only),
+  matches: an entry that was damaged, or written by anyone without that key, is a miss;
+* the estimate of its peak memory (kept beside it, covered by the HMAC) fits the budget of this
+  run; otherwise the spec is loaded afresh, which refuses it with the usual message;
+* it unpickles with only the classes a spec is made of (the dataclasses of spec2onnx's spec,
+  numpy arrays and dtypes, ml_dtypes' bfloat16, paths); anything else is refused.
+
+Only specs that read no ``.npy`` file (a file can change without the spec changing) and use only
+spec2onnx's own layer kinds (a plugin's code is not in the key) are cached.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import hmac
+import io
+import os
+import pickle
+import secrets
+import sys
+from pathlib import Path
+
+from . import doc_cache
+
+MAGIC = b"s2o-spc1"
+_HEADER = 16  # two 8-byte numbers: the estimate's total with one runtime configuration, and its runtime part
+BUILTIN_OPS = frozenset({"trt.Scale", "trt.ElementWise", "trt.Resize", "dml.DequantizeLinear"})
+_PACKAGE = __name__.rpartition(".")[0]  # converter in a checkout, spec2onnx when installed
+_ALLOWED = {
+    (f"{_PACKAGE}.{module}", name) for module, name in (
+        ("spec", "Spec"), ("spec", "Case"), ("network", "Network"), ("network", "TensorType"), ("network", "Layer"),
+        ("dtypes", "DType"), ("compare", "Tolerance"), ("xfail", "XfailRule"))
+} | {
+    ("numpy", "dtype"), ("numpy", "ndarray"), ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy._core.numeric", "_frombuffer"), ("numpy.core.multiarray", "_reconstruct"),
+    ("numpy.core.numeric", "_frombuffer"), ("ml_dtypes", "bfloat16"), ("pathlib", "PosixPath"),
+    ("pathlib", "WindowsPath"), ("pathlib", "Path"),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _code_id() -> bytes:
+    import ml_dtypes
+    import numpy
+    import yaml
+
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256("\0".join([sys.version, numpy.__version__, ml_dtypes.__version__, yaml.__version__]).encode())
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.digest()
+
+
+def _secret(folder: Path) -> bytes | None:
+    path = folder / "key"
+    try:
+        return path.read_bytes()[:32] or None
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(secrets.token_bytes(32))
+        return path.read_bytes()[:32]
+    except FileExistsError:  # another process made it first
+        try:
+            return path.read_bytes()[:32] or None
+        except OSError:
+            return None
+    except OSError:
+        return None
+
+
+def _entry(folder: Path, data: bytes, spec_path: Path) -> Path:
+    key = hashlib.sha256(_code_id() + str(spec_path.resolve().parent).encode() + b"\0" + data).hexdigest()
+    return folder / "specs" / key[:2] / f"{key[2:]}.pickle"
+
+
+class _SpecUnpickler(pickle.Unpickler):
+    def find_class(self, module, name):
+        if (module, name) not in _ALLOWED:
+            raise pickle.UnpicklingError(f"a cached spec holds no {module}.{name}")
+        return super().find_class(module, name)
+
+
+def get(data: bytes, spec_path: Path, budget: int, runs: int):
+    """The cached Spec for a file holding ``data``, or None."""
+    folder = doc_cache.cache_dir()
+    secret = _secret(folder) if folder is not None else None
+    if secret is None:
+        return None
+    try:
+        blob = _entry(folder, data, spec_path).read_bytes()
+    except OSError:
+        return None
+    head = len(MAGIC) + 32
+    if blob[:len(MAGIC)] != MAGIC or not hmac.compare_digest(hmac.digest(secret, blob[head:], "sha256"), blob[len(MAGIC):head]):
+        return None
+    total, runtime = int.from_bytes(blob[head:head + 8], "little"), int.from_bytes(blob[head + 8:head + _HEADER], "little")
+    if total + (runtime if runs > 1 else 0) > budget:
+        return None  # loaded afresh: that refuses it, with the estimate in the message
+    try:
+        spec = _SpecUnpickler(io.BytesIO(blob[head + _HEADER:])).load()
+    except Exception:  # noqa: BLE001 - any damage is a miss
+        return None
+    from .spec import Spec
+
+    return dataclasses.replace(spec, path=spec_path) if isinstance(spec, Spec) else None
+
+
+def put(data: bytes, spec_path: Path, spec, total: int, runtime: int) -> None:
+    """Keep ``spec`` (loaded from ``data``, reading no other file) for the next load."""
+    if not set(spec.ops) <= BUILTIN_OPS:
+        return
+    folder = doc_cache.cache_dir()
+    secret = _secret(folder) if folder is not None else None
+    if secret is None:
+        return
+    try:
+        payload = total.to_bytes(8, "little") + runtime.to_bytes(8, "little") + pickle.dumps(spec, protocol=5)
+    except (pickle.PicklingError, TypeError, AttributeError, OverflowError):
+        return
+    doc_cache.write_atomic(_entry(folder, data, spec_path), MAGIC + hmac.digest(secret, payload, "sha256") + payload)

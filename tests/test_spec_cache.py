@@ -1,0 +1,136 @@
+"""The loaded-spec cache: a hit equals a fresh load; foreign, damaged or over-budget entries are misses."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from converter import spec_cache
+from converter.errors import SpecError
+from converter.spec import load_spec
+
+SPEC = """\
+name: cached-spec
+tolerance: {atol: 1e-5}
+network:
+  inputs: {x: {dtype: bfloat16, shape: [2, 3]}}
+  constants: {k: {dtype: float32, shape: [1, 3], data: [[1, 2, 3]]}}
+  layers:
+  - {name: y, op: trt.ElementWise, inputs: [x, x], operation: SUM}
+  outputs: [y]
+cases:
+- name: c
+  inputs: {x: {random: uniform, seed: 4}}
+- name: d
+  inputs: {x: [[1, 2, 3], [4, 5, 6]]}
+  expected: {y: [[2, 4, 6], [8, 10, 12]]}
+"""
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("SPEC2ONNX_CACHE", str(folder))
+    return folder
+
+
+def _write(tmp_path: Path, text: str = SPEC, name: str = "s.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def _entries(folder: Path) -> list[Path]:
+    return sorted((folder / "specs").rglob("*.pickle")) if (folder / "specs").exists() else []
+
+
+def _same(a, b, where=""):
+    if isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(), where
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys(), where
+        for key in a:
+            _same(a[key], b[key], f"{where}.{key}")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            _same(x, y, f"{where}[{i}]")
+    elif hasattr(a, "__dataclass_fields__"):
+        assert type(a) is type(b), where
+        for name in a.__dataclass_fields__:
+            _same(getattr(a, name), getattr(b, name), f"{where}.{name}")
+    else:
+        assert a == b, (where, a, b)
+
+
+def test_a_hit_equals_a_fresh_load_and_skips_parsing(tmp_path, cache, monkeypatch):
+    path = _write(tmp_path)
+    fresh = load_spec(path)
+    (entry,) = _entries(cache)
+    monkeypatch.setattr("converter.spec.parse_spec", lambda *a, **k: pytest.fail("parsed again"))
+    hit = load_spec(path)
+    _same(hit, fresh)
+    assert hit.cases[0].inputs["x"] is not fresh.cases[0].inputs["x"]  # fresh arrays every time
+    assert (cache / "key").stat().st_mode & 0o077 == 0
+
+
+def test_the_given_path_is_the_specs_path(tmp_path, cache, monkeypatch):
+    path = _write(tmp_path)
+    load_spec(path)
+    monkeypatch.chdir(tmp_path)
+    assert load_spec(Path("s.yaml")).path == Path("s.yaml")
+
+
+def test_specs_reading_npy_files_are_not_cached(tmp_path, cache):
+    np.save(tmp_path / "x.npy", np.ones((2, 3), np.float32))
+    load_spec(_write(tmp_path, SPEC.replace("bfloat16", "float32").replace("{random: uniform, seed: 4}", "x.npy")))
+    assert _entries(cache) == []
+
+
+def test_an_entry_without_the_right_hmac_is_a_miss(tmp_path, cache):
+    path = _write(tmp_path)
+    fresh = load_spec(path)
+    (entry,) = _entries(cache)
+    other = load_spec(_write(tmp_path, SPEC.replace("seed: 4", "seed: 5"), "other.yaml"))
+    payload = entry.read_bytes()[len(spec_cache.MAGIC) + 32:][:16] + pickle.dumps(other)  # seed 5's data
+    entry.write_bytes(spec_cache.MAGIC + hashlib.sha256(payload).digest() + payload)  # a checksum, not the HMAC
+    _same(load_spec(path), fresh)
+
+
+class _Evil:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return os.system, (f"touch {self.marker}",)
+
+
+def test_even_a_signed_entry_unpickles_only_the_classes_of_a_spec(tmp_path, cache):
+    path = _write(tmp_path)
+    fresh = load_spec(path)
+    (entry,) = _entries(cache)
+    marker = tmp_path / "pwned"
+    payload = (1).to_bytes(8, "little") + (0).to_bytes(8, "little") + pickle.dumps(_Evil(str(marker)))
+    secret = (cache / "key").read_bytes()
+    entry.write_bytes(spec_cache.MAGIC + hmac.digest(secret, payload, "sha256") + payload)
+    _same(load_spec(path), fresh)
+    assert not marker.exists()
+
+
+def test_the_budget_holds_for_cached_specs(tmp_path, cache):
+    path = _write(tmp_path)
+    load_spec(path, max_memory=2**30)
+    with pytest.raises(SpecError, match="above the memory budget of 100 bytes"):
+        load_spec(path, max_memory=100)
+
+
+def test_no_caching_when_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPEC2ONNX_CACHE", "off")
+    load_spec(_write(tmp_path))
+    assert not any(tmp_path.rglob("*.pickle"))
