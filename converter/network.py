@@ -68,6 +68,7 @@ class Network:
     layers: list[Layer]  # in an order where every layer comes after what it reads
     outputs: list[str]
     types: dict[str, TensorType] = field(default_factory=dict)  # every tensor: inputs, constants, layers
+    scales: dict[str, float] = field(default_factory=dict)  # int8 tensors with a dynamic_range: name -> range / 127
 
     @functools.cached_property
     def _layers_by_name(self) -> dict[str, Layer]:
@@ -76,3 +77,17 @@ class Network:
     def layer(self, name: str) -> Layer:
         """The layer that produces tensor ``name``."""
         return self._layers_by_name[name]
+
+    def quantization(self, layer: Layer) -> tuple[tuple[float | None, ...], float | None] | None:
+        """(input scales, output scale) of a layer that reads or writes an int8 tensor with a dynamic range.
+
+        None when it touches no such tensor (it keeps its own int8 rules). A scale is None for a
+        tensor that is not int8 and 1.0 for an int8 one without a range (docs/semantics.md).
+        """
+        if not self.scales or not any(t in self.scales for t in (*layer.inputs, layer.name)):
+            return None
+
+        def scale(tensor: str) -> float | None:
+            return self.scales.get(tensor, 1.0) if self.types[tensor].dtype.name == "int8" else None
+
+        return tuple(scale(t) for t in layer.inputs), scale(layer.name)

@@ -20,6 +20,7 @@ from .dtypes import DTYPES
 from .errors import SpecError, UserError
 from .memory import gc_paused
 from .network import MAX_ELEMENTS, MAX_RANK, Layer, Network, TensorType
+from .quantization import check_quantized_layers, parse_dynamic_range
 from .registry import did_you_mean, layer_kind
 from .xfail import XfailRule, parse_rules
 
@@ -29,7 +30,7 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 
 TOP_KEYS = ("name", "source", "description", "opset", "tolerance", "xfail", "network", "cases")
 NETWORK_KEYS = ("inputs", "constants", "layers", "outputs")
-LAYER_KEYS = ("name", "op", "inputs")
+LAYER_KEYS = ("name", "op", "inputs", "dynamic_range")
 CASE_KEYS = ("name", "description", "inputs", "expected", "tolerance")
 
 
@@ -158,10 +159,13 @@ def _parse_network(doc: Any, spec_dir: Path, max_memory: int | None = None) -> N
     doc = _mapping(doc, "network", NETWORK_KEYS, required=("inputs", "layers", "outputs"))
     types: dict[str, TensorType] = {}
     inputs = {}
+    scales: dict[str, float] = {}  # int8 tensors with a dynamic_range (converter/quantization.py)
     for name, tdoc in _mapping(doc["inputs"], "network.inputs").items():
         where = f"network.inputs.{name}"
         _name(name, where)
-        inputs[name] = types[name] = _tensor_type(tdoc, where, ("dtype", "shape"))
+        inputs[name] = types[name] = _tensor_type(tdoc, where, ("dtype", "shape", "dynamic_range"))
+        if "dynamic_range" in tdoc:
+            scales[name] = _at(f"{where}.dynamic_range", parse_dynamic_range, tdoc["dynamic_range"], inputs[name])
     constant_docs = _mapping(doc.get("constants") or {}, "network.constants")
     constant_types = {}
     for name, tdoc in constant_docs.items():
@@ -169,7 +173,9 @@ def _parse_network(doc: Any, spec_dir: Path, max_memory: int | None = None) -> N
         _name(name, where)
         if name in types:
             raise SpecError(f"name {name!r} is already a network input", field=where)
-        constant_types[name] = _tensor_type(tdoc, where, ("dtype", "shape", "data"), required=("dtype", "shape", "data"))
+        constant_types[name] = _tensor_type(tdoc, where, ("dtype", "shape", "data", "dynamic_range"), required=("dtype", "shape", "data"))
+        if "dynamic_range" in tdoc:
+            scales[name] = _at(f"{where}.dynamic_range", parse_dynamic_range, tdoc["dynamic_range"], constant_types[name])
     budget.check_constants(constant_types, max_memory)  # before any constant is made
     constants = {}
     for name, ttype in constant_types.items():
@@ -188,6 +194,11 @@ def _parse_network(doc: Any, spec_dir: Path, max_memory: int | None = None) -> N
         if huge:  # an empty tensor has 0 elements whatever its other dimensions: check them one by one
             raise SpecError(f"output dimension {huge[0]} is above the 2^31 limit (output shape {list(out.shape)})", field=layer.field)
         types[layer.name] = out
+    for i, raw in enumerate(raw_layers):  # a layer's dynamic_range: its output tensor's, known now
+        if "dynamic_range" in raw:
+            where = f"network.layers[{i}].dynamic_range"
+            scales[raw["name"]] = _at(where, parse_dynamic_range, raw["dynamic_range"], types[raw["name"]])
+    check_quantized_layers(ordered, scales)
     layer_names = {layer.name for layer in layers}
     outputs = []
     for i, name in enumerate(_list(doc["outputs"], "network.outputs", nonempty=True)):
@@ -197,7 +208,7 @@ def _parse_network(doc: Any, spec_dir: Path, max_memory: int | None = None) -> N
         if name in outputs:
             raise SpecError(f"{name!r} is listed twice", field=where)
         outputs.append(name)
-    return Network(inputs, constants, ordered, outputs, types)
+    return Network(inputs, constants, ordered, outputs, types, scales)
 
 
 def _parse_layer(raw: Any, where: str, types: dict, inputs: dict, constants: dict) -> Layer:

@@ -12,6 +12,7 @@ from ..network import Network
 from ..registry import layer_kind
 from ..targets import Target, target_for_provider
 from .builder import LoweringContext
+from .quantized import lower_quantized
 
 DEFAULT_OPSET = 17
 MIN_OPSET = 13
@@ -50,7 +51,8 @@ def _build_model(network: Network, *, name: str, opset: int, provider: str, doc:
             output_type=network.types[layer.name],
             constant_inputs=tuple(network.constants.get(t) for t in layer.inputs),
         )
-        lowered = layer_kind(layer.op).lower(layer, ctx)
+        lower, quantization = layer_kind(layer.op).lower, network.quantization(layer)
+        lowered = lower(layer, ctx) if quantization is None else lower_quantized(lower, layer, ctx, *quantization)
         if not lowered.nodes or lowered.nodes[-1].output[0] != layer.name:
             raise InternalError(f"lowering of {layer.op} did not produce tensor {layer.name!r}")
         nodes.extend(lowered.nodes)

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..network import Layer, Network
 from . import dequantize, elementwise, resize, scale
+from .quantized import run_quantized
 
 REFERENCES: dict[str, Callable[[Layer, list[np.ndarray]], np.ndarray]] = {
     "trt.Scale": scale.reference,
@@ -34,7 +35,8 @@ def run_network(network: Network, feeds: dict[str, np.ndarray]) -> dict[str, np.
     values: dict[str, np.ndarray] = dict(network.constants)
     values.update(feeds)
     for layer in network.layers:
-        out = REFERENCES[layer.op](layer, [values[t] for t in layer.inputs])
+        fn, args, quantization = REFERENCES[layer.op], [values[t] for t in layer.inputs], network.quantization(layer)
+        out = fn(layer, args) if quantization is None else run_quantized(fn, layer, args, *quantization)
         want = network.types[layer.name]
         if out.dtype != want.dtype.numpy or not want.matches(out.shape):
             raise AssertionError(f"reference for {layer.op} gave {out.dtype}{list(out.shape)} for {layer.name!r}, expected {want}")

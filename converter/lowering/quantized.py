@@ -1,0 +1,53 @@
+"""int8 tensors with a quantization scale (TensorRT's dynamic range): dequantize -> op -> quantize.
+
+A TensorRT layer that reads or writes an int8 tensor with a ``dynamic_range`` (``Network.scales``)
+computes on real values: each int8 input ``q`` becomes ``q * scale`` in float32, the layer runs as
+its float32 form (the same lowering, given float32 types), and an int8 output is
+``saturate(round_half_even(y / scale))``, NaN -> 0. An int8 tensor of such a layer without a range
+has scale 1. Layers touching no range keep their own int8 lowering. docs/semantics.md, "int8
+quantization scales".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..dtypes import FLOAT32, INT8
+from ..network import Layer, TensorType
+from .builder import Lowered, LoweringContext, NodeBuilder
+from .scale import to_int8
+
+
+def lower_quantized(lower, layer: Layer, ctx: LoweringContext, in_scales, out_scale) -> Lowered:
+    """``lower`` (the layer kind's lowering) wrapped in dequantize / quantize nodes."""
+    b = NodeBuilder(layer)
+    inputs, input_types, constants = [], [], []
+    for name, ttype, scale, value in zip(layer.inputs, ctx.input_types, in_scales, ctx.constant_inputs):
+        if scale is None:  # not an int8 tensor: as it is (e.g. Resize's shape input)
+            inputs.append(name)
+            input_types.append(ttype)
+            constants.append(value)
+            continue
+        x = b.cast(name, FLOAT32, why="int8 with a dynamic range: dequantize (q * scale, in float32)")
+        if scale != 1.0:
+            x = b.op("Mul", [x, b.scalar("input_scale", scale, FLOAT32)], why="dequantize: times the input's scale")
+        inputs.append(x)
+        input_types.append(TensorType(FLOAT32, ttype.shape))
+        constants.append(None if value is None else value.astype(np.float32) * np.float32(scale))
+    out_type = ctx.output_type
+    inner_out = TensorType(FLOAT32, out_type.shape) if out_type.dtype == INT8 else out_type
+    inner_layer = dataclasses.replace(layer, name=f"{layer.name}/real", inputs=tuple(inputs))
+    inner_ctx = dataclasses.replace(ctx, input_types=tuple(input_types), output_type=inner_out,
+                                    constant_inputs=tuple(constants))
+    inner = lower(inner_layer, inner_ctx)
+    b.lowered.nodes.extend(inner.nodes)
+    b.lowered.initializers.extend(inner.initializers)
+    b.lowered.legalizations.extend(inner.legalizations)
+    y = inner_layer.name
+    if out_type.dtype == INT8:
+        if out_scale != 1.0:
+            y = b.op("Div", [y, b.scalar("output_scale", out_scale, FLOAT32)], why="quantize: divide by the output's scale")
+        y = to_int8(b, y, may_be_nan=True)
+    return b.finish(y)
