@@ -32,6 +32,7 @@ from ..registry import LayerKind, register_layer
 from ..schema import Attr, Enum
 from .builder import Lowered, LoweringContext, NodeBuilder
 from .scale import int8_to_float
+from .strides import Strides, check_strides, lower_strided
 
 INTEGER_TYPES = (INT8, INT16, INT32, UINT8, UINT16, UINT32)
 FLOAT_TYPES = (FLOAT32, FLOAT16)
@@ -74,6 +75,7 @@ class FeatureLevel(Attr):
 
 ATTRIBUTES = {
     "feature_level": FeatureLevel("DirectML feature level whose tensor table applies (default: the newest)", default=NEWEST_LEVEL),
+    "strides": Strides("DML_BUFFER_TENSOR_DESC strides of the scale / zero point buffers (stride 0 broadcasts)", default={}),
     "output_dtype": Enum("OutputTensor's data type; must be the scale's (default: the scale's)", default="", choices=("float32", "float16")),
 }
 
@@ -104,8 +106,9 @@ def check(layer: Layer, in_types) -> TensorType:
                         "DirectML requires one data type for OutputTensor and ScaleTensor", field="output_dtype")
     if not 1 <= x.rank <= MAX_RANK:
         raise SpecError(f"input {x_name!r} has {x.rank} dimensions; DirectML allows 1 to {MAX_RANK}", field="inputs[0]")
+    strided = check_strides(layer, in_types)  # a strided tensor is a buffer read through its strides
     for j, (what, t) in enumerate((("scale", scale), ("zero point", zero_point)), start=1):
-        if t is not None and t.shape != x.shape:
+        if t is not None and j not in strided and t.shape != x.shape:
             raise SpecError(f"{what} {layer.inputs[j]!r} has shape {list(t.shape)}, input {x_name!r} has {list(x.shape)}; "
                             "DirectML requires the same dimension count and sizes (no broadcasting)", field=f"inputs[{j}]")
     _check_level(layer, x, scale, zero_point is not None)
@@ -273,6 +276,12 @@ def _choose_plan(ctx: LoweringContext) -> Plan:
 
 
 def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
+    if layer.attrs["strides"]:  # the strided buffers become full-shape views first (strides.py)
+        return lower_strided(_lower_dense, layer, ctx)
+    return _lower_dense(layer, ctx)
+
+
+def _lower_dense(layer: Layer, ctx: LoweringContext) -> Lowered:
     plan = choose_plan(ctx)
     b = NodeBuilder(layer)
     if plan.path == "decomposed":

@@ -15,6 +15,10 @@ from ..network import Layer
 
 
 def reference(layer: Layer, inputs: list[np.ndarray]) -> np.ndarray:
+    inputs = list(inputs)
+    for role, strides in (layer.attrs.get("strides") or {}).items():  # DML_BUFFER_TENSOR_DESC strides
+        index = {"scale": 1, "zero_point": 2}[role]
+        inputs[index] = strided_view(inputs[index], inputs[0].shape, strides)
     x, scale = inputs[0], inputs[1]
     difference = x.astype(np.int64)
     if len(inputs) > 2:
@@ -22,3 +26,11 @@ def reference(layer: Layer, inputs: list[np.ndarray]) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         product = difference.astype(np.float32) * scale.astype(np.float32)
         return product.astype(scale.dtype)
+
+
+def strided_view(buffer: np.ndarray, sizes: tuple[int, ...], strides) -> np.ndarray:
+    """The tensor DirectML reads from ``buffer`` with these Sizes and Strides (in elements): its memory view."""
+    flat = np.ascontiguousarray(buffer).reshape(-1)
+    if 0 not in sizes and 1 + sum((n - 1) * s for n, s in zip(sizes, strides)) > flat.size:
+        raise ValueError(f"Sizes {list(sizes)} with Strides {list(strides)} read past the {flat.size}-element buffer")
+    return np.lib.stride_tricks.as_strided(flat, shape=sizes, strides=[s * flat.itemsize for s in strides], writeable=False)

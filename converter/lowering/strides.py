@@ -1,0 +1,134 @@
+"""DirectML tensor strides (DML_BUFFER_TENSOR_DESC.Strides) on dml.DequantizeLinear's scale and zero point.
+
+DirectML describes every tensor by ``Sizes`` (here: the input's shape, the same for every tensor of
+the operator) and optional ``Strides``: element ``i`` of the view is element ``sum(i_k * Strides_k)``
+of the buffer. A stride of 0 repeats a dimension, which is how DirectML users write a per-channel
+scale: ``Sizes [N, C, H, W]``, ``Strides [0, 1, 0, 0]``, a buffer of C values. In a spec::
+
+    - {name: y, op: dml.DequantizeLinear, inputs: [x, s, zp], strides: {scale: [0, 1, 0, 0], zero_point: [0, 1, 0, 0]}}
+
+where ``s`` and ``zp`` are the buffers (any shape; their elements in row-major order). The input
+and the output stay dense (their Sizes are the layer's). docs/semantics.md, "dml.DequantizeLinear".
+
+Lowering: a constant buffer is read through its strides here, and the layer's own lowering sees the
+view as a constant, so a stride-0 per-channel scale becomes a per-axis ``DequantizeLinear`` (per-tensor
+when every stride is 0). A run-time buffer becomes ``Reshape`` -> ``Gather`` (the offsets) ->
+``Expand`` (the stride-0 dimensions), then the layer's lowering for a full-shape scale.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import SpecError
+from ..network import Layer, TensorType
+from ..schema import Attr
+from .builder import Lowered, LoweringContext, NodeBuilder
+
+ROLES = {"scale": 1, "zero_point": 2}  # which tensors may have strides, and their layer input index
+
+
+@dataclass(frozen=True)
+class Strides(Attr):
+    """``{scale: [...], zero_point: [...]}``: DML_BUFFER_TENSOR_DESC strides, in elements."""
+
+    def parse(self, value: Any) -> dict[str, tuple[int, ...]]:
+        if not isinstance(value, dict):
+            raise SpecError(f"expected a mapping such as {{scale: [0, 1, 0, 0]}}, got {value!r}")
+        out = {}
+        for role, strides in value.items():
+            if role in ("input", "output"):
+                raise SpecError(f"the {role} is dense here (its Sizes are the layer's); "
+                                f"strides are supported on {', '.join(ROLES)}", field=role)
+            if role not in ROLES:
+                raise SpecError(f"unknown tensor; strides apply to {', '.join(ROLES)}", field=role)
+            if not isinstance(strides, list):
+                raise SpecError(f"expected a list of integers, one per dimension, got {strides!r}", field=role)
+            for i, s in enumerate(strides):
+                if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+                    raise SpecError(f"{s!r} is not a non-negative integer (strides count elements, not bytes)", field=f"{role}[{i}]")
+                if s >= 2**62:
+                    raise SpecError(f"{s} is too large", field=f"{role}[{i}]")
+            out[role] = tuple(strides)
+        return out
+
+    def describe(self) -> str:
+        return "mapping {scale: [...], zero_point: [...]}, non-negative integers, one per dimension"
+
+
+def elements_read(sizes: tuple[int, ...], strides: tuple[int, ...]) -> int:
+    """How many buffer elements the view reads from: 1 + the largest offset (0 for an empty view)."""
+    if 0 in sizes:
+        return 0
+    return 1 + sum((n - 1) * s for n, s in zip(sizes, strides))
+
+
+def check_strides(layer: Layer, in_types) -> set[int]:
+    """Validate each strided tensor against the layer's Sizes; returns the input indices that have strides."""
+    sizes = in_types[0].shape
+    strided = set()
+    for role, strides in layer.attrs["strides"].items():
+        index = ROLES[role]
+        if index >= len(in_types):
+            raise SpecError(f"the layer has no {role} input", field=f"strides.{role}")
+        if len(strides) != len(sizes):
+            raise SpecError(f"{len(strides)} strides for the rank-{len(sizes)} input; DirectML needs one per dimension "
+                            f"(DimensionCount = {len(sizes)})", field=f"strides.{role}")
+        need, have = elements_read(sizes, strides), in_types[index].size
+        if need > have:
+            raise SpecError(f"Sizes {list(sizes)} with Strides {list(strides)} read {need} elements of buffer "
+                            f"{layer.inputs[index]!r}, which holds {have} (its TotalTensorSizeInBytes would be too small)",
+                            field=f"strides.{role}")
+        strided.add(index)
+    return strided
+
+
+def view_offsets(sizes: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
+    """Buffer offsets of the view, int64, with length 1 on every stride-0 dimension (it broadcasts)."""
+    compact = tuple(1 if s == 0 else n for n, s in zip(sizes, strides))
+    offsets = np.zeros(compact, np.int64)
+    for axis, (n, s) in enumerate(zip(compact, strides)):
+        shape = [1] * len(compact)
+        shape[axis] = n
+        offsets = offsets + (np.arange(n, dtype=np.int64) * s).reshape(shape)
+    return offsets
+
+
+def lower_strided(lower, layer: Layer, ctx: LoweringContext) -> Lowered:
+    """``lower`` (dml.DequantizeLinear's) given the strided tensors as full-Sizes views."""
+    from .dequantize import choose_plan  # (dequantize imports this module for its attribute)
+
+    b = NodeBuilder(dataclasses.replace(layer, name=f"{layer.name}/strides"))
+    sizes = ctx.input_types[0].shape
+    inputs, consts, types = list(layer.inputs), list(ctx.constant_inputs), list(ctx.input_types)
+    runtime = []
+    for role, strides in layer.attrs["strides"].items():
+        i = ROLES[role]
+        offsets = view_offsets(sizes, strides)
+        types[i] = TensorType(ctx.input_types[i].dtype, sizes)
+        if consts[i] is not None:
+            consts[i] = np.broadcast_to(consts[i].reshape(-1)[offsets], sizes)
+        else:
+            runtime.append(i)
+            flat = b.op("Reshape", [inputs[i], b.const("flat", np.array([-1], np.int64))],
+                        why=f"DirectML strides on {role}: the buffer as one dimension")
+            view = b.op("Gather", [flat, b.const(f"{role}_offsets", offsets)], axis=0,
+                        why=f"DirectML strides {list(strides)}: element i of the view is buffer[sum(i_k * stride_k)]")
+            if offsets.shape != sizes:
+                view = b.op("Expand", [view, b.const("sizes", np.array(sizes, np.int64))],
+                            why="DirectML stride 0: the dimension repeats (broadcast)")
+            inputs[i] = view
+    inner_ctx = dataclasses.replace(ctx, input_types=tuple(types), constant_inputs=tuple(consts))
+    if choose_plan(inner_ctx).path == "native-blocked":  # it reads the scale and zero point by name: full-shape views
+        for role in layer.attrs["strides"]:
+            if ROLES[role] not in runtime:
+                inputs[ROLES[role]] = b.const(f"{role}_view", np.ascontiguousarray(consts[ROLES[role]]))
+    inner = lower(dataclasses.replace(layer, inputs=tuple(inputs)), inner_ctx)
+    b.lowered.nodes.extend(inner.nodes)
+    b.lowered.initializers.extend(inner.initializers)
+    b.lowered.legalizations.extend(inner.legalizations)
+    return b.lowered

@@ -1,0 +1,140 @@
+"""DirectML strides (DML_BUFFER_TENSOR_DESC) on dml.DequantizeLinear's scale and zero point."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from converter.errors import SpecError
+from converter.lowering import build_model
+from converter.reference import run_network
+from converter.runtime import OrtRunner
+from converter.spec import parse_spec
+
+CPU = "CPUExecutionProvider"
+
+
+def _spec(shape, buffers, strides, *, x_dtype="uint8", constant=True, opset=None):
+    """x of ``shape``; scale (and zero point) buffers given as arrays; constants or network inputs."""
+    inputs = {"x": {"dtype": x_dtype, "shape": list(shape)}}
+    constants, names = {}, ["x"]
+    for role, dtype in (("scale", "float32"), ("zero_point", x_dtype)):
+        if role not in buffers:
+            continue
+        value = np.asarray(buffers[role])
+        entry = {"dtype": dtype, "shape": list(value.shape)}
+        if constant:
+            constants[role] = {**entry, "data": value.tolist()}
+        else:
+            inputs[role] = entry
+        names.append(role)
+    doc = {"name": "s", "network": {"inputs": inputs, "constants": constants,
+                                    "layers": [{"name": "y", "op": "dml.DequantizeLinear", "inputs": names, "strides": strides}],
+                                    "outputs": ["y"]},
+           "cases": [{"name": "c", "inputs": {n: {"random": "uniform" if n == "scale" else "integers", "low": -3 if n == "scale" else 0,
+                                                  "high": 3 if n == "scale" else 100, "seed": i} for i, n in enumerate(inputs)}}]}
+    if opset:
+        doc["opset"] = opset
+    return parse_spec(doc, Path("s.yaml"))
+
+
+def _run(spec, opset=17):
+    feeds = spec.cases[0].inputs
+    model = build_model(spec.network, name="s", opset=opset, provider=CPU)
+    return model, OrtRunner(model.SerializeToString(), CPU).run(feeds)["y"], run_network(spec.network, feeds)["y"]
+
+
+# --- validation --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("strides, message", [
+    ({"scale": [0, 1, 0]}, r"network.layers\[0\].strides.scale: 3 strides for the rank-4 input; DirectML needs one per dimension"),
+    ({"scale": [0, -1, 0, 0]}, r"network.layers\[0\].strides.scale\[1\]: -1 is not a non-negative integer"),
+    ({"scale": [0, 1.5, 0, 0]}, r"network.layers\[0\].strides.scale\[1\]: 1.5 is not a non-negative integer"),
+    ({"scale": [0, 2, 0, 0]}, r"network.layers\[0\].strides.scale: Sizes \[1, 3, 2, 2\] with Strides \[0, 2, 0, 0\] read 5 "
+                              r"elements of buffer 'scale', which holds 3"),
+    ({"input": [1, 1, 1, 1]}, r"network.layers\[0\].strides.input: the input is dense here"),
+    ({"output": [1, 1, 1, 1]}, r"network.layers\[0\].strides.output: the output is dense here"),
+    ({"bias": [0, 0, 0, 0]}, r"network.layers\[0\].strides.bias: unknown tensor; strides apply to scale, zero_point"),
+    ({"zero_point": [0, 1, 0, 0]}, r"network.layers\[0\].strides.zero_point: the layer has no zero_point input"),
+    ([0, 1, 0, 0], r"network.layers\[0\].strides: expected a mapping"),
+])
+def test_bad_strides_name_the_field(strides, message):
+    with pytest.raises(SpecError, match=message):
+        _spec([1, 3, 2, 2], {"scale": [1.0, 2.0, 3.0]}, strides)
+
+
+def test_without_strides_a_buffer_of_another_shape_is_still_refused():
+    with pytest.raises(SpecError, match=r"scale 'scale' has shape \[3\], input 'x' has \[1, 3, 2, 2\]"):
+        _spec([1, 3, 2, 2], {"scale": [1.0, 2.0, 3.0]}, {})
+
+
+def test_a_buffer_may_be_larger_than_the_view_reads():
+    _spec([1, 3, 2, 2], {"scale": [1.0, 2.0, 3.0, 4.0]}, {"scale": [0, 1, 0, 0]})
+
+
+# --- what it computes, and how it lowers -------------------------------------------------------------
+
+def test_per_channel_constant_buffers_become_one_per_axis_dequantize_linear():
+    spec = _spec([2, 3, 4, 5], {"scale": [0.5, -2.0, 4.0], "zero_point": [1, 7, 200]},
+                 {"scale": [0, 1, 0, 0], "zero_point": [0, 1, 0, 0]})
+    model, got, ref = _run(spec)
+    assert [(n.op_type, [a.i for a in n.attribute if a.name == "axis"]) for n in model.graph.node] == [("DequantizeLinear", [1])]
+    x = spec.cases[0].inputs["x"].astype(np.int64)
+    want = ((x - np.array([1, 7, 200]).reshape(3, 1, 1)).astype(np.float32) * np.array([0.5, -2, 4], np.float32).reshape(3, 1, 1))
+    np.testing.assert_array_equal(ref, want)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_all_zero_strides_are_one_per_tensor_dequantize_linear():
+    spec = _spec([2, 3], {"scale": [0.25]}, {"scale": [0, 0]}, x_dtype="int8")
+    model, got, ref = _run(spec)
+    node = model.graph.node[0]
+    assert node.op_type == "DequantizeLinear" and not node.attribute
+    np.testing.assert_array_equal(got, spec.cases[0].inputs["x"].astype(np.float32) * np.float32(0.25))
+    np.testing.assert_array_equal(ref, got)
+
+
+def test_run_time_buffers_are_gathered_and_expanded():
+    spec = _spec([2, 3, 4], {"scale": [0.5, 1.0, 2.0, 4.0], "zero_point": [3, 5]}, {"scale": [0, 0, 1], "zero_point": [1, 0, 0]},
+                 constant=False)
+    model, got, ref = _run(spec)
+    ops = [n.op_type for n in model.graph.node]
+    assert ops.count("Gather") == 2 and ops.count("Expand") == 2
+    feeds = spec.cases[0].inputs
+    want = ((feeds["x"].astype(np.int64) - feeds["zero_point"].reshape(2, 1, 1)).astype(np.float32)
+            * feeds["scale"].reshape(1, 1, 4))
+    np.testing.assert_array_equal(ref, want)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("opset", [13, 17, 21])
+@pytest.mark.parametrize("constant", [True, False])
+@pytest.mark.parametrize("x_dtype", ["uint8", "int8", "int16", "int32", "uint32"])
+def test_onnxruntime_matches_the_reference_for_overlapping_and_transposed_views(x_dtype, constant, opset):
+    rng = np.random.default_rng(0)
+    buffers = {"scale": rng.uniform(-4, 4, 12).astype(np.float32), "zero_point": rng.integers(0, 100, 8)}
+    strides = {"scale": [1, 3, 0], "zero_point": [2, 1, 0]}  # transposed / overlapping reads; the last dimension repeats
+    spec = _spec([3, 4, 2], buffers, strides, x_dtype=x_dtype, constant=constant)
+    _, got, ref = _run(spec, opset)
+    np.testing.assert_array_equal(got, ref)
+    feeds = spec.cases[0].inputs
+    x = feeds["x"].astype(np.int64)
+    i, j = np.meshgrid(np.arange(3), np.arange(4), indexing="ij")
+    scale = feeds.get("scale", buffers["scale"])[i + 3 * j][..., None]  # run-time buffers come from the case
+    zero_point = feeds.get("zero_point", buffers["zero_point"]).astype(np.int64)[2 * i + j][..., None]
+    np.testing.assert_array_equal(ref, ((x - zero_point).astype(np.float32) * scale).astype(np.float32))
+
+
+def test_an_empty_view_needs_no_buffer_elements():
+    spec = _spec([2, 0, 3], {"scale": np.zeros(0, np.float32)}, {"scale": [0, 1, 0]}, x_dtype="int8")
+    _, got, ref = _run(spec)
+    assert got.shape == ref.shape == (2, 0, 3)
+
+
+def test_layers_lists_the_strides_attribute():
+    from converter.api import describe_layers
+
+    text = describe_layers()
+    assert "strides (default {}): mapping {scale: [...], zero_point: [...]}" in text[text.index("dml.DequantizeLinear:"):]
