@@ -351,5 +351,5 @@ register_layer(LayerKind(
     check=check,
     lower=lower,
     notes="input/zero point int8, int16, int32, uint8, uint16, uint32; scale/output float32, float16; "
-          "1 to 8 dims, all inputs of one shape; feature_level 1.0, 2.1, 3.0, 6.0, 6.2 enforce the seed's tables",
+          "1 to 8 dims, all inputs of one shape (or scale/zero point buffers read through strides); feature_level 1.0, 2.1, 3.0, 6.0, 6.2 enforce the seed's tables",
 ))

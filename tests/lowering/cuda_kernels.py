@@ -6,6 +6,24 @@ An open row "N+" matches only nodes whose since-version is exactly N (kernel_reg
 """
 
 CUDA_KERNELS = {
+    # Reshape, Gather, Expand: DirectML strides on run-time buffers (converter/lowering/strides.py)
+    'Expand': [
+        (13, None, {'T': ('bfloat16', 'bool', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8')}),
+        (8, 12, {'T': ('bfloat16', 'bool', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8')}),
+    ],
+    'Gather': [
+        (13, None, {'T': ('bfloat16', 'bool', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8'), 'Tind': ('int32', 'int64')}),
+        (11, 12, {'T': ('bfloat16', 'bool', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8'), 'Tind': ('int32', 'int64')}),
+        (1, 10, {'T': ('bfloat16', 'bool', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8'), 'Tind': ('int32', 'int64')}),
+    ],
+    'Reshape': [
+        (23, None, {'T': ('bfloat16', 'bool', 'double', 'float', 'float16', 'float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8'), 'shape': ('int64',)}),
+        (21, 22, {'T': ('bfloat16', 'bool', 'double', 'float', 'float16', 'float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8'), 'shape': ('int64',)}),
+        (19, 20, {'T': ('bfloat16', 'bool', 'double', 'float', 'float16', 'float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8'), 'shape': ('int64',)}),
+        (14, 18, {'T': ('bfloat16', 'bool', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8'), 'shape': ('int64',)}),
+        (13, 13, {'T': ('bfloat16', 'bool', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8'), 'shape': ('int64',)}),
+        (5, 12, {'T': ('bfloat16', 'bool', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8'), 'shape': ('int64',)}),
+    ],
     'Abs': [
         (13, None, {'T': ('bfloat16', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8')}),
         (6, 12, {'T': ('double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8')}),
