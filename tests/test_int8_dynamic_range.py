@@ -26,10 +26,12 @@ def _spec(layers, inputs=None, constants=None, outputs=None):
     return parse_spec(doc, Path("q.yaml"))
 
 
-def _run_both(spec):
+def _run_both(spec, target=None):
     """(onnxruntime outputs, reference outputs) for the spec's first case."""
+    from converter.targets import Target
+
     feeds = spec.cases[0].inputs
-    model = build_model(spec.network, name="q", opset=17, provider=CPU).SerializeToString()
+    model = build_model(spec.network, name="q", opset=17, provider=CPU, target=target and Target(target)).SerializeToString()
     return OrtRunner(model, CPU).run(feeds), run_network(spec.network, feeds)
 
 
@@ -111,7 +113,8 @@ def test_the_reference_is_dequantize_compute_quantize_by_hand():
     {"op": "trt.Resize", "resize_mode": "LINEAR", "scales": [1, 1, 1.5, 2]},
     {"op": "trt.Resize", "resize_mode": "NEAREST", "scales": [1, 1, 2, 0.5]},
 ], ids=lambda layer: layer["op"] + "-" + layer.get("operation", layer.get("resize_mode", layer.get("mode"))))
-def test_onnxruntime_matches_the_reference_for_random_ranges(layer, seed):
+@pytest.mark.parametrize("target", ["ort-cpu", "tensorrt"])
+def test_onnxruntime_matches_the_reference_for_random_ranges(layer, seed, target):
     rng = np.random.default_rng(seed)
     ranges = [float(np.float32(r)) for r in rng.uniform(0.05, 300, 3)]
     binary = layer["op"] == "trt.ElementWise"
@@ -119,7 +122,7 @@ def test_onnxruntime_matches_the_reference_for_random_ranges(layer, seed):
     if binary:
         inputs["z"] = {"dtype": "int8", "shape": [1, 2, 3, 4], "dynamic_range": ranges[1]}
     spec = _spec([{"name": "y", "inputs": ["x", "z"] if binary else ["x"], "dynamic_range": ranges[2], **layer}], inputs=inputs)
-    got, ref = _run_both(spec)
+    got, ref = _run_both(spec, target)
     np.testing.assert_array_equal(got["y"], ref["y"])
 
 
@@ -140,3 +143,23 @@ def test_the_lowering_says_why_it_dequantizes():
     ops = [n.op_type for n in model.graph.node]
     assert ops[:2] == ["Cast", "Mul"] and "Div" in ops and ops[-1] == "Cast"
     assert any("dequantize" in n.doc_string for n in model.graph.node)
+
+
+@pytest.mark.parametrize("target", ["tensorrt", "portable"])
+def test_for_tensorrt_the_scales_sit_in_dequantize_and_quantize_linear(target):
+    """TensorRT's explicit quantization form; onnxruntime gives the same bits as the reference."""
+    from converter.targets import Target
+
+    spec = _spec([_scale(dynamic_range=63.5)], inputs={"x": {"dtype": "int8", "shape": [1, 2, 3, 4], "dynamic_range": 31.75}})
+    model = build_model(spec.network, name="q", opset=17, provider=CPU, target=Target(target))
+    nodes = {n.op_type: n for n in model.graph.node}
+    scales = {t.name: float(np.asarray(onnx_numpy(t))) for t in model.graph.initializer}
+    assert scales[nodes["DequantizeLinear"].input[1]] == 0.25 and scales[nodes["QuantizeLinear"].input[1]] == 0.5
+    feeds = spec.cases[0].inputs
+    np.testing.assert_array_equal(OrtRunner(model.SerializeToString(), CPU).run(feeds)["y"], run_network(spec.network, feeds)["y"])
+
+
+def onnx_numpy(tensor):
+    from onnx import numpy_helper
+
+    return numpy_helper.to_array(tensor)

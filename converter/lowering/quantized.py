@@ -30,10 +30,7 @@ def lower_quantized(lower, layer: Layer, ctx: LoweringContext, in_scales, out_sc
             input_types.append(ttype)
             constants.append(value)
             continue
-        x = b.cast(name, FLOAT32, why="int8 with a dynamic range: dequantize (q * scale, in float32)")
-        if scale != 1.0:
-            x = b.op("Mul", [x, b.scalar("input_scale", scale, FLOAT32)], why="dequantize: times the input's scale")
-        inputs.append(x)
+        inputs.append(_dequantize(b, name, scale, ctx))
         input_types.append(TensorType(FLOAT32, ttype.shape))
         constants.append(None if value is None else value.astype(np.float32) * np.float32(scale))
     out_type = ctx.output_type
@@ -47,7 +44,23 @@ def lower_quantized(lower, layer: Layer, ctx: LoweringContext, in_scales, out_sc
     b.lowered.legalizations.extend(inner.legalizations)
     y = inner_layer.name
     if out_type.dtype == INT8:
-        if out_scale != 1.0:
-            y = b.op("Div", [y, b.scalar("output_scale", out_scale, FLOAT32)], why="quantize: divide by the output's scale")
-        y = to_int8(b, y, may_be_nan=True)
+        y = _quantize(b, y, out_scale, ctx)
     return b.finish(y)
+
+
+def _dequantize(b: NodeBuilder, x: str, scale: float, ctx: LoweringContext) -> str:
+    why = "int8 with a dynamic range: dequantize, q * scale in float32"
+    if ctx.target.includes("tensorrt"):  # TensorRT's explicit quantization: IDequantizeLayer (same float32 product)
+        return b.op("DequantizeLinear", [x, b.scalar("input_scale", scale, FLOAT32)], why=why + " (TensorRT reads int8 only so)")
+    x = b.cast(x, FLOAT32, why=why)
+    return x if scale == 1.0 else b.op("Mul", [x, b.scalar("input_scale", scale, FLOAT32)], why="dequantize: times the input's scale")
+
+
+def _quantize(b: NodeBuilder, y: str, scale: float, ctx: LoweringContext) -> str:
+    if ctx.target.includes("tensorrt"):  # IQuantizeLayer: round(y / scale) half to even, clamp (onnxruntime divides too)
+        y = b.op("Where", [b.op("IsNaN", [y]), b.scalar("zero", 0, FLOAT32), y], why="NaN has no int8 value: spec2onnx defines it as 0")
+        return b.op("QuantizeLinear", [y, b.scalar("output_scale", scale, FLOAT32), b.scalar("int8_zero", 0, INT8)],
+                    why="quantize: y / scale rounded half to even, saturated to [-128, 127] (TensorRT writes int8 only so)")
+    if scale != 1.0:
+        y = b.op("Div", [y, b.scalar("output_scale", scale, FLOAT32)], why="quantize: divide by the output's scale")
+    return to_int8(b, y, may_be_nan=True)
