@@ -163,3 +163,21 @@ def onnx_numpy(tensor):
     from onnx import numpy_helper
 
     return numpy_helper.to_array(tensor)
+
+
+def test_onnxruntimes_quantize_linear_divides_and_rounds_half_to_even():
+    """What the tensorrt-target lowering relies on: QuantizeLinear(y, s) == saturate(rint(y / s)), also at ties."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    for s in rng.uniform(0.001, 3, 10).astype(np.float32):
+        graph = helper.make_graph(
+            [helper.make_node("QuantizeLinear", ["y", "s", "z"], ["q"])], "g",
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None])],
+            [helper.make_tensor_value_info("q", TensorProto.INT8, [None])],
+            initializer=[numpy_helper.from_array(np.array(s, np.float32), "s"), numpy_helper.from_array(np.array(0, np.int8), "z")])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+        ties = (rng.integers(-130, 130, 20000).astype(np.float32) + np.float32(0.5)) * s  # at or next to .5 after / s
+        y = np.concatenate([ties, (rng.uniform(-200, 200, 20000) * s).astype(np.float32)])
+        got = OrtRunner(model.SerializeToString(), CPU).run({"y": y})["q"]
+        np.testing.assert_array_equal(got, np.clip(np.rint(y / s), -128, 127).astype(np.int8))
