@@ -212,27 +212,45 @@ def resize(x: np.ndarray, out_shape: tuple[int, ...], *, resize_mode: str = "NEA
     if 0 in out_shape or x.size == 0:
         return np.empty(out_shape, dtype=x.dtype)
 
-    axes = sorted(changed, reverse=True)  # innermost first
-
-    if mode == "NEAREST":
-        y = x
-        for ax in axes:
-            num, den = coordinate_fractions(x.shape[ax], out_shape[ax], ct, sel)
-            y = np.take(y, nearest_indices(num, den, x.shape[ax], rnd), axis=ax)
-        return np.ascontiguousarray(y)
-
-    cdtype = _compute_dtype(x.dtype)
-    y = x.astype(cdtype, copy=False)  # (_gather_weighted never writes into its input)
-    for ax in axes:
+    # The dimensions before the first resized one are untouched: process them in blocks, so that the
+    # temporaries (one gathered tap and one partial result per axis) stay small next to input and output.
+    lead = min(changed)
+    outer = int(np.prod(x.shape[:lead], dtype=np.int64))
+    inner_in, inner_out = x.shape[lead:], out_shape[lead:]
+    xs = x.reshape((outer,) + inner_in)
+    plan = []  # (axis in the blocked view, indices, weights), innermost first
+    for ax in sorted(changed, reverse=True):
         l_in = x.shape[ax]
         num, den = coordinate_fractions(l_in, out_shape[ax], ct, sel)
-        if mode == "LINEAR":
-            idx, weights = _linear_taps(num, den, l_in)
+        if mode == "NEAREST":
+            taps = [nearest_indices(num, den, l_in, rnd)], None
+        elif mode == "LINEAR":
+            taps = _linear_taps(num, den, l_in)
         else:
-            idx, weights = _cubic_taps(num, den, l_in, cubic_coeff)
-        y = _gather_weighted(y, ax, idx, weights)
+            taps = _cubic_taps(num, den, l_in, cubic_coeff)
+        plan.append((ax - lead + 1, *taps))
+    widest = max(int(np.prod(inner_out, dtype=np.int64)), int(np.prod(inner_in, dtype=np.int64)), 1)
+    block = max(1, _BLOCK_ELEMENTS // widest)
+    out = np.empty((outer,) + tuple(inner_out), dtype=x.dtype)
+    for start in range(0, outer, block):
+        _resize_block(xs[start:start + block], plan, mode, out[start:start + block])
+    return out.reshape(out_shape)
 
+
+_BLOCK_ELEMENTS = 1 << 22  # elements of one block's widest slab (16 MiB of float32)
+
+
+def _resize_block(x: np.ndarray, plan, mode: str, dest: np.ndarray) -> None:
+    """Resize one block of the leading dimensions into ``dest`` (a contiguous slice of the output)."""
+    if mode == "NEAREST":
+        y = x
+        for k, (ax, (idx,), _) in enumerate(plan):
+            y = np.take(y, idx, axis=ax, out=dest if k == len(plan) - 1 else None)
+        return
+    y = x.astype(_compute_dtype(x.dtype), copy=False)  # (_gather_weighted never writes into its input)
+    for ax, idx, weights in plan:
+        y = _gather_weighted(y, ax, idx, weights)
     if np.issubdtype(x.dtype, np.integer):
         info = np.iinfo(x.dtype)
         y = np.clip(np.rint(y), info.min, info.max)
-    return y.astype(x.dtype, copy=False)  # float32 in, float32 out: y is already a fresh array
+    dest[...] = y
