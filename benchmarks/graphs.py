@@ -204,14 +204,14 @@ def dequantize_rows(shape, dtype, provider):
             spec = parse_spec(doc, Path(tmp) / "bench.yaml")
             model = build_model(spec.network, opset=opset)
             taken = {n.doc_string.split("]")[0].strip("[") for n in model.graph.node if n.doc_string.startswith("[")}
-            assert taken == {path}, (path, taken)
+            label = path if taken == {path} else f"{path} configuration (takes {'/'.join(sorted(taken))})"
             feeds = {"x": x, "s": scale, "z": zp}
             feeds = {k: v for k, v in feeds.items() if k in inputs}
             lowered = timed(model, feeds, provider)
             naive_feeds = {"x": x, "s": spec.network.constants.get("s", scale), "z": spec.network.constants.get("z", zp)}
             naive = timed(_naive_dequantize(shape, out), naive_feeds, provider)
             floor = timed(mul_floor(list(shape), out), {"x": scale}, provider)
-            rows.append([f"DequantizeLinear int8->{out} {path}", lowered * 1e3, lowered / floor, lowered / naive])
+            rows.append([f"DequantizeLinear int8->{out} {label}", lowered * 1e3, lowered / floor, lowered / naive])
     return rows
 
 
@@ -232,42 +232,51 @@ def _naive_dequantize(shape, out: str, x_type: str = "int8"):
     return _model(nodes, inputs, helper.make_tensor_value_info("y", t, list(shape)))
 
 
-def integer_division_rows(shape, dtype, provider):
-    """int32/int64 DIV and FLOOR_DIV: the lowering against one unguarded ONNX Div and the previous Where guards.
+def integer_division_table(shape, provider, repeat: int = 15) -> list[list]:
+    """int32/int64 DIV and FLOOR_DIV against one unguarded ONNX Div, one Mul, and the previous Where guards.
 
     The unguarded Div is what a naive converter emits; it traps on x / 0 and MIN / -1, so the divisor
     here holds neither (the lowering's time does not depend on the values). The divisor is a full-size
-    run-time tensor (the worst case: 7 of the 9 nodes are passes over it), a per-channel [1, C, 1, 1]
-    one, or a constant (computed at conversion: one Div, and a Mul where it holds 0, -1 or MIN).
+    run-time tensor (the worst case: 7 of the 9 nodes are passes over it) or a per-channel [1, C, 1, ...]
+    one. All models run round-robin, best of ``repeat`` each, so that a busy machine slows them alike.
     """
-    if dtype != "float32":
-        return []
+    import time
+
     rng = np.random.default_rng(4)
-    rows = []
+    runs = {}
     for it in ("int32", "int64"):
         info = np.iinfo(it)
         a = rng.integers(info.min, info.max, size=shape, dtype=it)
-        floor = timed(mul_floor(list(shape), it), {"x": a}, provider)
+        runs[(it, "", "Mul")] = (OrtRunner(mul_floor(list(shape), it).SerializeToString(), provider).run, {"x": a})
         for label, bshape in (("full-size", tuple(shape)), ("per-channel", (1, shape[1]) + (1,) * (len(shape) - 2))):
-            b = rng.integers(2, 1000, size=bshape, dtype=it) * rng.choice(np.array([-1, 1], it), size=bshape)
+            b = (rng.integers(2, 1000, size=bshape, dtype=it) * rng.choice(np.array([-1, 1], it), size=bshape)).astype(it)
             feeds = {"a": a, "b": b}
-            div = timed(_model([helper.make_node("Div", ["a", "b"], ["y"])],
-                               [helper.make_tensor_value_info("a", DTYPES[it].onnx, list(shape)),
-                                helper.make_tensor_value_info("b", DTYPES[it].onnx, list(bshape))],
-                               helper.make_tensor_value_info("y", DTYPES[it].onnx, list(shape))), feeds, provider)
+            div = _model([helper.make_node("Div", ["a", "b"], ["y"])],
+                         [helper.make_tensor_value_info("a", DTYPES[it].onnx, list(shape)),
+                          helper.make_tensor_value_info("b", DTYPES[it].onnx, list(bshape))],
+                         helper.make_tensor_value_info("y", DTYPES[it].onnx, list(shape)))
+            runs[(it, label, "Div")] = (OrtRunner(div.SerializeToString(), provider).run, feeds)
             for op in ("DIV", "FLOOR_DIV"):
                 spec = layer_spec("trt.ElementWise", {"a": (it, shape), "b": (it, bshape)}, {"operation": op})
-                lowered = timed(build_model(spec.network), feeds, provider)
-                guarded = timed(_guarded_division(shape, bshape, it, op), feeds, provider)
-                rows.append([f"ElementWise {op} {it}, {label} divisor (unguarded Div {div * 1e3:.3g} ms; "
-                             f"previous Where guards {guarded / div:.2f}x it)", lowered * 1e3, lowered / floor, lowered / div])
-        constant = {"k": {"dtype": it, "shape": [1, shape[1]] + [1] * (len(shape) - 2),
-                          "data": np.arange(-shape[1] // 2, shape[1] - shape[1] // 2, dtype=it).reshape(
-                              [1, shape[1]] + [1] * (len(shape) - 2)).tolist()}}  # holds 0 and -1: Div, Mul
-        spec = layer_spec("trt.ElementWise", {"a": (it, shape)}, {"operation": "DIV"}, constants=constant, layer_inputs=["a", "k"])
-        lowered = timed(build_model(spec.network), {"a": a}, provider)
-        rows.append([f"ElementWise DIV {it}, constant per-channel divisor with 0 and -1 (Div, Mul)", lowered * 1e3,
-                     lowered / floor, lowered / div])
+                runs[(it, label, op)] = (OrtRunner(build_model(spec.network).SerializeToString(), provider).run, feeds)
+                runs[(it, label, op + " previous")] = (
+                    OrtRunner(_guarded_division(shape, bshape, it, op).SerializeToString(), provider).run, feeds)
+    best = dict.fromkeys(runs, float("inf"))
+    for _ in range(repeat):
+        for key, (run, feeds) in runs.items():
+            t0 = time.perf_counter()
+            run(feeds)
+            best[key] = min(best[key], time.perf_counter() - t0)
+    rows = []
+    for it in ("int32", "int64"):
+        mul = best[(it, "", "Mul")]
+        for label in ("full-size", "per-channel"):
+            div = best[(it, label, "Div")]
+            for op in ("DIV", "FLOOR_DIV"):
+                lowered, previous = best[(it, label, op)], best[(it, label, op + " previous")]
+                rows.append([f"{op} {it}, {label} divisor", lowered * 1e3, lowered / mul, lowered / div, previous / div])
+        rows.append([f"(one unguarded Div {it}, full-size)", best[(it, "full-size", "Div")] * 1e3,
+                     best[(it, "full-size", "Div")] / mul, 1.0, float("nan")])
     return rows
 
 
@@ -342,7 +351,7 @@ def dequantize_matrix(shape, provider) -> list[list]:
     return rows
 
 
-SECTIONS = [scale_rows, elementwise_rows, integer_division_rows, resize_rows, dequantize_rows]
+SECTIONS = [scale_rows, elementwise_rows, resize_rows, dequantize_rows]
 
 
 def main(argv=None) -> None:
@@ -351,11 +360,18 @@ def main(argv=None) -> None:
     parser.add_argument("--provider", default="cpu")
     parser.add_argument("--dtypes", nargs="+", default=["float32", "float16"])
     parser.add_argument("--nearest-only", action="store_true", help="only the NEAREST table")
+    parser.add_argument("--integer-division", action="store_true",
+                        help="only: int32/int64 DIV and FLOOR_DIV against one unguarded Div and the previous guards")
     parser.add_argument("--dequantize-matrix", action="store_true",
                         help="only: every DequantizeLinear path x input type x output type against the naive form")
     args = parser.parse_args(argv)
     provider = resolve_provider(args.provider)
     shape = tuple(args.shape)
+    if args.integer_division:
+        print(f"Integer division on {list(shape)}, {provider} ({machine()})\n")
+        print(table(["configuration", "lowered (ms)", "/ one Mul", "/ one unguarded Div", "previous Where guards / one Div"],
+                    integer_division_table(shape, provider)))
+        return
     if args.dequantize_matrix:
         print(f"DequantizeLinear paths on {list(shape)}, {provider} ({machine()})\n")
         print(table(["input->output path", "lowered (ms)", "naive (ms)", "/ naive"], dequantize_matrix(shape, provider)))
