@@ -87,6 +87,14 @@ def _check_node(view: ModelView, node: NodeView, name: str, profile: dict) -> li
                 reason = None
     else:
         reason = _matrix(node, table(profile["matrix"]))
+    if reason and profile.get("measured"):
+        # a measured table (OpenVINO): a refusal it recorded is an error; a combination never measured, a warning
+        refused = _measured_refusal(node, table(profile["kernels"]))
+        bound = "; ".join(f"{c}={','.join(sorted(v))}" for c, v in sorted(node.bindings().items()))
+        if refused is None:
+            return [problem(f"not measured at since-version {node.since} with {bound} "
+                            "(python -m converter.targets.tables.measure_openvino)", "warning")]
+        return [problem(f"refused at since-version {node.since} with {bound}: {refused}")]
     if reason:
         return [problem(reason)]
     found = []
@@ -121,6 +129,14 @@ def _kernel(node: NodeView, kernels: dict, opset: int, as_float: bool = False) -
     bad = {c: sorted(bindings.get(c, set()) - set(allowed)) for c, allowed in row["types"].items()}
     shown = "; ".join(f"{c}={','.join(v)} (kernel {_span(row)} takes {', '.join(row['types'][c])})" for c, v in bad.items() if v)
     return f"no kernel for types {shown}"
+
+
+def _measured_refusal(node: NodeView, kernels: dict) -> str | None:
+    bindings = {c: sorted(v) for c, v in node.bindings().items()}
+    for row in kernels.get("failed", {}).get(node.op, []):
+        if row["start"] == node.since and row["types"] == bindings:
+            return row["error"]
+    return None
 
 
 def _matrix(node: NodeView, matrix: dict) -> str | None:

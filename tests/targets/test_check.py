@@ -156,3 +156,11 @@ def test_check_command_exit_codes(tmp_path):
     assert result.exit_code == 2 and "junk.onnx" in result.output and "Traceback" not in result.output
     result = runner.invoke(main, ["check", str(good), "--target", "cuda"])
     assert result.exit_code == 2 and "ort-cuda" in result.output
+
+
+def test_openvino_table_is_measured_a_combination_never_measured_is_a_warning():
+    # openvino.json holds what measure_openvino.py compiled; Hardmax is no lowering's output, so never measured
+    model = one_node("Hardmax", [("a", TensorProto.FLOAT, [2, 3])], ("y", TensorProto.FLOAT, [2, 3]))
+    found = check_model(model, "openvino")
+    assert [p.severity for p in found] == ["warning"] and "not measured" in found[0].reason
+    assert reasons(model, "ort-cpu") == []
