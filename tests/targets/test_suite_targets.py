@@ -49,10 +49,7 @@ def test_every_bundled_spec_lowered_for_a_target_passes_its_static_check(target)
 
 
 FAMILIES = sorted(p.name for p in SPECS.iterdir() if p.is_dir() and not p.name.startswith("_"))
-KNOWN_RUNTIME_FAILURES = {  # spec [runtime] -> why; strict: a fixed one must be removed from here
-    "trt-resize-dtypes [openvino]": "the portable int8 Resize (DequantizeLinear, Resize, ...) does not compile: OpenVINO's "
-                                    "low-precision InterpolateTransformation breaks on it (Multiply shapes [1,6] and [1,4])",
-}
+KNOWN_RUNTIME_FAILURES: dict[str, str] = {}  # "spec [runtime]" -> why; strict: a fixed one must be removed
 
 
 @pytest.mark.parametrize("family", FAMILIES)
