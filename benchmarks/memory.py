@@ -3,7 +3,7 @@
 Each mode runs in a fresh interpreter (a subprocess), which validates the case in-process
 (``-j 0``) and reports its wall time, its CPU time (user + system: less disturbed by other
 load on the machine) and its peak RSS (``resource.getrusage(...).ru_maxrss``),
-next to the RSS of the interpreter with spec2onnx and onnxruntime imported (the floor any run
+with the parse caches off (a big spec is never cached anyway), next to the RSS of the interpreter with spec2onnx and onnxruntime imported (the floor any run
 starts from). In the same child, each phase is timed again, and ``compare`` runs under
 tracemalloc: its peak extra memory, against the output's bytes.
 
@@ -80,7 +80,7 @@ def spec(mode: str, size: int) -> dict:
 def measure(path: Path) -> dict:
     root = Path(__file__).resolve().parent.parent
     done = subprocess.run([sys.executable, "-c", CHILD, str(path)], cwd=root, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin", "SPEC2ONNX_CACHE": "off"})
     if done.returncode:
         raise SystemExit(f"the child failed:\n{done.stderr}")
     return json.loads(done.stdout.splitlines()[-1])

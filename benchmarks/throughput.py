@@ -144,14 +144,15 @@ def main(argv=None) -> None:
         suite.mkdir()
         total = write_suite(suite, args.cases)
         spec2onnx_rate(suite, 0, str(cache))  # fills the parse cache
-        rows = {(jobs, what): ([], [], [], []) for jobs in (1, 2) for what in ("no cache", "warm cache")}
+        rows = {(jobs, what): ([], [], [], [], []) for jobs in (1, 2) for what in ("no cache", "warm cache")}
         try:
             for _ in range(args.repeat):
                 for jobs in (1, 2):
                     for what, folder in (("no cache", "off"), ("warm cache", str(cache))):
                         floor, floor_cpu = floor_rate(total, jobs)
                         full, full_cpu = spec2onnx_rate(suite, jobs, folder)
-                        for column, value in zip(rows[jobs, what], (full, floor, full / floor, full_cpu / floor_cpu)):
+                        values = (full, floor, full / floor, full_cpu, full_cpu / floor_cpu)
+                        for column, value in zip(rows[jobs, what], values):
                             column.append(value)
         finally:
             if saved is None:
@@ -160,7 +161,7 @@ def main(argv=None) -> None:
                 os.environ["SPEC2ONNX_CACHE"] = saved
     print(f"Validation throughput, {total} cases in {total // CASES_PER_SPEC} specs, {args.repeat} rounds: "
           f"median (min-max) ({machine()})\n")
-    print(table(["spec2onnx validate", "cases/s", "floor cases/s", "ratio to floor", "ratio, CPU time"],
+    print(table(["spec2onnx validate", "cases/s", "floor cases/s", "ratio to floor", "cases/CPU-s", "ratio, CPU time"],
                 [[f"-j {jobs}, {what}"] + [_spread(c) for c in columns] for (jobs, what), columns in rows.items()]))
 
 

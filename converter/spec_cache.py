@@ -16,8 +16,10 @@ An entry is used only when
 * it unpickles with only the classes a spec is made of (the dataclasses of spec2onnx's spec,
   numpy arrays and dtypes, ml_dtypes' bfloat16, paths); anything else is refused.
 
-Only specs that read no ``.npy`` file (a file can change without the spec changing) and use only
-spec2onnx's own layer kinds (a plugin's code is not in the key) are cached.
+Only specs that read no ``.npy`` file (a file can change without the spec changing), use only
+spec2onnx's own layer kinds (a plugin's code is not in the key) and pickle to at most
+MAX_ENTRY_BYTES are cached: a spec with big tensors spends its load making data, not parsing,
+and its entry would only fill the disk.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from pathlib import Path
 from . import doc_cache
 
 MAGIC = b"s2o-spc1"
+MAX_ENTRY_BYTES = 1 << 20
 _HEADER = 16  # two 8-byte numbers: the estimate's total with one runtime configuration, and its runtime part
 BUILTIN_OPS = frozenset({"trt.Scale", "trt.ElementWise", "trt.Resize", "dml.DequantizeLinear"})
 _PACKAGE = __name__.rpartition(".")[0]  # converter in a checkout, spec2onnx when installed
@@ -126,7 +129,7 @@ def get(data: bytes, spec_path: Path, budget: int, runs: int):
 
 def put(data: bytes, spec_path: Path, spec, total: int, runtime: int) -> None:
     """Keep ``spec`` (loaded from ``data``, reading no other file) for the next load."""
-    if not set(spec.ops) <= BUILTIN_OPS:
+    if not set(spec.ops) <= BUILTIN_OPS or sum(a.nbytes for c in spec.cases for a in c.inputs.values()) > MAX_ENTRY_BYTES:
         return
     folder = doc_cache.cache_dir()
     secret = _secret(folder) if folder is not None else None
@@ -135,5 +138,7 @@ def put(data: bytes, spec_path: Path, spec, total: int, runtime: int) -> None:
     try:
         payload = total.to_bytes(8, "little") + runtime.to_bytes(8, "little") + pickle.dumps(spec, protocol=5)
     except (pickle.PicklingError, TypeError, AttributeError, OverflowError):
+        return
+    if len(payload) > MAX_ENTRY_BYTES:
         return
     doc_cache.write_atomic(_entry(folder, data, spec_path), MAGIC + hmac.digest(secret, payload, "sha256") + payload)

@@ -134,3 +134,10 @@ def test_no_caching_when_off(tmp_path, monkeypatch):
     monkeypatch.setenv("SPEC2ONNX_CACHE", "off")
     load_spec(_write(tmp_path))
     assert not any(tmp_path.rglob("*.pickle"))
+
+
+def test_specs_with_big_data_are_not_cached(tmp_path, cache):
+    load_spec(_write(tmp_path, SPEC.replace("shape: [2, 3]}}\n  constants", "shape: [1024, 1024]}}\n  constants")
+                     .replace("  inputs: {x: [[1, 2, 3], [4, 5, 6]]}\n  expected: {y: [[2, 4, 6], [8, 10, 12]]}\n",
+                              "  inputs: {x: {random: normal}}\n")))  # 2 MiB of bfloat16 case data
+    assert _entries(cache) == []
