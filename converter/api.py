@@ -216,6 +216,10 @@ def describe_layers() -> str:
             default = "required" if attr.required else f"default {_show(attr.default)}"
             lines.append(f"  {attr_name} ({default}): {attr.describe()}")
             lines.append(f"      {attr.doc}")
+        if name.startswith("trt."):
+            from .quantization import LAYER_HELP
+
+            lines += LAYER_HELP
         lines.append("")
     return "\n".join(lines).rstrip()
 

@@ -18,6 +18,10 @@ from .network import Layer, TensorType
 from .schema import parse_number
 
 FIELD = "dynamic_range"
+LAYER_HELP = [  # what ``spec2onnx layers`` says under every TensorRT layer kind
+    "  dynamic_range (default none): number R or [MIN, MAX]; an int8 output only",
+    "      the output tensor's quantization range (TensorRT setDynamicRange): int8 values stand for q * R / 127",
+]
 
 
 def parse_dynamic_range(value: Any, ttype: TensorType) -> float:

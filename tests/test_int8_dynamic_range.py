@@ -181,3 +181,12 @@ def test_onnxruntimes_quantize_linear_divides_and_rounds_half_to_even():
         y = np.concatenate([ties, (rng.uniform(-200, 200, 20000) * s).astype(np.float32)])
         got = OrtRunner(model.SerializeToString(), CPU).run({"y": y})["q"]
         np.testing.assert_array_equal(got, np.clip(np.rint(y / s), -128, 127).astype(np.int8))
+
+
+def test_layers_lists_dynamic_range_under_every_tensorrt_kind():
+    from converter.api import describe_layers
+
+    blocks = describe_layers().split("\n\n")
+    for block in blocks:
+        has = "  dynamic_range (default none): number R or [MIN, MAX]; an int8 output only" in block
+        assert has == block.startswith("trt."), block.splitlines()[0]
