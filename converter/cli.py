@@ -127,7 +127,8 @@ provider_option = click.option(
     "--provider", default="cpu", show_default=True, metavar="NAME",
     help="onnxruntime execution provider: cpu, cuda, tensorrt, dml, openvino, ... (or a full name such as "
          "CUDAExecutionProvider). Fails, naming what is installed, when this onnxruntime lacks it; "
-         "non-CPU providers never fall back to the CPU silently.")
+         "with a non-CPU provider the first run is profiled, and a compute node onnxruntime placed on the CPU "
+         "fails the case (the shape computations it keeps on the CPU by design are allowed and named).")
 opset_option = click.option(
     "--opset", type=int, default=None, metavar="N",
     help="Target ONNX opset (13 up to the newest the installed onnxruntime loads). "

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import functools
+import os
+import shutil
+import tempfile
 
 import numpy as np
 import onnxruntime as ort
@@ -102,18 +105,39 @@ class OrtRunner:
         options.graph_optimization_level = OPT_LEVELS[opt_level]
         options.log_severity_level = 4  # errors reach the user as exceptions, in one line, not as log noise
         options.intra_op_num_threads = 1
-        if provider != "CPUExecutionProvider":
-            # Never let nodes fall back to the CPU silently: the user asked for this EP.
-            options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
         self.provider = provider
-        try:
-            self.session = ort.InferenceSession(model_bytes, sess_options=options, providers=[provider])
-        except Exception as exc:  # noqa: BLE001
-            if "fallback to CPU EP has been explicitly disabled" in str(exc):
-                raise RuntimeError(f"{provider} cannot run every node of this model, and spec2onnx does not let nodes "
-                                   "fall back to the CPU silently (session.disable_cpu_ep_fallback)") from exc
-            raise
+        self.placement = None  # with a non-CPU provider, after the first run: (every node's Placement, allowed CPU nodes)
+        self._placement_error = None
+        self._profile_dir = None
+        providers = [provider]
+        if provider != "CPUExecutionProvider":
+            # onnxruntime may place nodes on the CPU (shape computations by design, others for want of a kernel):
+            # the first run is profiled and a compute node on the CPU fails it (converter/targets/placement.py).
+            providers.append("CPUExecutionProvider")
+            self._profile_dir = tempfile.mkdtemp(prefix="spec2onnx-profile-")
+            options.enable_profiling = True
+            options.profile_file_prefix = os.path.join(self._profile_dir, "ort")
+            self._model_bytes = model_bytes
+        self.session = ort.InferenceSession(model_bytes, sess_options=options, providers=providers)
         self._outputs = [(o.name, o.type, o.shape) for o in self.session.get_outputs()]
+
+    def _check_placement(self) -> None:
+        import onnx
+
+        from .targets.placement import describe, judge, read_profile
+
+        path = self.session.end_profiling()
+        try:
+            placements = read_profile(path)
+        finally:
+            shutil.rmtree(self._profile_dir, ignore_errors=True)
+            self._profile_dir = None
+        bad, allowed = judge(placements, onnx.load_model_from_string(self._model_bytes), self.provider)
+        self.placement = (placements, allowed)
+        if bad:
+            also = f"; shape-only nodes onnxruntime puts on the CPU by design (allowed): {describe(allowed)}" if allowed else ""
+            self._placement_error = (f"{len(bad)} compute nodes ran on the CPU, not on {self.provider}: "
+                                     f"{describe(bad)}{also}")
 
     def run(self, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         binding = self.session.io_binding()
@@ -134,6 +158,10 @@ class OrtRunner:
             else:
                 binding.bind_output(name)
         self.session.run_with_iobinding(binding)
+        if self._profile_dir is not None:
+            self._check_placement()
+        if self._placement_error:
+            raise RuntimeError(self._placement_error)
         values = binding.get_outputs()  # in the order the outputs were bound
         return {
             name: bf16_buffers[name].view(BFLOAT16.numpy) if name in bf16_buffers else value.numpy()

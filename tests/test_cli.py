@@ -150,7 +150,8 @@ def test_real_process_exit_status_and_no_traceback(tmp_path):
 
 
 def test_a_non_cpu_provider_never_falls_back_to_the_cpu_silently():
-    """onnxruntime's CPU wheel also lists AzureExecutionProvider, which runs no ONNX node itself."""
+    """onnxruntime's CPU wheel also lists AzureExecutionProvider, which runs no ONNX node itself: every node
+    lands on the CPU, and the profile of the first run says so (converter/targets/placement.py)."""
     if "AzureExecutionProvider" not in ort.get_available_providers():
         pytest.skip("this onnxruntime has no second execution provider to try")
     from converter.lowering import build_model
@@ -159,8 +160,14 @@ def test_a_non_cpu_provider_never_falls_back_to_the_cpu_silently():
 
     spec = load_spec(SPECS / "trt_scale/seed-scale-4d.yaml")
     model = build_model(spec.network, name=spec.name, opset=17, provider="AzureExecutionProvider")
-    with pytest.raises(RuntimeError, match="does not let nodes fall back to the CPU silently"):
-        OrtRunner(model.SerializeToString(), "AzureExecutionProvider")
+    runner = OrtRunner(model.SerializeToString(), "AzureExecutionProvider")
+    feeds = {"input1": np.ones((1, 1, 3, 3), np.float32)}
+    with pytest.raises(RuntimeError, match=f"{len(model.graph.node)} compute nodes ran on the CPU, not on AzureExecutionProvider"):
+        runner.run(feeds)
+    with pytest.raises(RuntimeError, match="compute nodes ran on the CPU"):  # and every later run of that session
+        runner.run(feeds)
+    placements, allowed = runner.placement
+    assert {p.node for p in placements} == {n.name for n in model.graph.node} and allowed == []
 
 
 def test_a_provider_that_runs_no_operator_is_refused_before_any_work(tmp_path):
