@@ -61,13 +61,14 @@ def disagreement_lines(results: list[CaseResult]) -> list[str]:
 
 def to_json(results: list[CaseResult], *, started: _dt.datetime, seconds: float, argv: list[str], interrupted: bool) -> dict:
     import onnx
-    import onnxruntime
+
+    from .runtime import ort
 
     return {
         "schema": SCHEMA,
         "spec2onnx": __version__,
         "onnx": onnx.__version__,
-        "onnxruntime": onnxruntime.__version__,
+        "onnxruntime": ort.__version__ if ort is not None else None,
         "python": platform.python_version(),
         "platform": platform.platform(),
         "started": started.isoformat(timespec="seconds"),

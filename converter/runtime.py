@@ -8,11 +8,26 @@ import shutil
 import tempfile
 
 import numpy as np
-import onnxruntime as ort
 from onnx import TensorProto, helper
 
 from .dtypes import BFLOAT16
 from .errors import RuntimeUnavailableError
+
+try:
+    import onnxruntime as ort
+except ImportError:  # spec2onnx installed without the [cpu] or [cuda] extra: convert and check still work
+    ort = None
+
+NO_ONNXRUNTIME = ('onnxruntime is not installed: pip install "spec2onnx[cpu]" (CPU) or "spec2onnx[cuda]" '
+                  "(onnxruntime-gpu), never both in one environment (they share the onnxruntime package: "
+                  "microsoft/onnxruntime#26996)")
+
+
+def require_onnxruntime():
+    """The onnxruntime module; a RuntimeUnavailableError (exit status 2) saying how to install it when it is missing."""
+    if ort is None:
+        raise RuntimeUnavailableError(NO_ONNXRUNTIME)
+    return ort
 
 PROVIDER_ALIASES = {
     "cpu": "CPUExecutionProvider",
@@ -33,11 +48,11 @@ PROVIDER_ALIASES = {
 NOT_COMPUTE_PROVIDERS = {
     "AzureExecutionProvider": "sends requests to Azure endpoints and runs no ONNX operator locally",
 }
-OPT_LEVELS = {
-    "disabled": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
-    "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
-    "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
-    "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+OPT_LEVELS = {  # names in onnxruntime.GraphOptimizationLevel
+    "disabled": "ORT_DISABLE_ALL",
+    "basic": "ORT_ENABLE_BASIC",
+    "extended": "ORT_ENABLE_EXTENDED",
+    "all": "ORT_ENABLE_ALL",
 }
 
 
@@ -51,7 +66,7 @@ def short_provider(provider: str) -> str:
 def resolve_provider(name: str) -> str:
     """The full onnxruntime provider name for ``name`` (alias or full), if this machine has it."""
     full = PROVIDER_ALIASES.get(name.lower(), name)
-    available = ort.get_available_providers()
+    available = require_onnxruntime().get_available_providers()
     if full in NOT_COMPUTE_PROVIDERS:
         raise RuntimeUnavailableError(f"--provider {name}: {full} {NOT_COMPUTE_PROVIDERS[full]}, so every case would "
                                       "fail to create a session; give one that runs ONNX operators (cpu, cuda, ...)")
@@ -73,6 +88,7 @@ def max_supported_opset() -> int:
 
     from .lowering.model import ir_version_for
 
+    require_onnxruntime()
     for opset in range(defs.onnx_opset_version(), 12, -1):
         ir = ir_version_for(opset)
         graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "probe",
@@ -101,8 +117,8 @@ class OrtRunner:
     """One onnxruntime session for one model; ``run`` takes and returns numpy arrays (bfloat16 included)."""
 
     def __init__(self, model_bytes: bytes, provider: str = "CPUExecutionProvider", opt_level: str = "all"):
-        options = ort.SessionOptions()
-        options.graph_optimization_level = OPT_LEVELS[opt_level]
+        options = require_onnxruntime().SessionOptions()
+        options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, OPT_LEVELS[opt_level])
         options.log_severity_level = 4  # errors reach the user as exceptions, in one line, not as log noise
         options.intra_op_num_threads = 1
         self.provider = provider

@@ -1,0 +1,34 @@
+"""Without onnxruntime installed (no [cpu]/[cuda] extra): one clear line and exit 2; convert and check still work."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from ..conftest import REPO, SPECS
+
+# Importing a module set to None in sys.modules raises ImportError: onnxruntime is absent for that process.
+RUN = ("import sys; sys.modules['onnxruntime'] = None; sys.argv = ['spec2onnx'] + sys.argv[1:]; "
+       "from converter.cli import main; main()")
+
+
+def spec2onnx(*args, cwd):
+    return subprocess.run([sys.executable, "-c", RUN, *map(str, args)], capture_output=True, text=True, cwd=cwd,
+                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+
+
+def test_validate_and_run_say_which_extra_to_install(tmp_path):
+    spec = SPECS / "trt_scale/seed-scale-4d.yaml"
+    for args in (("validate", spec, "-j", "0"), ("run", spec, "-o", tmp_path)):
+        proc = spec2onnx(*args, cwd=tmp_path)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+        assert 'onnxruntime is not installed: pip install "spec2onnx[cpu]"' in proc.stderr and "[cuda]" in proc.stderr
+
+
+def test_convert_and_check_need_no_runtime(tmp_path):
+    out = tmp_path / "m.onnx"
+    proc = spec2onnx("convert", SPECS / "trt_scale/seed-scale-4d.yaml", "-o", out, "--target", "ort-cuda", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    proc = spec2onnx("check", out, "--target", "ort-cuda", cwd=tmp_path)
+    assert proc.returncode == 0 and "every node runs on ort-cuda" in proc.stdout, proc.stderr
