@@ -144,7 +144,7 @@ def _matrix(node: NodeView, matrix: dict) -> str | None:
     if entry is None or not entry["supported"]:
         return "not supported by onnx-tensorrt"
     checked = {node.input_constraint(i) for i in range(len(node.inputs)) if node.inputs[i]}
-    if node.op in ("DequantizeLinear",):
+    if node.op in ("DequantizeLinear", "QuantizeLinear"):  # the matrix lists the types of x; scale and zero point follow
         checked = {node.input_constraint(0)}
     bindings = node.bindings()
     if node.op in ("Cast", "CastLike"):

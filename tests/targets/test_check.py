@@ -164,3 +164,14 @@ def test_openvino_table_is_measured_a_combination_never_measured_is_a_warning():
     found = check_model(model, "openvino")
     assert [p.severity for p in found] == ["warning"] and "not measured" in found[0].reason
     assert reasons(model, "ort-cpu") == []
+
+
+def test_tensorrt_quantize_linear_types_are_those_of_x():
+    # onnx-tensorrt docs/operators.md: QuantizeLinear FP32, FP16, BF16 (x); y_zero_point must be 0 (int8 output)
+    scale = numpy_helper.from_array(np.array(1, np.float32), "scale")
+    zero = numpy_helper.from_array(np.array(0, np.int8), "zero")
+    model = one_node("QuantizeLinear", [("x", TensorProto.FLOAT, [4])], ("y", TensorProto.INT8, [4]), inits=[scale, zero])
+    assert reasons(model, "tensorrt") == []
+    one = numpy_helper.from_array(np.array(1, np.int8), "zero")
+    model = one_node("QuantizeLinear", [("x", TensorProto.FLOAT, [4])], ("y", TensorProto.INT8, [4]), inits=[scale, one])
+    assert any("y_zero_point must be zero" in r for r in reasons(model, "tensorrt"))
