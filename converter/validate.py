@@ -113,9 +113,9 @@ def check_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = 
             static = [f"static check: {p}" for p in found if p.severity == "error"] if options.static_check else []
             model_bytes = model.SerializeToString()
     except Exception as exc:  # noqa: BLE001 - one broken spec must not hide the others
-        from .targets.dla import DlaRuleError
+        from .targets.spec_rules import TargetRuleError
 
-        if isinstance(exc, DlaRuleError):  # refused before lowering: a user error, like a spec that does not load
+        if isinstance(exc, TargetRuleError):  # refused before lowering: a user error, like a spec that does not load
             yield CaseResult(path, "<load>", ERROR, path=path, problems=[str(exc)], bad_input=True)
             return
         problem = describe_exception(exc, "building the model")

@@ -16,7 +16,10 @@ from ..errors import SpecError
 
 
 
-class DlaRuleError(SpecError):
+from .spec_rules import TargetRuleError  # noqa: E402
+
+
+class DlaRuleError(TargetRuleError):
     """A tensorrt-dla spec that breaks a DLA rule: refused before lowering (exit status 2)."""
 
 

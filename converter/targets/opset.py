@@ -24,13 +24,13 @@ def version_problems(problems) -> list:
 def model_for_target(spec, target, opset: int, *, fixed: bool = False, provider: str | None = None):
     """(model, opset used, note, problems of check_model). ``fixed``: the opset was asked for; never change it.
 
-    A tensorrt-dla spec outside the DLA rules is refused first (SpecError naming the rule).
+    A spec the target cannot take at all (spec_rules.py: TensorRT types, the DLA rules) is refused first
+    (TargetRuleError, a SpecError naming the field and the rule).
     """
-    from . import dla, provider_for_target
+    from . import provider_for_target, spec_rules
     from .check import check_model
 
-    if target.name == "tensorrt-dla":
-        dla.check_spec(spec)
+    spec_rules.check_spec(spec, target)
     provider = provider or provider_for_target(target)
 
     def build(n: int):

@@ -17,14 +17,13 @@ def lowered(spec, target_name: str):
     """(model, None) or (None, why) for one spec lowered for one target (build errors are answers too)."""
     from ..lowering import build_model
     from ..lowering.model import DEFAULT_OPSET
-    from . import dla
     from .opset import model_for_target
+    from .spec_rules import TargetRuleError, check_spec
 
-    if target_name == "tensorrt-dla":
-        try:
-            dla.check_spec(spec)
-        except Exception as exc:  # noqa: BLE001
-            return None, f"refused by the DLA rules: {exc}"
+    try:
+        check_spec(spec, get_target(target_name))
+    except TargetRuleError as exc:
+        return None, f"refused: {exc}"
     try:
         model, _, _, problems = model_for_target(spec, get_target(target_name), spec.opset or DEFAULT_OPSET)
         return (model, problems), None
@@ -76,8 +75,8 @@ def render(found, refused) -> str:
              "before lowering (counted, not listed).", ""]
     for target, reasons in found.items():
         specs = set().union(*reasons.values()) if reasons else set()
-        lines.append(f"## {target}: {len(specs)} specs with errors; {len(refused[target])} refused by the DLA rules"
-                     if target == "tensorrt-dla" else f"## {target}: {len(specs)} specs with errors")
+        lines.append(f"## {target}: {len(specs)} specs with errors; {len(refused[target])} specs refused (spec_rules.py)"
+                     if refused[target] else f"## {target}: {len(specs)} specs with errors")
         for reason, names in sorted(reasons.items(), key=lambda kv: -len(kv[1])):
             shown = ", ".join(sorted(names)[:6]) + (f", ... ({len(names)} specs)" if len(names) > 6 else "")
             lines.append(f"- {reason}  \n  {shown}")

@@ -136,3 +136,22 @@ cases:
 """, "p.yaml")
     with pytest.raises(dla.DlaRuleError, match="custom power"):
         dla.check_spec(load_spec(power))
+
+
+def test_tensorrt_refuses_a_spec_whose_inputs_have_no_tensorrt_type(write_spec, tmp_path):
+    # onnx-tensorrt docs/operators.md: TensorRT has no int16 (nor uint16, uint32) tensors
+    spec = write_spec("""\
+name: i16
+network:
+  inputs: {x: {dtype: int16, shape: [4]}}
+  constants: {s: {dtype: float32, shape: [4], data: [0.5, 0.5, 0.5, 0.5]}}
+  layers:
+    - {name: y, op: dml.DequantizeLinear, inputs: [x, s]}
+  outputs: [y]
+cases:
+  - {name: c, inputs: {x: [1, 2, 3, 4]}}
+""")
+    for target in ("tensorrt", "portable"):
+        result = invoke("convert", spec, "-o", tmp_path / "m.onnx", "--target", target)
+        assert result.exit_code == 2 and "input 'x' is int16" in result.output, result.output
+    assert invoke("convert", spec, "-o", tmp_path / "m.onnx", "--target", "ort-cpu").exit_code == 0

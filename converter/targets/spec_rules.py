@@ -1,0 +1,34 @@
+"""Spec-level refusals, before lowering: what a target cannot take whatever the lowering does.
+
+- tensorrt (and tensorrt-dla, portable, which include it): a network input or output of a type TensorRT
+  does not have ("TensorRT supports the following ONNX data types: DOUBLE, FLOAT32, FLOAT16, BFLOAT16,
+  FP8, FP4, INT32, INT64, INT8, INT4, UINT8, and BOOL", onnx/onnx-tensorrt docs/operators.md).
+- tensorrt-dla: the DLA rules (converter/targets/dla.py).
+Both raise DlaRuleError's parent, TargetRuleError (a SpecError: exit status 2, naming the field and the rule).
+"""
+
+from __future__ import annotations
+
+from ..errors import SpecError
+
+TENSORRT_TYPES = ("float32", "float16", "bfloat16", "int32", "int64", "int8", "uint8", "bool")
+
+
+class TargetRuleError(SpecError):
+    """A spec the target cannot take at all: refused before lowering (exit status 2)."""
+
+
+def check_spec(spec, target) -> None:
+    from . import dla
+
+    if target.includes("tensorrt") or target.name == "tensorrt-dla":
+        net = spec.network
+        for kind, names in (("input", list(net.inputs)), ("output", list(net.outputs))):
+            for name in names:
+                dtype = net.types[name].dtype.name
+                if dtype not in TENSORRT_TYPES:
+                    raise TargetRuleError(f"{kind} {name!r} is {dtype}: {target.name} needs TensorRT types "
+                                          f"({', '.join(TENSORRT_TYPES)}; onnx-tensorrt docs/operators.md)",
+                                          file=str(spec.path), field=f"network.{kind}s")
+    if target.name == "tensorrt-dla":
+        dla.check_spec(spec)
