@@ -1,7 +1,7 @@
 """Safe loading: plain data only, alias bombs and oversized inputs fail fast, .npy files are never unpickled.
 
 The one-fault-per-file corpus (tests/bad_specs/) checks the messages; these tests check what a
-corpus file cannot: time and memory bounds, files too large to commit, symlinks, FIFOs, and that
+corpus file cannot: memory bounds, files too large to commit, symlinks, FIFOs, and that
 the safe loader reads every ordinary spec exactly as ``yaml.safe_load`` does.
 """
 
@@ -12,7 +12,6 @@ import json
 import math
 import os
 import sys
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -53,22 +52,19 @@ def _bomb(levels: int, width: int = 10) -> str:
 
 
 @pytest.mark.parametrize("levels", [9, 30])  # 10^9 and 10^30 values
-def test_billion_laughs_fails_fast_in_bounded_memory(tmp_path, levels):
+def test_billion_laughs_fails_in_bounded_memory(tmp_path, levels):
     path = tmp_path / "bomb.yaml"
     path.write_text("name: t\n" + _bomb(levels) + NET + "cases: []\n")
     tracemalloc.start()
-    t0 = time.perf_counter()
     try:
         message = _error(path)
-        seconds = time.perf_counter() - t0
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     assert f"aliases expand the document to more than {safe_yaml.MAX_NODES:,} nodes" in message
     assert message.startswith(f"{path}: lol"), message
     assert "\n" not in message
-    assert seconds < 0.5, seconds
-    assert peak < 20 * 2**20, peak
+    assert peak < 20 * 2**20, peak  # the expansion is counted, never built
 
 
 def test_merge_key_bomb_is_caught(tmp_path):
@@ -108,15 +104,13 @@ def test_recursive_alias_is_an_error_not_a_recursion(tmp_path):
 
 
 @pytest.mark.parametrize("opener, closer", [("[", "]"), ("{a: ", "}")])
-def test_deep_nesting_fails_fast_without_crashing(tmp_path, opener, closer):
+def test_deep_nesting_is_a_user_error_without_crashing(tmp_path, opener, closer):
     # libyaml's C composer overflows the C stack (a segfault) on this; the pure-Python loader would raise
     # RecursionError. Both must be a one-line user error.
     path = tmp_path / "deep.yaml"
     path.write_text("name: " + opener * 200_000 + "1" + closer * 200_000 + "\n")
-    t0 = time.perf_counter()
-    message = _error(path)
+    message = _error(path)  # (how fast: benchmarks, not a timed assertion that fails on a loaded machine)
     assert f"nested more than {safe_yaml.MAX_DEPTH} levels deep" in message
-    assert time.perf_counter() - t0 < 2
     assert len(message) < 300
 
 
@@ -233,10 +227,8 @@ def test_oversized_spec_is_rejected_without_reading_it(tmp_path):
     path = tmp_path / "huge.yaml"
     with open(path, "wb") as handle:  # sparse: no disk space used, nothing to read
         handle.truncate(MAX_SPEC_BYTES + 1)
-    t0 = time.perf_counter()
     message = _error(path)
     assert message == f"{path}: larger than the {MAX_SPEC_BYTES // 2**20} MiB limit for spec files"
-    assert time.perf_counter() - t0 < 1
 
 
 def test_spec_at_the_size_limit_is_read(tmp_path, monkeypatch):
