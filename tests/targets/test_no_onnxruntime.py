@@ -32,3 +32,14 @@ def test_convert_and_check_need_no_runtime(tmp_path):
     assert proc.returncode == 0, proc.stderr
     proc = spec2onnx("check", out, "--target", "ort-cuda", cwd=tmp_path)
     assert proc.returncode == 0 and "every node runs on ort-cuda" in proc.stdout, proc.stderr
+
+
+def test_onnxruntime_comes_from_exactly_one_extra_and_the_setup_commands_pick_cpu():
+    tomllib = __import__("pytest").importorskip("tomllib")
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert not [d for d in project["dependencies"] if d.startswith("onnxruntime")]
+    extras = project["optional-dependencies"]
+    assert [d.split(">")[0] for d in extras["cpu"]] == ["onnxruntime"]
+    assert [d.split(">")[0] for d in extras["cuda"]] == ["onnxruntime-gpu"]
+    for path in ("README.md", ".ci/run"):
+        assert '".[cpu,test,openvino]"' in (REPO / path).read_text(), path
