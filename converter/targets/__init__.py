@@ -40,11 +40,13 @@ class Target:
     def includes(self, name: str) -> bool:
         """True when a model for this target must also run on target ``name``.
 
-        portable includes ort-cpu, ort-cuda, tensorrt and openvino (not tensorrt-dla: DLA runs FP16/INT8 only).
+        portable includes ort-cpu, ort-cuda, tensorrt and openvino (not tensorrt-dla: DLA runs FP16/INT8 only);
+        tensorrt-dla includes tensorrt (onnx-tensorrt parses its model too).
         """
         from .profiles import PROFILES
 
-        return self.name == name or name in PROFILES[self.name].get("all_of", ())
+        profile = PROFILES[self.name]
+        return self.name == name or name in profile.get("all_of", ()) or name in profile.get("includes", ())
 
     @property
     def preferences(self) -> dict:

@@ -90,7 +90,9 @@ PROFILES = {
                 "preferences": {"scale_batchnorm": True}},
     "ort-cuda": {"kernels": "ort-cuda.json", "limits": ORT_RESIZE + ORT_CUDA, "preferences": {"scale_batchnorm": False}},
     "tensorrt": {"matrix": "tensorrt.json", "limits": TENSORRT, "preferences": {"scale_batchnorm": True}},
-    "tensorrt-dla": {"matrix": "tensorrt.json", "limits": TENSORRT, "dla": True, "preferences": {"scale_batchnorm": True}},
+    # includes: a DLA model is parsed by onnx-tensorrt too, so lowerings legalize it for tensorrt as well
+    "tensorrt-dla": {"matrix": "tensorrt.json", "limits": TENSORRT, "dla": True, "includes": ["tensorrt"],
+                     "preferences": {"scale_batchnorm": True}},
     # measured: openvino.json lists what compiled (and what was refused); a combination never measured is a warning
     "openvino": {"kernels": "openvino.json", "measured": True, "limits": OPENVINO, "preferences": {"scale_batchnorm": True}},
     # every node must run on each of these (tensorrt-dla is not among them: DLA runs FP16/INT8 only)
