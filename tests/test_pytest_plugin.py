@@ -18,7 +18,10 @@ from tests.conftest import BAD_SPECS, REPO, SPECS
 
 pytest_plugins = ["pytester"]
 
-PLUGIN = ["-p", "converter.pytest_plugin", "-p", "no:cacheprovider", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+# The checkout's plugin, explicitly; "no:spec2onnx" blocks the pytest11 entry point of an installed spec2onnx
+# (.ci/run), which is the same module under another name (converter/_alias.py) and would register twice.
+PLUGIN = ["-p", "no:spec2onnx", "-p", "converter.pytest_plugin", "-p", "no:cacheprovider",
+          "-W", "ignore::pytest.PytestAssertRewriteWarning"]
 SCALE = SPECS / "trt_scale" / "seed-scale-4d.yaml"  # cases doc-example (9, 25, ... 361) and random
 BROADCAST = SPECS / "trt_elementwise" / "seed-broadcast-prod.yaml"
 
