@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import INT32, UINT8
 from ..errors import SpecError
 from ..network import Layer, TensorType
 from ..schema import Attr
@@ -114,7 +115,14 @@ def lower_strided(lower, layer: Layer, ctx: LoweringContext) -> Lowered:
             consts[i] = np.broadcast_to(consts[i].reshape(-1)[offsets], sizes)
         else:
             runtime.append(i)
-            flat = b.op("Reshape", [inputs[i], b.const("flat", np.array([-1], np.int64))],
+            buffer = inputs[i]
+            if ctx.input_types[i].dtype == UINT8 and ctx.target.includes("tensorrt"):
+                # Exact (every uint8 is an int32); the layer's lowering widens an int32 zero point as it does a uint8 one.
+                buffer = b.cast(buffer, INT32, why=f"DirectML strides on {role}: TensorRT has UINT8 only as a network "
+                                                   "input or output type (onnx-tensorrt docs/operators.md), so the buffer "
+                                                   "is cast to int32 before Reshape/Gather/Expand")
+                types[i] = TensorType(INT32, sizes)
+            flat = b.op("Reshape", [buffer, b.const("flat", np.array([-1], np.int64))],
                         why=f"DirectML strides on {role}: the buffer as one dimension")
             view = b.op("Gather", [flat, b.const(f"{role}_offsets", offsets)], axis=0,
                         why=f"DirectML strides {list(strides)}: element i of the view is buffer[sum(i_k * stride_k)]")

@@ -138,3 +138,23 @@ def test_layers_lists_the_strides_attribute():
 
     text = describe_layers()
     assert "strides (default {}): mapping {scale: [...], zero_point: [...]}" in text[text.index("dml.DequantizeLinear:"):]
+
+
+@pytest.mark.parametrize("target", ["tensorrt", "portable"])
+def test_run_time_uint8_buffers_are_cast_to_int32_first_for_tensorrt(target):
+    # TensorRT has UINT8 only as a network input/output type (onnx-tensorrt docs/operators.md): the zero point
+    # buffer is cast to int32 at the input, before Reshape/Gather/Expand; the result stays exact.
+    from converter.targets import Target
+    from converter.targets.check import check_model
+
+    spec = _spec([2, 3, 4], {"scale": [0.5, 1.0, 2.0, 4.0], "zero_point": [3, 250]}, {"scale": [0, 0, 1], "zero_point": [1, 0, 0]},
+                 constant=False)
+    model = build_model(spec.network, name="s", opset=17, provider=CPU, target=Target(target))
+    assert [p for p in check_model(model, target) if p.severity == "error"] == []
+    casts = [n for n in model.graph.node if n.op_type == "Cast"]
+    assert casts[0].input[0] == "zero_point" and casts[0].attribute[0].i == 6  # onnx.TensorProto.INT32
+    feeds = {**spec.cases[0].inputs, "zero_point": np.array([3, 250], np.uint8)}
+    got = OrtRunner(model.SerializeToString(), CPU).run(feeds)["y"]
+    want = ((feeds["x"].astype(np.int64) - np.array([3, 250]).reshape(2, 1, 1)).astype(np.float32)
+            * feeds["scale"].reshape(1, 1, 4))
+    np.testing.assert_array_equal(got, want)
