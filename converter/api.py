@@ -18,7 +18,7 @@ from .spec import Spec, data_files, load_spec
 from .compare import Tolerance
 from .pool import Job, Pool, run_in_process
 from .runtimes import RunConfig, check_runtime
-from .selection import spec_files
+from .selection import spec_files, spec_name_of
 from .lowering.model import DEFAULT_OPSET
 from .validate import CaseResult, Options, opset_for
 from .xfail import load_rules_file
@@ -26,7 +26,7 @@ from .xfail import load_rules_file
 
 def convert_spec(spec_path: Path, output: str | Path | None = None, *, opset: int | None = None, provider: str | None = None,
                  target: str | None = None, max_memory: int | None = None):
-    """Load, validate and lower a spec for a target; check it; write the model atomically.
+    """Load, validate and lower a spec (it needs no cases) for a target; check it; write the model atomically.
 
     The target: ``target``, else the one ``provider`` implies (cuda: ort-cuda), else portable; the
     provider need not be installed. Without ``opset``, the spec's (else 17), lowered where needed to
@@ -39,7 +39,7 @@ def convert_spec(spec_path: Path, output: str | Path | None = None, *, opset: in
 
     if output is not None:
         check_output("-o", output, [spec_path])  # before loading: `convert s.yaml -o s.yaml` never reads twice
-    spec = load_spec(spec_path, max_memory=max_memory)
+    spec = load_spec(spec_path, max_memory=max_memory, require_cases=False)
     output = Path(output) if output is not None else Path(f"{spec.name}.onnx")
     check_output("-o", output, [spec_path, *data_files(spec_path)])
     chosen = choose_target(target, provider)
@@ -117,20 +117,35 @@ def run_validation(files: list[Path], options: Options, *, patterns=(), jobs: in
     """Results for every case of the spec files matching ``patterns``, in the order they finish.
 
     A spec that fails to load gives one ERROR result with ``bad_input`` set; so does a spec whose
-    name another spec file already uses (names must be unique: they identify cases in reports).
+    name an earlier spec file (in ``files`` order) already uses: names identify cases in reports, so
+    the second spec is reported once and none of its cases run.
     """
-    work = [Job(Path(path), tuple(patterns)) for path in files]
+    claimed: dict[str, str] = {}  # spec name -> the first file that declares it
+    work = []
+    for path in map(Path, files):
+        name = spec_name_of(path)  # None where it cannot be told cheaply: checked on the results below
+        if name is not None and name in claimed:
+            yield _name_clash(str(path), name, claimed[name])
+            continue
+        if name is not None:
+            claimed[name] = str(path)
+        work.append(Job(path, tuple(patterns)))
     results = run_in_process(work, options) if jobs <= 0 else Pool(jobs, options, timeout, plugins).run(work)
-    first_path: dict[str, str] = {}  # spec name -> the file that used it first
-    clashes: set[str] = set()  # files already reported for reusing a name
+    refused: set[str] = set()  # files whose name turned out to be taken only once they were loaded
     for result in results:
-        if not result.bad_input:
-            first = first_path.setdefault(result.spec, result.path)
-            if first != result.path and result.path not in clashes:
-                clashes.add(result.path)
-                yield CaseResult(result.path, "<load>", "ERROR", path=result.path, bad_input=True, problems=[
-                    f"{result.path}: name: {result.spec!r} is also the name of {first}; spec names must be unique"])
+        if not result.bad_input and result.case != "<load>":
+            first = claimed.setdefault(result.spec, result.path)
+            if first != result.path:
+                if result.path not in refused:
+                    refused.add(result.path)
+                    yield _name_clash(result.path, result.spec, first)
+                continue
         yield result
+
+
+def _name_clash(path: str, name: str, first: str) -> CaseResult:
+    return CaseResult(path, "<load>", "ERROR", path=path, bad_input=True,
+                      problems=[f"{path}: name: {name!r} is also the name of {first}; spec names must be unique"])
 
 
 def validate_paths(paths: Iterable[Path], **option_kwargs) -> list[CaseResult]:
@@ -141,10 +156,12 @@ def validate_paths(paths: Iterable[Path], **option_kwargs) -> list[CaseResult]:
 
 def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str], output_dir: str | Path = ".",
              *, provider: str = "cpu", opset: int | None = None, max_memory: int | None = None):
-    """Run a spec's model on the inputs of a case (or .npy files) and write each output as <name>.npy."""
-    spec = load_spec(spec_path, max_memory=max_memory)
+    """Run a spec's model on the inputs of a case (or .npy files) and write each output as <name>.npy.
+
+    ``output_dir`` is created when missing. A spec without cases runs on ``--input`` files alone."""
+    spec = load_spec(spec_path, max_memory=max_memory, require_cases=False)
     options = make_options(provider=provider, opset=opset)
-    feeds = dict(_pick_case(spec, case_name).inputs)  # a spec always has at least one case
+    feeds = dict(_pick_case(spec, case_name).inputs) if spec.cases or case_name is not None else {}
     read = [Path(spec_path), *data_files(spec_path)]
     for item in input_files:
         name, sep, file = item.partition("=")
@@ -158,9 +175,7 @@ def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str],
     if not str(output_dir):
         raise UserError("-o: the folder name is empty")
     output_dir = Path(output_dir)
-    if not output_dir.is_dir():
-        raise UserError(f"-o {output_dir}: no such folder")
-    check_writable_folder("-o", output_dir)
+    _writable_folder("-o", str(output_dir))  # created when missing
     for name in spec.network.outputs:
         check_output("-o", output_dir / f"{name}.npy", read)
     provider = options.configs[0].provider
@@ -187,7 +202,8 @@ def _pick_case(spec: Spec, case_name: str | None):
     for case in spec.cases:
         if case.name == case_name:
             return case
-    raise UserError(f"--case {case_name}: {spec.path} has no such case; it has {', '.join(c.name for c in spec.cases)}")
+    have = ", ".join(c.name for c in spec.cases) or "none"
+    raise UserError(f"--case {case_name}: {spec.path} has no such case; it has {have}")
 
 
 def _load_input(file: str, spec: Spec, name: str) -> np.ndarray:

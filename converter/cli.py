@@ -296,7 +296,9 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     from .report import (Progress, disagreement_lines, summary_line, summary_table, to_json, write_json,
                                   write_junit)
     from .selection import find_specs, in_shard, parse_shard, select
+    from .errors import printable
     from .validate import BAD
+    from .xfail import unmatched
 
     load_plugins(plugins)
     tolerance = Tolerance(atol, rtol, ulp) if (atol, rtol, ulp) != (None, None, None) else None
@@ -336,10 +338,10 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
                 progress.clear()
                 timing = f"  [{result.seconds * 1000:.1f} ms]" if result.outcome == "PASS" else ""
                 reason = f"  (known failure: {result.reason})" if result.outcome == "XFAIL" else ""
-                _say(f"{result.outcome:5} {result.id}{timing}{reason}")
+                _say(f"{result.outcome:5} {printable(result.id)}{timing}{reason}")
                 if result.outcome != "XFAIL" or verbose:  # a known failure's details only with -v
                     for problem in result.problems:
-                        _say(f"      {problem}")
+                        _say(f"      {printable(problem)}")
             if fail_fast and result.outcome in BAD:
                 break
     except KeyboardInterrupt as exc:
@@ -361,9 +363,14 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
                                       interrupted=interrupted is not None))
     if junit_path is not None:
         write_junit(junit_path, results, seconds)
-    ran = len({(r.spec, r.case) for r in results if not r.bad_input})
+    ran_ids = {(r.spec, r.case) for r in results if not r.bad_input and r.case != "<load>"}
+    ran = len(ran_ids)
+    if options.xfail and not (patterns or shard or fail_fast or interrupted is not None):
+        for index, rule in unmatched(options.xfail, ran_ids):
+            click.echo(f"spec2onnx: warning: --xfail-file {xfail_file}: entry [{index}] (spec {rule.spec!r}, case "
+                       f"{rule.case!r}) matches no case of this run; fix or remove it", err=True)
     if not ran and interrupted is None:
-        click.echo("spec2onnx: error: no case ran (no spec found, or no case matched -k)", err=True)
+        click.echo(f"spec2onnx: error: no case ran: {_why_none_ran(files, found.skipped, results, patterns)}", err=True)
     if interrupted is not None:
         sys.exit(exit_status(interrupted))
     if any(r.bad_input for r in results):
@@ -374,6 +381,18 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
         click.echo(f"spec2onnx: error: only {ran} cases ran, fewer than --min-cases {min_cases}", err=True)
         sys.exit(EXIT_FAILED)
     sys.exit(EXIT_FAILED if any(r.outcome in BAD for r in results) or not results else EXIT_OK)
+
+
+def _why_none_ran(files, skipped, results, patterns) -> str:
+    not_loaded = {r.path for r in results if r.case == "<load>"}
+    if not files:
+        more = f"; {len(skipped)} other files skipped (-v lists them)" if skipped else ""
+        return f"no spec file found (a spec is a .yaml, .yml or .json file whose top level has 'network' and 'cases'{more})"
+    if len(not_loaded) == len(files):
+        return f"no spec could be loaded ({len(files)} tried; the errors are above)"
+    loaded = len(files) - len(not_loaded)
+    what = f"no case of the {loaded} spec{'s' * (loaded != 1)} loaded"
+    return f"{what} matched -k {' '.join(patterns)}" if patterns else f"{what} was run"
 
 
 @main.command(epilog=EPILOG)

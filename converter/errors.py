@@ -40,7 +40,14 @@ class UserError(Spec2OnnxError):
 
 def printable(text: str) -> str:
     """``text`` with line breaks and other unprintable characters escaped: an error message is always one line."""
-    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return text if text.isprintable() else "".join(c if c.isprintable() else _escaped(c) for c in text)
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (Python's surrogateescape): the byte itself
+        return f"\\x{code - 0xDC00:02x}"
+    return repr(char)[1:-1]
 
 
 class SpecError(UserError):

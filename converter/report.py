@@ -9,6 +9,7 @@ import datetime as _dt
 import json
 import math
 import platform
+import re
 import sys
 import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
@@ -88,7 +89,27 @@ def _case_json(r: CaseResult) -> dict:
     return d
 
 
+# Characters XML 1.0 cannot hold, even escaped: C0 controls but tab, newline and carriage return, lone
+# surrogates (a path's undecodable bytes arrive as U+DC80..U+DCFF, Python's surrogateescape), U+FFFE, U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` as XML 1.0 can hold it: every character it cannot is written as a Python escape
+    (``\\x01``; an undecodable byte of a path as ``\\xff``, the byte itself), so the report stays
+    well-formed and still says what was there."""
+    return _NOT_XML.sub(_escape_char, text)
+
+
+def _escape_char(match: re.Match) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # surrogateescape: the original byte
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
 def to_junit(results: list[CaseResult], seconds: float) -> bytes:
+    """JUnit XML (well-formed whatever the paths, names and messages hold: see ``xml_text``)."""
     c = counts(results)
     suite = ET.Element("testsuite", name="spec2onnx", tests=str(len(results)), failures=str(c["FAIL"] + c["XPASS"]),
                        errors=str(c["ERROR"]), skipped=str(c["XFAIL"]), time=f"{seconds:.3f}")
@@ -105,6 +126,10 @@ def to_junit(results: list[CaseResult], seconds: float) -> bytes:
             ET.SubElement(case, "skipped", message=f"known failure: {r.reason}", type="XFAIL").text = detail
     root = ET.Element("testsuites", name="spec2onnx", tests=str(len(results)))
     root.append(suite)
+    for element in root.iter():
+        element.attrib = {key: xml_text(value) for key, value in element.attrib.items()}
+        if element.text:
+            element.text = xml_text(element.text)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True)
 
 

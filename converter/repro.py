@@ -9,8 +9,31 @@ from pathlib import Path
 from .files import save_npy_atomic, write_atomic
 
 
+def repro_parts(result) -> tuple[str, str, str]:
+    """The reproduction's folder below --repro-dir: ``<spec>/<case>/<configuration>``, e.g.
+    ``trt-scale-seed-4d/doc-example/onnxruntime-cpu-all``.
+
+    One folder level per part, so no two cases share a folder (spec ``a__b`` case ``c`` and spec ``a``
+    case ``b__c`` once did): spec and case names cannot hold '/' or be '.' or '..' (``converter.spec.NAME_RULE``),
+    and the configuration is built from runtime, provider and optimization level, which tell configurations apart.
+    """
+    from .runtime import short_provider
+
+    config = result.runtime
+    if result.runtime == "onnxruntime":
+        config += f"-{short_provider(result.provider)}-{result.opt_level}"
+    return _component(result.spec), _component(result.case), _component(config)
+
+
 def repro_name(result) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{result.spec}__{result.case}__{result.label or result.runtime}").strip("_")
+    """The reproduction's folder relative to --repro-dir, as a POSIX path."""
+    return "/".join(repro_parts(result))
+
+
+def _component(text: str) -> str:
+    """One safe folder name: names already are (the spec's name rule); anything else is made so, readably."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", text)
+    return safe if safe.strip(".") else f"_{safe}"
 
 
 def command_for(result, options=None) -> str:
@@ -32,7 +55,7 @@ def command_for(result, options=None) -> str:
 
 
 def write_repro(root: str, result, model_bytes: bytes, case, got: dict | None, want: dict | None, options=None) -> Path:
-    folder = Path(root) / repro_name(result)
+    folder = Path(root).joinpath(*repro_parts(result))
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(folder / "model.onnx", model_bytes)
     for name, array in case.inputs.items():

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+import yaml
+
 from . import safe_yaml
 from .errors import UserError
 from .spec import MAX_SPEC_BYTES, SPEC_SUFFIXES, Spec, load_spec
@@ -92,6 +94,71 @@ def is_spec_file(path: str | Path) -> bool:
     except UserError:  # unparsable: a spec if both keys show anywhere (the load will name the fault)
         return {m.group(2) for m in _ANY_KEY.finditer(text)} == {"network", "cases"}
     return isinstance(doc, dict) and "network" in doc and "cases" in doc
+
+
+def spec_name_of(path: str | Path) -> str | None:
+    """The ``name`` a spec file declares, read cheaply (YAML events up to the top-level ``name``; JSON
+    parsed), or None when it cannot be told without loading the spec (no valid name, aliases, merge keys,
+    unreadable). Used to refuse a second spec with the same name before any of its cases run."""
+    from .spec import is_valid_name
+
+    path = Path(path)
+    try:
+        with path.open("rb") as handle:
+            text = handle.read(MAX_SPEC_BYTES + 1).decode("utf-8")
+        if path.suffix == ".json":
+            doc = safe_yaml.load_json(text)
+            name = doc.get("name") if isinstance(doc, dict) else None
+        else:
+            first = _FIRST_KEY_NAME.match(text)  # the usual layout, without starting a YAML parser
+            plain = first and yaml.SafeLoader.resolve(yaml.SafeLoader, yaml.ScalarNode, first.group(1), (True, False))
+            name = first.group(1) if plain == _STR_TAG else _yaml_top_level_name(text)
+    except (OSError, UnicodeDecodeError, UserError, yaml.YAMLError, RecursionError):
+        return None
+    return name if is_valid_name(name) else None
+
+
+def _yaml_top_level_name(text: str) -> str | None:
+    depth, key_next, key = 0, False, None
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            if depth == 0 and not isinstance(event, yaml.MappingStartEvent):
+                return None  # the document is not a mapping
+            if depth == 1 and key == "name":
+                return None
+            depth += 1
+            key_next = depth == 1
+            continue
+        if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+            if depth == 0:
+                return None  # the top-level mapping ended without a name
+            key_next = depth == 1
+            continue
+        if depth != 1:
+            continue
+        if isinstance(event, yaml.AliasEvent):
+            if key_next or key == "name":
+                return None
+            key_next = True
+        elif isinstance(event, yaml.ScalarEvent):
+            if key_next:
+                key, key_next = event.value, False
+                if key == "<<":
+                    return None  # a merge key may bring a name in
+            else:
+                if key == "name":
+                    plain = event.style is None and yaml.SafeLoader.resolve(yaml.SafeLoader, yaml.ScalarNode, event.value,
+                                                                             (True, False)) != _STR_TAG
+                    return None if plain or event.tag not in (None, "!", _STR_TAG) else event.value
+                key_next = True
+    return None
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+# a block mapping whose first line (after blank and comment lines) is `name: <plain name>`
+_FIRST_KEY_NAME = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n)*name:[ \t]+([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*(?:#[^\n]*)?\r?$",
+                             re.MULTILINE)
 
 
 @dataclass

@@ -22,11 +22,23 @@ from .memory import gc_paused
 from .network import MAX_ELEMENTS, MAX_RANK, Layer, Network, TensorType
 from .quantization import check_quantized_layers, parse_dynamic_range
 from .registry import did_you_mean, layer_kind
-from .xfail import XfailRule, parse_rules
+from .xfail import XfailRule, check_cases, parse_rules
 
 MAX_SPEC_BYTES = 16 * 1024 * 1024
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
+MAX_NAME_LENGTH = 128
+NAME_RULE = f"1 to {MAX_NAME_LENGTH} letters, digits, '_', '.' or '-', starting with a letter or '_'"
+_NAME = re.compile(rf"[A-Za-z_][A-Za-z0-9_.\-]{{0,{MAX_NAME_LENGTH - 1}}}")  # ASCII only; used with fullmatch
+
+
+def is_valid_name(value: Any) -> bool:
+    """The one rule for every name in a spec (the spec's, its cases', tensors' and layers'): ``NAME_RULE``.
+
+    The whole text must match (a trailing newline or space is not allowed): names become case ids,
+    report entries, ONNX tensor names and folder names (``--repro-dir``), so they hold no separators
+    ('/', whitespace, control characters) and cannot be '.' or '..'.
+    """
+    return isinstance(value, str) and _NAME.fullmatch(value) is not None
 
 TOP_KEYS = ("name", "source", "description", "opset", "tolerance", "xfail", "network", "cases")
 NETWORK_KEYS = ("inputs", "constants", "layers", "outputs")
@@ -63,12 +75,13 @@ class Spec:
         return sorted({layer.op for layer in self.network.layers})
 
 
-def load_spec(path: str | Path, *, max_memory: int | None = None, runs: int = 1) -> Spec:
+def load_spec(path: str | Path, *, max_memory: int | None = None, runs: int = 1, require_cases: bool = True) -> Spec:
     """Read, parse and validate one spec file.
 
     ``max_memory``: the memory budget in bytes (None: ``converter.budget.default_budget()``); a spec
     whose estimated peak, with ``runs`` runtime configurations, is above it is refused before any
-    constant or case data is made.
+    constant or case data is made. ``require_cases=False``: a spec without ``cases`` (or with an
+    empty list) is accepted, for converting (validating needs cases).
     """
     path = Path(path)
     try:
@@ -76,11 +89,11 @@ def load_spec(path: str | Path, *, max_memory: int | None = None, runs: int = 1)
             data = _read_bytes(path)
             limit = budget.default_budget() if max_memory is None else max_memory
             cached = spec_cache.get(data, path, limit, runs)
-            if cached is not None:
+            if cached is not None and (cached.cases or not require_cases):  # a case-less spec: only for converting
                 return cached
             npy_reads = casedata.npy_reads
-            spec = parse_spec(_document(data, path), path, max_memory=max_memory, runs=runs)
-            if casedata.npy_reads == npy_reads:  # it depends on its own file only
+            spec = parse_spec(_document(data, path), path, max_memory=max_memory, runs=runs, require_cases=require_cases)
+            if casedata.npy_reads == npy_reads and spec.cases:  # it depends on its own file only
                 est = budget.estimate(spec.network, [{"expected": c.expected or {}} for c in spec.cases])
                 spec_cache.put(data, path, spec, est.total, est.runtime)
             return spec
@@ -123,7 +136,7 @@ def _document(data: bytes, path: Path) -> Any:
 
 
 def parse_spec(doc: Any, path: Path, spec_dir: Path | None = None, *, max_memory: int | None = None,
-               runs: int = 1) -> Spec:
+               runs: int = 1, require_cases: bool = True) -> Spec:
     """Validate the plain data of a spec (as read from a file, or a mapping built in Python).
 
     ``path`` names the spec in results; relative ``.npy`` paths start at ``spec_dir``, by default its folder.
@@ -133,7 +146,7 @@ def parse_spec(doc: Any, path: Path, spec_dir: Path | None = None, *, max_memory
     if isinstance(doc, dict) and "network" not in doc and ("cases" not in doc or set(doc) - set(TOP_KEYS)):
         raise SpecError("not a spec: a spec's top level is a mapping with 'name', 'network' and 'cases'; "
                         f"this one has {', '.join(map(repr, list(doc)[:5])) or 'no keys'}")
-    doc = _mapping(doc, "", TOP_KEYS, required=("name", "network", "cases"))
+    doc = _mapping(doc, "", TOP_KEYS, required=("name", "network", "cases") if require_cases else ("name", "network"))
     name = _name(doc["name"], "name")
     source = _text(doc.get("source", ""), "source")
     _text(doc.get("description", ""), "description")
@@ -141,9 +154,11 @@ def parse_spec(doc: Any, path: Path, spec_dir: Path | None = None, *, max_memory
     tolerance = _at("tolerance", Tolerance.parse, doc["tolerance"]) if "tolerance" in doc else None
     xfail = _at("xfail", lambda d: parse_rules(d, spec_name=name), doc["xfail"]) if "xfail" in doc else ()
     network = _parse_network(doc["network"], spec_dir, max_memory)
-    raw_cases = _list(doc["cases"], "cases", nonempty=True)
+    raw_cases = _list(doc["cases"], "cases", nonempty=require_cases) if "cases" in doc else []
     budget.check_estimate(network, raw_cases, max_memory, runs)  # before any case data is made
     cases = _parse_cases(raw_cases, network, spec_dir)
+    if xfail and cases:
+        _at("xfail", check_cases, xfail, [c.name for c in cases])
     return Spec(name, path, network, cases, source, opset, tolerance, xfail)
 
 
@@ -302,7 +317,7 @@ def _tensor_type(doc: Any, where: str, keys, required=("dtype", "shape")) -> Ten
 # --- cases -------------------------------------------------------------------------------------
 
 
-def _parse_cases(doc: Any, network: Network, spec_dir: Path) -> list[Case]:
+def _parse_cases(doc: list, network: Network, spec_dir: Path) -> list[Case]:
     cases: list[Case] = []
     seen = set()
     for i, raw in enumerate(doc):
@@ -370,8 +385,9 @@ def _list(doc: Any, where: str, nonempty: bool = False) -> list:
 
 
 def _name(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not _NAME.match(value):
-        raise SpecError(f"{value!r} is not a valid name (letters, digits, '_', '.', '-'; not starting with a digit)", field=where)
+    if not is_valid_name(value):
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:60] + "..."
+        raise SpecError(f"{shown} is not a valid name ({NAME_RULE})", field=where)
     return value
 
 

@@ -175,9 +175,14 @@ def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int):
 
 
 def _tolerance(spec: Spec, output: str, options: Options):
-    """Per output: the command line's, then the spec's (case-level ones are merged per case in _check)."""
+    """Per output: the command line's, then the spec's (case-level ones are merged per case in _check).
+
+    The command line's (--atol/--rtol/--ulp) applies to float outputs only, as its help says: integer
+    and bool outputs stay exact unless the spec itself allows an ``atol`` for them.
+    """
     dtype = spec.network.types[output].dtype
-    chain = [t.for_output(output) if t else None for t in (options.tolerance, spec.tolerance)]
+    cli = options.tolerance if dtype.is_float else None
+    chain = [t.for_output(output) if t else None for t in (cli, spec.tolerance)]
     return dtype, chain, layer_tolerance(spec, output)
 
 

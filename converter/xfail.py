@@ -12,6 +12,13 @@ file given with ``--xfail-file`` (a YAML list, each entry naming ``spec``)::
 
 A matching case that fails is reported as XFAIL; one that passes as XPASS,
 which fails the run (the entry is stale and should go).
+
+Entries that name nothing real are reported, not ignored: an unknown ``runtime``,
+``provider`` or ``opt_level`` is an error where the entry is read (exit status 2);
+in a spec, a ``case`` glob that matches none of its cases is an error too. An entry
+of an xfail file whose ``spec``/``case`` globs match no case of a whole run (no -k,
+--shard or -x) gets a warning line naming it after the run (the exit status is
+unchanged: a spec can be missing from one checkout and not another).
 """
 
 from __future__ import annotations
@@ -62,12 +69,53 @@ def parse_rules(doc: Any, *, spec_name: str | None = None) -> tuple[XfailRule, .
                 raise SpecError(f"unknown key {key!r}; allowed: {', '.join(allowed)}", field=f"{where}.{key}")
             if not isinstance(value, str) or not value:
                 raise SpecError(f"{value!r} must be non-empty text", field=f"{where}.{key}")
+        for key, check in (("runtime", _check_runtime), ("provider", _check_provider), ("opt_level", _check_opt_level)):
+            if key in entry:
+                problem = check(entry[key])
+                if problem:
+                    raise SpecError(problem, field=f"{where}.{key}")
         if "reason" not in entry:
             raise SpecError("a known failure needs a 'reason'", field=where)
         if spec_name is None and "spec" not in entry:
             raise SpecError("an entry of an xfail file must name its 'spec' (a name or glob)", field=where)
         rules.append(XfailRule(**{"spec": spec_name or "*", **entry}))
     return tuple(rules)
+
+
+def _check_runtime(name: str) -> str:
+    from .runtimes import RUNTIMES
+
+    return "" if name in RUNTIMES else f"unknown runtime {name!r}; one of {', '.join(RUNTIMES)}"
+
+
+def _check_provider(name: str) -> str:
+    import onnxruntime
+
+    from .runtime import PROVIDER_ALIASES
+
+    known = set(onnxruntime.get_all_providers()) | set(PROVIDER_ALIASES.values())
+    if name.lower() in PROVIDER_ALIASES or name in known:
+        return ""
+    return f"unknown onnxruntime provider {name!r}; one of {', '.join(PROVIDER_ALIASES)} or a full name such as CUDAExecutionProvider"
+
+
+def _check_opt_level(name: str) -> str:
+    levels = ("disabled", "basic", "extended", "all")
+    return "" if name in levels else f"unknown optimization level {name!r}; one of {', '.join(levels)}"
+
+
+def check_cases(rules: tuple[XfailRule, ...], case_names: list[str]) -> None:
+    """A spec's own entries: each ``case`` glob must match one of its cases."""
+    for i, rule in enumerate(rules):
+        if not any(fnmatch.fnmatchcase(name, rule.case) for name in case_names):
+            raise SpecError(f"{rule.case!r} matches none of this spec's cases ({', '.join(case_names) or 'none'})",
+                            field=f"[{i}].case")
+
+
+def unmatched(rules: tuple[XfailRule, ...], ran: set[tuple[str, str]]) -> list[tuple[int, XfailRule]]:
+    """The entries (with their index) whose spec and case globs match none of the (spec, case) pairs in ``ran``."""
+    return [(i, rule) for i, rule in enumerate(rules)
+            if not any(fnmatch.fnmatchcase(spec, rule.spec) and fnmatch.fnmatchcase(case, rule.case) for spec, case in ran)]
 
 
 def load_rules_file(path: str | Path) -> tuple[XfailRule, ...]:

@@ -116,8 +116,13 @@ def test_permissions_are_the_usual_or_the_old_ones(tmp_path):
         os.umask(umask)
 
 
+# faults for `validate` only: converting needs no cases (tests/test_cli.py checks that these convert)
+NO_CASES = {"common/cases-empty.yaml", "common/missing-cases.yaml"}
+
+
 def _corpus():
-    return sorted(p for p in BAD_SPECS.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
+    return sorted(p for p in BAD_SPECS.rglob("*") if p.suffix in (".yaml", ".yml", ".json")
+                  and p.relative_to(BAD_SPECS).as_posix() not in NO_CASES)
 
 
 def test_convert_of_any_bad_spec_leaves_an_existing_output_byte_identical(tmp_path):

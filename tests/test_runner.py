@@ -132,7 +132,8 @@ def test_repro_dir_holds_model_inputs_outputs_and_command(tmp_path, write_spec):
     spec = write_spec(text)
     repro = tmp_path / "repro"
     assert invoke("validate", spec, "-j", 0, "--repro-dir", repro).exit_code == 1
-    (folder,) = repro.iterdir()
+    folder = repro / "trt-scale-seed-4d" / "doc-example" / "onnxruntime-cpu-all"
+    assert sorted(p for p in repro.rglob("*") if p.is_dir()) == [folder.parent.parent, folder.parent, folder]
     onnx.checker.check_model(onnx.load(folder / "model.onnx"))
     assert np.load(folder / "output.scale.npy")[0, 0, 2, 2] == 361
     assert np.load(folder / "expected.scale.npy")[0, 0, 2, 2] == 360
