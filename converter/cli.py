@@ -271,7 +271,8 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     PATHS are spec files or folders. In a folder (searched recursively) a spec
     is a .yaml, .yml or .json file whose top level has both 'network' and
     'cases'; other files are skipped (-v lists them). A file named is always
-    loaded. Without PATHS, the bundled conformance suite is validated.
+    loaded. Without PATHS: ./specs inside a spec2onnx checkout, else the
+    conformance suite installed with spec2onnx (the first line says which).
 
     Each case is checked three ways: the runtime against the independent numpy
     reference, and both against the spec's expected values when it has them.
@@ -290,7 +291,7 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
 
     from .api import check_report_paths, make_options, run_validation
     from .compare import Tolerance
-    from .files import bundled_specs_dir
+    from .files import default_suite
     from .interrupts import exit_status
     from .plugins import load_plugins
     from .report import (Progress, disagreement_lines, summary_line, summary_table, to_json, write_json,
@@ -305,7 +306,12 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     options = make_options(runtimes=runtimes, provider=provider, target=target, opt_levels=opt_levels, opset=opset,
                            tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins,
                            max_memory=max_memory)
-    roots = list(paths) or [bundled_specs_dir()]
+    if paths:
+        roots = list(paths)
+    else:
+        suite, which = default_suite()
+        roots = [suite]
+        click.echo(f"validating {suite} ({which}; name paths to validate others)", err=list_only)
     shard_spec = parse_shard(shard) if shard else None
     if list_only:
         selection = select(roots, patterns, shard_spec, excludes)

@@ -34,7 +34,8 @@ class UserError(Spec2OnnxError):
         """Return a copy that also names the file, and a field path prefix."""
         field = self.field
         if field_prefix:
-            field = f"{field_prefix}.{field}" if field else field_prefix
+            joint = "" if field and field.startswith("[") else "."  # xfail[0], not xfail.[0]
+            field = f"{field_prefix}{joint}{field}" if field else field_prefix
         return type(self)(self.detail, file=self.file or file, field=field)
 
 

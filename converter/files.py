@@ -42,6 +42,29 @@ def bundled_specs_dir() -> Path:
     return Path(str(resources.files(__package__) / "bundled_specs"))
 
 
+def default_suite(cwd: str | Path | None = None) -> tuple[Path, str]:
+    """What ``validate`` without paths runs, and a few words saying which it is.
+
+    Inside a spec2onnx checkout (the current folder has ``specs/`` and a ``pyproject.toml`` naming the
+    project spec2onnx), its ``specs/``: the suite being edited, even when the installed copy is older.
+    Elsewhere, the suite installed with spec2onnx.
+    """
+    folder = Path.cwd() if cwd is None else Path(cwd)
+    if (folder / "specs").is_dir() and _is_checkout(folder):
+        return Path("specs") if cwd is None else folder / "specs", "this checkout's suite"
+    return bundled_specs_dir(), "the suite that comes with spec2onnx"
+
+
+def _is_checkout(folder: Path) -> bool:
+    import re
+
+    try:
+        text = (folder / "pyproject.toml").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return re.search(r'^name\s*=\s*["\']spec2onnx["\']', text, re.MULTILINE) is not None
+
+
 def write_atomic(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` all or nothing: readers (and an interrupted run) see the old file or the new one.
 

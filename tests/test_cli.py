@@ -242,3 +242,61 @@ def test_run_refuses_a_npz_archive_as_input(tmp_path):
     assert result.output.strip() == (f"spec2onnx: error: --input input1={archive}: is a .npz archive of several arrays; "
                                      "give one array as a .npy file (numpy.save)")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npz"]
+
+
+def _without_cases(tmp_path, tail=""):
+    text = (SPECS / "trt_scale/seed-scale-4d.yaml").read_text()
+    path = tmp_path / "no-cases.yaml"
+    path.write_text(text[:text.index("cases:")] + tail)
+    return path
+
+
+@pytest.mark.parametrize("tail", ["", "cases: []\n"])
+def test_convert_needs_no_cases(tmp_path, tail):
+    spec, out = _without_cases(tmp_path, tail), tmp_path / "m.onnx"
+    result = invoke("convert", spec, "-o", out)
+    assert result.exit_code == 0, result.output
+    x = np.arange(1, 10, dtype=np.float32).reshape(1, 1, 3, 3)
+    (y,) = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"]).run(None, {"input1": x})
+    np.testing.assert_array_equal(y, (2 * x + 1) ** 2)  # the doc's Scale 4D: (x * 2 + 1) ^ 2
+    assert invoke("validate", spec).exit_code == 2  # validating still needs cases
+
+
+def test_run_a_spec_without_cases_on_input_files(tmp_path):
+    spec, x = _without_cases(tmp_path), tmp_path / "x.npy"
+    np.save(x, np.full((1, 1, 3, 3), 3, np.float32))
+    result = invoke("run", spec, "--input", f"input1={x}", "-o", tmp_path)
+    assert result.exit_code == 0, result.output
+    np.testing.assert_array_equal(np.load(tmp_path / "scale.npy"), np.full((1, 1, 3, 3), 49))
+    missing = invoke("run", spec, "-o", tmp_path)
+    assert missing.exit_code == 2 and "no data for input 'input1': give --case or --input input1=FILE.npy" in missing.output
+    no_case = invoke("run", spec, "--case", "c", "-o", tmp_path)
+    assert no_case.exit_code == 2 and "has no such case; it has none" in no_case.output
+
+
+def test_run_creates_the_output_folder(tmp_path):
+    out = tmp_path / "out" / "deeper"
+    result = invoke("run", SPECS / "trt_elementwise/seed-broadcast-prod.yaml", "--case", "doc-example", "-o", out)
+    assert result.exit_code == 0, result.output
+    np.testing.assert_array_equal(np.load(out / "prod.npy"), [[-12, -10, -6], [0, 5, 12]])
+    failed = invoke("run", SPECS / "trt_scale/seed-scale-4d.yaml", "--case", "nope", "-o", tmp_path / "never")
+    assert failed.exit_code == 2 and not (tmp_path / "never").exists()  # nothing is created for a run that fails
+    (tmp_path / "file").write_text("")
+    blocked = invoke("run", SPECS / "trt_scale/seed-scale-4d.yaml", "-o", tmp_path / "file" / "sub")
+    assert blocked.exit_code == 2 and "cannot create the folder" in blocked.output
+
+
+def test_validate_without_paths_prefers_the_checkouts_specs(tmp_path, monkeypatch):
+    from converter.files import bundled_specs_dir, default_suite
+
+    assert default_suite(REPO) == (REPO / "specs", "this checkout's suite")
+    assert default_suite(tmp_path) == (bundled_specs_dir(), "the suite that comes with spec2onnx")
+    (tmp_path / "specs").mkdir()
+    assert default_suite(tmp_path)[0] == bundled_specs_dir()  # a specs/ folder alone is not a checkout
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "spec2onnx"\n')
+    (tmp_path / "specs" / "one.yaml").write_text((SPECS / "trt_scale/seed-scale-4d.yaml").read_text())
+    monkeypatch.chdir(tmp_path)
+    result = invoke("validate", "-j", 0)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == "validating specs (this checkout's suite; name paths to validate others)"
+    assert "2 cases: 2 passed" in result.output

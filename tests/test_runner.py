@@ -237,3 +237,76 @@ cases: [{name: c, inputs: {x: [[[[1, .nan]]]]}, expected: {y: [[[[.inf, 3]]]]}}]
 
     report = json.loads(r_json.read_text(), parse_constant=refuse)
     assert report["cases"][0]["comparisons"][0]["first"][0] == {"index": [0, 0, 0, 0], "got": 2.0, "want": None}
+
+
+INT_SPEC = """
+name: int-sum
+network:
+  inputs: {x: {dtype: int32, shape: [2]}, f: {dtype: float32, shape: [2]}}
+  layers:
+    - {name: y, op: trt.ElementWise, operation: SUM, inputs: [x, x]}
+    - {name: g, op: trt.ElementWise, operation: SUM, inputs: [f, f]}
+  outputs: [y, g]
+cases:
+  - {name: off-by-one, inputs: {x: [1, 2], f: [1, 2]}, expected: {y: [2, 5], g: [2, 4.5]}}
+"""
+
+
+def test_cli_atol_and_rtol_loosen_float_outputs_only(write_spec):
+    spec = write_spec(INT_SPEC)  # y = x + x = [2, 4]: 1 off in y (int32); 0.5 off in g (float32)
+    result = invoke("validate", spec, "-j", 0, "--atol", 10, "--rtol", 1)
+    assert result.exit_code == 1, result.output
+    assert "output 'y'" in result.output and "output 'g'" not in result.output
+    allowed = write_spec(INT_SPEC + "tolerance: {outputs: {y: {atol: 1}}}\n", "allowed.yaml")
+    assert invoke("validate", allowed, "-j", 0, "--atol", 10).exit_code == 0  # a spec may allow it for an integer output
+
+
+def test_xfail_entries_naming_nothing_real_are_errors(tmp_path):
+    seed = SPECS / "trt_scale/seed-scale-4d.yaml"
+    for entry, message in [
+        ("{spec: trt-scale-seed-4d, runtime: onnxrt, reason: r}", "[0].runtime: unknown runtime 'onnxrt'; one of onnxruntime, onnx-reference, openvino"),
+        ("{spec: trt-scale-seed-4d, provider: cdua, reason: r}", "[0].provider: unknown onnxruntime provider 'cdua'"),
+        ("{spec: trt-scale-seed-4d, opt_level: full, reason: r}", "[0].opt_level: unknown optimization level 'full'"),
+    ]:
+        rules = tmp_path / "known.yaml"
+        rules.write_text(f"- {entry}\n")
+        result = invoke("validate", seed, "--xfail-file", rules, "-j", 0)
+        assert result.exit_code == 2 and f"{rules}: {message}" in result.output, result.output
+    rules.write_text("- {spec: trt-scale-seed-4d, provider: CUDAExecutionProvider, reason: r}\n- {spec: '*', provider: cuda, reason: r}\n")
+    assert invoke("validate", seed, "--xfail-file", rules, "-j", 0).exit_code == 0  # known names, not available here
+
+
+def test_xfail_file_entries_matching_no_case_of_a_whole_run_are_warned(tmp_path):
+    seed = SPECS / "trt_scale/seed-scale-4d.yaml"
+    rules = tmp_path / "known.yaml"
+    rules.write_text("- {spec: trt-scale-seed-4d, case: doc-exampel, runtime: openvino, reason: r}\n"
+                     "- {spec: trt-scale-seed-4d, case: random, runtime: openvino, reason: r}\n"
+                     "- {spec: gone-spec, reason: r}\n")
+    result = invoke("validate", seed, "--xfail-file", rules, "-j", 0)
+    assert result.exit_code == 0, result.output  # a warning: the run's outcome is unchanged
+    warnings = [line for line in result.output.splitlines() if "warning" in line]
+    assert warnings == [
+        f"spec2onnx: warning: --xfail-file {rules}: entry [0] (spec 'trt-scale-seed-4d', case 'doc-exampel') matches no case of this run; fix or remove it",
+        f"spec2onnx: warning: --xfail-file {rules}: entry [2] (spec 'gone-spec', case '*') matches no case of this run; fix or remove it",
+    ]
+    filtered = invoke("validate", seed, "--xfail-file", rules, "-j", 0, "-k", "random")
+    assert filtered.exit_code == 0 and "warning" not in filtered.output  # a partial run cannot tell
+
+
+def test_no_case_ran_says_why(tmp_path, write_spec):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "ci.yml").write_text("jobs: {}\n")
+    result = invoke("validate", empty, "-j", 0)
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines()[-1] == ("spec2onnx: error: no case ran: no spec file found (a spec is a .yaml, "
+                                                       ".yml or .json file whose top level has 'network' and 'cases'; "
+                                                       "1 other files skipped (-v lists them))")
+    bad = write_spec("name: x\nnetwork: {}\ncases: []\n")
+    result = invoke("validate", bad, "-j", 0)
+    assert result.exit_code == 2
+    assert "no spec found" not in result.output
+    assert result.output.strip().splitlines()[-1] == "spec2onnx: error: no case ran: no spec could be loaded (1 tried; the errors are above)"
+    result = invoke("validate", SPECS / "trt_scale/seed-scale-4d.yaml", "-k", "nothing", "-j", 0)
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines()[-1] == "spec2onnx: error: no case ran: no case of the 1 spec loaded matched -k nothing"

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from cli import main
 from converter import safe_yaml
-from converter.selection import find_specs, is_spec_file, spec_files
+from converter.selection import find_specs, is_spec_file, spec_files, spec_name_of
 
 from .conftest import BAD_SPECS, SPECS
 
@@ -132,3 +132,30 @@ def test_the_bad_spec_corpus_is_found_only_where_its_files_look_like_specs():
     found = find_specs([BAD_SPECS])
     assert BAD_SPECS / "common/empty.yaml" in found.skipped
     assert BAD_SPECS / "common/cases-empty.yaml" in found.files
+
+
+@pytest.mark.parametrize("text, name, want", [
+    ("# banner\n\nname: abc\nnetwork: {}\n", "a.yaml", "abc"),  # the usual first line
+    ("network: {x: {name: inner}}\nname: 'q-1'\n", "a.yaml", "q-1"),  # a nested name is not the spec's
+    ("cases: [{name: inner}]\nname: late\n", "a.yaml", "late"),
+    ("{name: flow, cases: []}", "a.yaml", "flow"),
+    ('{"network": {"name": "inner"}, "name": "json-name"}', "a.json", "json-name"),
+    ("name: true\n", "a.yaml", None),  # YAML reads a boolean: not a name
+    ("name: 1x\n", "a.yaml", None),
+    ('name: "x\\n"\n', "a.yaml", None),
+    ("x: &n abc\nname: *n\n", "a.yaml", None),  # an alias: only loading can tell
+    ("<<: {name: m}\n", "a.yaml", None),
+    ("- name: x\n", "a.yaml", None),
+    ("name: [unclosed\n", "a.yaml", None),
+])
+def test_spec_name_of_reads_the_top_level_name(tmp_path, text, name, want):
+    path = tmp_path / name
+    path.write_text(text)
+    assert spec_name_of(path) == want
+
+
+def test_spec_name_of_agrees_with_the_loader_on_the_bundled_suite():
+    from converter.spec import load_spec
+
+    for path in spec_files([SPECS / "trt_scale"])[:20]:
+        assert spec_name_of(path) == load_spec(path).name
