@@ -375,8 +375,9 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
         for index, rule in unmatched(options.xfail, ran_ids):
             click.echo(f"spec2onnx: warning: --xfail-file {xfail_file}: entry [{index}] (spec {rule.spec!r}, case "
                        f"{rule.case!r}) matches no case of this run; fix or remove it", err=True)
-    if not ran and interrupted is None:
-        click.echo(f"spec2onnx: error: no case ran: {_why_none_ran(files, found.skipped, results, patterns)}", err=True)
+    why_none = _why_none_ran(files, found.skipped, results, patterns) if not ran and interrupted is None else None
+    if why_none:
+        click.echo(f"spec2onnx: error: no case ran: {why_none}", err=True)
     if interrupted is not None:
         sys.exit(exit_status(interrupted))
     if any(r.bad_input for r in results):
@@ -389,13 +390,14 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     sys.exit(EXIT_FAILED if any(r.outcome in BAD for r in results) or not results else EXIT_OK)
 
 
-def _why_none_ran(files, skipped, results, patterns) -> str:
+def _why_none_ran(files, skipped, results, patterns) -> str | None:
+    """Why a run ran no case, or None where its ERROR lines already say it (no spec could be loaded)."""
     not_loaded = {r.path for r in results if r.case == "<load>"}
     if not files:
         more = f"; {len(skipped)} other files skipped (-v lists them)" if skipped else ""
         return f"no spec file found (a spec is a .yaml, .yml or .json file whose top level has 'network' and 'cases'{more})"
     if len(not_loaded) == len(files):
-        return f"no spec could be loaded ({len(files)} tried; the errors are above)"
+        return None
     loaded = len(files) - len(not_loaded)
     what = f"no case of the {loaded} spec{'s' * (loaded != 1)} loaded"
     return f"{what} matched -k {' '.join(patterns)}" if patterns else f"{what} was run"
