@@ -91,7 +91,7 @@ def _secret(folder: Path) -> bytes | None:
 
 
 def _entry(folder: Path, data: bytes, spec_path: Path) -> Path:
-    key = hashlib.sha256(_code_id() + str(spec_path.resolve().parent).encode() + b"\0" + data).hexdigest()
+    key = hashlib.sha256(_code_id() + os.fsencode(spec_path.resolve().parent) + b"\0" + data).hexdigest()
     return folder / "specs" / key[:2] / f"{key[2:]}.pickle"
 
 
