@@ -168,7 +168,7 @@ def test_the_wheel_registers_the_plugin_as_a_pytest11_entry_point():
 def test_repro_dir_and_opt_level_reach_the_runner(pytester, suite):
     result = _run(pytester, str(suite / "wrong.yaml"), "--s2o-repro-dir=repro", "--s2o-opt-level=disabled")
     result.assert_outcomes(passed=1, failed=1)
-    (folder,) = (pytester.path / "repro").iterdir()
+    folder = pytester.path / "repro" / "wrong-scale" / "doc-example" / "onnxruntime-cpu-disabled"  # <spec>/<case>/<config>
     assert {p.name for p in folder.iterdir()} >= {"model.onnx", "command.txt", "expected.scale.npy"}
     command = (folder / "command.txt").read_text().splitlines()[0]
     assert "-k =wrong-scale/doc-example" in command and "--ort-opt-level disabled" in command
