@@ -284,6 +284,8 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
 def _lower_dense(layer: Layer, ctx: LoweringContext) -> Lowered:
     plan = choose_plan(ctx)
     b = NodeBuilder(layer)
+    if plan.path == "decomposed" and _dla_float16(ctx):
+        return b.finish(_dla_decomposed(b, layer, ctx, plan))
     if plan.path == "decomposed":
         return b.finish(_decomposed(b, layer, ctx, plan))
     return b.finish(_native(b, layer, ctx, plan))
@@ -302,6 +304,32 @@ def _native(b: NodeBuilder, layer: Layer, ctx: LoweringContext, plan: Plan) -> s
             inputs.append(b.const("zero_point", compact(ctx.constant_inputs[2], keep).reshape(target)))
         attrs = {} if plan.axis is None else {"axis": plan.axis}
     return b.op("DequantizeLinear", inputs, why=f"[{plan.path}] {plan.reason}", **attrs)
+
+
+def _dla_float16(ctx: LoweringContext) -> bool:
+    return (ctx.target.name == "tensorrt-dla" and ctx.input_types[0].dtype == INT8
+            and ctx.output_type.dtype == FLOAT16 and ctx.opset >= DQ_FLOAT16_OPSET)
+
+
+def _dla_decomposed(b: NodeBuilder, layer: Layer, ctx: LoweringContext, plan: Plan) -> str:
+    """tensorrt-dla (FP16 and INT8 only, no Cast layer), int8 -> float16, all in float16 and still exact:
+    DequantizeLinear with scale 1 gives each int8 value exactly, x - zero_point (|d| <= 255 < 2^11) is exact,
+    and one float16 Mul rounds the exact product (at most 8 + 11 significant bits) once, as the reference's
+    float32 product rounded once to float16 does."""
+    tag = f"[{plan.path}] tensorrt-dla: in float16 (DLA has no Cast layer), exact"
+    constants = [c for c in ctx.constant_inputs[1:] if c is not None]
+    keep = varying_axes(*constants) if constants else []
+    def to_half(tensor: str) -> str:
+        return b.op("DequantizeLinear", [tensor, b.scalar("unit_scale", 1, FLOAT16)], why=f"{tag}: int8 -> float16")
+    y = to_half(layer.inputs[0])
+    if plan.use_zero_point:
+        zp_const = ctx.constant_inputs[2]
+        zero_point = (b.const("zero_point", compact(zp_const, keep).astype(np.float16)) if zp_const is not None
+                      else to_half(layer.inputs[2]))
+        y = b.op("Sub", [y, zero_point], why=f"{tag}: exact difference")
+    scale_const = ctx.constant_inputs[1]
+    scale = b.const("scale", compact(scale_const, keep).astype(np.float16)) if scale_const is not None else layer.inputs[1]
+    return b.op("Mul", [y, scale], why=f"{tag}: one float16 multiplication by the scale")
 
 
 def _decomposed(b: NodeBuilder, layer: Layer, ctx: LoweringContext, plan: Plan) -> str:

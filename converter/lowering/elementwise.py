@@ -42,6 +42,11 @@ FLOAT16_IN_FLOAT32 = {
     "LESS": _NO_FP16_KERNEL,
 }
 
+# tensorrt-dla runs FP16 natively and has no Cast layer: these stay in float16. Comparisons are exact, and one
+# float16 division rounds the exact quotient once, as float32 then float16 does (24 >= 2 * 11 + 2 bits: double
+# rounding is innocuous for + - * /, Figueroa 1995), so the result is the reference's.
+DLA_FLOAT16_NATIVE = ("DIV", "EQUAL", "GREATER", "LESS")
+
 ATTRIBUTES = {"operation": Enum("the binary operation", choices=OPERATIONS)}
 
 
@@ -87,7 +92,8 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     if dtype in (INT32, INT64) and op in ("DIV", "FLOOR_DIV"):
         return b.finish(_integer_division(b, op, x, y, dtype, ctx.constant_inputs[1]))
     compute = dtype
-    if dtype == BFLOAT16 or (dtype == FLOAT16 and op in FLOAT16_IN_FLOAT32):
+    dla_native = dtype == FLOAT16 and ctx.target.name == "tensorrt-dla" and op in DLA_FLOAT16_NATIVE
+    if dtype == BFLOAT16 or (dtype == FLOAT16 and op in FLOAT16_IN_FLOAT32 and not dla_native):
         why = ("the CPU EP has no bfloat16 kernels: compute in float32 (exact for bfloat16 values), round once"
                if dtype == BFLOAT16 else FLOAT16_IN_FLOAT32[op])
         x, y = b.cast(x, FLOAT32, why=why), b.cast(y, FLOAT32, why=why)

@@ -44,7 +44,7 @@ def lower_quantized(lower, layer: Layer, ctx: LoweringContext, in_scales, out_sc
     b.lowered.legalizations.extend(inner.legalizations)
     y = inner_layer.name
     if out_type.dtype == INT8:
-        y = _quantize(b, y, out_scale, ctx)
+        y = _quantize(b, y, out_scale, ctx, may_be_nan=_may_be_nan(layer))
     return b.finish(y)
 
 
@@ -56,8 +56,22 @@ def _dequantize(b: NodeBuilder, x: str, scale: float, ctx: LoweringContext) -> s
     return x if scale == 1.0 else b.op("Mul", [x, b.scalar("input_scale", scale, FLOAT32)], why="dequantize: times the input's scale")
 
 
-def _quantize(b: NodeBuilder, y: str, scale: float, ctx: LoweringContext) -> str:
+def _may_be_nan(layer: Layer) -> bool:
+    """Whether the float32 layer can give NaN from finite inputs: not Scale with finite coefficients and no
+    power, nor SUM/SUB/PROD/MAX/MIN (finite operands give a finite value or +-inf, never NaN)."""
+    if layer.op == "trt.Scale":
+        coeff = [np.asarray(layer.attrs[k], np.float64) for k in ("scale", "shift")]
+        power = np.asarray(layer.attrs["power"])
+        return not (all(np.all(np.isfinite(c)) for c in coeff) and (power.size == 0 or np.all(power == 1)))
+    return not (layer.op == "trt.ElementWise" and layer.attrs["operation"] in ("SUM", "SUB", "PROD", "MAX", "MIN"))
+
+
+def _quantize(b: NodeBuilder, y: str, scale: float, ctx: LoweringContext, may_be_nan: bool = True) -> str:
     if ctx.target.includes("tensorrt"):  # IQuantizeLayer: round(y / scale) half to even, clamp (onnxruntime divides too)
+        if not may_be_nan and ctx.target.name == "tensorrt-dla":  # no IsNaN/Where layers on DLA; none needed
+            return b.op("QuantizeLinear", [y, b.scalar("output_scale", scale, FLOAT32), b.scalar("int8_zero", 0, INT8)],
+                        why="quantize: y / scale rounded half to even, saturated to [-128, 127]; the layer cannot "
+                            "give NaN from finite values, so no NaN -> 0 (no IsNaN/Where layers on DLA)")
         y = b.op("Where", [b.op("IsNaN", [y]), b.scalar("zero", 0, FLOAT32), y], why="NaN has no int8 value: spec2onnx defines it as 0")
         return b.op("QuantizeLinear", [y, b.scalar("output_scale", scale, FLOAT32), b.scalar("int8_zero", 0, INT8)],
                     why="quantize: y / scale rounded half to even, saturated to [-128, 127] (TensorRT writes int8 only so)")

@@ -113,6 +113,8 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     y = layer.inputs[0]
     if all(v is None for v in coeff.values()):
         return b.finish(y)
+    if x_type.dtype == FLOAT16 and ctx.target.name == "tensorrt-dla" and _float16_exact(coeff):
+        return b.finish(_dla_float16(b, y, coeff))
     if x_type.dtype != FLOAT32:
         why = {INT8: "int8 is quantized in TensorRT: compute in float32, then round half to even and saturate",
                FLOAT16: "compute in float32 and round once to float16, as the reference does",
@@ -134,6 +136,25 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     elif x_type.dtype != FLOAT32:
         y = b.cast(y, x_type.dtype, why="round the float32 result once to the output type")
     return b.finish(y)
+
+
+def _float16_exact(coeff: dict) -> bool:
+    """Whether float16 arithmetic gives the reference's bits: no power, one of scale / shift, float16 values."""
+    used = [v for v in coeff.values() if v is not None]
+    return coeff["power"] is None and len(used) == 1 and bool(np.all(used[0].astype(np.float16) == used[0]))
+
+
+def _dla_float16(b: NodeBuilder, y: str, coeff: dict) -> str:
+    """tensorrt-dla: FP16 natively (DLA has no Cast layer). One Mul or one Add of float16 values rounds the exact
+    result once, as the reference's float32-then-float16 does (24 >= 2 * 11 + 2 bits: the double rounding is
+    innocuous), so only that case comes here (_float16_exact); the DLA rules refuse the others
+    (converter/targets/dla.py)."""
+    why = "tensorrt-dla runs FP16 natively and has no Cast layer: computed in float16"
+    if coeff["scale"] is not None:
+        y = b.op("Mul", [y, b.const("scale", coeff["scale"].astype(np.float16))], why=why)
+    if coeff["shift"] is not None:
+        y = add_constant(b, y, b.const("shift", coeff["shift"].astype(np.float16)), coeff["shift"])
+    return y
 
 
 def _per_channel_affine(layer: Layer, shape: tuple[int, ...], coeff: dict):

@@ -61,10 +61,29 @@ def check_spec(spec) -> None:
             if power.size and np.any(power != 1):
                 raise DlaRuleError(f"power {power.tolist()}: DLA does not support custom power values (Scale, DLA Support)",
                                 file=str(spec.path), field=f"{where}.power")
+            if net.types[layer.inputs[0]].dtype.name == "float16":
+                _check_float16_scale(spec, layer, where)
         elif layer.op == "trt.ElementWise":
             _check_elementwise(spec, layer, where)
         elif layer.op == "trt.Resize":
             _check_resize(spec, layer, where)
+
+
+def _check_float16_scale(spec, layer, where: str) -> None:
+    """DLA computes a float16 Scale in FP16 with FP16 weights (no Cast layer): the reference's bits (float32,
+    rounded once to float16) come out only for one Mul or one Add by float16 values."""
+    scale = np.asarray(layer.attrs.get("scale", []), np.float32)
+    shift = np.asarray(layer.attrs.get("shift", []), np.float32)
+    used = {k: v for k, v in (("scale", scale), ("shift", shift)) if v.size and np.any(v != (1 if k == "scale" else 0))}
+    if len(used) == 2:
+        raise DlaRuleError("float16 with both scale and shift: DLA rounds x * scale to FP16 before adding the shift, "
+                           "the reference rounds once (float32 inside; DLA has no Cast layer)",
+                           file=str(spec.path), field=where)
+    for key, value in used.items():
+        if np.any(value.astype(np.float16) != value):
+            raise DlaRuleError(f"{key} {value.ravel().tolist()[:4]}{'...' if value.size > 4 else ''} holds values that are not "
+                               "float16: DLA keeps FP16 weights, the reference computes with the float32 values",
+                               file=str(spec.path), field=f"{where}.{key}")
 
 
 def _check_elementwise(spec, layer, where: str) -> None:
@@ -72,6 +91,11 @@ def _check_elementwise(spec, layer, where: str) -> None:
     if op not in ELEMENTWISE_OPS:
         raise DlaRuleError(f"operation {op}: DLA runs {', '.join(ELEMENTWISE_OPS)} only", file=str(spec.path),
                         field=f"{where}.operation")
+    if op == "DIV" and net.types[layer.inputs[0]].dtype.name == "int8":
+        raise DlaRuleError("operation DIV on int8: 0/0 must give 0 (NaN has no int8 value: IsNaN/Where) and, without "
+                           "a dynamic range, the quotient truncates toward zero (Floor/Sign/Abs); DLA has none of these "
+                           "layers (it runs int8 through Q/DQ only)",
+                           file=str(spec.path), field=f"{where}.operation")
     if op in CONSTANT_INPUTS:
         low, high = CONSTANT_INPUTS[op]
         constants = sum(t in net.constants for t in layer.inputs)

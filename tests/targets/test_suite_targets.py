@@ -24,7 +24,6 @@ from ..conftest import SPECS
 
 SPEC_FILES = spec_files([SPECS])
 NOT_YET = {  # target -> why it is still xfail (see /work/wt/TARGET-FAILURES.md while issue 10 is open)
-    "tensorrt-dla": "int8/float16 Scale and ElementWise still lower through Cast/Round/Clip, which have no DLA layer",
 }
 
 

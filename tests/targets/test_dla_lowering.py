@@ -1,0 +1,107 @@
+"""tensorrt-dla lowerings (FP16 natively, int8 through Q/DQ, only ops with DLA layers) and the DLA refusals
+that come with them (converter/targets/dla.py). Expected values: hand computation or the numpy reference."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from converter.lowering import build_model
+from converter.reference import run_network
+from converter.runtime import OrtRunner
+from converter.spec import parse_spec
+from converter.targets import Target
+from converter.targets.check import check_model, errors
+from converter.targets.spec_rules import TargetRuleError, check_spec
+
+DLA = Target("tensorrt-dla")
+CPU = "CPUExecutionProvider"
+
+
+def _spec(inputs, layers, outputs, opset=17):
+    net = {"inputs": inputs, "layers": layers, "outputs": outputs}
+    data = {n: {"random": "integers" if t["dtype"] == "int8" else "uniform", "low": -2, "high": 2, "seed": 0}
+            for n, t in inputs.items()}  # (the tests feed their own values)
+    return parse_spec({"name": "s", "opset": opset, "network": net, "cases": [{"name": "c", "inputs": data}]}, Path("s.yaml"))
+
+
+def _lower(spec, opset=17):
+    check_spec(spec, DLA)
+    model = build_model(spec.network, name="s", opset=opset, provider=CPU, target=DLA)
+    assert [p.reason for p in errors(check_model(model, DLA))] == []
+    return model, {n.op_type for n in model.graph.node}
+
+
+
+
+def test_float16_scale_whose_coefficients_are_float16_values_matches_the_reference_bit_for_bit():
+    x = np.array([[[[1.5, -2.0009765625, 65504.0]], [[0.0999755859375, 3.0, -0.0]]]], np.float16)
+    spec = _spec({"x": {"dtype": "float16", "shape": [1, 2, 1, 3]}},
+                 [{"name": "y", "op": "trt.Scale", "inputs": ["x"], "mode": "CHANNEL", "scale": [0.0999755859375, -3.0]}], ["y"])
+    model, ops = _lower(spec)
+    assert ops == {"Mul"}
+    got = OrtRunner(model.SerializeToString(), CPU).run({"x": x})["y"]
+    want = (x.astype(np.float32) * np.array([0.0999755859375, -3.0], np.float32).reshape(1, 2, 1, 1)).astype(np.float16)
+    assert got.dtype == np.float16 and got.tobytes() == want.tobytes()
+    assert got.tobytes() == run_network(spec.network, {"x": x})["y"].tobytes()
+
+
+@pytest.mark.parametrize("layer, message", [
+    ({"scale": [0.1, 2]}, r"scale \[0.1.*holds values that are not float16"),
+    ({"scale": [2, 2], "shift": [1, 1]}, r"float16 with both scale and shift"),
+])
+def test_float16_scales_that_fp16_arithmetic_would_round_differently_are_refused(layer, message):
+    spec = _spec({"x": {"dtype": "float16", "shape": [1, 2, 1, 3]}},
+                 [{"name": "y", "op": "trt.Scale", "inputs": ["x"], "mode": "CHANNEL", **layer}], ["y"])
+    with pytest.raises(TargetRuleError, match=message):
+        check_spec(spec, DLA)
+
+
+def test_int8_div_is_refused_for_dla():
+    spec = _spec({"a": {"dtype": "int8", "shape": [1, 1, 1, 2]}, "b": {"dtype": "int8", "shape": [1, 1, 1, 2]}},
+                 [{"name": "y", "op": "trt.ElementWise", "inputs": ["a", "b"], "operation": "DIV"}], ["y"])
+    with pytest.raises(TargetRuleError, match=r"operation DIV on int8: 0/0 must give 0"):
+        check_spec(spec, DLA)
+
+
+def test_float16_div_and_less_stay_in_float16():
+    a = np.array([[[[1, 2, -7, 65504]]]], np.float16)
+    b = np.array([[[[3, 3, 0.0999755859375, 0.5]]]], np.float16)
+    for op, onnx_op in (("DIV", "Div"), ("LESS", "Less")):
+        spec = _spec({"a": {"dtype": "float16", "shape": [1, 1, 1, 4]}, "b": {"dtype": "float16", "shape": [1, 1, 1, 4]}},
+                     [{"name": "y", "op": "trt.ElementWise", "inputs": ["a", "b"], "operation": op}], ["y"])
+        model, ops = _lower(spec)
+        assert ops == {onnx_op}
+        got = OrtRunner(model.SerializeToString(), CPU).run({"a": a, "b": b})["y"]
+        with np.errstate(over="ignore"):
+            want = (a.astype(np.float32) / b.astype(np.float32)).astype(np.float16) if op == "DIV" else a < b
+        assert got.tobytes() == np.asarray(want).tobytes()  # 65504 / 0.5 overflows to inf in both
+
+
+def test_int8_to_float16_dequantize_with_a_run_time_zero_point_is_float16_and_exact():
+    spec = _spec({"x": {"dtype": "int8", "shape": [2, 3]}, "s": {"dtype": "float16", "shape": [2, 3]},
+                  "zp": {"dtype": "int8", "shape": [2, 3]}},
+                 [{"name": "y", "op": "dml.DequantizeLinear", "inputs": ["x", "s", "zp"]}], ["y"], opset=21)
+    model, ops = _lower(spec, opset=21)
+    assert ops == {"DequantizeLinear", "Sub", "Mul"}
+    feeds = {"x": np.array([[-128, 127, 0], [5, -5, 100]], np.int8),
+             "s": np.array([[0.0999755859375, 3, -1], [65504, 0.5, 1e-4]], np.float16),
+             "zp": np.array([[127, -128, 0], [5, 1, -100]], np.int8)}
+    got = OrtRunner(model.SerializeToString(), CPU).run(feeds)["y"]
+    # by hand: (x - zp) exactly, times the scale in float32, rounded once to float16
+    want = ((feeds["x"].astype(np.int32) - feeds["zp"]).astype(np.float32) * feeds["s"].astype(np.float32)).astype(np.float16)
+    assert got.tobytes() == want.tobytes()
+
+
+def test_int8_sum_with_a_dynamic_range_needs_no_nan_handling_on_dla():
+    spec = _spec({"a": {"dtype": "int8", "shape": [1, 1, 1, 3], "dynamic_range": 63.5},
+                  "b": {"dtype": "int8", "shape": [1, 1, 1, 3]}},
+                 [{"name": "y", "op": "trt.ElementWise", "inputs": ["a", "b"], "operation": "SUM", "dynamic_range": 254}], ["y"])
+    model, ops = _lower(spec)
+    assert ops == {"DequantizeLinear", "Add", "QuantizeLinear"}
+    feeds = {"a": np.array([[[[-128, 3, 127]]]], np.int8), "b": np.array([[[[-128, 5, 127]]]], np.int8)}
+    got = OrtRunner(model.SerializeToString(), CPU).run(feeds)["y"]
+    # real a = q * 0.5, b scale 1; y = (a + b) / 2 rounded half to even: (-64-128)/2 = -96; (1.5+5)/2 = 3.25 -> 3; (63.5+127)/2 = 95.25 -> 95
+    assert got.tolist() == [[[[-96, 3, 95]]]]
