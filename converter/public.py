@@ -106,13 +106,14 @@ class CheckReport:
         return not self.problems
 
 
-def load_spec(source: SpecSource, *, base_dir: str | os.PathLike | None = None) -> Spec:
+def load_spec(source: SpecSource, *, base_dir: str | os.PathLike | None = None, require_cases: bool = True) -> Spec:
     """Load and validate a spec from a file (``.yaml``, ``.yml``, ``.json``) or from a mapping.
 
     A mapping holds what a spec file holds (see the README's spec format); tuples, numpy arrays
     and numpy scalars are accepted where lists and numbers go. It is validated exactly as a file
     is; errors name it ``<dict>``. Relative ``.npy`` paths in a mapping start at ``base_dir``
-    (default: the current folder). A ``Spec`` is returned as it is.
+    (default: the current folder). A ``Spec`` is returned as it is. ``require_cases=False`` accepts
+    a spec without ``cases`` (enough to convert it; validating needs cases).
 
     Raises ``SpecError`` (a ``UserError``) naming the field, the value and what is allowed.
     """
@@ -124,11 +125,12 @@ def load_spec(source: SpecSource, *, base_dir: str | os.PathLike | None = None) 
         label = "<dict>"
         try:
             doc = plain_data(source)
-            return parse_spec(doc, Path(label), spec_dir=Path(base_dir) if base_dir is not None else Path.cwd())
+            return parse_spec(doc, Path(label), spec_dir=Path(base_dir) if base_dir is not None else Path.cwd(),
+                              require_cases=require_cases)
         except UserError as exc:
             raise exc.located(file=label) from None
     if isinstance(source, (str, os.PathLike)):
-        return load_file(source)
+        return load_file(source, require_cases=require_cases)
     raise UserError(f"load_spec(source): expected a path, a mapping or a Spec, got {type(source).__name__}")
 
 
@@ -146,7 +148,7 @@ def convert(spec: SpecSource, output: str | os.PathLike | None = None, *, target
     from .targets.check import errors
     from .targets.opset import model_for_target
 
-    spec = load_spec(spec)
+    spec = load_spec(spec, require_cases=False)  # converting needs no cases (as `spec2onnx convert`)
     chosen = get_target(target)
     model, used_opset, _, problems = model_for_target(spec, chosen, _opset(spec, opset), fixed=opset is not None)
     failing = errors(problems)

@@ -152,3 +152,12 @@ def test_the_public_function_validate_is_not_replaced_by_the_submodule_of_that_n
     import converter.validate  # noqa: F401  (the submodule)
 
     assert callable(spec2onnx.validate) and spec2onnx.validate.__module__.endswith(".public")
+
+
+def test_convert_needs_no_cases_but_validate_does():
+    doc = {k: v for k, v in copy.deepcopy(DOC).items() if k != "cases"}
+    assert spec2onnx.convert(doc, target="ort-cpu").node_count > 0  # as `spec2onnx convert` of a case-less spec
+    with pytest.raises(spec2onnx.UserError, match="cases"):
+        spec2onnx.load_spec(doc)
+    with pytest.raises(spec2onnx.UserError, match="cases"):
+        spec2onnx.validate(doc)
