@@ -81,7 +81,7 @@ def _check_float16_scale(spec, layer, where: str) -> None:
                            file=str(spec.path), field=where)
     for key, value in used.items():
         if np.any(value.astype(np.float16) != value):
-            raise DlaRuleError(f"{key} {value.ravel().tolist()[:4]}{'...' if value.size > 4 else ''} holds values that are not "
+            raise DlaRuleError(f"{key} {[float(f'{v:.7g}') for v in value.ravel()[:4]]}{'...' if value.size > 4 else ''} holds values that are not "
                                "float16: DLA keeps FP16 weights, the reference computes with the float32 values",
                                file=str(spec.path), field=f"{where}.{key}")
 
