@@ -41,6 +41,7 @@ class Job:
     patterns: tuple[str, ...] = ()
     cases: list[str] | None = None  # None: every case matching the patterns
     id: int = 0
+    done: frozenset = frozenset()  # (case, config) pairs already reported by a lost worker: not reported again
 
 
 @dataclass
@@ -166,12 +167,19 @@ def _worker_main(conn: Connection, progress, options: Options, plugins: tuple[st
             # Where the worker is, in shared memory rather than a message per case: [case index, start time];
             # -1 while loading the spec and building the model. The parent reads it on a crash or a timeout.
             progress[0], progress[1] = -1, time.monotonic()
-            for message in iter_job(job, options, lambda i: progress.__setitem__(slice(0, 2), [i, time.monotonic()])):
+            for message in iter_job(job, options, lambda i: _set_progress(progress, i)):
                 # The spec's case list goes at once: without it a crash could not be pinned on a case.
                 outbox.put(job.id, message, now=message[0] == "spec")
         except Exception as exc:  # noqa: BLE001 - report, and keep the worker alive
             outbox.put(job.id, ("crash", describe_exception(exc, "checking the spec")))
         outbox.put(job.id, ("done", None), now=True)
+
+
+def _set_progress(progress, index: int) -> None:
+    # The start time first: the parent, reading between the two writes, must never see the new case with the
+    # previous case's start time (it would time the new case out early).
+    progress[1] = time.monotonic()
+    progress[0] = index
 
 
 def _config_key(config) -> tuple[str, str, str]:
@@ -252,7 +260,7 @@ class Pool:
     def _assign(self, worker: _Worker, job: Job) -> None:
         for _ in range(3):  # a worker that died while idle is replaced (and its replacement tried)
             try:
-                worker.job, worker.info, worker.reported = job, None, set()
+                worker.job, worker.info, worker.reported = job, None, set(job.done)
                 worker.progress[0], worker.progress[1] = -1, time.monotonic()
                 worker.conn.send(job)
                 return
@@ -274,8 +282,10 @@ class Pool:
                 if kind == "spec":
                     worker.info = payload
                 elif kind == "result":
-                    worker.reported.add((payload.case, _config_of(payload)))
-                    yield payload
+                    key = (payload.case, _config_of(payload))
+                    if key not in worker.reported:  # a requeued case runs every configuration again
+                        worker.reported.add(key)
+                        yield payload
                 elif kind == "crash":
                     yield from self._errors(worker, self._cases(worker, untouched=False), payload)
                 elif kind == "done":
@@ -300,10 +310,12 @@ class Pool:
             victims, rest = self._cases(worker, untouched=False), []
         else:
             victims = [current]
-            rest = [c for c in self._cases(worker, untouched=True) if c != current]
+            # Every other case with a configuration missing: one whose last results were still in the worker's
+            # outbox (batched) when it died is run again, and the configurations already reported are dropped.
+            rest = [c for c in self._cases(worker, untouched=False) if c != current]
         yield from self._errors(worker, victims, reason, job)
         if rest:
-            queue.appendleft(Job(job.path, job.patterns, rest, job.id))
+            queue.appendleft(Job(job.path, job.patterns, rest, job.id, frozenset(worker.reported)))
 
     def _errors(self, worker: _Worker, cases: list[str], reason: str, job: Job | None = None) -> Iterator[CaseResult]:
         """ERROR results for the given cases, for each configuration not reported yet."""

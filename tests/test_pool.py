@@ -150,3 +150,34 @@ print("ok")
 """
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert (proc.returncode, proc.stdout.strip()) == (0, "ok"), proc.stderr
+
+def test_a_case_whose_last_results_were_unsent_when_its_worker_was_lost_is_run_again_not_lost(tmp_path):
+    """The race: case fine-1's first configuration reached the parent, its second was still in the worker's
+    outbox (results go in batches) when the next case hung and the worker was killed. fine-1 must get its
+    second result from a rerun, and the result the parent already had must not come a second time."""
+    from collections import deque
+
+    from converter.plugins import load_plugins
+    from converter.pool import Job, Pool, SpecInfo
+    from converter.runtimes import RunConfig
+    from converter.validate import PASS, Options
+
+    load_plugins((PLUGIN,))
+    spec = tmp_path / "m.yaml"
+    spec.write_text(MISBEHAVING_SPEC)
+    a, b = RunConfig(opt_level="all"), RunConfig(opt_level="disabled")
+    pool = Pool(1, Options(configs=(a, b)), timeout=None, plugins=(PLUGIN,))
+    worker = pool._start()
+    pool.workers = [worker]
+    job = Job(spec, (), ["fine-1", "hangs", "fine-3"])
+    worker.job, worker.reported = job, {("fine-1", ("onnxruntime", "CPUExecutionProvider", "all"))}
+    worker.info = SpecInfo("misbehaving", str(spec), ("test.Misbehave",), 17, ["fine-1", "hangs", "fine-3"])
+    worker.progress[0], worker.progress[1] = 1, 0.0  # in "hangs"
+    queue = deque()
+    errors = list(pool._lost(worker, queue, "timed out"))
+    assert [(r.case, r.opt_level, r.outcome) for r in errors] == [("hangs", "all", "ERROR"), ("hangs", "disabled", "ERROR")]
+    [again] = queue
+    assert again.cases == ["fine-1", "fine-3"]
+    results = list(pool.run([again]))
+    assert sorted((r.case, r.opt_level, r.outcome) for r in results) == [
+        ("fine-1", "disabled", PASS), ("fine-3", "all", PASS), ("fine-3", "disabled", PASS)]
