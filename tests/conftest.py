@@ -22,6 +22,11 @@ if str(REPO) not in sys.path:  # cli.py is a top-level module
 os.environ["SPEC2ONNX_CACHE"] = tempfile.mkdtemp(prefix="spec2onnx-test-cache-")
 
 
+def child_env(**variables: str) -> dict[str, str]:
+    """A minimal environment for a process a test starts: ``variables`` and the throw-away cache folder."""
+    return {"SPEC2ONNX_CACHE": os.environ["SPEC2ONNX_CACHE"], **variables}
+
+
 def _one_copy_of_the_library() -> str:
     """Make ``converter`` and ``spec2onnx`` one package in this session; returns where it comes from.
 

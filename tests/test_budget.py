@@ -14,6 +14,8 @@ from converter import budget
 from converter.errors import SpecError, UserError
 from converter.spec import load_spec
 
+from .conftest import child_env
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -65,11 +67,11 @@ def test_a_2_to_28_element_output_over_the_budget_is_refused_before_anything_is_
 def test_the_cli_exits_2_with_one_line_naming_the_budget(tmp_path):
     path = _write(tmp_path, _resize_spec(2**14))
     done = subprocess.run([sys.executable, "cli.py", "validate", "-j", "0", "--max-memory", "1G", str(path)],
-                          cwd=ROOT, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+                          cwd=ROOT, capture_output=True, text=True, env=child_env(PYTHONPATH=str(ROOT), PATH="/usr/bin:/bin"))
     assert done.returncode == 2, done.stderr
     assert "estimated 3 GiB" in done.stdout and "Traceback" not in done.stdout + done.stderr
     bad = subprocess.run([sys.executable, "cli.py", "validate", "--max-memory", "lots", str(path)],
-                         cwd=ROOT, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+                         cwd=ROOT, capture_output=True, text=True, env=child_env(PYTHONPATH=str(ROOT), PATH="/usr/bin:/bin"))
     assert bad.returncode == 2 and "--max-memory" in bad.stderr
 
 

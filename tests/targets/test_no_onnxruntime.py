@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from ..conftest import REPO, SPECS
+from ..conftest import REPO, SPECS, child_env
 
 # Importing a module set to None in sys.modules raises ImportError: onnxruntime is absent for that process.
 RUN = ("import sys; sys.modules['onnxruntime'] = None; sys.argv = ['spec2onnx'] + sys.argv[1:]; "
@@ -14,7 +14,7 @@ RUN = ("import sys; sys.modules['onnxruntime'] = None; sys.argv = ['spec2onnx'] 
 
 def spec2onnx(*args, cwd):
     return subprocess.run([sys.executable, "-c", RUN, *map(str, args)], capture_output=True, text=True, cwd=cwd,
-                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+                          env=child_env(PYTHONPATH=str(REPO), PATH="/usr/bin:/bin"))
 
 
 def test_validate_and_run_say_which_extra_to_install(tmp_path):
