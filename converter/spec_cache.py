@@ -9,8 +9,8 @@ An entry is used only when
 * its key matches: SHA-256 of the file's bytes, the spec's folder, and the source of every module
   of spec2onnx with the versions of Python, numpy, ml_dtypes and PyYAML (any change to the code
   that validates specs is a new key);
-* its HMAC-SHA-256, under a random key kept in the cache folder (readable by its owner only),
-  matches: an entry that was damaged, or written by anyone without that key, is a miss;
+* its HMAC-SHA-256, under a random key kept in the cache folder (a file of this user's that no one
+  else may read or write; otherwise nothing is cached), matches: an entry that was damaged, or written by anyone without that key, is a miss;
 * the estimate of its peak memory (kept beside it, covered by the HMAC) fits the budget of this
   run; otherwise the spec is loaded afresh, which refuses it with the usual message;
 * it unpickles with only the classes a spec is made of (the dataclasses of spec2onnx's spec,
@@ -67,10 +67,20 @@ def _code_id() -> bytes:
     return digest.digest()
 
 
+def _read_key(path: Path) -> bytes | None:
+    """The key, if only its owner (this user) can read or write it: a key others could read or plant is no key."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & 0o077):
+            return None
+        return handle.read(32) or None
+
+
 def _secret(folder: Path) -> bytes | None:
     path = folder / "key"
     try:
-        return path.read_bytes()[:32] or None
+        return _read_key(path)
     except FileNotFoundError:
         pass
     except OSError:
@@ -80,10 +90,10 @@ def _secret(folder: Path) -> bytes | None:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as handle:
             handle.write(secrets.token_bytes(32))
-        return path.read_bytes()[:32]
+        return _read_key(path)
     except FileExistsError:  # another process made it first
         try:
-            return path.read_bytes()[:32] or None
+            return _read_key(path)
         except OSError:
             return None
     except OSError:

@@ -13,6 +13,8 @@ from converter import doc_cache
 from converter.errors import SpecError
 from converter.spec import load_spec, read_document
 
+from .helpers import TouchesWhenUnpickled
+
 SPEC = """\
 name: cached
 network:
@@ -79,18 +81,10 @@ def test_a_forged_entry_with_a_valid_checksum_never_runs_code(tmp_path, cache):
     want = read_document(path)
     (entry,) = _entries(cache)
     marker = tmp_path / "pwned"
-    payload = pickle.dumps(_Evil(str(marker)))  # would call os.system when unpickled by pickle.loads
+    payload = pickle.dumps(TouchesWhenUnpickled(str(marker)))  # would call os.system when unpickled by pickle.loads
     entry.write_bytes(doc_cache.MAGIC + hashlib.sha256(payload).digest() + payload)
     assert read_document(path) == want  # refused, parsed again
     assert not marker.exists()
-
-
-class _Evil:
-    def __init__(self, marker):
-        self.marker = marker
-
-    def __reduce__(self):
-        return os.system, (f"touch {self.marker}",)
 
 
 def test_a_forged_plain_document_is_still_validated(tmp_path, cache):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import pickle
 from pathlib import Path
 
@@ -14,6 +13,8 @@ import pytest
 from converter import spec_cache
 from converter.errors import SpecError
 from converter.spec import load_spec
+
+from .helpers import TouchesWhenUnpickled
 
 SPEC = """\
 name: cached-spec
@@ -103,20 +104,12 @@ def test_an_entry_without_the_right_hmac_is_a_miss(tmp_path, cache):
     _same(load_spec(path), fresh)
 
 
-class _Evil:
-    def __init__(self, marker):
-        self.marker = marker
-
-    def __reduce__(self):
-        return os.system, (f"touch {self.marker}",)
-
-
 def test_even_a_signed_entry_unpickles_only_the_classes_of_a_spec(tmp_path, cache):
     path = _write(tmp_path)
     fresh = load_spec(path)
     (entry,) = _entries(cache)
     marker = tmp_path / "pwned"
-    payload = (1).to_bytes(8, "little") + (0).to_bytes(8, "little") + pickle.dumps(_Evil(str(marker)))
+    payload = (1).to_bytes(8, "little") + (0).to_bytes(8, "little") + pickle.dumps(TouchesWhenUnpickled(str(marker)))
     secret = (cache / "key").read_bytes()
     entry.write_bytes(spec_cache.MAGIC + hmac.digest(secret, payload, "sha256") + payload)
     _same(load_spec(path), fresh)
@@ -141,3 +134,15 @@ def test_specs_with_big_data_are_not_cached(tmp_path, cache):
                      .replace("  inputs: {x: [[1, 2, 3], [4, 5, 6]]}\n  expected: {y: [[2, 4, 6], [8, 10, 12]]}\n",
                               "  inputs: {x: {random: normal}}\n")))  # 2 MiB of bfloat16 case data
     assert _entries(cache) == []
+
+
+def test_a_key_that_others_can_read_is_no_key(tmp_path, cache):
+    """Someone who can read (or planted) the key could sign entries: then nothing is cached or read."""
+    path = _write(tmp_path)
+    load_spec(path)
+    (entry,) = _entries(cache)
+    (cache / "key").chmod(0o644)
+    entry.unlink()
+    load_spec(path)
+    assert _entries(cache) == []
+    assert spec_cache.get(path.read_bytes(), path, 2**30, 1) is None
