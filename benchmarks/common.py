@@ -33,3 +33,15 @@ def table(headers: list[str], rows: list[list]) -> str:
              "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
     lines += ["| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |" for row in cells[1:]]
     return "\n".join(lines)
+
+
+def one_mul_model() -> tuple[bytes, "object"]:
+    """The throughput floor's model: one float32 Mul of two [2, 3, 4] inputs, serialized; and an input for it."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Mul", ["a", "b"], ["y"])], "g",
+                              [helper.make_tensor_value_info(n_, TensorProto.FLOAT, [2, 3, 4]) for n_ in ("a", "b")],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4])])
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8).SerializeToString()
+    return data, np.random.default_rng(0).uniform(size=(2, 3, 4)).astype(np.float32)

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from .common import machine, table
+from .common import machine, one_mul_model, table
 
 CUDA = "CUDAExecutionProvider"
 
@@ -49,13 +49,8 @@ def floor_seconds(n: int, provider: str = CUDA) -> float:
     """n times: a CUDA session for a one-node model from bytes, one run, one comparison (no CPU fallback,
     as spec2onnx runs it)."""
     import onnxruntime as ort
-    from onnx import TensorProto, helper
 
-    graph = helper.make_graph([helper.make_node("Mul", ["a", "b"], ["y"])], "g",
-                              [helper.make_tensor_value_info(n_, TensorProto.FLOAT, [2, 3, 4]) for n_ in ("a", "b")],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4])])
-    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8).SerializeToString()
-    a = np.random.default_rng(0).uniform(size=(2, 3, 4)).astype(np.float32)
+    data, a = one_mul_model()
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.log_severity_level = 4

@@ -177,6 +177,18 @@ def _native_resize(in_shape, out_shape, dtype, mode, transform="HALF_PIXEL", rou
                   helper.make_tensor_value_info("y", t, list(out_shape)), [sizes], opset=19)
 
 
+
+def _dequantize_model(folder: Path, inputs: dict, constants: dict, opset: int):
+    """(spec, model, the legalization paths its nodes name) for one dml.DequantizeLinear layer y = f(x, s, z)."""
+    doc = {"name": "bench", "network": {
+        "inputs": {n: {"dtype": d, "shape": list(s_)} for n, (d, s_) in inputs.items()}, "constants": constants,
+        "layers": [{"name": "y", "op": "dml.DequantizeLinear", "inputs": ["x", "s", "z"]}], "outputs": ["y"]},
+        "cases": [{"name": "c", "inputs": {n: {"random": "integers", "low": 0, "high": 1} for n in inputs}}]}
+    spec = parse_spec(doc, folder / "bench.yaml")
+    model = build_model(spec.network, opset=opset)
+    taken = {n.doc_string.split("]")[0].strip("[") for n in model.graph.node if n.doc_string.startswith("[")}
+    return spec, model, taken
+
 def dequantize_rows(shape, dtype, provider):
     """int8 -> float32 (or float16) on each lowering path, against always-Cast/Sub/Mul."""
     import tempfile
@@ -197,13 +209,7 @@ def dequantize_rows(shape, dtype, provider):
         ]
         for path, opset, inputs, constants in configs:
             consts = {n: {"dtype": d, "shape": list(shape), "data": f} for n, (d, f) in constants.items()}
-            doc = {"name": "bench", "network": {
-                "inputs": {n: {"dtype": d, "shape": list(s_)} for n, (d, s_) in inputs.items()}, "constants": consts,
-                "layers": [{"name": "y", "op": "dml.DequantizeLinear", "inputs": ["x", "s", "z"]}], "outputs": ["y"]},
-                "cases": [{"name": "c", "inputs": {n: {"random": "integers", "low": 0, "high": 1} for n in inputs}}]}
-            spec = parse_spec(doc, Path(tmp) / "bench.yaml")
-            model = build_model(spec.network, opset=opset)
-            taken = {n.doc_string.split("]")[0].strip("[") for n in model.graph.node if n.doc_string.startswith("[")}
+            spec, model, taken = _dequantize_model(Path(tmp), inputs, consts, opset)
             label = path if taken == {path} else f"{path} configuration (takes {'/'.join(sorted(taken))})"
             feeds = {"x": x, "s": scale, "z": zp}
             feeds = {k: v for k, v in feeds.items() if k in inputs}
@@ -335,13 +341,7 @@ def dequantize_matrix(shape, provider) -> list[list]:
                                      "z": {"dtype": it, "shape": list(shape), "data": "z.npy"}}
                     else:
                         inputs.update({"s": (out, shape), "z": (it, shape)})
-                    doc = {"name": "bench", "network": {
-                        "inputs": {n: {"dtype": d, "shape": list(s_)} for n, (d, s_) in inputs.items()}, "constants": constants,
-                        "layers": [{"name": "y", "op": "dml.DequantizeLinear", "inputs": ["x", "s", "z"]}], "outputs": ["y"]},
-                        "cases": [{"name": "c", "inputs": {n: {"random": "integers", "low": 0, "high": 1} for n in inputs}}]}
-                    spec = parse_spec(doc, Path(tmp) / "bench.yaml")
-                    model = build_model(spec.network, opset=opset)
-                    taken = {n.doc_string.split("]")[0].strip("[") for n in model.graph.node if n.doc_string.startswith("[")}
+                    spec, model, taken = _dequantize_model(Path(tmp), inputs, constants, opset)
                     feeds = {k: v for k, v in {"x": x, "s": scale, "z": zp}.items() if k in inputs}
                     lowered = timed(model, feeds, provider)
                     naive_feeds = {"x": x, "s": spec.network.constants.get("s", scale), "z": spec.network.constants.get("z", zp)}

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from .common import machine, table
+from .common import machine, one_mul_model, table
 
 CASES_PER_SPEC = 5
 
@@ -94,13 +94,8 @@ def spec2onnx_rate(folder: Path, jobs: int, cache: str) -> tuple[float, float]:
 
 def _floor_worker(n: int) -> float:
     import onnxruntime as ort
-    from onnx import TensorProto, helper
 
-    graph = helper.make_graph([helper.make_node("Mul", ["a", "b"], ["y"])], "g",
-                              [helper.make_tensor_value_info(n_, TensorProto.FLOAT, [2, 3, 4]) for n_ in ("a", "b")],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4])])
-    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8).SerializeToString()
-    a = np.random.default_rng(0).uniform(size=(2, 3, 4)).astype(np.float32)
+    data, a = one_mul_model()
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     t0 = time.perf_counter()
