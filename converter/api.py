@@ -13,7 +13,7 @@ from .files import (bundled_specs_dir, check_distinct, check_output, check_writa
                     write_atomic)
 from .lowering import build_model
 from .registry import layer_kinds
-from .runtime import OrtRunner, check_opset, resolve_provider
+from .runtime import OrtRunner, check_convert_opset, check_opset, resolve_provider
 from .spec import Spec, data_files, load_spec
 from .compare import Tolerance
 from .pool import Job, Pool, run_in_process
@@ -43,7 +43,7 @@ def convert_spec(spec_path: Path, output: str | Path | None = None, *, opset: in
     output = Path(output) if output is not None else Path(f"{spec.name}.onnx")
     check_output("-o", output, [spec_path, *data_files(spec_path)])
     chosen = choose_target(target, provider)
-    wanted = check_opset(opset) if opset is not None else (spec.opset or DEFAULT_OPSET)
+    wanted = check_convert_opset(opset) if opset is not None else (spec.opset or DEFAULT_OPSET)
     model, _, note, problems = model_for_target(spec, chosen, wanted, fixed=opset is not None)
     failing = errors(problems)
     if failing:

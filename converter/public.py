@@ -286,6 +286,6 @@ def _bfloat16():
 
 def _opset(spec: Spec, opset: int | None) -> int:
     from .lowering.model import DEFAULT_OPSET
-    from .runtime import check_opset
+    from .runtime import check_convert_opset
 
-    return check_opset(opset) if opset is not None else (spec.opset or DEFAULT_OPSET)
+    return check_convert_opset(opset) if opset is not None else (spec.opset or DEFAULT_OPSET)

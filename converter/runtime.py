@@ -103,9 +103,28 @@ def max_supported_opset() -> int:
     return 13
 
 
+def check_convert_opset(opset: int) -> int:
+    """An opset to convert (or check) at. Without onnxruntime (convert needs none), any opset this onnx writes."""
+    import onnx
+    from onnx.defs import onnx_opset_version
+
+    from .errors import UserError
+    from .lowering.model import MIN_OPSET
+
+    if ort is not None:
+        return check_opset(opset)
+    if isinstance(opset, bool) or not isinstance(opset, int):
+        raise UserError(f"--opset {opset!r}: not an integer opset version")
+    if not MIN_OPSET <= opset <= onnx_opset_version():
+        raise UserError(f"--opset {opset}: supported opsets are {MIN_OPSET} to {onnx_opset_version()} (onnx {onnx.__version__})")
+    return opset
+
+
 def check_opset(opset: int) -> int:
     from .lowering.model import MIN_OPSET
 
+    if isinstance(opset, bool) or not isinstance(opset, int):
+        raise RuntimeUnavailableError(f"--opset {opset!r}: not an integer opset version")
     if opset < MIN_OPSET or opset > max_supported_opset():
         raise RuntimeUnavailableError(
             f"--opset {opset}: supported opsets are {MIN_OPSET} to {max_supported_opset()} (onnxruntime {ort.__version__})"

@@ -81,6 +81,9 @@ def test_convert_returns_the_checked_model_and_writes_it_when_asked(tmp_path):
     assert spec2onnx.convert(DOC, opset=13).opset == 13 and spec2onnx.convert(DOC).path is None
     with pytest.raises(spec2onnx.UserError, match="unknown target"):
         spec2onnx.convert(SEED, target="tensorrtx")
+    for opset in ("17", 12.0, True):  # was a TypeError from a comparison ('<' between str and int)
+        with pytest.raises(spec2onnx.UserError, match="not an integer opset version"):
+            spec2onnx.convert(SEED, opset=opset)
     with pytest.raises(spec2onnx.UserError, match="does not exist"):
         spec2onnx.convert(SEED, tmp_path / "no" / "m.onnx")
 

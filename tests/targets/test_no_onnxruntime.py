@@ -43,3 +43,13 @@ def test_onnxruntime_comes_from_exactly_one_extra_and_the_setup_commands_pick_cp
     assert [d.split(">")[0] for d in extras["cuda"]] == ["onnxruntime-gpu"]
     for path in ("README.md", ".ci/run"):
         assert '".[cpu,test,openvino]"' in (REPO / path).read_text(), path
+
+
+def test_convert_with_an_explicit_opset_needs_no_runtime_either(tmp_path):
+    # --opset was checked against the installed onnxruntime's newest opset, so it asked for the [cpu] extra.
+    out = tmp_path / "m.onnx"
+    proc = spec2onnx("convert", SPECS / "trt_scale/seed-scale-4d.yaml", "-o", out, "--opset", "18", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"wrote {out} (opset 18,")
+    proc = spec2onnx("convert", SPECS / "trt_scale/seed-scale-4d.yaml", "-o", out, "--opset", "12", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "--opset 12: supported opsets are 13 to" in proc.stderr
