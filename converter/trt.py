@@ -573,15 +573,15 @@ class Network:
 
     def get_input(self, index: int) -> ITensor:
         """The network input at ``index``, in the order added."""
-        return list(self._inputs.values())[index]
+        return _at(list(self._inputs.values()), index, "get_input", "inputs")
 
     def get_output(self, index: int) -> ITensor:
         """The network output at ``index``, in the order marked."""
-        return self._outputs[index]
+        return _at(self._outputs, index, "get_output", "outputs")
 
     def get_layer(self, index: int) -> ILayer:
         """The layer at ``index``, in the order added."""
-        return self._layers[index]
+        return _at(self._layers, index, "get_layer", "layers")
 
     # --- what spec2onnx adds ----------------------------------------------------------------------
 
@@ -739,3 +739,10 @@ class Network:
         if field.startswith("network.outputs"):
             return UserError(f"mark_output(): {exc.detail}")
         return UserError(f"{field}: {exc.detail}" if field else exc.detail)
+
+
+def _at(items: list, index, call: str, what: str):
+    """``items[index]`` for ``Network.get_*``: an index outside 0..n-1 (TensorRT returns None) is a UserError (``type``: ``bool`` here is DataType.BOOL)."""
+    if type(index) is not int or not 0 <= index < len(items):
+        raise UserError(f"{call}({index!r}): the network has {len(items)} {what} (index 0 to {len(items) - 1})")
+    return items[index]

@@ -152,6 +152,10 @@ def test_errors_name_the_call_and_the_argument():
         resize.resize_mode = "BILINEAR"
     with pytest.raises(spec2onnx.UserError, match=r"mark_output\('x'\): tensor: only a layer's output"):
         network.mark_output(x)
+    assert network.get_layer(0) is resize and network.get_input(0) is x
+    for call in (network.get_layer, network.get_input, network.get_output):  # was an IndexError
+        with pytest.raises(spec2onnx.UserError, match=rf"^{call.__name__}\(5\): the network has \d "):
+            call(5)
     bad = trt.Network()
     y = bad.add_input("y", trt.float32, (1, -1, 2, 2))
     with pytest.raises(spec2onnx.UserError, match=r"^add_input\('y'\): shape\[1\]: dimension -1 must be a non-negative integer"):
