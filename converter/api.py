@@ -13,7 +13,7 @@ from .files import (bundled_specs_dir, check_distinct, check_output, check_writa
                     write_atomic)
 from .lowering import build_model
 from .registry import layer_kinds
-from .runtime import OrtRunner, check_convert_opset, check_opset, resolve_provider
+from .runtime import OPT_LEVELS, OrtRunner, check_convert_opset, check_opset, resolve_provider
 from .spec import Spec, data_files, load_spec
 from .compare import Tolerance
 from .pool import Job, Pool, run_in_process
@@ -85,6 +85,9 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
     for runtime in dict.fromkeys(runtimes or ("onnxruntime",)):
         check_runtime(runtime)
         if runtime == "onnxruntime":
+            for level in opt_levels or ():
+                if level not in OPT_LEVELS:  # the CLI's click.Choice checks it; the pytest plugin's option does not
+                    raise UserError(f"--opt-level {level}: not one of {', '.join(OPT_LEVELS)}")
             configs += [RunConfig(runtime, full_provider, level) for level in dict.fromkeys(opt_levels or ("all",))]
         else:
             configs.append(RunConfig(runtime, "CPUExecutionProvider", "all"))
