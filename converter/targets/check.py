@@ -170,10 +170,12 @@ def load_model_file(path) -> onnx.ModelProto:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    hint = ("; for a spec file, `spec2onnx convert SPEC --target T` (or `validate --target T`) checks the model "
+            "lowered from it" if Path(path).suffix.lower() in (".yaml", ".yml", ".json") else "")
     try:
         model = onnx.load_model_from_string(data)
     except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError and friends: not an ONNX model
-        raise UserError(f"{path}: not an ONNX model ({type(exc).__name__})") from None
+        raise UserError(f"{path}: not an ONNX model ({type(exc).__name__}){hint}") from None
     if not model.graph.node and not model.opset_import:
-        raise UserError(f"{path}: not an ONNX model (no graph, no opset)")
+        raise UserError(f"{path}: not an ONNX model (no graph, no opset){hint}")
     return model

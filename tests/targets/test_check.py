@@ -156,6 +156,11 @@ def test_check_command_exit_codes(tmp_path):
     assert result.exit_code == 2 and "junk.onnx" in result.output and "Traceback" not in result.output
     result = runner.invoke(main, ["check", str(good), "--target", "cuda"])
     assert result.exit_code == 2 and "ort-cuda" in result.output
+    spec = tmp_path / "s.yaml"
+    spec.write_text("name: s\n")
+    result = runner.invoke(main, ["check", str(spec)])  # the CLI checks models; a spec gets a pointer to what checks it
+    assert result.exit_code == 2 and "s.yaml: not an ONNX model" in result.output
+    assert "`spec2onnx convert SPEC --target T`" in result.output
 
 
 def test_openvino_table_is_measured_a_combination_never_measured_is_a_warning():
