@@ -174,8 +174,8 @@ def validate(specs: SpecSource | Iterable[SpecSource] | None = None, *, runtime:
     ``specs``: a spec file or folder (searched recursively), a mapping, a ``Spec``, or a list of
     these; ``None`` validates the bundled conformance suite. Each case runs on ``runtime``
     (``onnxruntime``, ``onnx-reference``, ``openvino``, or several) and is compared with the numpy
-    reference and with the spec's expected values. ``patterns`` keeps only case ids ``spec/case``
-    matching them (``-k``). A spec file that does not load is an ERROR result, as in the CLI;
+    reference and with the spec's expected values. ``patterns`` (one pattern or a list) keeps only
+    case ids ``spec/case`` matching them (``-k``). A spec file that does not load is an ERROR result, as in the CLI;
     bad options (an unknown runtime, provider or opset) raise ``UserError``.
     """
     from .api import make_options, run_validation
@@ -185,6 +185,7 @@ def validate(specs: SpecSource | Iterable[SpecSource] | None = None, *, runtime:
 
     options = make_options(runtimes=(runtime,) if isinstance(runtime, str) else tuple(runtime), provider=provider,
                            opset=opset)
+    patterns = (patterns,) if isinstance(patterns, str) else tuple(patterns)  # one pattern, not one per character
     items = [specs] if specs is None or isinstance(specs, (str, os.PathLike, Mapping, Spec)) else list(specs)
     t0 = time.perf_counter()
     results: list[CaseResult] = []
@@ -198,7 +199,7 @@ def validate(specs: SpecSource | Iterable[SpecSource] | None = None, *, runtime:
             spec = load_spec(item)
             results += check_spec(spec, options, case_names(spec, patterns))
     if paths:
-        results += run_validation(spec_files(paths), options, patterns=tuple(patterns), jobs=0)
+        results += run_validation(spec_files(paths), options, patterns=patterns, jobs=0)
     return ValidationReport(tuple(results), time.perf_counter() - t0)
 
 

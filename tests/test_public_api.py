@@ -95,6 +95,8 @@ def test_validate_takes_paths_mappings_and_lists_and_reports_as_a_dataclass():
                                               "trt-elementwise-seed-broadcast/doc-example", "trt-elementwise-seed-broadcast/random"]
     assert report.counts()["PASS"] == 4 and report.summary() == "4 cases: 4 passed, 0 failed, 0 errors"
     assert [r.case for r in spec2onnx.validate(SEED, patterns=["*doc*"]).results] == ["doc-example"]
+    assert [r.case for r in spec2onnx.validate(SEED, patterns="*doc*").results] == ["doc-example"]  # not '*', 'd', ...
+    assert [r.case for r in spec2onnx.validate(DOC, patterns="random").results] == ["random"]
 
     wrong = copy.deepcopy(DOC)
     wrong["cases"][0]["expected"]["scale"][0][0][2][2] = 360  # the doc says 361
