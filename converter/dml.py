@@ -152,12 +152,41 @@ def _tensor_argument(value, argument: str) -> tuple[dict, Any]:
         name = _data_type(value["DataType"], _CALL, f"{argument} DataType")
         sizes = _sizes(value["Sizes"], _CALL, f"{argument} Sizes")
         desc = {"DataType": f"DML_TENSOR_DATA_TYPE_{name}", "DimensionCount": len(sizes), "Sizes": sizes}
+        unknown = sorted(str(k) for k in value if k not in _BUFFER_DESC_MEMBERS)
+        if unknown:
+            raise UserError(f"{_CALL}: {argument}: {unknown[0]!r} is not a DML_BUFFER_TENSOR_DESC member; "
+                            f"allowed: {', '.join(_BUFFER_DESC_MEMBERS)}")
+        strides = value.get("Strides")
+        if strides is not None and not _dense(sizes, _sizes(strides, _CALL, f"{argument} Strides")):
+            # Ignoring them would read the buffer as dense: silently another operator.
+            raise UserError(f"{_CALL}: {argument}: Strides {list(strides)}: a descriptor here is dense (Strides "
+                            f"{_packed_strides(sizes)} or none); strided scale and zero point buffers are written in "
+                            "a spec, `strides: {scale: [...]}` (docs/semantics.md, dml.DequantizeLinear)")
         if "DimensionCount" in value and value["DimensionCount"] != desc["DimensionCount"]:
             raise UserError(f"{_CALL}: {argument}: DimensionCount {value['DimensionCount']!r} differs from the "
                             f"{desc['DimensionCount']} Sizes")
         return desc, None
     raise UserError(f"{_CALL}: {argument}: expected a tensor descriptor (dml.tensor_desc) or a numpy array, "
                     f"got {type(value).__name__}")
+
+
+# Flags, TotalTensorSizeInBytes and GuaranteedBaseOffsetAlignment change no value; Strides do (checked).
+_BUFFER_DESC_MEMBERS = ("DataType", "Flags", "DimensionCount", "Sizes", "Strides", "TotalTensorSizeInBytes",
+                        "GuaranteedBaseOffsetAlignment")
+
+
+def _packed_strides(sizes: list[int]) -> list[int]:
+    """The strides of a dense row-major tensor of ``sizes``, in elements (what no Strides means)."""
+    strides, step = [], 1
+    for n in reversed(sizes):
+        strides.insert(0, step)
+        step *= n
+    return strides
+
+
+def _dense(sizes: list[int], strides: list[int]) -> bool:
+    """Whether ``strides`` read the tensor as a dense one (a dimension of size 1 may have any stride)."""
+    return len(strides) == len(sizes) and all(n == 1 or s == p for n, s, p in zip(sizes, strides, _packed_strides(sizes)))
 
 
 def _data_type(value, call: str, argument: str) -> str:

@@ -50,3 +50,17 @@ def test_errors_name_the_call_and_the_argument():
         dml.dequantize_linear(x, None)
     with pytest.raises(spec2onnx.UserError, match=r"input: DimensionCount 3 differs from the 2 Sizes"):
         dml.dequantize_linear({"DataType": "INT8", "Sizes": [2, 3], "DimensionCount": 3}, s)
+
+
+def test_strides_on_a_descriptor_are_refused_unless_dense():
+    # DML_BUFFER_TENSOR_DESC.Strides [0, 1, 0, 0] reads a per-channel buffer; dropping it (as was done) read it as dense.
+    x = dml.tensor_desc("UINT8", [1, 2, 2, 2])
+    with pytest.raises(spec2onnx.UserError, match=r"^dml.dequantize_linear\(\): scale: Strides \[0, 1, 0, 0\]: a descriptor "
+                                                  r"here is dense \(Strides \[8, 4, 2, 1\] or none\)"):
+        dml.dequantize_linear(x, {"DataType": "FLOAT32", "Sizes": [1, 2, 2, 2], "Strides": [0, 1, 0, 0]})
+    with pytest.raises(spec2onnx.UserError, match=r"scale: 'Stride' is not a DML_BUFFER_TENSOR_DESC member"):
+        dml.dequantize_linear(x, {"DataType": "FLOAT32", "Sizes": [1, 2, 2, 2], "Stride": [0, 1, 0, 0]})
+    dense = {"DataType": "FLOAT32", "Sizes": [1, 2, 2, 2], "Strides": [0, 4, 2, 1], "Flags": 0}  # size-1 dim: any stride
+    cases = {"inputs": {"input": np.full((1, 2, 2, 2), 3, np.uint8), "scale": np.arange(8, dtype=np.float32).reshape(1, 2, 2, 2)},
+             "expected": {"output": 3 * np.arange(8, dtype=np.float32).reshape(1, 2, 2, 2)}}
+    assert dml.dequantize_linear(x, dense).validate(cases).ok
