@@ -10,10 +10,13 @@ What is cached is only what the YAML parser returned: every spec is still valida
 
 * its key matches: SHA-256 of the file's bytes, spec2onnx's and PyYAML's versions and the source
   of ``converter/safe_yaml.py`` (a change to the loading rules is a new key);
-* its own SHA-256 checksum matches (a truncated or corrupt file is a miss, and is rewritten);
-* it unpickles as plain data: the unpickler refuses every class and function, so an entry
-  written by someone else can never run code or build objects; at worst it is a document that
-  the spec validation then judges like any file.
+* its HMAC-SHA-256 matches, under a random key kept in the cache folder (``key``: a file of this
+  user's that no one else may read or write; otherwise nothing is cached): a truncated or corrupt
+  entry, or one written by anyone without the key (which could change a case's expected values),
+  is a miss, and is rewritten;
+* it unpickles as plain data: the unpickler refuses every class and function, so even a signed
+  entry can never run code or build objects; at worst it is a document that the spec validation
+  then judges like any file.
 
 Entries are written atomically (a temporary file renamed into place); a folder that cannot be
 written just means no caching. Nothing is ever evicted: delete the folder to reclaim the space.
@@ -23,9 +26,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import io
 import os
 import pickle
+import secrets
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
@@ -58,13 +63,16 @@ def load(data: bytes, parse: Callable[[], Any]) -> Any:
     folder = cache_dir()
     if folder is None:
         return parse()
-    key = hashlib.sha256(_loader_id() + data).hexdigest()
-    path = folder / key[:2] / f"{key[2:]}.pickle"
-    found = _read(path)
+    key = secret(folder)
+    if key is None:
+        return parse()
+    digest = hashlib.sha256(_loader_id() + data).hexdigest()
+    path = folder / digest[:2] / f"{digest[2:]}.pickle"
+    found = _read(path, key)
     if found is not None:
         return found[0]
     document = parse()  # a SpecError propagates, and nothing is cached
-    _write(path, document)
+    _write(path, document, key)
     return document
 
 
@@ -73,13 +81,13 @@ class _PlainUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"the cache holds only plain data, not {module}.{name}")
 
 
-def _read(path: Path) -> tuple[Any] | None:
+def _read(path: Path, key: bytes) -> tuple[Any] | None:
     try:
         blob = path.read_bytes()
     except OSError:
         return None
     head = len(MAGIC) + 32
-    if blob[:len(MAGIC)] != MAGIC or hashlib.sha256(blob[head:]).digest() != blob[len(MAGIC):head]:
+    if blob[:len(MAGIC)] != MAGIC or not hmac.compare_digest(hmac.digest(key, blob[head:], "sha256"), blob[len(MAGIC):head]):
         return None
     try:
         return (_PlainUnpickler(io.BytesIO(blob[head:])).load(),)
@@ -87,12 +95,46 @@ def _read(path: Path) -> tuple[Any] | None:
         return None
 
 
-def _write(path: Path, document: Any) -> None:
+def _write(path: Path, document: Any, key: bytes) -> None:
     try:
         payload = pickle.dumps(document, protocol=pickle.HIGHEST_PROTOCOL)
     except (pickle.PicklingError, RecursionError, TypeError):
         return
-    write_atomic(path, MAGIC + hashlib.sha256(payload).digest() + payload)
+    write_atomic(path, MAGIC + hmac.digest(key, payload, "sha256") + payload)
+
+
+def _read_key(path: Path) -> bytes | None:
+    """The key, if only its owner (this user) can read or write it: a key others could read or plant is no key."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & 0o077):
+            return None
+        return handle.read(32) or None
+
+
+def secret(folder: Path) -> bytes | None:
+    """The random key that signs this folder's entries (made on first use), or None: then nothing is cached."""
+    path = folder / "key"
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(secrets.token_bytes(32))
+        return _read_key(path)
+    except FileExistsError:  # another process made it first
+        try:
+            return _read_key(path)
+        except OSError:
+            return None
+    except OSError:
+        return None
 
 
 def write_atomic(path: Path, blob: bytes) -> None:

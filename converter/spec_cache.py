@@ -31,7 +31,6 @@ import hmac
 import io
 import os
 import pickle
-import secrets
 import sys
 from pathlib import Path
 
@@ -67,39 +66,6 @@ def _code_id() -> bytes:
     return digest.digest()
 
 
-def _read_key(path: Path) -> bytes | None:
-    """The key, if only its owner (this user) can read or write it: a key others could read or plant is no key."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & 0o077):
-            return None
-        return handle.read(32) or None
-
-
-def _secret(folder: Path) -> bytes | None:
-    path = folder / "key"
-    try:
-        return _read_key(path)
-    except FileNotFoundError:
-        pass
-    except OSError:
-        return None
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(secrets.token_bytes(32))
-        return _read_key(path)
-    except FileExistsError:  # another process made it first
-        try:
-            return _read_key(path)
-        except OSError:
-            return None
-    except OSError:
-        return None
-
-
 def _entry(folder: Path, data: bytes, spec_path: Path) -> Path:
     key = hashlib.sha256(_code_id() + os.fsencode(spec_path.resolve().parent) + b"\0" + data).hexdigest()
     return folder / "specs" / key[:2] / f"{key[2:]}.pickle"
@@ -115,7 +81,7 @@ class _SpecUnpickler(pickle.Unpickler):
 def get(data: bytes, spec_path: Path, budget: int, runs: int):
     """The cached Spec for a file holding ``data``, or None."""
     folder = doc_cache.cache_dir()
-    secret = _secret(folder) if folder is not None else None
+    secret = doc_cache.secret(folder) if folder is not None else None
     if secret is None:
         return None
     try:
@@ -142,7 +108,7 @@ def put(data: bytes, spec_path: Path, spec, total: int, runtime: int) -> None:
     if not set(spec.ops) <= BUILTIN_OPS or sum(a.nbytes for c in spec.cases for a in c.inputs.values()) > MAX_ENTRY_BYTES:
         return
     folder = doc_cache.cache_dir()
-    secret = _secret(folder) if folder is not None else None
+    secret = doc_cache.secret(folder) if folder is not None else None
     if secret is None:
         return
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 import pickle
 from pathlib import Path
@@ -76,23 +77,39 @@ def test_a_damaged_entry_is_a_miss_and_is_rewritten(tmp_path, cache, damage):
     assert entry.read_bytes() == blob
 
 
-def test_a_forged_entry_with_a_valid_checksum_never_runs_code(tmp_path, cache):
+def _sign(cache: Path, payload: bytes) -> bytes:
+    return doc_cache.MAGIC + hmac.digest((cache / "key").read_bytes(), payload, "sha256") + payload
+
+
+def test_even_a_signed_entry_never_runs_code(tmp_path, cache):
     path = _spec(tmp_path)
     want = read_document(path)
     (entry,) = _entries(cache)
     marker = tmp_path / "pwned"
     payload = pickle.dumps(TouchesWhenUnpickled(str(marker)))  # would call os.system when unpickled by pickle.loads
-    entry.write_bytes(doc_cache.MAGIC + hashlib.sha256(payload).digest() + payload)
+    entry.write_bytes(_sign(cache, payload))
     assert read_document(path) == want  # refused, parsed again
     assert not marker.exists()
 
 
-def test_a_forged_plain_document_is_still_validated(tmp_path, cache):
+def test_an_entry_with_a_checksum_but_not_the_key_is_a_miss(tmp_path, cache):
+    """Anyone able to write to the folder could otherwise change a case's expected values."""
+    path = _spec(tmp_path)
+    want = read_document(path)
+    (entry,) = _entries(cache)
+    forged = {**want, "cases": [{**want["cases"][0], "expected": {"y": [[7, 7]]}}]}
+    payload = pickle.dumps(forged)
+    entry.write_bytes(doc_cache.MAGIC + hashlib.sha256(payload).digest() + payload)
+    assert read_document(path) == want
+    entry.write_bytes(_sign(cache, payload))  # with the key, it is used: the key is what protects the entries
+    assert read_document(path) == forged
+
+
+def test_a_signed_plain_document_is_still_validated(tmp_path, cache):
     path = _spec(tmp_path)
     read_document(path)
     (entry,) = _entries(cache)
-    payload = pickle.dumps({"name": "cached", "network": {"inputs": {}}, "cases": []})
-    entry.write_bytes(doc_cache.MAGIC + hashlib.sha256(payload).digest() + payload)
+    entry.write_bytes(_sign(cache, pickle.dumps({"name": "cached", "network": {"inputs": {}}, "cases": []})))
     with pytest.raises(SpecError, match="network"):
         load_spec(path)
 
