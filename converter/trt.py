@@ -264,6 +264,33 @@ class ITensor:
 
     def __init__(self, network: "Network", name: str, producer: "ILayer | None" = None):
         self._network, self._name, self._producer = network, name, producer
+        self._range: tuple[float, float] | None = None
+
+    @property
+    def dynamic_range(self) -> tuple[float, float] | None:
+        """The int8 quantization range ``(min, max)`` (``set_dynamic_range``), or None; the spec's ``dynamic_range``."""
+        return self._range
+
+    @dynamic_range.setter
+    def dynamic_range(self, value) -> None:
+        if value is None:
+            self._range = None
+            return
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+            raise UserError(f"ITensor.dynamic_range ({self.name!r}): expected (min, max), got {value!r}")
+        self.set_dynamic_range(*value)
+
+    def set_dynamic_range(self, min: float, max: float) -> bool:  # noqa: A002 - TensorRT's argument names
+        """``ITensor.set_dynamic_range``: int8 values stand for ``q * max(|min|, |max|) / 127`` (docs/semantics.md).
+
+        The loader checks the range (finite, min <= max, an int8 tensor) when the network is used.
+        """
+        self._range = (min, max)
+        return True
+
+    def reset_dynamic_range(self) -> None:
+        """Forget the range (scale 1 again where the layer has other ranges)."""
+        self._range = None
 
     @property
     def name(self) -> str:
@@ -667,7 +694,8 @@ class Network:
         return self._rank(producer._inputs[0])  # Scale, ElementWise and Resize keep their input's rank
 
     def _constants_doc(self) -> dict:
-        return {layer.get_output(0).name: layer._constant_doc() for layer in self._layers if isinstance(layer, IConstantLayer)}
+        return {layer.get_output(0).name: {**layer._constant_doc(), **_range_doc(layer.get_output(0))}
+                for layer in self._layers if isinstance(layer, IConstantLayer)}
 
     def _network_doc(self, outputs: list[ITensor] | None) -> dict:
         layers = []
@@ -676,9 +704,10 @@ class Network:
                 continue
             attrs = layer._doc()
             layers.append({"name": layer.get_output(0).name, "op": attrs.pop("op"), "inputs": [t.name for t in layer._inputs],
-                           **attrs})
+                           **attrs, **_range_doc(layer.get_output(0))})
         marked = self._outputs if outputs is None else outputs
-        doc = {"inputs": {n: {"dtype": t.value, "shape": list(s)} for n, (t, s) in self._input_types.items()}}
+        doc = {"inputs": {n: {"dtype": t.value, "shape": list(s), **_range_doc(self._inputs[n])}
+                          for n, (t, s) in self._input_types.items()}}
         constants = self._constants_doc()
         if constants:
             doc["constants"] = constants
@@ -746,3 +775,8 @@ def _at(items: list, index, call: str, what: str):
     if type(index) is not int or not 0 <= index < len(items):
         raise UserError(f"{call}({index!r}): the network has {len(items)} {what} (index 0 to {len(items) - 1})")
     return items[index]
+
+
+def _range_doc(tensor: ITensor) -> dict:
+    """The spec's ``dynamic_range: [min, max]`` of a tensor given one."""
+    return {} if tensor._range is None else {"dynamic_range": list(tensor._range)}

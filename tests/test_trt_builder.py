@@ -217,3 +217,24 @@ def test_cookbook_resize_nearest_rounding_ceil_matches_tensorrts_printed_output(
     want = np.stack([printed, printed + 20, printed + 40])[None]
     np.testing.assert_array_equal(run(network, {inputT0: data})[0], want)
     assert network.validate({"inputs": {inputT0: data}, "expected": {resizeLayer.get_output(0): want}}).ok
+
+
+def test_set_dynamic_range_is_the_specs_int8_quantization_range():
+    """TensorRT's int8 API: ITensor.set_dynamic_range / .dynamic_range become the spec's ``dynamic_range``."""
+    network = trt.Network()
+    x = network.add_input("x", trt.int8, (1, 1, 1, 5))
+    assert x.dynamic_range is None and x.set_dynamic_range(-63.5, 63.5)  # scale 63.5 / 127 = 0.5
+    layer = network.add_scale(x, trt.ScaleMode.UNIFORM, None, np.array([3], np.float32), None)
+    layer.get_output(0).dynamic_range = (-127, 127)  # scale 1
+    network.mark_output(layer.get_output(0))
+    doc = network.to_spec_dict()["network"]
+    assert doc["inputs"]["x"]["dynamic_range"] == [-63.5, 63.5] and doc["layers"][0]["dynamic_range"] == [-127, 127]
+    # by hand: q * 0.5 * 3 = 1.5, 3, 4.5, -192, 190.5 -> round half to even, saturate: 2, 3, 4, -128, 127
+    cases = {"inputs": {x: np.array([[[[1, 2, 3, -128, 127]]]], np.int8)},
+             "expected": {layer.get_output(0): np.array([[[[2, 3, 4, -128, 127]]]], np.int8)}}
+    assert network.validate(cases).ok
+    x.dynamic_range = (5, 1)
+    with pytest.raises(spec2onnx.UserError, match=r"^add_input\('x'\): dynamic_range: \[5, 1\]: MIN must not be above MAX"):
+        network.validate(cases)
+    x.reset_dynamic_range()
+    assert "dynamic_range" not in network.to_spec_dict()["network"]["inputs"]["x"]
