@@ -71,7 +71,12 @@ def test_without_strides_a_buffer_of_another_shape_is_still_refused():
 
 
 def test_a_buffer_may_be_larger_than_the_view_reads():
-    _spec([1, 3, 2, 2], {"scale": [1.0, 2.0, 3.0, 4.0]}, {"scale": [0, 1, 0, 0]})
+    spec = _spec([1, 3, 2, 2], {"scale": [1.0, 2.0, 3.0, 4.0]}, {"scale": [0, 1, 0, 0]})
+    x = spec.cases[0].inputs["x"].astype(np.float32)
+    want = x * np.array([1.0, 2.0, 3.0], np.float32).reshape(1, 3, 1, 1)  # by hand: buffer[c]; buffer[3] is never read
+    _, got, ref = _run(spec)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(ref, want)
 
 
 # --- what it computes, and how it lowers -------------------------------------------------------------
