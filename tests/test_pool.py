@@ -62,12 +62,17 @@ def _start_hanging_run(tmp_path, kernel_guard: bool = True) -> tuple[subprocess.
                              str(tmp_path / "two.yaml"), "--plugin", PLUGIN, "-j", "2", "-k", "fine-1", "-k", "hangs",
                              "--timeout", "600", "--json", str(r_json)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    lines = [proc.stdout.readline(), proc.stdout.readline()]  # both fine-1 cases passed: the hanging ones run now
-    assert all(line.startswith("PASS") for line in lines), lines
-    deadline = time.monotonic() + 10
-    while len(workers := _children(proc.pid)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert len(workers) == 2, workers
+    try:
+        lines = [proc.stdout.readline(), proc.stdout.readline()]  # both fine-1 cases passed: the hanging ones run now
+        assert all(line.startswith("PASS") for line in lines), lines
+        deadline = time.monotonic() + 10
+        while len(workers := _children(proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(workers) == 2, workers
+    except BaseException:  # never leave the CLI and its hanging workers behind for --timeout's 600 s
+        proc.kill()
+        proc.communicate(timeout=30)
+        raise
     time.sleep(0.3)
     return proc, workers, r_json
 
