@@ -6,9 +6,9 @@ cache (``converter.doc_cache``: same folder, same switch ``SPEC2ONNX_CACHE=off``
 
 An entry is used only when
 
-* its key matches: SHA-256 of the file's bytes, the spec's folder, and the source of every module
-  of spec2onnx with the versions of Python, numpy, ml_dtypes and PyYAML (any change to the code
-  that validates specs is a new key);
+* its key matches: SHA-256 of the file's bytes, the spec's folder, the parser its suffix picks
+  (JSON or YAML), and the source of every module of spec2onnx with the versions of Python, numpy,
+  ml_dtypes and PyYAML (any change to the code that validates specs is a new key);
 * its HMAC-SHA-256, under a random key kept in the cache folder (a file of this user's that no one
   else may read or write; otherwise nothing is cached), matches: an entry that was damaged, or written by anyone without that key, is a miss;
 * the estimate of its peak memory (kept beside it, covered by the HMAC) fits the budget of this
@@ -67,7 +67,9 @@ def _code_id() -> bytes:
 
 
 def _entry(folder: Path, data: bytes, spec_path: Path) -> Path:
-    key = hashlib.sha256(_code_id() + os.fsencode(spec_path.resolve().parent) + b"\0" + data).hexdigest()
+    # The suffix picks the parser: the same bytes are read as JSON in a .json file and as YAML otherwise.
+    parser = b"json" if spec_path.suffix == ".json" else b"yaml"
+    key = hashlib.sha256(_code_id() + os.fsencode(spec_path.resolve().parent) + b"\0" + parser + b"\0" + data).hexdigest()
     return folder / "specs" / key[:2] / f"{key[2:]}.pickle"
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import pickle
 from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 from converter import spec_cache
 from converter.errors import SpecError
@@ -146,3 +148,11 @@ def test_a_key_that_others_can_read_is_no_key(tmp_path, cache):
     load_spec(path)
     assert _entries(cache) == []
     assert spec_cache.get(path.read_bytes(), path, 2**30, 1) is None
+
+
+def test_the_same_bytes_as_json_and_as_yaml_are_two_entries(tmp_path, cache):
+    """A JSON spec may start with // comment lines; the same bytes are no YAML mapping, cache or not."""
+    text = "// made by a generator\n" + json.dumps(yaml.safe_load(SPEC))
+    load_spec(_write(tmp_path, text, "s.json"))
+    with pytest.raises(SpecError):
+        load_spec(_write(tmp_path, text, "s.yaml"))
