@@ -61,10 +61,14 @@ def default_budget() -> int:
 
 def parse_size(text: str) -> int:
     """Bytes from '512M', '4G', '1.5G', '1000000' (K, M, G, T are powers of 1024; 'iB'/'B' may follow)."""
+    from fractions import Fraction
+
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", str(text), re.IGNORECASE)
-    if not match or float(match.group(1)) <= 0:
+    # Exact arithmetic: a float would turn 400 digits into infinity (an OverflowError) and 0.0001 into 0 bytes.
+    size = int(Fraction(match.group(1)) * _UNITS[match.group(2).upper()]) if match else 0
+    if size < 1:
         raise UserError(f"--max-memory {text}: expected a size such as 512M, 4G or 1.5G (K, M, G, T: powers of 1024)")
-    return int(float(match.group(1)) * _UNITS[match.group(2).upper()])
+    return size
 
 
 def show(nbytes: float) -> str:

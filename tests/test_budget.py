@@ -117,12 +117,13 @@ def test_a_spec_under_the_budget_loads(tmp_path):
 
 
 @pytest.mark.parametrize("text,value", [("512M", 512 * 2**20), ("4G", 4 * 2**30), ("1.5GiB", 3 * 2**29),
-                                        ("1000", 1000), ("2t", 2 * 2**40), ("64KB", 65536)])
+                                        ("1000", 1000), ("2t", 2 * 2**40), ("64KB", 65536),
+                                        ("9" * 400, int("9" * 400)), ("0.1K", 102)])
 def test_sizes(text, value):
     assert budget.parse_size(text) == value
 
 
-@pytest.mark.parametrize("text", ["", "0", "-1G", "1X", "G", "1 G B"])
+@pytest.mark.parametrize("text", ["", "0", "-1G", "1X", "G", "1 G B", "0.0001", "0.5"])
 def test_bad_sizes(text):
     with pytest.raises(UserError, match="expected a size"):
         budget.parse_size(text)
