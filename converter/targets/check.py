@@ -178,4 +178,10 @@ def load_model_file(path) -> onnx.ModelProto:
         raise UserError(f"{path}: not an ONNX model ({type(exc).__name__}){hint}") from None
     if not model.graph.node and not model.opset_import:
         raise UserError(f"{path}: not an ONNX model (no graph, no opset){hint}")
+    try:  # tensors saved as external data (models over 2 GB): read from their files, next to the model
+        from onnx.external_data_helper import load_external_data_for_model
+
+        load_external_data_for_model(model, str(Path(path).parent))
+    except Exception as exc:  # noqa: BLE001 - a missing or unsafe data file, a wrong offset: onnx raises several types
+        raise UserError(f"{path}: cannot read the model's external data ({exc})") from None
     return model

@@ -180,3 +180,19 @@ def test_tensorrt_quantize_linear_types_are_those_of_x():
     one = numpy_helper.from_array(np.array(1, np.int8), "zero")
     model = one_node("QuantizeLinear", [("x", TensorProto.FLOAT, [4])], ("y", TensorProto.INT8, [4]), inits=[scale, one])
     assert any("y_zero_point must be zero" in r for r in reasons(model, "tensorrt"))
+
+
+def test_a_model_with_external_data_is_read_and_a_missing_data_file_is_one_line(tmp_path):
+    # onnx.save(..., save_as_external_data=True): what models over 2 GB must use; it was an internal error (exit 3).
+    scale = numpy_helper.from_array(np.ones(4, np.float32), "s")
+    zero = numpy_helper.from_array(np.zeros(4, np.int8), "zp")
+    model = one_node("DequantizeLinear", [("x", TensorProto.INT8, [4])], ("y", TensorProto.FLOAT, [4]),
+                     inits=(scale, zero), axis=0)
+    onnx.save(model, tmp_path / "m.onnx", save_as_external_data=True, all_tensors_to_one_file=True,
+              location="m.data", size_threshold=0)
+    runner = CliRunner()
+    result = runner.invoke(main, ["check", str(tmp_path / "m.onnx"), "--target", "tensorrt"])
+    assert result.exit_code == 0 and "every node runs on tensorrt (1 nodes)" in result.output, result.output
+    (tmp_path / "m.data").unlink()
+    result = runner.invoke(main, ["check", str(tmp_path / "m.onnx"), "--target", "tensorrt"])
+    assert result.exit_code == 2 and "m.onnx: cannot read the model's external data" in result.output, result.output
