@@ -123,6 +123,8 @@ def load_rules_file(path: str | Path) -> tuple[XfailRule, ...]:
     from .spec import read_document
 
     path = Path(path)
+    if not path.is_file():  # else read_document's "not a spec file" for a missing file without a suffix, or a folder
+        raise UserError(f"{path}: no such file (known-failure rules: a .yaml, .yml or .json file)")
     try:
         return parse_rules(read_document(path))
     except UserError as exc:

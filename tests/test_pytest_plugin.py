@@ -144,6 +144,7 @@ def test_a_target_lowers_for_it(pytester, suite):
     ("--s2o-opset=3", "*opset*3*"),
     ("--s2o-target=tensorrtx", "--s2o-target tensorrtx: unknown target (did you mean 'tensorrt'?)*"),
     ("--s2o-opt-level=fast", "--s2o-opt-level fast: not one of disabled, basic, extended, all"),  # was a KeyError per test
+    ("--s2o-xfail-file=missing", "missing: no such file (known-failure rules*"),  # was "not a spec file"
 ])
 def test_a_bad_option_is_a_usage_error(pytester, suite, option, message):
     result = _run(pytester, "specs", option)
