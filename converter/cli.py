@@ -447,9 +447,10 @@ def check(model, target):
         _say(f"{'ERROR' if problem.severity == 'error' else 'WARN '} {problem}")
     failing, nodes = errors(problems), len(onnx_model.graph.node)
     if failing:
-        _say(f"{model}: {len(failing)} problems: not every node runs on {target.name} ({nodes} nodes)")
+        count = f"{len(failing)} problem{'s' if len(failing) != 1 else ''}"
+        _say(f"{model}: {count}: not every node runs on {target.name} ({nodes} nodes)")
         sys.exit(EXIT_FAILED)
-    warned = f", {len(problems)} warnings" if problems else ""
+    warned = f", {len(problems)} warning{'s' if len(problems) != 1 else ''}" if problems else ""
     _say(f"{model}: every node runs on {target.name} ({nodes} nodes{warned})")
 
 
