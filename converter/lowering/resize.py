@@ -241,7 +241,7 @@ def _interpolate(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, x_t
 
 def _cubic_resize_allowed(ctx: LoweringContext) -> bool:
     """onnx-tensorrt imports Resize with mode nearest or linear only (docs/operators.md, TensorRT 10.x)."""
-    return not (ctx.target.name in ("tensorrt", "tensorrt-dla") or ctx.target.is_portable)
+    return not ctx.target.includes("tensorrt")  # tensorrt, tensorrt-dla and portable
 
 
 def _cubic_taps(b: NodeBuilder, attrs, x: str, in_shape, out_shape, changed) -> str:
@@ -394,7 +394,7 @@ def _nearest_resize_types(ctx: LoweringContext) -> tuple:
 def _int8_as_quantized(ctx: LoweringContext) -> bool:
     """int8 input through DequantizeLinear with scale 1 (exact): TensorRT's parser takes int8 only as a quantized
     type (no int8 Cast, Gather, Round, Resize), so for it and for portable models int8 enters and leaves as Q/DQ."""
-    return ctx.target.name in ("portable", "tensorrt", "tensorrt-dla")
+    return ctx.target.includes("tensorrt")  # tensorrt, tensorrt-dla and portable
 
 
 def _int8_to_float(b: NodeBuilder, ctx: LoweringContext, x: str) -> str:
