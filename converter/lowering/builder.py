@@ -38,6 +38,12 @@ class Lowered:
     initializers: list[TensorProto] = field(default_factory=list)
     legalizations: list[str] = field(default_factory=list)  # human-readable notes, also stored in the model
 
+    def extend(self, other: Lowered) -> None:
+        """Append ``other``'s nodes, initializers and notes (an inner lowering wrapped by this one)."""
+        self.nodes.extend(other.nodes)
+        self.initializers.extend(other.initializers)
+        self.legalizations.extend(other.legalizations)
+
 
 class NodeBuilder:
     def __init__(self, layer: Layer):

@@ -39,9 +39,7 @@ def lower_quantized(lower, layer: Layer, ctx: LoweringContext, in_scales, out_sc
     inner_ctx = dataclasses.replace(ctx, input_types=tuple(input_types), output_type=inner_out,
                                     constant_inputs=tuple(constants))
     inner = lower(inner_layer, inner_ctx)
-    b.lowered.nodes.extend(inner.nodes)
-    b.lowered.initializers.extend(inner.initializers)
-    b.lowered.legalizations.extend(inner.legalizations)
+    b.lowered.extend(inner)
     y = inner_layer.name
     if out_type.dtype == INT8:
         y = _quantize(b, y, out_scale, ctx, may_be_nan=_may_be_nan(layer))

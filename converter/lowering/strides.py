@@ -136,7 +136,5 @@ def lower_strided(lower, layer: Layer, ctx: LoweringContext) -> Lowered:
             if ROLES[role] not in runtime:
                 inputs[ROLES[role]] = b.const(f"{role}_view", np.ascontiguousarray(consts[ROLES[role]]))
     inner = lower(dataclasses.replace(layer, inputs=tuple(inputs)), inner_ctx)
-    b.lowered.nodes.extend(inner.nodes)
-    b.lowered.initializers.extend(inner.initializers)
-    b.lowered.legalizations.extend(inner.legalizations)
+    b.lowered.extend(inner)
     return b.lowered
