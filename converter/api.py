@@ -13,13 +13,12 @@ from .files import (bundled_specs_dir, check_distinct, check_output, check_writa
                     write_atomic)
 from .lowering import build_model
 from .registry import layer_kinds
-from .runtime import OPT_LEVELS, OrtRunner, check_convert_opset, check_opset, resolve_provider
+from .runtime import OPT_LEVELS, OrtRunner, check_opset, resolve_provider
 from .spec import Spec, data_files, load_spec
 from .compare import Tolerance
 from .pool import Job, Pool, run_in_process
 from .runtimes import RunConfig, check_runtime
 from .selection import spec_files, spec_name_of
-from .lowering.model import DEFAULT_OPSET
 from .validate import CaseResult, Options, opset_for
 from .xfail import load_rules_file
 
@@ -34,8 +33,7 @@ def convert_spec(spec_path: Path, output: str | Path | None = None, *, opset: in
     A node the target cannot run is a UserError (nothing is written). Returns (model, path, note).
     """
     from .targets import choose_target
-    from .targets.check import errors
-    from .targets.opset import model_for_target
+    from .targets.opset import model_for_target, refuse_unrunnable, wanted_opset
 
     if output is not None:
         check_output("-o", output, [spec_path])  # before loading: `convert s.yaml -o s.yaml` never reads twice
@@ -43,13 +41,8 @@ def convert_spec(spec_path: Path, output: str | Path | None = None, *, opset: in
     output = Path(output) if output is not None else Path(f"{spec.name}.onnx")
     check_output("-o", output, [spec_path, *data_files(spec_path)])
     chosen = choose_target(target, provider)
-    wanted = check_convert_opset(opset) if opset is not None else (spec.opset or DEFAULT_OPSET)
-    model, _, note, problems = model_for_target(spec, chosen, wanted, fixed=opset is not None)
-    failing = errors(problems)
-    if failing:
-        more = f"; and {len(failing) - 1} more" if len(failing) > 1 else ""
-        raise UserError(f"{spec.path}: {len(failing)} nodes of the model lowered for {chosen.name} cannot run there: "
-                        f"{failing[0]}{more} (nothing written; see docs/semantics.md, Targets)")
+    model, _, note, problems = model_for_target(spec, chosen, wanted_opset(spec, opset), fixed=opset is not None)
+    refuse_unrunnable(spec, chosen, problems, " (nothing written; see docs/semantics.md, Targets)")
     _write("-o", output, model.SerializeToString())
     return model, output, note
 

@@ -145,16 +145,12 @@ def convert(spec: SpecSource, output: str | os.PathLike | None = None, *, target
     from .files import check_output, write_atomic
     from .spec import data_files
     from .targets import get_target
-    from .targets.check import errors
-    from .targets.opset import model_for_target
+    from .targets.opset import model_for_target, refuse_unrunnable, wanted_opset
 
     spec = load_spec(spec, require_cases=False)  # converting needs no cases (as `spec2onnx convert`)
     chosen = get_target(target)
-    model, used_opset, _, problems = model_for_target(spec, chosen, _opset(spec, opset), fixed=opset is not None)
-    failing = errors(problems)
-    if failing:
-        raise UserError(f"{spec.path}: {len(failing)} nodes of the model lowered for {chosen.name} cannot run there: "
-                        f"{failing[0]}" + (f"; and {len(failing) - 1} more" if len(failing) > 1 else ""))
+    model, used_opset, _, problems = model_for_target(spec, chosen, wanted_opset(spec, opset), fixed=opset is not None)
+    refuse_unrunnable(spec, chosen, problems)
     path = None
     if output is not None:
         source = Path(spec.path) if spec.path and Path(spec.path).is_file() else None  # None: from a mapping
@@ -216,7 +212,7 @@ def check(source: "SpecSource | onnx.ModelProto", target: str = "portable", *, o
 
     from .targets import get_target
     from .targets.check import check_model, errors, load_model_file
-    from .targets.opset import model_for_target
+    from .targets.opset import model_for_target, wanted_opset
 
     chosen = get_target(target)
     if isinstance(source, onnx.ModelProto) or (isinstance(source, (str, os.PathLike))
@@ -228,7 +224,7 @@ def check(source: "SpecSource | onnx.ModelProto", target: str = "portable", *, o
         spec = load_spec(source)
         name = spec.name
         try:
-            _, _, _, problems = model_for_target(spec, chosen, _opset(spec, opset), fixed=opset is not None)
+            _, _, _, problems = model_for_target(spec, chosen, wanted_opset(spec, opset), fixed=opset is not None)
         except UserError as exc:
             return CheckReport(name, chosen.name, (str(exc),))
     failing = errors(problems)
@@ -284,9 +280,3 @@ def _bfloat16():
 
     return BFLOAT16.numpy
 
-
-def _opset(spec: Spec, opset: int | None) -> int:
-    from .lowering.model import DEFAULT_OPSET
-    from .runtime import check_convert_opset
-
-    return check_convert_opset(opset) if opset is not None else (spec.opset or DEFAULT_OPSET)

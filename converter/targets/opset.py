@@ -53,6 +53,26 @@ def model_for_target(spec, target, opset: int, *, fixed: bool = False, provider:
     return _stamp(model, target, ""), opset, "", problems
 
 
+def wanted_opset(spec, opset: int | None) -> int:
+    """The opset to convert (or check) at: ``opset`` when given (checked), else the spec's, else DEFAULT_OPSET."""
+    from ..lowering.model import DEFAULT_OPSET
+    from ..runtime import check_convert_opset
+
+    return check_convert_opset(opset) if opset is not None else (spec.opset or DEFAULT_OPSET)
+
+
+def refuse_unrunnable(spec, target, problems, hint: str = "") -> None:
+    """A UserError when ``problems`` (of check_model) hold errors: the target cannot run the model."""
+    from ..errors import UserError
+    from .check import errors
+
+    failing = errors(problems)
+    if failing:
+        more = f"; and {len(failing) - 1} more" if len(failing) > 1 else ""
+        raise UserError(f"{spec.path}: {len(failing)} nodes of the model lowered for {target.name} cannot run there: "
+                        f"{failing[0]}{more}{hint}")
+
+
 def _stamp(model, target, note: str):
     props = {p.key: p.value for p in model.metadata_props}
     props["spec2onnx.target"] = target.name
