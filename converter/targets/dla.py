@@ -12,11 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import SpecError
-
-
-
-from .spec_rules import TargetRuleError  # noqa: E402
+from .spec_rules import TargetRuleError
 
 
 class DlaRuleError(TargetRuleError):

@@ -24,8 +24,6 @@ OPSETS = (13, 17, 21)
 
 
 def one_node_model(view, node) -> onnx.ModelProto:
-    from ..model_view import ModelView  # noqa: F401  (type of view)
-
     inputs, inits = [], []
     for name, t, shape, const in zip(node.inputs, node.input_types, node.input_shapes, node.constants):
         if not name:
