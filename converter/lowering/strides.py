@@ -12,8 +12,11 @@ and the output stay dense (their Sizes are the layer's). docs/semantics.md, "dml
 
 Lowering: a constant buffer is read through its strides here, and the layer's own lowering sees the
 view as a constant, so a stride-0 per-channel scale becomes a per-axis ``DequantizeLinear`` (per-tensor
-when every stride is 0). A run-time buffer becomes ``Reshape`` -> ``Gather`` (the offsets) ->
-``Expand`` (the stride-0 dimensions), then the layer's lowering for a full-shape scale.
+when every stride is 0). A run-time buffer becomes ``Reshape`` -> ``Gather`` (the offsets; one
+``Reshape`` where the view reads the whole buffer in order, as a per-channel one does), then the
+layer's lowering for a full-shape scale: blocked ``DequantizeLinear`` reads it after an ``Expand``
+(the stride-0 dimensions), the decomposition's ``Sub``/``Mul`` broadcast the compact view (no
+full-size pass).
 """
 
 from __future__ import annotations
@@ -106,7 +109,7 @@ def lower_strided(lower, layer: Layer, ctx: LoweringContext) -> Lowered:
     b = NodeBuilder(dataclasses.replace(layer, name=f"{layer.name}/strides"))
     sizes = ctx.input_types[0].shape
     inputs, consts, types = list(layer.inputs), list(ctx.constant_inputs), list(ctx.input_types)
-    runtime = []
+    runtime, expand = [], []
     for role, strides in layer.attrs["strides"].items():
         i = ROLES[role]
         offsets = view_offsets(sizes, strides)
@@ -122,16 +125,26 @@ def lower_strided(lower, layer: Layer, ctx: LoweringContext) -> Lowered:
                                                    "input or output type (onnx-tensorrt docs/operators.md), so the buffer "
                                                    "is cast to int32 before Reshape/Gather/Expand")
                 types[i] = TensorType(INT32, sizes)
-            flat = b.op("Reshape", [buffer, b.const("flat", np.array([-1], np.int64))],
-                        why=f"DirectML strides on {role}: the buffer as one dimension")
-            view = b.op("Gather", [flat, b.const(f"{role}_offsets", offsets)], axis=0,
-                        why=f"DirectML strides {list(strides)}: element i of the view is buffer[sum(i_k * stride_k)]")
-            if offsets.shape != sizes:
-                view = b.op("Expand", [view, b.const("sizes", np.array(sizes, np.int64))],
-                            why="DirectML stride 0: the dimension repeats (broadcast)")
+            if offsets.size == ctx.input_types[i].size and np.array_equal(offsets.reshape(-1), np.arange(offsets.size)):
+                # the view reads the whole buffer in order (e.g. a per-channel buffer, strides [0, 1, 0, 0]): no Gather
+                view = b.op("Reshape", [buffer, b.const("view_shape", np.array(offsets.shape, np.int64))],
+                            why=f"DirectML strides {list(strides)} read the buffer {role} in order: a Reshape")
+            else:
+                flat = b.op("Reshape", [buffer, b.const("flat", np.array([-1], np.int64))],
+                            why=f"DirectML strides on {role}: the buffer as one dimension")
+                view = b.op("Gather", [flat, b.const(f"{role}_offsets", offsets)], axis=0,
+                            why=f"DirectML strides {list(strides)}: element i of the view is buffer[sum(i_k * stride_k)]")
             inputs[i] = view
+            if offsets.shape != sizes:
+                expand.append(i)
     inner_ctx = dataclasses.replace(ctx, input_types=tuple(types), constant_inputs=tuple(consts))
-    if choose_plan(inner_ctx).path == "native-blocked":  # it reads the scale and zero point by name: full-shape views
+    # Blocked DequantizeLinear reads the scale and zero point by name: full-shape views. The decomposition's Sub and
+    # Mul broadcast the compact view themselves: no full-size Expand pass (and its wide Cast of a zero point is then a
+    # Cast of the compact view).
+    if choose_plan(inner_ctx).path == "native-blocked":
+        for i in expand:
+            inputs[i] = b.op("Expand", [inputs[i], b.const("sizes", np.array(sizes, np.int64))],
+                             why="DirectML stride 0: the dimension repeats (broadcast)")
         for role in layer.attrs["strides"]:
             if ROLES[role] not in runtime:
                 inputs[ROLES[role]] = b.const(f"{role}_view", np.ascontiguousarray(consts[ROLES[role]]))

@@ -269,3 +269,101 @@ def test_defaults_are_the_newest_level_and_the_scales_type():
     assert spec.network.layers[0].attrs["feature_level"] == "6.2"
     assert spec.network.types["y"].dtype.name == "float16"
     assert dq_spec(out_type="float16", output_dtype="float16").network.types["y"].dtype.name == "float16"
+
+
+# --- 32-bit differences: exact, then rounded once ----------------------------------------------------------------
+
+def round_to_bits(d: int, bits: int) -> int:
+    """The integer d rounded to ``bits`` significant bits, ties to even: Python integers only (no float casts)."""
+    m = abs(d)
+    shift = max(m.bit_length() - bits, 0)
+    if shift == 0:
+        return d
+    q, r = divmod(m, 1 << shift)
+    half = 1 << (shift - 1)
+    if r > half or (r == half and q & 1):
+        q += 1
+    return (q << shift) * (1 if d >= 0 else -1)
+
+
+# (x, zero point, float32(x - zero point)), the last worked out by hand: float32 has 24 significant bits, so
+# from 2^24 to 2^25 the spacing is 2, from 2^25 to 2^26 it is 4, from 2^30 to 2^31 128, from 2^31 to 2^32 256;
+# a tie goes to the even significand (the multiple of twice the spacing).
+EDGES_32 = {
+    "int32": [
+        (16777217, 0, 16777216),  # 2^24 + 1: tie between 2^24 and 2^24 + 2 -> 2^24
+        (16777219, 0, 16777220),  # 2^24 + 3: tie between 2^24 + 2 and 2^24 + 4 -> 2^24 + 4
+        (16777217, 1, 16777216),  # exact 2^24 (float32 would give 2^24 - 1 = 16777215 from the rounded operands)
+        (33554433, 0, 33554432),  # 2^25 + 1: nearer 2^25 than 2^25 + 4
+        (33554434, 0, 33554432),  # 2^25 + 2: tie -> 2^25
+        (33554438, 0, 33554440),  # 2^25 + 6: tie between 2^25 + 4 and 2^25 + 8 -> 2^25 + 8
+        (1073741824, -64, 1073741824),  # 2^30 + 64: tie between 2^30 and 2^30 + 128 -> 2^30
+        (2147483647, -2147483648, 4294967296),  # 2^32 - 1 -> 2^32 (not a wrapped -1)
+        (-2147483648, 2147483647, -4294967296),
+        (2147483647, -129, 2147483648),  # 2^31 + 128: tie between 2^31 and 2^31 + 256 -> 2^31
+        (2147483647, -385, 2147484160),  # 2^31 + 384: tie between 2^31 + 256 and 2^31 + 512 -> 2^31 + 512
+        (2147483647, -386, 2147484160),  # 2^31 + 385: above the tie
+        (-2147483648, 129, -2147483904),  # -(2^31 + 129): nearer -(2^31 + 256) than -2^31
+        (-1, 2147483647, -2147483648),  # -2^31, exact
+        (-2, 2147483647, -2147483648),  # -(2^31 + 1) -> -2^31
+        (-2147483648, -2147483648, 0),
+        (5, 5, 0),
+        (-7, 2, -9),
+    ],
+    "uint32": [
+        (4294967295, 0, 4294967296),  # 2^32 - 1 -> 2^32
+        (0, 4294967295, -4294967296),
+        (4294967295, 4294967295, 0),
+        (16777217, 0, 16777216),
+        (16777217, 1, 16777216),
+        (4294967295, 2147483519, 2147483648),  # 2^31 + 128: tie -> 2^31
+        (2147484032, 0, 2147484160),  # 2^31 + 384: tie -> 2^31 + 512
+        (0, 2147483776, -2147483648),  # -(2^31 + 128): tie -> -2^31
+        (4294967294, 0, 4294967296),  # 2^32 - 2 -> 2^32
+        (4294967167, 0, 4294967040),  # 2^32 - 129: nearer 2^32 - 256 than 2^32
+        (4294967168, 0, 4294967296),  # 2^32 - 128: tie between 2^32 - 256 (odd significand) and 2^32 -> 2^32
+        (3, 10, -7),
+    ],
+}
+
+
+def test_the_hand_worked_edges_agree_with_integer_rounding():
+    for rows in EDGES_32.values():
+        for x, z, want in rows:
+            assert round_to_bits(x - z, 24) == want, (x, z)
+
+
+def _edge_spec(x_type, out_type, zp, zp_value=None):
+    """x of shape (2, n): both rows the table's inputs; the zero point full-shape (runtime / const) or one row read
+    through strides [0, 1] (runtime-strided)."""
+    n = len(EDGES_32[x_type])
+    shape = (2, n)
+    if zp == "runtime-strided":
+        return one_layer_spec("dml.DequantizeLinear", {"x": (x_type, shape), "s": (out_type, shape), "z": (x_type, (n,))},
+                              {"strides": {"zero_point": [0, 1]}})
+    return dq_spec(x_type, out_type, shape=shape, zp=zp, zp_value=zp_value)
+
+
+@pytest.mark.parametrize("zp", ["runtime", "const", "runtime-strided"])
+@pytest.mark.parametrize("x_type", ["int32", "uint32"])
+def test_32_bit_differences_are_exact_then_rounded_once(x_type, zp):
+    rows = EDGES_32[x_type]
+    x = np.array([[r[0] for r in rows]] * 2, x_type)
+    z = np.array([r[1] for r in rows], x_type)
+    diff = [r[2] for r in rows]
+    # float32: scales 1 and -2^-20 keep the product exact; float16: 2^-17 keeps it within float16's normal range
+    # (|d| <= 2^32 -> at most 2^15), so the output is float32(d) rounded once more to 11 significant bits.
+    for out_type, scale, rounded in (("float32", 1.0, diff), ("float32", -(2.0 ** -20), diff),
+                                     ("float16", 2.0 ** -17, [round_to_bits(d, 11) for d in diff])):
+        spec = _edge_spec(x_type, out_type, zp, zp_value=np.broadcast_to(z, x.shape))
+        feeds = {"x": x, "s": np.full(x.shape, scale, out_type)}
+        if zp != "const":
+            feeds["z"] = z if zp == "runtime-strided" else np.broadcast_to(z, x.shape).copy()
+        want = np.array([[d * scale for d in rounded]] * 2, out_type)
+        assert [float(v) for v in want[0]] == [d * scale for d in rounded]  # every expected value is representable
+        np.testing.assert_array_equal(reference.run_network(spec.network, feeds)["y"], want)
+        for opset in (13, 17, 21, max_supported_opset()):
+            model = build_model(spec.network, opset=opset)
+            assert path_of(model) == "decomposed"
+            for level in OPT_LEVELS:
+                assert_same_bits(OrtRunner(model.SerializeToString(), opt_level=level).run(feeds)["y"], want)
