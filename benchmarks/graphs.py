@@ -178,11 +178,12 @@ def _native_resize(in_shape, out_shape, dtype, mode, transform="HALF_PIXEL", rou
 
 
 
-def _dequantize_model(folder: Path, inputs: dict, constants: dict, opset: int):
+def _dequantize_model(folder: Path, inputs: dict, constants: dict, opset: int, strides: dict | None = None):
     """(spec, model, the legalization paths its nodes name) for one dml.DequantizeLinear layer y = f(x, s, z)."""
+    layer = {"name": "y", "op": "dml.DequantizeLinear", "inputs": ["x", "s", "z"], **({"strides": strides} if strides else {})}
     doc = {"name": "bench", "network": {
         "inputs": {n: {"dtype": d, "shape": list(s_)} for n, (d, s_) in inputs.items()}, "constants": constants,
-        "layers": [{"name": "y", "op": "dml.DequantizeLinear", "inputs": ["x", "s", "z"]}], "outputs": ["y"]},
+        "layers": [layer], "outputs": ["y"]},
         "cases": [{"name": "c", "inputs": {n: {"random": "integers", "low": 0, "high": 1} for n in inputs}}]}
     spec = parse_spec(doc, folder / "bench.yaml")
     model = build_model(spec.network, opset=opset)
@@ -221,8 +222,9 @@ def dequantize_rows(shape, dtype, provider):
     return rows
 
 
-def _naive_dequantize(shape, out: str, x_type: str = "int8"):
-    """Always Cast(x) - Cast(zp), times the scale: Cast/Sub/Mul in float32 (then Cast to float16)."""
+def _naive_dequantize(shape, out: str, x_type: str = "int8", param_shape=None):
+    """Always Cast(x) - Cast(zp), times the scale: Cast/Sub/Mul in float32 (then Cast to float16); the scale and
+    zero point of ``param_shape`` (default: the input's), broadcast by Sub and Mul."""
     f = TensorProto.FLOAT
     nodes = [helper.make_node("Cast", ["x"], ["xf"], to=f), helper.make_node("Cast", ["z"], ["zf"], to=f),
              helper.make_node("Sub", ["xf", "zf"], ["d"])]
@@ -233,8 +235,9 @@ def _naive_dequantize(shape, out: str, x_type: str = "int8"):
                   helper.make_node("Cast", ["yf"], ["y"], to=TensorProto.FLOAT16)]
     t = DTYPES[out].onnx
     xt = DTYPES[x_type].onnx
+    param_shape = list(shape if param_shape is None else param_shape)
     inputs = [helper.make_tensor_value_info("x", xt, list(shape)),
-              helper.make_tensor_value_info("s", t, list(shape)), helper.make_tensor_value_info("z", xt, list(shape))]
+              helper.make_tensor_value_info("s", t, param_shape), helper.make_tensor_value_info("z", xt, param_shape)]
     return _model(nodes, inputs, helper.make_tensor_value_info("y", t, list(shape)))
 
 
@@ -307,12 +310,16 @@ def _guarded_division(shape, bshape, dtype: str, op: str) -> onnx.ModelProto:
 DQ_INPUT_TYPES = ("int8", "uint8", "int16", "uint16", "int32", "uint32")
 
 
-def dequantize_matrix(shape, provider) -> list[list]:
+def dequantize_matrix(shape, provider, repeat: int = 15) -> list[list]:
     """Every DequantizeLinear path x input type x output type the lowering can take, against always-Cast/Sub/Mul.
 
     per-tensor / per-axis: constant scale and zero point (uniform / varying along axis 1); blocked: run-time
-    full-shape scale and zero point at opset 21; decomposed: the same at opset 20 (or any opset for uint32).
-    The naive form gets the same tensors (full-shape) as run-time inputs.
+    full-shape scale and zero point at opset 21; decomposed: the same at opset 20 (or any opset for uint32);
+    "decomposed const zp": a run-time full-shape scale and a constant zero point of 3 at opset 20;
+    "decomposed per-channel": run-time scale and zero point buffers of C values read through strides
+    [0, 1, 0, ...] at opset 20. The naive form gets the same tensors as run-time inputs (full-shape, or the
+    per-channel buffers as [1, C, 1, ...], broadcast), nonzero zero points for every type. Each configuration's
+    lowered model and naive form take turns.
     """
     import tempfile
 
@@ -324,31 +331,64 @@ def dequantize_matrix(shape, provider) -> list[list]:
             for it in DQ_INPUT_TYPES:
                 info = np.iinfo(it)
                 x = rng.integers(info.min, info.max, size=shape, dtype=it)
-                zp = np.full(shape, 3, it) if it != "int32" else np.zeros(shape, it)
+                zp_native = np.full(shape, 3, it) if it != "int32" else np.zeros(shape, it)  # int32: no native zero point
+                zp = np.full(shape, 3, it)
                 per_axis = np.broadcast_to(np.linspace(0.01, 0.1, shape[1]).reshape(1, -1, *([1] * (len(shape) - 2))), shape)
                 np.save(Path(tmp) / "s_tensor.npy", np.full(shape, 0.05, DTYPES[out].numpy))
                 np.save(Path(tmp) / "s_axis.npy", per_axis.astype(DTYPES[out].numpy))
-                np.save(Path(tmp) / "z.npy", zp)
+                np.save(Path(tmp) / "z.npy", zp_native)
+                np.save(Path(tmp) / "z3.npy", zp)
+                channels = (shape[1],)
+                per_channel = (1, shape[1]) + (1,) * (len(shape) - 2)
+                strides = [0, 1] + [0] * (len(shape) - 2)
                 configs = [("native-per-tensor", 21, "s_tensor.npy"), ("native-per-axis", 21, "s_axis.npy"),
-                           ("native-blocked", 21, None), ("decomposed", 20, None)]
-                for path, opset, const_scale in configs:
+                           ("native-blocked", 21, None), ("decomposed", 20, None),
+                           ("decomposed const zp", 20, "z3.npy"), ("decomposed per-channel", 20, "strides")]
+                for label, opset, const in configs:
+                    path = label.split()[0]
                     if it == "uint32" and path != "decomposed":
                         continue
-                    inputs = {"x": (it, shape)}
-                    constants = {}
-                    if const_scale:
-                        constants = {"s": {"dtype": out, "shape": list(shape), "data": const_scale},
+                    inputs, constants, layer_strides = {"x": (it, shape)}, {}, None
+                    feeds = {"x": x, "s": scale, "z": zp}
+                    if label.startswith("native-per"):
+                        constants = {"s": {"dtype": out, "shape": list(shape), "data": const},
                                      "z": {"dtype": it, "shape": list(shape), "data": "z.npy"}}
+                    elif const == "z3.npy":
+                        inputs["s"] = (out, shape)
+                        constants = {"z": {"dtype": it, "shape": list(shape), "data": const}}
+                    elif const == "strides":
+                        inputs.update({"s": (out, channels), "z": (it, channels)})
+                        layer_strides = {"scale": strides, "zero_point": strides}
+                        feeds = {"x": x, "s": scale.reshape(-1)[:shape[1]].copy(), "z": zp.reshape(-1)[:shape[1]].copy()}
                     else:
                         inputs.update({"s": (out, shape), "z": (it, shape)})
-                    spec, model, taken = _dequantize_model(Path(tmp), inputs, constants, opset)
-                    feeds = {k: v for k, v in {"x": x, "s": scale, "z": zp}.items() if k in inputs}
-                    lowered = timed(model, feeds, provider)
-                    naive_feeds = {"x": x, "s": spec.network.constants.get("s", scale), "z": spec.network.constants.get("z", zp)}
-                    naive = timed(_naive_dequantize(shape, out, it), naive_feeds, provider)
-                    rows.append([f"{it}->{out} {path}" + ("" if taken == {path} else f" (took {'/'.join(sorted(taken))})"),
-                                 lowered * 1e3, naive * 1e3, lowered / naive])
+                    spec, model, taken = _dequantize_model(Path(tmp), inputs, constants, opset, layer_strides)
+                    if const == "strides":
+                        naive_feeds = {"x": x, "s": feeds["s"].reshape(per_channel), "z": feeds["z"].reshape(per_channel)}
+                        naive_model = _naive_dequantize(shape, out, it, per_channel)
+                    else:
+                        naive_feeds = {"x": x, "s": spec.network.constants.get("s", scale), "z": spec.network.constants.get("z", zp)}
+                        naive_model = _naive_dequantize(shape, out, it)
+                    name = f"{it}->{out} {label}" + ("" if taken == {path} else f" (took {'/'.join(sorted(taken))})")
+                    lowered_feeds = {k: v for k, v in feeds.items() if k in inputs}
+                    runs = [(OrtRunner(model.SerializeToString(), provider).run, lowered_feeds),
+                            (OrtRunner(naive_model.SerializeToString(), provider).run, naive_feeds)]
+                    rows.append([name, *_round_robin(runs, repeat)])
     return rows
+
+
+def _round_robin(runs, repeat: int) -> list[float]:
+    """[lowered ms, naive ms, lowered / naive]: the two take turns, best of ``repeat`` each, so that a busy machine
+    slows them alike."""
+    import time
+
+    best = [float("inf")] * len(runs)
+    for _ in range(repeat):
+        for i, (run, feeds) in enumerate(runs):
+            t0 = time.perf_counter()
+            run(feeds)
+            best[i] = min(best[i], time.perf_counter() - t0)
+    return [best[0] * 1e3, best[1] * 1e3, best[0] / best[1]]
 
 
 SECTIONS = [scale_rows, elementwise_rows, resize_rows, dequantize_rows]
