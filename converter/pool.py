@@ -172,6 +172,9 @@ def _worker_main(conn: Connection, progress, options: Options, plugins: tuple[st
                 outbox.put(job.id, message, now=message[0] == "spec")
         except Exception as exc:  # noqa: BLE001 - report, and keep the worker alive
             outbox.put(job.id, ("crash", describe_exception(exc, "checking the spec")))
+        # The next job (sent ahead) may already wait in the pipe: its setup is timed from now, and the parent,
+        # which reads "done" later, must not time it from this job's last case.
+        progress[0], progress[1] = -1, time.monotonic()
         outbox.put(job.id, ("done", None), now=True)
 
 
@@ -195,7 +198,8 @@ class _Worker:
     process: multiprocessing.Process
     conn: Connection
     progress: object  # shared [index of the current case in info.cases, or -1 for SETUP; its start time]
-    job: Job | None = None
+    job: Job | None = None  # the job the worker is on (or will start next)
+    waiting: deque = field(default_factory=deque)  # jobs sent ahead, which the worker starts when ``job`` is done
     info: SpecInfo | None = None
     reported: set = field(default_factory=set)  # (case, config) pairs of the job with a result
     eof: bool = False  # the pipe is closed: the process is gone
@@ -245,6 +249,11 @@ class Pool:
                 for worker in self.workers:
                     if worker.job is None and queue:
                         self._assign(worker, queue.popleft())
+                for worker in self.workers:
+                    # Only while there is more work than workers: a job sent ahead waits behind its worker's
+                    # current one (a case that hangs until --timeout, say), where an idle worker could have taken it.
+                    if worker.job is not None and not worker.waiting and len(queue) > len(self.workers):
+                        self._send_ahead(worker, queue.popleft(), queue)
                 busy = [w for w in self.workers if w.job]
                 ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=self._next_deadline(busy))
                 for worker in busy:
@@ -271,6 +280,16 @@ class Pool:
                 worker = replacement
         raise RuntimeError("worker processes keep dying before they get work")
 
+    def _send_ahead(self, worker: _Worker, job: Job, queue: deque) -> None:
+        """Queue a second job in the worker's pipe, so that it starts it without waiting for the parent
+        (a round trip per spec costs as much as checking a small one). A worker that is gone keeps it
+        off: the job goes back to the queue, and the loss is found on the worker's current job."""
+        try:
+            worker.conn.send(job)
+            worker.waiting.append(job)
+        except OSError:
+            queue.appendleft(job)
+
     def _drain(self, worker: _Worker) -> Iterator[CaseResult]:
         while worker.job and worker.conn.poll():
             try:
@@ -289,7 +308,13 @@ class Pool:
                 elif kind == "crash":
                     yield from self._errors(worker, self._cases(worker, untouched=False), payload)
                 elif kind == "done":
-                    worker.job = None
+                    self._next_job(worker)
+
+    @staticmethod
+    def _next_job(worker: _Worker) -> None:
+        """The worker finished its job: it is now on the job sent ahead, if any (it reset its progress itself)."""
+        worker.job, worker.info = (worker.waiting.popleft() if worker.waiting else None), None
+        worker.reported = set(worker.job.done) if worker.job else set()
 
     def _cases(self, worker: _Worker, untouched: bool) -> list[str]:
         """The job's cases with no result at all (untouched) or with at least one configuration missing."""
@@ -304,6 +329,8 @@ class Pool:
         """The worker died or hung: report its current case, replace it, requeue the rest of its job."""
         job, current = worker.job, worker.current
         self._kill(worker)
+        while worker.waiting:  # sent ahead, never started: back to the queue as they were
+            queue.appendleft(worker.waiting.pop())
         self.workers[self.workers.index(worker)] = self._start()
         if current == SETUP:
             reason += " while loading the spec, building the model or creating sessions"

@@ -206,6 +206,23 @@ def test_every_case_and_configuration_is_reported_exactly_once_despite_crashes(t
     assert len(pairs) == len(set(pairs)) == 7 * 2
 
 
+def test_jobs_sent_ahead_of_a_crash_run_once_on_a_new_worker(tmp_path):
+    """More specs than workers: each worker gets its next spec before it finishes the current one
+    (converter/pool.py, _send_ahead). When a worker dies, the specs waiting in its pipe go back to the
+    queue, unstarted: every case of every spec is reported exactly once, with its real outcome."""
+    names = [f"spec{i}" for i in range(5)]
+    for name in names:
+        (tmp_path / f"{name}.yaml").write_text(MISBEHAVING_SPEC.replace("name: misbehaving", f"name: {name}"))
+    r_json = tmp_path / "r.json"
+    invoke("validate", tmp_path, "--plugin", PLUGIN, "-j", 1, "-k", "fine", "-k", "segfault", "-k", "abort",
+           "--json", r_json)
+    cases = json.loads(r_json.read_text())["cases"]
+    got = sorted((c["spec"], c["case"], c["outcome"]) for c in cases)
+    want = sorted((n, c, "ERROR" if c in ("segfault", "abort") else "PASS")
+                  for n in names for c in ("fine-1", "segfault", "fine-2", "abort", "fine-3"))
+    assert got == want
+
+
 def test_k_with_equals_selects_exactly_one_id():
     result = invoke("validate", "--list", "-k", "=trt-scale-seed-4d/random")
     assert result.stdout.split() == ["trt-scale-seed-4d/random"]
