@@ -165,7 +165,7 @@ def compare(actual: np.ndarray, expected: np.ndarray, tol: Tolerance) -> Mismatc
     buffers = _Buffers(min(CHUNK_ELEMENTS, flat_a.size)) if is_float else None
     for start in range(0, flat_a.size, CHUNK_ELEMENTS):
         a, e = flat_a[start:start + CHUNK_ELEMENTS], flat_e[start:start + CHUNK_ELEMENTS]
-        if np.array_equal(a, e) or (is_float and buffers.within(a, e, atol, rtol)):
+        if (buffers.quick_within(a, e, atol, rtol) or buffers.within(a, e, atol, rtol)) if is_float else np.array_equal(a, e):
             continue
         total.add(start, _chunk_stats(a, e, atol, rtol, tol.ulp, is_float))
     if total.count == 0:
@@ -201,6 +201,30 @@ class _Buffers:
     def __init__(self, size: int):
         self.diff, self.limit = np.empty(size), np.empty(size)
         self.ok = np.empty(size, dtype=bool)
+        self.narrow = np.empty(size, dtype=np.float32)
+
+    def quick_within(self, a: np.ndarray, e: np.ndarray, atol: float, rtol: float) -> bool:
+        """True only where ``within`` is True too, in three passes instead of eight: the largest difference
+        against the smallest limit of the chunk. False means "look closer".
+
+        Below float64 the difference is taken in float32: it is the exact difference rounded once (float16
+        and bfloat16 widen exactly; a float32-subnormal difference is exact), so the exact one is at most
+        D * (1 + 2^-24), which D * (1 + 2^-23) bounds after its own rounding. The limit atol + rtol * min|e|,
+        computed with the float64 operations ``within`` uses, is at most each element's limit (rounding is
+        monotonic). A NaN or an infinite difference makes D NaN or inf: never quickly within.
+        """
+        work = self.diff[:a.size] if a.dtype == np.float64 else self.narrow[:a.size]
+        with np.errstate(invalid="ignore", over="ignore"):
+            np.subtract(a, e, out=work, dtype=work.dtype)
+            np.abs(work, out=work)
+            largest = float(work.max())
+            bound = largest if work.dtype == np.float64 else largest * (1 + 2.0**-23)
+            if bound <= atol:
+                return True
+            if not rtol or not bound <= _DOUBLE_MAX:
+                return False
+            np.abs(e, out=work, dtype=work.dtype)
+            return bound <= float(work.min()) * rtol + atol
 
     def within(self, a: np.ndarray, e: np.ndarray, atol: float, rtol: float) -> bool:
         """Whether every element of the chunk is finite and within atol + rtol * |e| (exactly as _chunk_stats

@@ -147,3 +147,44 @@ def test_comparing_a_big_output_needs_a_few_chunks_of_memory():
         tracemalloc.stop()
     assert m.count == 1 and m.worst_index == (3, 5, 7)
     assert peak < 8 * 2**20  # a few chunks of float64, whatever the size (the whole-array version took 14x the output)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_the_quick_chunk_check_never_passes_what_the_full_check_fails(dtype):
+    """compare's three-pass shortcut (largest difference against the smallest limit) is only an early yes:
+    wherever it says within, the element-by-element float64 check says so too. Tolerances are put right at
+    the largest difference, where a rounding in the wrong direction would show."""
+    np_type = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+    rng = np.random.default_rng(7)
+    buffers = compare_module._Buffers(512)
+    quick_yes = 0
+    for trial in range(400):
+        span = 6 if dtype == "float16" else 20  # float16: no overflow, few subnormals
+        scale = 2.0 ** rng.integers(-span, span)
+        e = (rng.standard_normal(512) * scale).astype(np_type)
+        e[e == 0] = 1  # min|e| > 0: rtol below is finite
+        a = (e.astype(np.float64) * (1 + rng.standard_normal(512) * 2.0**-rng.integers(5, 12))).astype(np_type)
+        diff = np.abs(a.astype(np.float64) - e.astype(np.float64)).max()
+        nudge = 1 + float(rng.choice([-2.0**-20, -2.0**-40, 0.0, 2.0**-40, 2.0**-20]))
+        if trial % 2:
+            atol, rtol = diff * nudge, 0.0
+        else:
+            atol, rtol = 0.0, float(diff / np.abs(e.astype(np.float64)).min() * nudge)
+        quick = buffers.quick_within(a, e, atol, rtol)
+        quick_yes += quick
+        assert not quick or buffers.within(a, e, atol, rtol), (trial, atol, rtol)
+    assert quick_yes > 0  # the shortcut is taken at all
+
+
+def test_the_quick_chunk_check_leaves_nan_inf_and_overflow_to_the_full_check():
+    buffers = compare_module._Buffers(4)
+    f32 = np.float32
+    assert not buffers.quick_within(np.array([np.nan, 1], f32), np.array([np.nan, 1], f32), 1.0, 0.0)
+    assert not buffers.quick_within(np.array([np.inf, 1], f32), np.array([np.inf, 1], f32), 1.0, 0.0)
+    big = np.finfo(f32).max
+    assert not buffers.quick_within(np.array([big], f32), np.array([-big], f32), 1e39, 0.0)  # float32 overflow
+    assert buffers.quick_within(np.array([1.0, -0.0], f32), np.array([1.0, 0.0], f32), 0.0, 0.0)  # equal values
+    # exactly at the limit: the full check's yes, the shortcut's "look closer"
+    a, e = np.array([1 + 2.0**-23], f32), np.array([1.0], f32)
+    assert not buffers.quick_within(a, e, 2.0**-23, 0.0) and buffers.within(a, e, 2.0**-23, 0.0)
+    assert compare(a, e, Tolerance(atol=2.0**-23, rtol=0.0)) is None
