@@ -246,8 +246,10 @@ def integer_division_table(shape, provider, repeat: int = 15) -> list[list]:
 
     The unguarded Div is what a naive converter emits; it traps on x / 0 and MIN / -1, so the divisor
     here holds neither (the lowering's time does not depend on the values). The divisor is a full-size
-    run-time tensor (the worst case: 7 of the 9 nodes are passes over it) or a per-channel [1, C, 1, ...]
-    one. All models run round-robin, best of ``repeat`` each, so that a busy machine slows them alike.
+    run-time tensor (the worst case: six of DIV's eight nodes are passes over it), a per-channel
+    [1, C, 1, ...] run-time one, or the same per-channel values as a constant, as they are (mixed signs)
+    and made positive (guards computed at conversion; the ratio is to the per-channel unguarded Div).
+    All models run round-robin, best of ``repeat`` each, so that a busy machine slows them alike.
     """
     import time
 
@@ -270,6 +272,12 @@ def integer_division_table(shape, provider, repeat: int = 15) -> list[list]:
                 runs[(it, label, op)] = (OrtRunner(build_model(spec.network).SerializeToString(), provider).run, feeds)
                 runs[(it, label, op + " previous")] = (
                     OrtRunner(_guarded_division(shape, bshape, it, op).SerializeToString(), provider).run, feeds)
+                if label == "per-channel":  # the same values as a constant (D, M and FLOOR_DIV's bounds folded), and > 0
+                    for name, values in (("constant", b), ("constant > 0", np.abs(b))):
+                        constant = {"k": {"dtype": it, "shape": list(bshape), "data": values.tolist()}}
+                        spec = layer_spec("trt.ElementWise", {"a": (it, shape)}, {"operation": op}, constant, ["a", "k"])
+                        runs[(it, name, op)] = (OrtRunner(build_model(spec.network).SerializeToString(), provider).run,
+                                                {"a": a})
     best = dict.fromkeys(runs, float("inf"))
     for _ in range(repeat):
         for key, (run, feeds) in runs.items():
@@ -279,11 +287,13 @@ def integer_division_table(shape, provider, repeat: int = 15) -> list[list]:
     rows = []
     for it in ("int32", "int64"):
         mul = best[(it, "", "Mul")]
-        for label in ("full-size", "per-channel"):
-            div = best[(it, label, "Div")]
+        for label in ("full-size", "per-channel", "constant", "constant > 0"):
+            div = best[(it, "per-channel" if label.startswith("constant") else label, "Div")]
             for op in ("DIV", "FLOOR_DIV"):
-                lowered, previous = best[(it, label, op)], best[(it, label, op + " previous")]
-                rows.append([f"{op} {it}, {label} divisor", lowered * 1e3, lowered / mul, lowered / div, previous / div])
+                lowered = best[(it, label, op)]
+                previous = best.get((it, label, op + " previous"), float("nan") * div)
+                name = {"constant": "constant per-channel (mixed signs)", "constant > 0": "constant per-channel > 0"}.get(label, label)
+                rows.append([f"{op} {it}, {name} divisor", lowered * 1e3, lowered / mul, lowered / div, previous / div])
         rows.append([f"(one unguarded Div {it}, full-size)", best[(it, "full-size", "Div")] * 1e3,
                      best[(it, "full-size", "Div")] / mul, 1.0, float("nan")])
     return rows

@@ -90,7 +90,7 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
         x, y = b.cast(x, INT32, why=why), b.cast(y, INT32, why=why)
         return b.finish(b.cast(b.op(_ONNX_OP[op], [x, y]), INT8, why="the int32 maximum/minimum is one of the int8 inputs"))
     if dtype in (INT32, INT64) and op in ("DIV", "FLOOR_DIV"):
-        return b.finish(_integer_division(b, op, x, y, dtype, ctx.constant_inputs[1]))
+        return b.finish(_integer_division(b, op, x, y, dtype, ctx.constant_inputs[1], ctx.target))
     compute = dtype
     dla_native = dtype == FLOAT16 and ctx.target.name == "tensorrt-dla" and op in DLA_FLOAT16_NATIVE
     if dtype == BFLOAT16 or (dtype == FLOAT16 and op in FLOAT16_IN_FLOAT32 and not dla_native):
@@ -143,42 +143,77 @@ def _int8(b: NodeBuilder, op: str, x: str, y: str, target) -> str:
     return to_int8(b, z, may_be_nan=False, rounding="Round" if op == "POWER" else "", target=target)
 
 
-def _integer_division(b: NodeBuilder, op: str, x: str, y: str, dtype: DType, y_const) -> str:
-    """int32/int64 DIV (truncating) and FLOOR_DIV that never trap: x/0 = 0, MIN/-1 wraps to MIN.
+def _integer_division(b: NodeBuilder, op: str, x: str, y: str, dtype: DType, y_const, target) -> str:
+    """int32/int64 DIV (truncating) and FLOOR_DIV that never trap: x / 0 = 0, MIN / -1 wraps to MIN.
 
-    Divide by a divisor that cannot trap, P = |y| (1 where y = 0), and put the sign back on the
-    quotient: trunc(x / y) = trunc(x / |y|) * sign(y). |MIN| is MIN itself (two's complement wraps,
-    as it does in onnxruntime, CUDA and numpy): P stays MIN, x / MIN is already right, and its
-    multiplier is +1. So M = sign(y) * sign(P): 0 where y = 0 (x / 0 = 0), -1 where y = -1 (x * -1
-    wraps MIN to MIN, where Div(MIN, -1) would trap). No Equal/Where guards: every node is one cheap
-    pass over y, and x goes through one Div and one Mul (benchmarks/graphs.py).
+    No Div here ever sees a divisor of 0, nor -1 (Div(MIN, -1) kills onnxruntime with SIGFPE), and no
+    Equal/Where guards (they cost more than the Div on onnxruntime's CPU EP). The identities and why
+    nothing overflows are in docs/semantics.md; tests/lowering/test_elementwise_lowering.py checks every
+    pair of edge values against Python's exact integers.
+    """
+    if y_const is not None:
+        return _constant_division(b, op, x, np.asarray(y_const), dtype, target)
+    zero, minus_one = b.scalar("zero", 0, dtype), b.scalar("minus_one", -1, dtype)
+    # P = max(y, |min(y, -1)|) is y for y > 0, 1 for y = 0, |y| for y < 0 and MIN for MIN (|MIN| wraps to MIN,
+    # and x / MIN is exact). P is never 0 or -1, and trunc(x / y) = trunc(x / P) * M with M = sign(y), but
+    # M = +1 for y = MIN. Three passes make P, three make M: no program of fewer than five such passes gives
+    # both (benchmarks/graphs.py, README), and these six cost the same as the five-pass ones.
+    divisor = b.op("Max", [y, b.op("Abs", [b.op("Min", [y, minus_one])])],
+                   why="integer division must not trap: divide by P = |y| (1 for y = 0; |MIN| wraps to MIN), never 0 or -1")
+    t = b.op("Div", [x, divisor])
+    if op == "DIV":
+        multiplier = b.op("Sub", [zero, b.op("Sign", [b.op("Sub", [zero, y])])],
+                          why="M = 0 - sign(0 - y): sign(y), but +1 for y = MIN (0 - MIN wraps to MIN), as P = MIN needs")
+        return b.op("Mul", [t, multiplier], why="trunc(x / y) = trunc(x / P) * M: x / 0 = 0, MIN / -1 wraps to MIN")
+    sign = b.op("Sign", [y])
+    multiplier = b.op("Mul", [sign, b.op("Sign", [divisor])], why="M = sign(y), but +1 for y = MIN (P = |MIN| = MIN)")
+    q = b.op("Mul", [t, multiplier], why="trunc(x / y) = trunc(x / P) * M: x / 0 = 0, MIN / -1 wraps to MIN")
+    # trunc is one too high where the remainder r = x - t * P is non-zero and its sign differs from y's:
+    # r * sign(y) < 0. |r| < |y|, so r * sign(y) cannot overflow; clamped to [-1, 0] it is the correction.
+    r = b.op("Sub", [x, b.op("Mul", [t, divisor])])
+    late = _clamp(b, b.op("Mul", [r, sign]), minus_one, zero, target, scalars=True,
+                  why="floor = trunc - 1 where the remainder's sign differs from y's: r * sign(y) clamped to [-1, 0]")
+    return b.op("Add", [q, late])
+
+
+def _constant_division(b: NodeBuilder, op: str, x: str, y: np.ndarray, dtype: DType, target) -> str:
+    """A constant divisor: D = y, but 1 where y is 0 or -1, and M = 1, but y there (0 or -1), computed here.
+
+    Div(x, D) never traps and trunc(x / y) = trunc(x / D) * M (x * -1 wraps MIN to MIN); M is left out when
+    it is all ones. FLOOR_DIV moves x one step toward 0 where the quotient is negative and inexact:
+    floor(x / D) = trunc((x - k) / D) - |k| with k = clamp(x, -1, 0) where D > 0 and clamp(x, 0, 1) where D < 0.
     """
     np_type = np.dtype(dtype.numpy).type
-    with np.errstate(over="ignore"):
-        if y_const is not None:  # the same arithmetic, done here once
-            s = np.sign(y_const).astype(np_type)
-            u = np.abs(y_const.astype(np_type))
-            p = (u + np.maximum(np_type(1) - u, np_type(0))).astype(np_type)
-            m = (s * np.sign(p)).astype(np_type)
-            sign, divisor = b.const("sign", s), b.const("divisor", p)
-            multiplier = None if np.all(m == 1) else b.const("multiplier", m)
-        else:
-            why = "integer division must not trap on 0 or MIN / -1: divide by |y| (1 for 0), then multiply by sign(y)"
-            magnitude = b.op("Abs", [y], why=why)
-            lift = b.op("Max", [b.op("Sub", [b.scalar("one", 1, dtype), magnitude]), b.scalar("zero", 0, dtype)],
-                        why="1 where y = 0, else 0 (1 - |MIN| wraps to MIN + 1 < 0): P = |y| is never 0")
-            divisor = b.op("Add", [magnitude, lift])
-            sign = b.op("Sign", [y])
-            multiplier = b.op("Mul", [sign, b.op("Sign", [divisor])], why="sign(y), but +1 for y = MIN (P = |MIN| = MIN)")
-    t = b.op("Div", [x, divisor])
-    q = b.op("Mul", [t, multiplier], why="x / 0 = 0 and MIN / -1 = MIN (wraps)") if multiplier else t
-    if op == "FLOOR_DIV":
-        # trunc is one too high where the remainder is non-zero and its sign differs from y's: r * sign(y) < 0.
-        # (|r| < |y|, so r * sign(y) cannot overflow. onnxruntime's integer Mod(fmod=1) goes through double.)
-        r = b.op("Sub", [x, b.op("Mul", [t, divisor])])
-        late = b.op("Less", [b.op("Mul", [r, sign]), b.scalar("zero", 0, dtype)])
-        q = b.op("Sub", [q, b.cast(late, dtype, why="floor = trunc - 1 where the remainder's sign differs from y's")])
-    return q
+    y = y.astype(np_type)
+    special = (y == 0) | (y == -1)
+    d = np.where(special, np_type(1), y).astype(np_type)
+    divisor = b.const("divisor", d)
+    multiplier = b.const("multiplier", np.where(special, y, np_type(1)).astype(np_type)) if special.any() else None
+    if op == "DIV":
+        q = b.op("Div", [x, divisor])
+    elif np.all(d > 0) or np.all(d < 0):
+        positive = bool(np.all(d > 0))
+        lo, hi = (-1, 0) if positive else (0, 1)
+        k = _clamp(b, x, b.scalar("low", lo, dtype), b.scalar("high", hi, dtype), target, scalars=True,
+                   why="floor(x / D) = trunc((x - k) / D) - |k|, k = -1 where x < 0 < D, 1 where D < 0 < x, else 0")
+        t = b.op("Div", [b.op("Sub", [x, k]), divisor])
+        q = b.op("Add" if positive else "Sub", [t, k])
+    else:
+        k = _clamp(b, x, b.const("low", np.where(d > 0, -1, 0).astype(np_type)),
+                   b.const("high", np.where(d < 0, 1, 0).astype(np_type)), target, scalars=False,
+                   why="floor(x / D) = trunc((x - k) / D) - |k|, k = -1 where x < 0 < D, 1 where D < 0 < x, else 0")
+        q = b.op("Sub", [b.op("Div", [b.op("Sub", [x, k]), divisor]), b.op("Abs", [k])])
+    if multiplier is None:
+        return q
+    return b.op("Mul", [q, multiplier], why="the divisor holds 0 or -1 (divided by 1 instead): x / 0 = 0, x / -1 = -x (MIN wraps)")
+
+
+def _clamp(b: NodeBuilder, v: str, lo: str, hi: str, target, *, scalars: bool, why: str) -> str:
+    """min(max(v, lo), hi): one Clip where the bounds are scalars and the target has an integer Clip kernel
+    (onnxruntime's CPU EP; its CUDA EP lacks int32, TensorRT and OpenVINO integer Clip), else Min and Max."""
+    if scalars and target.name == "ort-cpu":
+        return b.op("Clip", [v, lo, hi], why=why)
+    return b.op("Max", [b.op("Min", [v, hi], why=why), lo])
 
 
 register_layer(LayerKind(

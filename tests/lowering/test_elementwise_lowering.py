@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import onnx
 import pytest
 
 from converter.errors import SpecError
 from converter.lowering import build_model
 from converter.lowering.elementwise import OPERATIONS, TYPE_TABLE, broadcast_shape
 from converter.runtime import OrtRunner
+from converter.targets import get_target
 
 from ..helpers import node_types, one_layer_spec
 
@@ -81,26 +83,69 @@ def _python_division(op: str, a: int, b: int, bits: int) -> int:
     return _wrapped(q, bits)
 
 
-@pytest.mark.parametrize("dtype", ["int32", "int64"])
-@pytest.mark.parametrize("op", ["DIV", "FLOOR_DIV"])
-@pytest.mark.parametrize("divisor", ["runtime", "constant"])
-def test_integer_division_on_every_pair_of_edge_values(dtype, op, divisor):
+def _edge_pairs(dtype, divisors=None):
+    """Every pair of edge values (dividend, divisor) as one row, and a row of random dividends by small divisors."""
     info = np.iinfo(dtype)
     edges = [info.min, info.min + 1, info.min // 2, -7, -3, -2, -1, 0, 1, 2, 3, 7, info.max // 2, info.max - 1, info.max]
-    a, b = (v.reshape(1, -1) for v in np.meshgrid(np.array(edges, dtype), np.array(edges, dtype)))
+    divisors = edges if divisors is None else divisors
+    a, b = (v.reshape(1, -1) for v in np.meshgrid(np.array(edges, dtype), np.array(divisors, dtype)))
     rng = np.random.default_rng(3)
     a = np.concatenate([a, rng.integers(info.min, info.max, a.shape, dtype, endpoint=True)], axis=0)
-    b = np.concatenate([b, rng.integers(-9, 9, b.shape, dtype, endpoint=True)], axis=0)
+    small = [v for v in divisors if -9 <= v <= 9] or divisors
+    b = np.concatenate([b, rng.choice(np.array(small, dtype), b.shape)], axis=0)
+    return a, b
+
+
+def _check_division(op, dtype, a, b, divisor, target=None):
     if divisor == "constant":
         constant = {"k": {"dtype": dtype, "shape": list(b.shape), "data": b.tolist()}}
         spec, feeds = ew(op, dtype, a=a.shape, constants=constant, layer_inputs=["a", "k"]), {"a": a}
     else:
         spec, feeds = ew(op, dtype, a=a.shape, b=b.shape), {"a": a, "b": b}
-    bits = info.bits
-    want = np.array([[_python_division(op, int(x), int(y), bits) for x, y in zip(ra, rb)] for ra, rb in zip(a, b)], dtype)
-    model = build_model(spec.network).SerializeToString()
+    bits = np.iinfo(dtype).bits
+    bb = np.broadcast_to(b, a.shape)
+    want = np.array([[_python_division(op, int(x), int(y), bits) for x, y in zip(ra, rb)] for ra, rb in zip(a, bb)], dtype)
+    model = build_model(spec.network, target=target).SerializeToString()
     for level in ("all", "disabled"):
         np.testing.assert_array_equal(OrtRunner(model, opt_level=level).run(feeds)["y"], want)
+    return model
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("op", ["DIV", "FLOOR_DIV"])
+@pytest.mark.parametrize("divisor", ["runtime", "constant"])
+@pytest.mark.parametrize("target", ["ort-cpu", "portable"])  # portable: Min and Max where ort-cpu has Clip
+def test_integer_division_on_every_pair_of_edge_values(dtype, op, divisor, target):
+    a, b = _edge_pairs(dtype)
+    _check_division(op, dtype, a, b, divisor, get_target(target))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("op", ["DIV", "FLOOR_DIV"])
+@pytest.mark.parametrize("signs", ["positive", "negative", "mixed"])
+@pytest.mark.parametrize("target", ["ort-cpu", "portable"])
+def test_constant_divisor_without_0_or_minus_1_is_exact_and_has_no_multiplier(dtype, op, signs, target):
+    """The constant paths: all divisors > 0 (one Clip), all < 0 (MIN included), mixed signs (per-element bounds)."""
+    info = np.iinfo(dtype)
+    divisors = {"positive": [1, 2, 3, 7, info.max // 2, info.max - 1, info.max],
+                "negative": [info.min, info.min + 1, info.min // 2, -7, -3, -2],
+                "mixed": [info.min, -7, -2, 1, 2, 3, info.max]}[signs]
+    a, b = _edge_pairs(dtype, divisors)
+    model = onnx.load_model_from_string(_check_division(op, dtype, a, b, "constant", get_target(target)))
+    ops = [n.op_type for n in model.graph.node]
+    assert ops.count("Div") == 1 and "Mul" not in ops
+    if op == "FLOOR_DIV" and signs != "mixed" and target == "ort-cpu":
+        assert ops == ["Clip", "Sub", "Div", "Add" if signs == "positive" else "Sub"]
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("op", ["DIV", "FLOOR_DIV"])
+def test_integer_division_by_a_broadcast_runtime_divisor(dtype, op):
+    """A per-column divisor [1, C] holding every edge value, against every edge dividend in each column."""
+    a, b = _edge_pairs(dtype)
+    columns = b[:1]  # one divisor per column of the first row: 15 edge divisors, each against 15 dividends
+    rows = np.concatenate([np.roll(a[:1], s, axis=1) for s in range(a.shape[1])] + [a[1:]], axis=0)
+    _check_division(op, dtype, rows, columns, "runtime")
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64"])
