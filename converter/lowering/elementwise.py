@@ -90,7 +90,8 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
         x, y = b.cast(x, INT32, why=why), b.cast(y, INT32, why=why)
         return b.finish(b.cast(b.op(_ONNX_OP[op], [x, y]), INT8, why="the int32 maximum/minimum is one of the int8 inputs"))
     if dtype in (INT32, INT64) and op in ("DIV", "FLOOR_DIV"):
-        return b.finish(_integer_division(b, op, x, y, dtype, ctx.constant_inputs[1], ctx.target))
+        small = int(np.prod(ctx.input_types[1].shape)) * 16 <= int(np.prod(ctx.output_type.shape))
+        return b.finish(_integer_division(b, op, x, y, dtype, ctx.constant_inputs[1], ctx.target, small))
     compute = dtype
     dla_native = dtype == FLOAT16 and ctx.target.name == "tensorrt-dla" and op in DLA_FLOAT16_NATIVE
     if dtype == BFLOAT16 or (dtype == FLOAT16 and op in FLOAT16_IN_FLOAT32 and not dla_native):
@@ -143,7 +144,8 @@ def _int8(b: NodeBuilder, op: str, x: str, y: str, target) -> str:
     return to_int8(b, z, may_be_nan=False, rounding="Round" if op == "POWER" else "", target=target)
 
 
-def _integer_division(b: NodeBuilder, op: str, x: str, y: str, dtype: DType, y_const, target) -> str:
+def _integer_division(b: NodeBuilder, op: str, x: str, y: str, dtype: DType, y_const, target,
+                      small_divisor: bool) -> str:
     """int32/int64 DIV (truncating) and FLOOR_DIV that never trap: x / 0 = 0, MIN / -1 wraps to MIN.
 
     No Div here ever sees a divisor of 0, nor -1 (Div(MIN, -1) kills onnxruntime with SIGFPE), and no
@@ -154,6 +156,8 @@ def _integer_division(b: NodeBuilder, op: str, x: str, y: str, dtype: DType, y_c
     if y_const is not None:
         return _constant_division(b, op, x, np.asarray(y_const), dtype, target)
     zero, minus_one = b.scalar("zero", 0, dtype), b.scalar("minus_one", -1, dtype)
+    if op == "FLOOR_DIV" and small_divisor:
+        return _floor_by_small_divisor(b, x, y, dtype, target)
     # P = max(y, |min(y, -1)|) is y for y > 0, 1 for y = 0, |y| for y < 0 and MIN for MIN (|MIN| wraps to MIN,
     # and x / MIN is exact). P is never 0 or -1, and trunc(x / y) = trunc(x / P) * M with M = sign(y), but
     # M = +1 for y = MIN. Three passes make P, three make M: no program of fewer than five such passes gives
@@ -176,36 +180,64 @@ def _integer_division(b: NodeBuilder, op: str, x: str, y: str, dtype: DType, y_c
     return b.op("Add", [q, late])
 
 
-def _constant_division(b: NodeBuilder, op: str, x: str, y: np.ndarray, dtype: DType, target) -> str:
-    """A constant divisor: D = y, but 1 where y is 0 or -1, and M = 1, but y there (0 or -1), computed here.
+def _floor_by_small_divisor(b: NodeBuilder, x: str, y: str, dtype: DType, target) -> str:
+    """FLOOR_DIV by a run-time divisor of at most 1/16 of the output (per channel, say): _floor_by_steps, whose
+    D, L, H and S are computed over y (sixteen passes over the small tensor for one fewer over x)."""
+    info = np.iinfo(np.dtype(dtype.numpy))
+    one = b.scalar("one", 1, dtype)
+    why = "FLOOR_DIV by a small run-time divisor: D, L, H, S for trunc((x - k) / D) + k * S, computed over y"
+    c = b.op("Max", [b.op("Min", [y, one], why=why), b.scalar("minus_two", -2, dtype)])  # clamp(y, -2, 1)
+    # c * (c + 1) is 0 exactly where y is 0 or -1, 2 elsewhere: regular = 1 there, 0 at 0 and -1
+    regular = b.op("Min", [b.op("Mul", [c, b.op("Add", [c, one])]), one])
+    special = b.op("Sub", [one, regular])
+    divisor = b.op("Add", [b.op("Mul", [y, regular]), special], why="D = y, but 1 where y is 0 or -1: never 0 or -1")
+    high = b.op("Add", [b.op("Max", [b.op("Sub", [b.scalar("minus_one", -1, dtype), c]), b.scalar("zero", 0, dtype)]),
+                        b.op("Mul", [special, b.scalar("max", info.max, dtype)])], why="H = 1 where y < -1, 0 where y > 0, MAX where y is 0 or -1")
+    low = b.op("Sub", [b.op("Mul", [special, b.scalar("min", info.min, dtype)]), b.op("Max", [c, b.scalar("zero", 0, dtype)])],
+               why="L = -1 where y > 0, 0 where y < -1, MIN where y is 0 or -1")
+    return _floor_by_steps(b, x, divisor, low, high, b.op("Sign", [y]), target, scalars=False)
 
-    Div(x, D) never traps and trunc(x / y) = trunc(x / D) * M (x * -1 wraps MIN to MIN); M is left out when
-    it is all ones. FLOOR_DIV moves x one step toward 0 where the quotient is negative and inexact:
-    floor(x / D) = trunc((x - k) / D) - |k| with k = clamp(x, -1, 0) where D > 0 and clamp(x, 0, 1) where D < 0.
+
+def _constant_division(b: NodeBuilder, op: str, x: str, y: np.ndarray, dtype: DType, target) -> str:
+    """A constant divisor: every guard is computed here, so the run time is the passes over x only.
+
+    DIV: Div(x, D) with D = y, but 1 where y is 0 or -1, times M = 1, but y there (x * -1 wraps MIN);
+    M is left out when y holds neither. FLOOR_DIV: _floor_by_steps with its D, L, H and S.
     """
     np_type = np.dtype(dtype.numpy).type
     y = y.astype(np_type)
     special = (y == 0) | (y == -1)
     d = np.where(special, np_type(1), y).astype(np_type)
-    divisor = b.const("divisor", d)
-    multiplier = b.const("multiplier", np.where(special, y, np_type(1)).astype(np_type)) if special.any() else None
     if op == "DIV":
-        q = b.op("Div", [x, divisor])
-    elif np.all(d > 0) or np.all(d < 0):
-        positive = bool(np.all(d > 0))
-        lo, hi = (-1, 0) if positive else (0, 1)
-        k = _clamp(b, x, b.scalar("low", lo, dtype), b.scalar("high", hi, dtype), target, scalars=True,
-                   why="floor(x / D) = trunc((x - k) / D) - |k|, k = -1 where x < 0 < D, 1 where D < 0 < x, else 0")
-        t = b.op("Div", [b.op("Sub", [x, k]), divisor])
-        q = b.op("Add" if positive else "Sub", [t, k])
-    else:
-        k = _clamp(b, x, b.const("low", np.where(d > 0, -1, 0).astype(np_type)),
-                   b.const("high", np.where(d < 0, 1, 0).astype(np_type)), target, scalars=False,
-                   why="floor(x / D) = trunc((x - k) / D) - |k|, k = -1 where x < 0 < D, 1 where D < 0 < x, else 0")
-        q = b.op("Sub", [b.op("Div", [b.op("Sub", [x, k]), divisor]), b.op("Abs", [k])])
-    if multiplier is None:
-        return q
-    return b.op("Mul", [q, multiplier], why="the divisor holds 0 or -1 (divided by 1 instead): x / 0 = 0, x / -1 = -x (MIN wraps)")
+        q = b.op("Div", [x, b.const("divisor", d)])
+        if not special.any():
+            return q
+        return b.op("Mul", [q, b.const("multiplier", np.where(special, y, np_type(1)).astype(np_type))],
+                    why="the divisor holds 0 or -1 (divided by 1 instead): x / 0 = 0, x / -1 = -x (MIN wraps)")
+    info = np.iinfo(np_type)
+    low = np.where(special, info.min, np.where(y > 0, -1, 0)).astype(np_type)
+    high = np.where(special, info.max, np.where(y < 0, 1, 0)).astype(np_type)
+    uniform = [np.unique(v) for v in (low, high, np.sign(y))]
+    if all(u.size == 1 for u in uniform):  # one sign, no 0 or -1: scalars (k is one Clip on ort-cpu)
+        low_, high_, sign = (b.scalar(n, u[0], dtype) for n, u in zip(("low", "high", "sign"), uniform))
+        return _floor_by_steps(b, x, b.const("divisor", d), low_, high_, int(uniform[2][0]), target, scalars=True)
+    return _floor_by_steps(b, x, b.const("divisor", d), b.const("low", low), b.const("high", high),
+                           b.const("sign", np.sign(y).astype(np_type)), target, scalars=False)
+
+
+def _floor_by_steps(b: NodeBuilder, x: str, divisor: str, low: str, high: str, sign, target, *, scalars: bool) -> str:
+    """floor(x / y) = trunc((x - k) / D) + k * S with k = clamp(x, L, H), none of it trapping (docs/semantics.md).
+
+    y > 0: D = y, [L, H] = [-1, 0], S = 1; y < -1: D = y, [L, H] = [0, 1], S = -1 (MIN included);
+    y = 0: D = 1, k = x, S = 0 (so 0); y = -1: D = 1, k = x, S = -1 (so -x, MIN wraps). ``sign`` is S as a
+    tensor name, or +1 / -1 when it is one value for all of y.
+    """
+    why = "floor(x / y) = trunc((x - k) / D) + k * S: k = -1 where x < 0 < y, 1 where y < 0 < x, x where y is 0 or -1"
+    k = _clamp(b, x, low, high, target, scalars=scalars, why=why)
+    t = b.op("Div", [b.op("Sub", [x, k]), divisor])
+    if sign == 1 or sign == -1:
+        return b.op("Add" if sign == 1 else "Sub", [t, k])
+    return b.op("Add", [t, b.op("Mul", [k, sign])])
 
 
 def _clamp(b: NodeBuilder, v: str, lo: str, hi: str, target, *, scalars: bool, why: str) -> str:

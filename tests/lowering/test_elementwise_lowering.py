@@ -124,7 +124,7 @@ def test_integer_division_on_every_pair_of_edge_values(dtype, op, divisor, targe
 @pytest.mark.parametrize("op", ["DIV", "FLOOR_DIV"])
 @pytest.mark.parametrize("signs", ["positive", "negative", "mixed"])
 @pytest.mark.parametrize("target", ["ort-cpu", "portable"])
-def test_constant_divisor_without_0_or_minus_1_is_exact_and_has_no_multiplier(dtype, op, signs, target):
+def test_constant_divisor_without_0_or_minus_1_is_exact_and_short(dtype, op, signs, target):
     """The constant paths: all divisors > 0 (one Clip), all < 0 (MIN included), mixed signs (per-element bounds)."""
     info = np.iinfo(dtype)
     divisors = {"positive": [1, 2, 3, 7, info.max // 2, info.max - 1, info.max],
@@ -133,19 +133,27 @@ def test_constant_divisor_without_0_or_minus_1_is_exact_and_has_no_multiplier(dt
     a, b = _edge_pairs(dtype, divisors)
     model = onnx.load_model_from_string(_check_division(op, dtype, a, b, "constant", get_target(target)))
     ops = [n.op_type for n in model.graph.node]
-    assert ops.count("Div") == 1 and "Mul" not in ops
-    if op == "FLOOR_DIV" and signs != "mixed" and target == "ort-cpu":
-        assert ops == ["Clip", "Sub", "Div", "Add" if signs == "positive" else "Sub"]
+    if op == "DIV":
+        assert ops == ["Div"]
+    elif signs == "mixed":  # per-element bounds and signs: k = max(min(x, H), L); trunc((x - k) / y) + k * S
+        assert ops == ["Min", "Max", "Sub", "Div", "Mul", "Add"]
+    else:
+        clamp = ["Clip"] if target == "ort-cpu" else ["Min", "Max"]
+        assert ops == clamp + ["Sub", "Div", "Add" if signs == "positive" else "Sub"]
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64"])
 @pytest.mark.parametrize("op", ["DIV", "FLOOR_DIV"])
-def test_integer_division_by_a_broadcast_runtime_divisor(dtype, op):
-    """A per-column divisor [1, C] holding every edge value, against every edge dividend in each column."""
+@pytest.mark.parametrize("target", ["ort-cpu", "portable"])
+def test_integer_division_by_a_small_runtime_divisor(dtype, op, target):
+    """A divisor [1, C] holding every edge divisor, each column against every edge dividend: FLOOR_DIV's
+    path for a divisor of at most 1/16 of the output (bounds computed over the divisor)."""
     a, b = _edge_pairs(dtype)
-    columns = b[:1]  # one divisor per column of the first row: 15 edge divisors, each against 15 dividends
+    columns = b[:1]  # the first row: each edge divisor against each edge dividend
     rows = np.concatenate([np.roll(a[:1], s, axis=1) for s in range(a.shape[1])] + [a[1:]], axis=0)
-    _check_division(op, dtype, rows, columns, "runtime")
+    model = onnx.load_model_from_string(_check_division(op, dtype, rows, columns, "runtime", get_target(target)))
+    if op == "FLOOR_DIV":
+        assert [n.op_type for n in model.graph.node][-6:] == ["Min", "Max", "Sub", "Div", "Mul", "Add"]
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64"])
