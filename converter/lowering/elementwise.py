@@ -155,9 +155,9 @@ def _integer_division(b: NodeBuilder, op: str, x: str, y: str, dtype: DType, y_c
     """
     if y_const is not None:
         return _constant_division(b, op, x, np.asarray(y_const), dtype, target)
-    zero, minus_one = b.scalar("zero", 0, dtype), b.scalar("minus_one", -1, dtype)
     if op == "FLOOR_DIV" and small_divisor:
         return _floor_by_small_divisor(b, x, y, dtype, target)
+    zero, minus_one = b.scalar("zero", 0, dtype), b.scalar("minus_one", -1, dtype)
     # P = max(y, |min(y, -1)|) is y for y > 0, 1 for y = 0, |y| for y < 0 and MIN for MIN (|MIN| wraps to MIN,
     # and x / MIN is exact). P is never 0 or -1, and trunc(x / y) = trunc(x / P) * M with M = sign(y), but
     # M = +1 for y = MIN. Three passes make P, three make M: no program of fewer than five such passes gives
@@ -218,9 +218,9 @@ def _constant_division(b: NodeBuilder, op: str, x: str, y: np.ndarray, dtype: DT
     low = np.where(special, info.min, np.where(y > 0, -1, 0)).astype(np_type)
     high = np.where(special, info.max, np.where(y < 0, 1, 0)).astype(np_type)
     uniform = [np.unique(v) for v in (low, high, np.sign(y))]
-    if all(u.size == 1 for u in uniform):  # one sign, no 0 or -1: scalars (k is one Clip on ort-cpu)
-        low_, high_, sign = (b.scalar(n, u[0], dtype) for n, u in zip(("low", "high", "sign"), uniform))
-        return _floor_by_steps(b, x, b.const("divisor", d), low_, high_, int(uniform[2][0]), target, scalars=True)
+    if all(u.size == 1 for u in uniform):  # e.g. all > 0: scalar bounds (k is one Clip on ort-cpu), S a number
+        return _floor_by_steps(b, x, b.const("divisor", d), b.scalar("low", uniform[0][0], dtype),
+                               b.scalar("high", uniform[1][0], dtype), int(uniform[2][0]), target, scalars=True)
     return _floor_by_steps(b, x, b.const("divisor", d), b.const("low", low), b.const("high", high),
                            b.const("sign", np.sign(y).astype(np_type)), target, scalars=False)
 
@@ -230,14 +230,14 @@ def _floor_by_steps(b: NodeBuilder, x: str, divisor: str, low: str, high: str, s
 
     y > 0: D = y, [L, H] = [-1, 0], S = 1; y < -1: D = y, [L, H] = [0, 1], S = -1 (MIN included);
     y = 0: D = 1, k = x, S = 0 (so 0); y = -1: D = 1, k = x, S = -1 (so -x, MIN wraps). ``sign`` is S as a
-    tensor name, or +1 / -1 when it is one value for all of y.
+    tensor name, or a number (1, -1 or 0) when it is one value for all of y.
     """
     why = "floor(x / y) = trunc((x - k) / D) + k * S: k = -1 where x < 0 < y, 1 where y < 0 < x, x where y is 0 or -1"
     k = _clamp(b, x, low, high, target, scalars=scalars, why=why)
     t = b.op("Div", [b.op("Sub", [x, k]), divisor])
-    if sign == 1 or sign == -1:
-        return b.op("Add" if sign == 1 else "Sub", [t, k])
-    return b.op("Add", [t, b.op("Mul", [k, sign])])
+    if isinstance(sign, str):
+        return b.op("Add", [t, b.op("Mul", [k, sign])])
+    return {1: lambda: b.op("Add", [t, k]), -1: lambda: b.op("Sub", [t, k]), 0: lambda: t}[sign]()
 
 
 def _clamp(b: NodeBuilder, v: str, lo: str, hi: str, target, *, scalars: bool, why: str) -> str:

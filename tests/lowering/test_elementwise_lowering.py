@@ -105,7 +105,10 @@ def _check_division(op, dtype, a, b, divisor, target=None):
     bits = np.iinfo(dtype).bits
     bb = np.broadcast_to(b, a.shape)
     want = np.array([[_python_division(op, int(x), int(y), bits) for x, y in zip(ra, rb)] for ra, rb in zip(a, bb)], dtype)
-    model = build_model(spec.network, target=target).SerializeToString()
+    proto = build_model(spec.network, target=target)
+    used = {i for n in proto.graph.node for i in n.input}
+    assert [init.name for init in proto.graph.initializer if init.name not in used] == []
+    model = proto.SerializeToString()
     for level in ("all", "disabled"):
         np.testing.assert_array_equal(OrtRunner(model, opt_level=level).run(feeds)["y"], want)
     return model
@@ -140,6 +143,14 @@ def test_constant_divisor_without_0_or_minus_1_is_exact_and_short(dtype, op, sig
     else:
         clamp = ["Clip"] if target == "ort-cpu" else ["Min", "Max"]
         assert ops == clamp + ["Sub", "Div", "Add" if signs == "positive" else "Sub"]
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("op", ["DIV", "FLOOR_DIV"])
+@pytest.mark.parametrize("value", [0, -1])
+def test_constant_divisor_of_only_0_or_only_minus_1(dtype, op, value):
+    a, _ = _edge_pairs(dtype)
+    _check_division(op, dtype, a, np.full(a.shape, value, dtype), "constant")  # (all initializers used)
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64"])
