@@ -33,6 +33,7 @@ import os
 import pickle
 import sys
 from pathlib import Path
+from typing import Callable
 
 from . import doc_cache
 
@@ -66,10 +67,13 @@ def _code_id() -> bytes:
     return digest.digest()
 
 
-def _entry(folder: Path, data: bytes, spec_path: Path) -> Path:
+def _key(data: bytes, spec_path: Path) -> str:
     # The suffix picks the parser: the same bytes are read as JSON in a .json file and as YAML otherwise.
     parser = b"json" if spec_path.suffix == ".json" else b"yaml"
-    key = hashlib.sha256(_code_id() + os.fsencode(spec_path.resolve().parent) + b"\0" + parser + b"\0" + data).hexdigest()
+    return hashlib.sha256(_code_id() + os.fsencode(spec_path.resolve().parent) + b"\0" + parser + b"\0" + data).hexdigest()
+
+
+def _entry(folder: Path, key: str) -> Path:
     return folder / "specs" / key[:2] / f"{key[2:]}.pickle"
 
 
@@ -86,8 +90,9 @@ def get(data: bytes, spec_path: Path, budget: int, runs: int):
     secret = doc_cache.secret(folder) if folder is not None else None
     if secret is None:
         return None
+    key = _key(data, spec_path)
     try:
-        blob = _entry(folder, data, spec_path).read_bytes()
+        blob = _entry(folder, key).read_bytes()
     except OSError:
         return None
     head = len(MAGIC) + 32
@@ -102,21 +107,56 @@ def get(data: bytes, spec_path: Path, budget: int, runs: int):
         return None
     from .spec import Spec
 
-    return dataclasses.replace(spec, path=spec_path) if isinstance(spec, Spec) else None
+    return dataclasses.replace(spec, path=spec_path, cache_key=key) if isinstance(spec, Spec) else None
 
 
-def put(data: bytes, spec_path: Path, spec, total: int, runtime: int) -> None:
-    """Keep ``spec`` (loaded from ``data``, reading no other file) for the next load."""
+def put(data: bytes, spec_path: Path, spec, total: int, runtime: int) -> str:
+    """Keep ``spec`` (loaded from ``data``, reading no other file) for the next load; its key, or "" when it
+    is not kept (not cacheable, caching off)."""
     if not set(spec.ops) <= BUILTIN_OPS or sum(a.nbytes for c in spec.cases for a in c.inputs.values()) > MAX_ENTRY_BYTES:
-        return
+        return ""
     folder = doc_cache.cache_dir()
     secret = doc_cache.secret(folder) if folder is not None else None
     if secret is None:
-        return
+        return ""
     try:
         payload = total.to_bytes(8, "little") + runtime.to_bytes(8, "little") + pickle.dumps(spec, protocol=5)
     except (pickle.PicklingError, TypeError, AttributeError, OverflowError):
-        return
+        return ""
     if len(payload) > MAX_ENTRY_BYTES:
-        return
-    doc_cache.write_atomic(_entry(folder, data, spec_path), MAGIC + hmac.digest(secret, payload, "sha256") + payload)
+        return ""
+    key = _key(data, spec_path)
+    doc_cache.write_atomic(_entry(folder, key), MAGIC + hmac.digest(secret, payload, "sha256") + payload)
+    return key
+
+
+MODEL_MAGIC = b"s2o-mdl1"
+
+
+def lowered_model(spec, variant: str, build: Callable[[], bytes]) -> bytes:
+    """The serialized model ``build()`` makes for ``spec``, from the cache when the spec is cached.
+
+    Lowering is a pure function of the spec and the code (both in the spec's key) and of ``variant``
+    (opset, provider: whatever else ``build`` reads), plus onnx's version, which writes the bytes. The
+    entry is signed like the spec's (a forged model would be a forged result) and at most MAX_ENTRY_BYTES.
+    """
+    folder = doc_cache.cache_dir() if spec.cache_key else None
+    secret = doc_cache.secret(folder) if folder is not None else None
+    if secret is None:
+        return build()
+    import onnx
+
+    key = hashlib.sha256("\0".join([spec.cache_key, variant, onnx.__version__]).encode()).hexdigest()
+    path = folder / "models" / key[:2] / f"{key[2:]}.model"
+    head = len(MODEL_MAGIC) + 32
+    try:
+        blob = path.read_bytes()
+        if blob[:len(MODEL_MAGIC)] == MODEL_MAGIC and hmac.compare_digest(hmac.digest(secret, blob[head:], "sha256"),
+                                                                           blob[len(MODEL_MAGIC):head]):
+            return blob[head:]
+    except OSError:
+        pass
+    model = build()
+    if len(model) <= MAX_ENTRY_BYTES:
+        doc_cache.write_atomic(path, MODEL_MAGIC + hmac.digest(secret, model, "sha256") + model)
+    return model

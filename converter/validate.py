@@ -16,7 +16,7 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from . import reference
+from . import reference, spec_cache
 from .compare import Tolerance, compare, resolve_tolerance
 from .errors import InternalError, UserError
 from .lowering import build_model
@@ -106,8 +106,10 @@ def check_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = 
     static: list[str] = []  # what the static check (converter/targets) finds: each case is an ERROR then
     try:
         if options.target is None and target.name == "ort-cpu":  # the default: no check, no opset search
-            model_bytes = build_model(spec.network, name=spec.name, opset=opset, provider=options.configs[0].provider,
-                                      doc=spec.source).SerializeToString()
+            provider = options.configs[0].provider
+            model_bytes = spec_cache.lowered_model(
+                spec, f"opset={opset};provider={provider}",
+                lambda: build_model(spec.network, name=spec.name, opset=opset, provider=provider, doc=spec.source).SerializeToString())
         else:
             model, opset, note, found = _lower_for_target(spec, options, target, opset)
             static = [f"static check: {p}" for p in found if p.severity == "error"] if options.static_check else []

@@ -156,3 +156,49 @@ def test_the_same_bytes_as_json_and_as_yaml_are_two_entries(tmp_path, cache):
     load_spec(_write(tmp_path, text, "s.json"))
     with pytest.raises(SpecError):
         load_spec(_write(tmp_path, text, "s.yaml"))
+
+
+def _models(folder: Path) -> list[Path]:
+    return sorted((folder / "models").rglob("*.model")) if (folder / "models").exists() else []
+
+
+def _validate(path: Path, **options) -> list[str]:
+    from converter.api import make_options
+    from converter.validate import check_spec
+
+    return [r.outcome for r in check_spec(load_spec(path), make_options(**options))]
+
+
+def test_a_cached_spec_is_lowered_once_per_opset(tmp_path, cache, monkeypatch):
+    path = _write(tmp_path)
+    assert _validate(path) == ["PASS", "PASS"]
+    (entry,) = _models(cache)
+    lowered = []
+    real = spec_cache.lowered_model
+    monkeypatch.setattr(spec_cache, "lowered_model", lambda spec, variant, build: real(spec, variant, lambda: lowered.append(variant) or build()))
+    assert _validate(path) == ["PASS", "PASS"]
+    assert lowered == []  # from the entry
+    assert _validate(path, opset=13) == ["PASS", "PASS"]
+    assert lowered == ["opset=13;provider=CPUExecutionProvider"] and len(_models(cache)) == 2
+
+
+def test_a_model_entry_without_the_right_hmac_is_rebuilt(tmp_path, cache):
+    """A forged entry holding another model (here: x - x, which fails the cases) is never run."""
+    path = _write(tmp_path)
+    assert _validate(path) == ["PASS", "PASS"]
+    (entry,) = _models(cache)
+    good = entry.read_bytes()
+    other = _write(tmp_path, SPEC.replace("operation: SUM", "operation: SUB").replace("name: cached-spec", "name: other"), "o.yaml")
+    assert _validate(other) == ["PASS", "FAIL"]  # the expected values are those of SUM
+    forged = next(p for p in _models(cache) if p != entry).read_bytes()[len(spec_cache.MODEL_MAGIC) + 32:]
+    entry.write_bytes(spec_cache.MODEL_MAGIC + hashlib.sha256(forged).digest() + forged)  # a checksum, not the HMAC
+    assert _validate(path) == ["PASS", "PASS"]
+    assert entry.read_bytes() == good  # rebuilt and written again
+
+
+def test_specs_that_are_not_cached_have_no_cached_models(tmp_path, cache):
+    np.save(tmp_path / "x.npy", np.ones((2, 3), np.float32))
+    path = _write(tmp_path, SPEC.replace("bfloat16", "float32").replace("{random: uniform, seed: 4}", "x.npy"))
+    assert load_spec(path).cache_key == ""
+    assert _validate(path) == ["PASS", "PASS"]
+    assert _models(cache) == []
