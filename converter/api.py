@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -126,6 +128,8 @@ def run_validation(files: list[Path], options: Options, *, patterns=(), jobs: in
         if name is not None:
             claimed[name] = str(path)
         work.append(Job(path, tuple(patterns)))
+    # Big outputs get the cores the workers leave idle (one worker in-process); small ones always one thread.
+    options = dataclasses.replace(options, threads=max(1, usable_cores() // max(1, jobs)))
     results = run_in_process(work, options) if jobs <= 0 else Pool(jobs, options, timeout, plugins).run(work)
     refused: set[str] = set()  # files whose name turned out to be taken only once they were loaded
     for result in results:
@@ -137,6 +141,14 @@ def run_validation(files: list[Path], options: Options, *, patterns=(), jobs: in
                     yield _name_clash(result.path, result.spec, first)
                 continue
         yield result
+
+
+def usable_cores() -> int:
+    """The CPUs this process may run on (its affinity mask where the OS tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def _name_clash(path: str, name: str, first: str) -> CaseResult:

@@ -51,12 +51,12 @@ def check_runtime(name: str) -> str:
     return name
 
 
-def session(config: RunConfig, model_bytes: bytes) -> Callable[[Feeds], Feeds]:
-    """A callable that runs the model under ``config``."""
+def session(config: RunConfig, model_bytes: bytes, threads: int = 1) -> Callable[[Feeds], Feeds]:
+    """A callable that runs the model under ``config`` (onnxruntime: with ``threads`` intra-op threads)."""
     if config.runtime == "onnxruntime":
         from .runtime import OrtRunner
 
-        return OrtRunner(model_bytes, config.provider, config.opt_level).run
+        return OrtRunner(model_bytes, config.provider, config.opt_level, threads=threads).run
     if config.runtime == "onnx-reference":
         return _onnx_reference(model_bytes)
     if config.runtime == "openvino":

@@ -329,3 +329,39 @@ def test_no_case_ran_says_why(tmp_path, write_spec):
     result = invoke("validate", SPECS / "trt_scale/seed-scale-4d.yaml", "-k", "nothing", "-j", 0)
     assert result.exit_code == 1
     assert result.output.strip().splitlines()[-1] == "spec2onnx: error: no case ran: no case of the 1 spec loaded matched -k nothing"
+
+
+RESIZE_SPEC = """
+name: threads
+network:
+  inputs: {{x: {{dtype: float32, shape: [1, 1, {n}, {n}]}}}}
+  layers: [{{name: y, op: trt.Resize, inputs: [x], resize_mode: NEAREST, shape: [1, 1, {m}, {m}]}}]
+  outputs: [y]
+cases: [{{name: c, inputs: {{x: {{random: uniform, seed: 1}}}}}}]
+"""
+
+
+def test_only_big_outputs_get_more_than_one_intra_op_thread(write_spec, monkeypatch):
+    """A thread pool costs more to start than a small model runs; 2^20 output elements and up get the
+    cores the workers leave (run_validation: usable cores // jobs), and still pass (bit-exact NEAREST)."""
+    import importlib
+
+    from converter import api
+    from converter.spec import load_spec
+
+    validate = importlib.import_module("converter.validate")  # (the package's ``validate`` is the public function)
+
+    small = load_spec(write_spec(RESIZE_SPEC.format(n=4, m=8), "small.yaml"))
+    big = load_spec(write_spec(RESIZE_SPEC.format(n=512, m=1024), "big.yaml"))
+    options = validate.Options(threads=2)
+    assert (validate._threads(small, options), validate._threads(big, options)) == (1, 2)
+    seen = []
+    real = validate.session
+    monkeypatch.setattr(validate, "session", lambda config, model, threads=1: seen.append(threads) or real(config, model, threads))
+    monkeypatch.setattr(api, "usable_cores", lambda: 4)
+    for jobs in (0, 1):  # in this process: four cores, one worker
+        assert [r.outcome for r in api.run_validation([big.path], api.make_options(), jobs=jobs)] == ["PASS"]
+    assert seen == [4]  # -j 1 runs in a worker process, whose sessions this process does not see
+    seen.clear()
+    list(api.run_validation([small.path], api.make_options(), jobs=0))
+    assert seen == [1]

@@ -155,15 +155,20 @@ def _cubic_taps(num: np.ndarray, den: int, length_in: int, a: float) -> tuple[li
     return idx, [w0, w1, w2, w3]
 
 
-def _gather_weighted(x: np.ndarray, axis: int, idx: list[np.ndarray], weights: list[np.ndarray]) -> np.ndarray:
+def _gather_weighted(x: np.ndarray, axis: int, idx: list[np.ndarray], weights: list[np.ndarray],
+                     out: np.ndarray, term: np.ndarray) -> np.ndarray:
+    """sum_k x[..., idx[k], ...] * weights[k] along ``axis``, into ``out`` (``term``: a buffer of its shape).
+
+    The taps are added in order, each product rounded to the compute type: the same operations, in the
+    same order, for every output element. ``mode="clip"`` is exact here (the taps are clamped already) and
+    lets ``np.take`` write into the buffer without a temporary.
+    """
     bshape = (-1,) + (1,) * (x.ndim - axis - 1)
-    out = None
-    for ind, w in zip(idx, weights):
-        term = np.take(x, ind, axis=axis)
-        term *= w.astype(x.dtype).reshape(bshape)
-        if out is None:
-            out = term
-        else:
+    for k, (ind, w) in enumerate(zip(idx, weights)):
+        dest = out if k == 0 else term
+        np.take(x, ind, axis=axis, out=dest, mode="clip")
+        dest *= w.astype(x.dtype).reshape(bshape)
+        if k:
             out += term
     return out
 
@@ -232,25 +237,47 @@ def resize(x: np.ndarray, out_shape: tuple[int, ...], *, resize_mode: str = "NEA
     widest = max(int(np.prod(inner_out, dtype=np.int64)), int(np.prod(inner_in, dtype=np.int64)), 1)
     block = max(1, _BLOCK_ELEMENTS // widest)
     out = np.empty((outer,) + tuple(inner_out), dtype=x.dtype)
+    work = _Workspace(min(block, outer), inner_in, plan, x.dtype if mode == "NEAREST" else _compute_dtype(x.dtype))
     for start in range(0, outer, block):
-        _resize_block(xs[start:start + block], plan, mode, out[start:start + block])
+        _resize_block(xs[start:start + block], plan, mode, out[start:start + block], work)
     return out.reshape(out_shape)
 
 
 _BLOCK_ELEMENTS = 1 << 19  # elements of one block's widest slab (2 MiB of float32: the temporaries stay in cache)
 
 
-def _resize_block(x: np.ndarray, plan, mode: str, dest: np.ndarray) -> None:
+class _Workspace:
+    """Buffers for one block's intermediate results, made once and reused by every block: a fresh
+    multi-MiB array per block and axis is a fresh mmap, and page faults cost as much as the arithmetic."""
+
+    def __init__(self, block: int, inner_in: tuple[int, ...], plan, dtype: np.dtype):
+        shape = [block, *inner_in]
+        self.buffers = []  # per resized axis: (result, term)
+        for ax, idx, _ in plan:
+            shape[ax] = len(idx[0])
+            self.buffers.append((np.empty(shape, dtype), np.empty(shape, dtype)))
+
+    def get(self, k: int, rows: int) -> tuple[np.ndarray, np.ndarray]:
+        """The buffers of plan step ``k`` for a block of ``rows`` leading rows (the last block may be short)."""
+        result, term = self.buffers[k]
+        return result[:rows], term[:rows]
+
+
+def _resize_block(x: np.ndarray, plan, mode: str, dest: np.ndarray, work: _Workspace) -> None:
     """Resize one block of the leading dimensions into ``dest`` (a contiguous slice of the output)."""
+    rows, last = x.shape[0], len(plan) - 1
     if mode == "NEAREST":
         y = x
         for k, (ax, (idx,), _) in enumerate(plan):
-            y = np.take(y, idx, axis=ax, out=dest if k == len(plan) - 1 else None)
+            y = np.take(y, idx, axis=ax, out=dest if k == last else work.get(k, rows)[0], mode="clip")
         return
     y = x.astype(_compute_dtype(x.dtype), copy=False)  # (_gather_weighted never writes into its input)
-    for ax, idx, weights in plan:
-        y = _gather_weighted(y, ax, idx, weights)
-    if np.issubdtype(x.dtype, np.integer):
-        info = np.iinfo(x.dtype)
-        y = np.clip(np.rint(y), info.min, info.max)
-    dest[...] = y
+    direct = y.dtype == dest.dtype  # the last axis can be written straight into the output
+    for k, (ax, idx, weights) in enumerate(plan):
+        result, term = work.get(k, rows)
+        y = _gather_weighted(y, ax, idx, weights, dest if k == last and direct else result, term)
+    if not direct and np.issubdtype(dest.dtype, np.integer):
+        info = np.iinfo(dest.dtype)
+        dest[...] = np.clip(np.rint(y), info.min, info.max)
+    elif not direct:  # float16, bfloat16: computed in float32, rounded once
+        dest[...] = y
