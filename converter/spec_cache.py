@@ -134,7 +134,8 @@ MODEL_MAGIC = b"s2o-mdl1"
 
 
 def lowered_model(spec, variant: str, build: Callable[[], bytes]) -> bytes:
-    """The serialized model ``build()`` makes for ``spec``, from the cache when the spec is cached.
+    """The bytes ``build()`` makes for ``spec`` (a serialized model, with a header of what goes with it where the
+    caller needs one), from the cache when the spec is cached.
 
     Lowering is a pure function of the spec and the code (both in the spec's key) and of ``variant``
     (opset, provider: whatever else ``build`` reads), plus onnx's version, which writes the bytes. The

@@ -8,6 +8,7 @@ as disagreements. This module runs inside the worker processes of ``converter.po
 
 from __future__ import annotations
 
+import json
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -112,9 +113,7 @@ def check_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = 
                 spec, f"opset={opset};provider={provider}",
                 lambda: build_model(spec.network, name=spec.name, opset=opset, provider=provider, doc=spec.source).SerializeToString())
         else:
-            model, opset, note, found = _lower_for_target(spec, options, target, opset)
-            static = [f"static check: {p}" for p in found if p.severity == "error"] if options.static_check else []
-            model_bytes = model.SerializeToString()
+            model_bytes, opset, static = _lower_for_target(spec, options, target, opset)
     except Exception as exc:  # noqa: BLE001 - one broken spec must not hide the others
         from .targets.spec_rules import TargetRuleError
 
@@ -181,12 +180,24 @@ def _threads(spec: Spec, options: Options) -> int:
     return options.threads if elements >= BIG_OUTPUT_ELEMENTS else 1
 
 
-def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int):
-    """(model, opset, note, problems): lowered for ``target`` at an opset where it has every kernel."""
+def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int) -> tuple[bytes, int, list[str]]:
+    """(model bytes, opset, static-check errors): lowered for ``target`` at an opset where it has every
+    kernel, and checked; kept with the spec in the cache like the default path's model (the choice of
+    opset and the check are pure functions of the spec, the code and the key's variant)."""
     from .targets.opset import model_for_target
 
     provider = None if options.target else options.configs[0].provider
-    return model_for_target(spec, target, opset, fixed=options.opset is not None, provider=provider)
+    fixed = options.opset is not None
+
+    def build() -> bytes:
+        model, chosen, _, found = model_for_target(spec, target, opset, fixed=fixed, provider=provider)
+        static = [f"static check: {p}" for p in found if p.severity == "error"] if options.static_check else []
+        return json.dumps({"opset": chosen, "static": static}).encode() + b"\n" + model.SerializeToString()
+
+    variant = f"target={target.name};opset={opset};fixed={fixed};provider={provider};static={options.static_check}"
+    head, _, model_bytes = spec_cache.lowered_model(spec, variant, build).partition(b"\n")  # (JSON has no raw newline)
+    meta = json.loads(head)
+    return model_bytes, meta["opset"], meta["static"]
 
 
 def _tolerance(spec: Spec, output: str, options: Options):

@@ -202,3 +202,18 @@ def test_specs_that_are_not_cached_have_no_cached_models(tmp_path, cache):
     assert load_spec(path).cache_key == ""
     assert _validate(path) == ["PASS", "PASS"]
     assert _models(cache) == []
+
+
+def test_a_model_lowered_for_a_target_is_cached_with_its_opset_and_check(tmp_path, cache, monkeypatch):
+    """--target (and --provider cuda) lower through the target's opset search and static check: the
+    chosen opset and the check's findings are kept with the model, and a second run repeats neither."""
+    from converter.api import make_options
+    from converter.validate import check_spec
+
+    path = _write(tmp_path)
+    options = make_options(target="tensorrt")
+    first = list(check_spec(load_spec(path), options))
+    monkeypatch.setattr("converter.targets.opset.model_for_target", lambda *a, **k: pytest.fail("lowered again"))
+    second = list(check_spec(load_spec(path), options))
+    assert [(r.outcome, r.opset, r.problems) for r in second] == [(r.outcome, r.opset, r.problems) for r in first]
+    assert len(_models(cache)) == 1
