@@ -23,6 +23,7 @@ are bounded by the 2^31-element limit alone.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -37,6 +38,7 @@ DEFAULT_FRACTION = 8  # the default budget is 1/DEFAULT_FRACTION of the machine'
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
 
+@functools.lru_cache(maxsize=1)  # read once a process: every spec load asks (the default budget)
 def machine_ram() -> int | None:
     """The physical RAM, or the cgroup (container) memory limit where that is lower; None where unknown."""
     try:

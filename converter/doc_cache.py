@@ -103,14 +103,29 @@ def _write(path: Path, document: Any, key: bytes) -> None:
     write_atomic(path, MAGIC + hmac.digest(key, payload, "sha256") + payload)
 
 
+_KEYS: dict[str, tuple[tuple, bytes | None]] = {}  # path -> (the file's lstat signature, what _read_key gave)
+
+
 def _read_key(path: Path) -> bytes | None:
-    """The key, if only its owner (this user) can read or write it: a key others could read or plant is no key."""
+    """The key, if only its owner (this user) can read or write it: a key others could read or plant is no key.
+
+    Every spec load asks (twice: the spec and its model); the answer is kept per process for as long as the
+    file's lstat signature (inode, times, mode, owner, size) is unchanged: a chmod, a replacement or a
+    rewrite reads it again."""
+    info = os.lstat(path)
+    signature = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns, info.st_mode, info.st_uid, info.st_size)
+    known = _KEYS.get(str(path))
+    if known is not None and known[0] == signature:
+        return known[1]
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
         if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & 0o077):
-            return None
-        return handle.read(32) or None
+            key = None
+        else:
+            key = handle.read(32) or None
+    _KEYS[str(path)] = (signature, key)
+    return key
 
 
 def secret(folder: Path) -> bytes | None:

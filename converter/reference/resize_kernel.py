@@ -50,6 +50,8 @@ Numerics:
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 __all__ = [
@@ -173,6 +175,22 @@ def _gather_weighted(x: np.ndarray, axis: int, idx: list[np.ndarray], weights: l
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _axis_taps(l_in: int, l_out: int, mode: str, ct: str, sel: str, rnd: str, cubic_coeff: float):
+    """(indices, weights) of one resized axis: a pure function of the lengths and the modes, kept for the
+    next call (a suite resizes the same few shapes again and again). The arrays are read-only."""
+    num, den = coordinate_fractions(l_in, l_out, ct, sel)
+    if mode == "NEAREST":
+        idx, weights = [nearest_indices(num, den, l_in, rnd)], None
+    elif mode == "LINEAR":
+        idx, weights = _linear_taps(num, den, l_in)
+    else:
+        idx, weights = _cubic_taps(num, den, l_in, cubic_coeff)
+    for array in [*idx, *(weights or [])]:
+        array.flags.writeable = False
+    return tuple(idx), None if weights is None else tuple(weights)
+
+
 def _compute_dtype(dtype: np.dtype) -> np.dtype:
     if dtype == np.float64:
         return np.dtype(np.float64)
@@ -225,14 +243,7 @@ def resize(x: np.ndarray, out_shape: tuple[int, ...], *, resize_mode: str = "NEA
     xs = x.reshape((outer,) + inner_in)
     plan = []  # (axis in the blocked view, indices, weights), innermost first
     for ax in sorted(changed, reverse=True):
-        l_in = x.shape[ax]
-        num, den = coordinate_fractions(l_in, out_shape[ax], ct, sel)
-        if mode == "NEAREST":
-            taps = [nearest_indices(num, den, l_in, rnd)], None
-        elif mode == "LINEAR":
-            taps = _linear_taps(num, den, l_in)
-        else:
-            taps = _cubic_taps(num, den, l_in, cubic_coeff)
+        taps = _axis_taps(x.shape[ax], out_shape[ax], mode, ct, sel, rnd, float(cubic_coeff))
         plan.append((ax - lead + 1, *taps))
     widest = max(int(np.prod(inner_out, dtype=np.int64)), int(np.prod(inner_in, dtype=np.int64)), 1)
     block = max(1, _BLOCK_ELEMENTS // widest)
