@@ -68,9 +68,6 @@ class Spec:
     opset: int | None = None
     tolerance: Tolerance | None = None
     xfail: tuple[XfailRule, ...] = ()
-    # The key of this spec's entry in the spec cache (converter/spec_cache.py); "" where the spec is not
-    # cached (caching off, a .npy file read, a plugin's layer kind): then its lowered models are not either.
-    cache_key: str = field(default="", compare=False, repr=False)
 
     @property
     def ops(self) -> list[str]:
@@ -98,7 +95,7 @@ def load_spec(path: str | Path, *, max_memory: int | None = None, runs: int = 1,
             spec = parse_spec(_document(data, path), path, max_memory=max_memory, runs=runs, require_cases=require_cases)
             if casedata.npy_reads == npy_reads and spec.cases:  # it depends on its own file only
                 est = budget.estimate(spec.network, [{"expected": c.expected or {}} for c in spec.cases])
-                spec.cache_key = spec_cache.put(data, path, spec, est.total, est.runtime)
+                spec_cache.put(data, path, spec, est.total, est.runtime)
             return spec
     except UserError as exc:
         raise exc.located(file=str(path)) from None

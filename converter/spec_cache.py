@@ -16,6 +16,11 @@ An entry is used only when
 * it unpickles with only the classes a spec is made of (the dataclasses of spec2onnx's spec,
   numpy arrays and dtypes, ml_dtypes' bfloat16, paths); anything else is refused.
 
+Lowered models (``lowered_model``) live under ``models/``, keyed by what the lowering reads (the
+spec's name, source and network, the opset and the provider) with the code and onnx's version, and
+signed the same way. Every entry's HMAC covers its key: a signed entry copied to another key's file
+is a miss.
+
 Only specs that read no ``.npy`` file (a file can change without the spec changing), use only
 spec2onnx's own layer kinds (a plugin's code is not in the key) and pickle to at most
 MAX_ENTRY_BYTES are cached: a spec with big tensors spends its load making data, not parsing,
@@ -96,7 +101,7 @@ def get(data: bytes, spec_path: Path, budget: int, runs: int):
     except OSError:
         return None
     head = len(MAGIC) + 32
-    if blob[:len(MAGIC)] != MAGIC or not hmac.compare_digest(hmac.digest(secret, blob[head:], "sha256"), blob[len(MAGIC):head]):
+    if blob[:len(MAGIC)] != MAGIC or not hmac.compare_digest(_sign(secret, key, blob[head:]), blob[len(MAGIC):head]):
         return None
     total, runtime = int.from_bytes(blob[head:head + 8], "little"), int.from_bytes(blob[head + 8:head + _HEADER], "little")
     if total + (runtime if runs > 1 else 0) > budget:
@@ -107,57 +112,81 @@ def get(data: bytes, spec_path: Path, budget: int, runs: int):
         return None
     from .spec import Spec
 
-    return dataclasses.replace(spec, path=spec_path, cache_key=key) if isinstance(spec, Spec) else None
+    return dataclasses.replace(spec, path=spec_path) if isinstance(spec, Spec) else None
 
 
-def put(data: bytes, spec_path: Path, spec, total: int, runtime: int) -> str:
-    """Keep ``spec`` (loaded from ``data``, reading no other file) for the next load; its key, or "" when it
-    is not kept (not cacheable, caching off)."""
+def put(data: bytes, spec_path: Path, spec, total: int, runtime: int) -> None:
+    """Keep ``spec`` (loaded from ``data``, reading no other file) for the next load."""
     if not set(spec.ops) <= BUILTIN_OPS or sum(a.nbytes for c in spec.cases for a in c.inputs.values()) > MAX_ENTRY_BYTES:
-        return ""
+        return
     folder = doc_cache.cache_dir()
     secret = doc_cache.secret(folder) if folder is not None else None
     if secret is None:
-        return ""
+        return
     try:
         payload = total.to_bytes(8, "little") + runtime.to_bytes(8, "little") + pickle.dumps(spec, protocol=5)
     except (pickle.PicklingError, TypeError, AttributeError, OverflowError):
-        return ""
+        return
     if len(payload) > MAX_ENTRY_BYTES:
-        return ""
+        return
     key = _key(data, spec_path)
-    doc_cache.write_atomic(_entry(folder, key), MAGIC + hmac.digest(secret, payload, "sha256") + payload)
-    return key
+    doc_cache.write_atomic(_entry(folder, key), MAGIC + _sign(secret, key, payload) + payload)
+
+
+def _sign(secret: bytes, key: str, payload: bytes) -> bytes:
+    """The HMAC of an entry, bound to its key: a signed entry copied to another key's file (another spec's,
+    another opset's model) is as foreign there as a forged one."""
+    return hmac.digest(secret, key.encode() + b"\0" + payload, "sha256")
 
 
 MODEL_MAGIC = b"s2o-mdl1"
 
 
-def lowered_model(spec, variant: str, build: Callable[[], bytes]) -> bytes:
-    """The bytes ``build()`` makes for ``spec`` (a serialized model, with a header of what goes with it where the
-    caller needs one), from the cache when the spec is cached.
+def _canonical_pickle(obj) -> bytes:
+    """``obj``'s pickle without the memo: equal content, equal bytes, whether its strings are shared objects
+    (a fresh parse) or copies (unpickled from the spec cache), which the memo would write differently."""
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, protocol=5)
+    pickler.fast = True  # no memo (a network holds no cycle)
+    pickler.dump(obj)
+    return out.getvalue()
 
-    Lowering is a pure function of the spec and the code (both in the spec's key) and of ``variant``
-    (opset, provider: whatever else ``build`` reads), plus onnx's version, which writes the bytes. The
-    entry is signed like the spec's (a forged model would be a forged result) and at most MAX_ENTRY_BYTES.
+
+def lowered_model(spec, variant: str, build: Callable[[], bytes]) -> bytes:
+    """The bytes ``build()`` makes for ``spec`` (a serialized model, with a header of what goes with it where
+    the caller needs one), from the cache where it can be.
+
+    Lowering is a pure function of the code (``_code_id``), of what ``build`` reads of the spec (its
+    name, source and network, whose pickle is in the key: a Spec changed after loading, or a network
+    read from ``.npy`` files, is keyed by what it holds now) and of ``variant`` (opset, provider,
+    target: whatever else ``build`` reads), plus onnx's version, which writes the bytes. Only spec2onnx's own layer kinds (a plugin's code is not in
+    the key). The entry is signed like a spec's (a forged model would be a forged result) and at most
+    MAX_ENTRY_BYTES.
     """
-    folder = doc_cache.cache_dir() if spec.cache_key else None
+    folder = doc_cache.cache_dir() if set(spec.ops) <= BUILTIN_OPS else None
     secret = doc_cache.secret(folder) if folder is not None else None
     if secret is None:
         return build()
+    try:
+        content = _canonical_pickle((spec.name, spec.source, spec.network))
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        return build()
+    if len(content) > MAX_ENTRY_BYTES:
+        return build()
     import onnx
 
-    key = hashlib.sha256("\0".join([spec.cache_key, variant, onnx.__version__]).encode()).hexdigest()
+    digest = hashlib.sha256(_code_id() + b"\0".join([b"", variant.encode(), onnx.__version__.encode(), content]))
+    key = digest.hexdigest()
     path = folder / "models" / key[:2] / f"{key[2:]}.model"
     head = len(MODEL_MAGIC) + 32
     try:
         blob = path.read_bytes()
-        if blob[:len(MODEL_MAGIC)] == MODEL_MAGIC and hmac.compare_digest(hmac.digest(secret, blob[head:], "sha256"),
+        if blob[:len(MODEL_MAGIC)] == MODEL_MAGIC and hmac.compare_digest(_sign(secret, key, blob[head:]),
                                                                            blob[len(MODEL_MAGIC):head]):
             return blob[head:]
     except OSError:
         pass
     model = build()
     if len(model) <= MAX_ENTRY_BYTES:
-        doc_cache.write_atomic(path, MODEL_MAGIC + hmac.digest(secret, model, "sha256") + model)
+        doc_cache.write_atomic(path, MODEL_MAGIC + _sign(secret, key, model) + model)
     return model

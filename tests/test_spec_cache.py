@@ -196,12 +196,56 @@ def test_a_model_entry_without_the_right_hmac_is_rebuilt(tmp_path, cache):
     assert entry.read_bytes() == good  # rebuilt and written again
 
 
-def test_specs_that_are_not_cached_have_no_cached_models(tmp_path, cache):
+def test_a_spec_read_from_npy_files_has_its_model_cached_by_content(tmp_path, cache):
     np.save(tmp_path / "x.npy", np.ones((2, 3), np.float32))
     path = _write(tmp_path, SPEC.replace("bfloat16", "float32").replace("{random: uniform, seed: 4}", "x.npy"))
-    assert load_spec(path).cache_key == ""
     assert _validate(path) == ["PASS", "PASS"]
-    assert _models(cache) == []
+    assert _entries(cache) == [] and len(_models(cache)) == 1  # the spec is not kept, its model is
+    assert _validate(path) == ["PASS", "PASS"] and len(_models(cache)) == 1
+
+
+def test_a_spec_changed_after_loading_is_lowered_again(tmp_path, cache):
+    """The model's key is what the lowering reads (the network, name, source), not where the spec came
+    from: a loaded Spec given another network (dataclasses.replace, as a Python API user may) must not
+    run the model cached for the one it was loaded with. Correct: c (random inputs, expected from the
+    reference of x - x) passes, d (expected 2x) fails; the SUM model would give the opposite."""
+    import dataclasses
+
+    from converter.api import make_options
+    from converter.validate import check_spec
+
+    path = _write(tmp_path)
+    assert _validate(path) == ["PASS", "PASS"]
+    other = load_spec(_write(tmp_path, SPEC.replace("operation: SUM", "operation: SUB"), "o.yaml"))
+    for spec in (load_spec(path), load_spec(path)):  # loaded afresh, then from the spec cache
+        changed = dataclasses.replace(spec, network=other.network)
+        assert [r.outcome for r in check_spec(changed, make_options())] == ["PASS", "FAIL"]
+
+
+def test_a_signed_model_entry_copied_to_another_key_is_rebuilt(tmp_path, cache):
+    """Each entry is signed with its key: the validly signed model of another spec (x - x), copied
+    over this spec's entry by someone who can write the cache folder but not read its key, is a miss."""
+    path = _write(tmp_path)
+    assert _validate(path) == ["PASS", "PASS"]
+    (entry,) = _models(cache)
+    good = entry.read_bytes()
+    other = _write(tmp_path, SPEC.replace("operation: SUM", "operation: SUB").replace("name: cached-spec", "name: other"), "o.yaml")
+    assert _validate(other) == ["PASS", "FAIL"]
+    entry.write_bytes(next(p for p in _models(cache) if p != entry).read_bytes())
+    assert _validate(path) == ["PASS", "PASS"]
+    assert entry.read_bytes() == good
+
+
+def test_a_signed_spec_entry_copied_to_another_key_is_a_miss(tmp_path, cache):
+    """The same for the spec entries: another file's signed entry would load that file's spec (its
+    network and expected values) under this file's path."""
+    path = _write(tmp_path)
+    load_spec(path)
+    (entry,) = _entries(cache)
+    other = _write(tmp_path, SPEC.replace("operation: SUM", "operation: SUB"), "o.yaml")
+    load_spec(other)
+    entry.write_bytes(next(p for p in _entries(cache) if p != entry).read_bytes())
+    assert load_spec(path).network.layers[0].attrs["operation"] == "SUM"
 
 
 def test_a_model_lowered_for_a_target_is_cached_with_its_opset_and_check(tmp_path, cache, monkeypatch):
