@@ -20,6 +20,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
+from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -33,6 +34,7 @@ FLUSH_SECONDS = 0.05  # how long a worker may hold finished results before sendi
 PARENT_CHECK_SECONDS = 1.0  # how often a worker checks that its parent is alive
 MAX_WAIT_SECONDS = 3600.0  # the longest the parent waits on its workers in one go (then it looks at the clock again)
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
+SEND_AHEAD_BYTES = 4096  # the largest job sent ahead: well within any OS's pipe or socket buffer
 
 
 @dataclass
@@ -283,9 +285,17 @@ class Pool:
     def _send_ahead(self, worker: _Worker, job: Job, queue: deque) -> None:
         """Queue a second job in the worker's pipe, so that it starts it without waiting for the parent
         (a round trip per spec costs as much as checking a small one). A worker that is gone keeps it
-        off: the job goes back to the queue, and the loss is found on the worker's current job."""
+        off: the job goes back to the queue, and the loss is found on the worker's current job.
+
+        Only a job that fits in the pipe's buffer: the worker reads it only once its current job is done,
+        and a bigger one (long -k patterns, a requeued job's case list) would block the parent in send
+        until then, with no timeout enforced meanwhile (a hanging case: forever)."""
+        data = ForkingPickler.dumps(job)
+        if len(data) > SEND_AHEAD_BYTES:
+            queue.appendleft(job)
+            return
         try:
-            worker.conn.send(job)
+            worker.conn.send_bytes(data)
             worker.waiting.append(job)
         except OSError:
             queue.appendleft(job)

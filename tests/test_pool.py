@@ -186,3 +186,26 @@ def test_a_case_whose_last_results_were_unsent_when_its_worker_was_lost_is_run_a
     results = list(pool.run([again]))
     assert sorted((r.case, r.opt_level, r.outcome) for r in results) == [
         ("fine-1", "disabled", PASS), ("fine-3", "all", PASS), ("fine-3", "disabled", PASS)]
+
+
+def test_a_job_too_big_for_the_pipe_is_not_sent_ahead_to_a_worker_stuck_in_a_case(tmp_path):
+    """More jobs than workers: the next job is sent ahead into a busy worker's pipe. The worker reads it
+    only when its current case ends, so a job bigger than the pipe's buffer (here: a megabyte of -k
+    patterns) would block the parent in send behind a hanging case, and --timeout would never fire."""
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.yaml").write_text(MISBEHAVING_SPEC.replace("name: misbehaving", f"name: {name}"))
+    code = f"""
+import sys
+sys.path.insert(0, {str(REPO)!r})
+from converter.pool import Job, Pool
+from converter.validate import Options
+jobs = [Job(__import__("pathlib").Path({str(tmp_path / "a.yaml")!r}), ("hangs",)),
+        Job(__import__("pathlib").Path({str(tmp_path / "b.yaml")!r}), ("fine-1", "z" * (1 << 20))),
+        Job(__import__("pathlib").Path({str(tmp_path / "c.yaml")!r}), ("fine-1",))]
+for r in Pool(1, Options(), timeout=2, plugins=({PLUGIN!r},)).run(jobs):
+    print(r.spec, r.case, r.outcome, *r.problems)
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(proc.stdout.splitlines()) == [
+        "a hangs ERROR timed out after 2 s (--timeout)", "b fine-1 PASS", "c fine-1 PASS"]
