@@ -213,7 +213,9 @@ class _Buffers:
         computed with the float64 operations ``within`` uses, is at most each element's limit (rounding is
         monotonic). A NaN or an infinite difference makes D NaN or inf: never quickly within.
         """
-        work = self.diff[:a.size] if a.dtype == np.float64 else self.narrow[:a.size]
+        # float64 and wider (longdouble) take the float64 difference ``within`` takes: cast to float32 first,
+        # two long doubles that differ below float32's precision would look equal.
+        work = self.narrow[:a.size] if a.dtype.itemsize <= 4 else self.diff[:a.size]
         with np.errstate(invalid="ignore", over="ignore"):
             np.subtract(a, e, out=work, dtype=work.dtype)
             np.abs(work, out=work)

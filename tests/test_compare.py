@@ -188,3 +188,15 @@ def test_the_quick_chunk_check_leaves_nan_inf_and_overflow_to_the_full_check():
     a, e = np.array([1 + 2.0**-23], f32), np.array([1.0], f32)
     assert not buffers.quick_within(a, e, 2.0**-23, 0.0) and buffers.within(a, e, 2.0**-23, 0.0)
     assert compare(a, e, Tolerance(atol=2.0**-23, rtol=0.0)) is None
+
+
+def test_the_quick_chunk_check_takes_a_long_double_difference_in_float64():
+    """Below float64 the shortcut subtracts in float32, which is exact only for float32 and narrower
+    inputs: two long doubles 2^-40 apart both cast to 1.0f, and a zero difference there is not the
+    full check's 2^-40 (in float64)."""
+    buffers = compare_module._Buffers(1)
+    a, e = np.array([1 + np.longdouble(2) ** -40]), np.array([np.longdouble(1)])
+    assert not buffers.within(a, e, 0.0, 0.0)
+    assert not buffers.quick_within(a, e, 0.0, 0.0)
+    assert not buffers.quick_within(a, e, 2.0**-41, 0.0)
+    assert buffers.quick_within(a, e, 2.0**-40, 0.0) and buffers.within(a, e, 2.0**-40, 0.0)
