@@ -128,8 +128,7 @@ def run_validation(files: list[Path], options: Options, *, patterns=(), jobs: in
         if name is not None:
             claimed[name] = str(path)
         work.append(Job(path, tuple(patterns)))
-    # Big outputs get the cores the workers leave idle (one worker in-process); small ones always one thread.
-    options = dataclasses.replace(options, threads=max(1, usable_cores() // max(1, jobs)))
+    options = dataclasses.replace(options, threads=intra_op_threads(usable_cores(), jobs, len(work)))
     results = run_in_process(work, options) if jobs <= 0 else Pool(jobs, options, timeout, plugins).run(work)
     refused: set[str] = set()  # files whose name turned out to be taken only once they were loaded
     for result in results:
@@ -141,6 +140,14 @@ def run_validation(files: list[Path], options: Options, *, patterns=(), jobs: in
                     yield _name_clash(result.path, result.spec, first)
                 continue
         yield result
+
+
+def intra_op_threads(cores: int, jobs: int, specs: int) -> int:
+    """onnxruntime's intra-op threads for a spec with big outputs (small ones always get one): the cores the
+    workers leave idle. The pool starts at most one worker per spec (one in-process, -j 0), so a single big
+    spec at the default -j (one worker per core) gets every core, not one."""
+    workers = max(1, min(jobs, specs))
+    return max(1, cores // workers)
 
 
 def usable_cores() -> int:

@@ -365,3 +365,15 @@ def test_only_big_outputs_get_more_than_one_intra_op_thread(write_spec, monkeypa
     seen.clear()
     list(api.run_validation([small.path], api.make_options(), jobs=0))
     assert seen == [1]
+
+
+def test_intra_op_threads_count_the_workers_that_really_start():
+    """usable cores // workers, where the pool starts min(-j, specs) workers (one in-process): one big
+    spec at the default -j (a worker per core) runs alone and gets every core."""
+    from converter.api import intra_op_threads
+
+    assert intra_op_threads(4, 2, 1) == 4  # -j 2, one spec: one worker
+    assert intra_op_threads(4, 2, 5) == 2
+    assert intra_op_threads(4, 0, 5) == 4  # in-process
+    assert intra_op_threads(2, 8, 3) == 1  # more workers than cores
+    assert intra_op_threads(16, 3, 0) == 16
