@@ -263,7 +263,10 @@ class Pool:
                         yield from self._drain(worker)
                     if worker.job and (worker.eof or (worker.process.sentinel in ready and not worker.conn.poll())):
                         yield from self._lost(worker, queue, self._death_reason(worker))
-                    elif worker.job and self.timeout and time.monotonic() - worker.since > self.timeout:
+                    elif (worker.job and self.timeout and time.monotonic() - worker.since > self.timeout
+                          and not worker.conn.poll()):
+                        # (``ready`` is as old as the last wait: while the consumer held a result, this worker
+                        # may have finished and moved on, its messages unread. Read them first.)
                         yield from self._lost(worker, queue, f"timed out after {self.timeout:g} s (--timeout)")
         finally:
             self.close()

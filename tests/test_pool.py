@@ -209,3 +209,27 @@ for r in Pool(1, Options(), timeout=2, plugins=({PLUGIN!r},)).run(jobs):
     assert proc.returncode == 0, proc.stderr
     assert sorted(proc.stdout.splitlines()) == [
         "a hangs ERROR timed out after 2 s (--timeout)", "b fine-1 PASS", "c fine-1 PASS"]
+
+
+def test_a_worker_whose_results_wait_unread_is_not_timed_out_after_a_slow_consumer(tmp_path):
+    """The pool is a generator: while its consumer holds a result (a paged terminal, a slow report), the
+    other workers go on and their results wait in their pipes. Back in the loop, a worker whose pipe was
+    not ready at the last wait() must not be judged on its clock alone: here b's only case passed long
+    ago (its result unread) and was reported as timed out, its worker killed."""
+    from converter.plugins import load_plugins
+    from converter.pool import Job, Pool
+    from converter.validate import Options
+
+    from .test_runner import RESIZE_SPEC
+
+    load_plugins((PLUGIN,))
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    a.write_text(MISBEHAVING_SPEC.replace("name: misbehaving", "name: a"))
+    b.write_text(RESIZE_SPEC.format(n=512, m=1024).replace("name: threads", "name: b"))  # about a second
+    results = Pool(2, Options(), timeout=2, plugins=(PLUGIN,)).run([Job(a, ("fine-1",)), Job(b)])
+    got = []
+    for result in results:
+        got.append((result.spec, result.case, result.outcome, *result.problems))
+        if len(got) == 1:
+            time.sleep(6)  # the consumer is slow with the first result
+    assert sorted(got) == [("a", "fine-1", "PASS"), ("b", "c", "PASS")]
