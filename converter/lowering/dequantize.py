@@ -350,11 +350,12 @@ def _decomposed(b: NodeBuilder, layer: Layer, ctx: LoweringContext, plan: Plan) 
     if plan.use_zero_point:
         y = widen(layer.inputs[0], f"{tag} {plan.reason}; input - zero_point is computed exactly in {wide}")
         zp_const = ctx.constant_inputs[2]
-        if zp_const is not None:
-            zero_point = b.const("zero_point", compact(zp_const, keep).astype(wide.numpy))
+        if ctx.input_types[2].dtype == FLOAT32:  # -zp: an int8 strided view dequantized for TensorRT (strides.py)
+            y = b.op("Add", [y, layer.inputs[2]], why=f"{tag} exact difference: x + (-zp)")
         else:
-            zero_point = widen(layer.inputs[2], f"{tag} zero point widened exactly to {wide}")
-        y = b.op("Sub", [y, zero_point], why=f"{tag} exact difference")
+            zero_point = (b.const("zero_point", compact(zp_const, keep).astype(wide.numpy)) if zp_const is not None
+                          else widen(layer.inputs[2], f"{tag} zero point widened exactly to {wide}"))
+            y = b.op("Sub", [y, zero_point], why=f"{tag} exact difference")
         if wide != FLOAT32:
             y = b.cast(y, FLOAT32, why=f"{tag} round the exact difference once to float32")
     else:

@@ -27,11 +27,12 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import INT32, UINT8
+from ..dtypes import FLOAT32, INT8, INT32, UINT8
 from ..errors import SpecError
 from ..network import Layer, TensorType
 from ..schema import Attr
 from .builder import Lowered, LoweringContext, NodeBuilder
+from .scale import int8_to_float
 
 ROLES = {"scale": 1, "zero_point": 2}  # which tensors may have strides, and their layer input index
 
@@ -92,7 +93,12 @@ def check_strides(layer: Layer, in_types) -> set[int]:
 
 
 def view_offsets(sizes: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
-    """Buffer offsets of the view, int64, with length 1 on every stride-0 dimension (it broadcasts)."""
+    """Buffer offsets of the view, int64, with length 1 on every stride-0 dimension (it broadcasts).
+
+    An empty view reads nothing (elements_read is 0, so its buffer may be empty): its offsets are empty too,
+    even where a dimension of length 0 has stride 0 (length 1 there would read buffer[0] and on)."""
+    if 0 in sizes:
+        return np.zeros(tuple(sizes), np.int64)
     compact = tuple(1 if s == 0 else n for n, s in zip(sizes, strides))
     offsets = np.zeros(compact, np.int64)
     for axis, (n, s) in enumerate(zip(compact, strides)):
@@ -125,8 +131,19 @@ def lower_strided(lower, layer: Layer, ctx: LoweringContext) -> Lowered:
                                                    "input or output type (onnx-tensorrt docs/operators.md), so the buffer "
                                                    "is cast to int32 before Reshape/Gather/Expand")
                 types[i] = TensorType(INT32, sizes)
-            if offsets.size == ctx.input_types[i].size and np.array_equal(offsets.reshape(-1), np.arange(offsets.size)):
-                # the view reads the whole buffer in order (e.g. a per-channel buffer, strides [0, 1, 0, 0]): no Gather
+            elif ctx.input_types[i].dtype == INT8 and ctx.target.includes("tensorrt"):
+                # Exact (every int8 is a float32), and negated: the decomposition (always taken, as TensorRT's
+                # DequantizeLinear needs a zero zero point) adds it, x + (-zp) being the same exact float32 as x - zp.
+                # The Neg keeps the DequantizeLinear away from the Reshape/Gather: onnxruntime's QDQ propagation moves it
+                # past them through a QuantizeLinear that zeroes negative values (its default uint8) or, from opset 21,
+                # fails type inference (its int8 -> uint8 rewrite leaves output_dtype int8).
+                buffer = b.op("Neg", [int8_to_float(b, buffer, ctx.target, f"DirectML strides on {role}: onnx-tensorrt's "
+                                                    "Reshape and Gather take no int8 (int8 is quantized in TensorRT)")],
+                              why="-zp, exact: keeps onnxruntime's QDQ propagation off the view (x + -zp = x - zp)")
+                types[i] = TensorType(FLOAT32, sizes)
+            if 0 < offsets.size == ctx.input_types[i].size and np.array_equal(offsets.reshape(-1), np.arange(offsets.size)):
+                # the view reads the whole buffer in order (e.g. a per-channel buffer, strides [0, 1, 0, 0]): no Gather.
+                # (Not an empty one: Reshape reads a 0 in its shape as "the input's dimension" before opset 14.)
                 view = b.op("Reshape", [buffer, b.const("view_shape", np.array(offsets.shape, np.int64))],
                             why=f"DirectML strides {list(strides)} read the buffer {role} in order: a Reshape")
             else:

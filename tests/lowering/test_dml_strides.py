@@ -167,3 +167,50 @@ def test_run_time_uint8_buffers_are_cast_to_int32_first_for_tensorrt(target):
     want = ((feeds["x"].astype(np.int64) - np.array([3, 250]).reshape(2, 1, 1)).astype(np.float32)
             * feeds["scale"].reshape(1, 1, 4))
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("opset", [13, 17, 21])
+@pytest.mark.parametrize("constant", [True, False])
+@pytest.mark.parametrize("sizes, strides", [
+    ([2, 0, 3], [0, 1, 0]),  # the empty dimension has a stride: the compact view is empty too
+    ([2, 0, 3], [0, 0, 1]),  # ... or stride 0: the view reads nothing, although [1, 1, 3] offsets would read 3 elements
+    ([0, 3], [0, 1]),
+])
+def test_an_empty_view_reads_no_buffer_elements_as_a_constant_or_at_run_time(sizes, strides, constant, opset):
+    # An empty view reads 0 elements (elements_read), so an empty buffer is valid. Run time: the in-order Reshape
+    # would be given a 0 it cannot place (Reshape treats 0 as "copy the input's dimension" before opset 14's
+    # allowzero), and stride-0 offsets [0, 1, 2] would index past the empty buffer (Gather out of bounds).
+    spec = _spec(sizes, {"scale": np.zeros(0, np.float32)}, {"scale": strides}, x_dtype="int8", constant=constant)
+    model = build_model(spec.network, name="s", opset=opset, provider=CPU)
+    feeds = {"x": np.zeros(sizes, np.int8), **({} if constant else {"scale": np.zeros(0, np.float32)})}
+    got = OrtRunner(model.SerializeToString(), CPU).run(feeds)["y"]
+    assert got.shape == tuple(sizes) and got.dtype == np.float32
+    assert run_network(spec.network, feeds)["y"].shape == tuple(sizes)
+
+
+@pytest.mark.parametrize("opset", [13, 17, 21, 22])  # (22: the newest at which ort-cuda, in portable, runs every node)
+@pytest.mark.parametrize("target", ["tensorrt", "portable"])
+@pytest.mark.parametrize("strides, elements, op", [([4, 0, 1], 8, "Reshape"), ([0, 0, 1], 4, "Reshape"), ([1, 2, 0], 8, "Gather")])
+def test_run_time_int8_zero_points_reach_tensorrt_as_float(target, strides, elements, op, opset):
+    # onnx-tensorrt's Reshape and Gather take no int8 (int8 is a quantized type there, reached only through
+    # DequantizeLinear): the buffer is dequantized with scale 1 (exact) and negated before its view, and the
+    # decomposition adds that float32 view. A DequantizeLinear feeding the Reshape/Gather directly gave 0 for every
+    # negative zero point (onnxruntime's QDQ propagation, opsets < 21) or failed to load (opset >= 21).
+    # Expected values by hand: (x - zp[view]) * scale, all small integers times 0.5.
+    from converter.targets import Target
+    from converter.targets.check import check_model
+
+    zp = np.array([-128, 127, 5, -1, 0, 3, 9, -9][:elements], np.int8)
+    spec = _spec([2, 3, 4], {"scale": np.full(1, 0.5, np.float32), "zero_point": zp},
+                 {"scale": [0, 0, 0], "zero_point": strides}, x_dtype="int8", constant=False)
+    model = build_model(spec.network, name="s", opset=opset, provider=CPU, target=Target(target))
+    assert [str(p) for p in check_model(model, target) if p.severity == "error"] == []
+    assert op in [n.op_type for n in model.graph.node]
+    x = np.array([-128, 127, 0, -1, 1, 64, -64, 100, -100, 3, -3, 7] * 2, np.int8).reshape(2, 3, 4)
+    i, j, k = np.meshgrid(np.arange(2), np.arange(3), np.arange(4), indexing="ij")
+    view = zp.astype(np.int64)[i * strides[0] + j * strides[1] + k * strides[2]]
+    want = ((x.astype(np.int64) - view) * 0.5).astype(np.float32)
+    feeds = {"x": x, "scale": np.full(1, 0.5, np.float32), "zero_point": zp}
+    for level in ("all", "disabled"):
+        np.testing.assert_array_equal(OrtRunner(model.SerializeToString(), CPU, opt_level=level).run(feeds)["y"], want)
+    np.testing.assert_array_equal(run_network(spec.network, feeds)["y"], want)
