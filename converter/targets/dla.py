@@ -63,6 +63,8 @@ def check_spec(spec) -> None:
             _check_elementwise(spec, layer, where)
         elif layer.op == "trt.Resize":
             _check_resize(spec, layer, where)
+        elif layer.op == "dml.DequantizeLinear":
+            _check_strides(spec, layer, where)
 
 
 def _check_float16_scale(spec, layer, where: str) -> None:
@@ -104,6 +106,18 @@ def _check_elementwise(spec, layer, where: str) -> None:
         if not _dla_broadcast(a, b):
             raise DlaRuleError(f"shapes {list(a)} and {list(b)}: DLA comparisons broadcast only as NCHW, NC11 or N111",
                             file=str(spec.path), field=f"{where}.inputs")
+
+
+def _check_strides(spec, layer, where: str) -> None:
+    """A strided network-input buffer is viewed at run time by Reshape/Gather (converter/lowering/strides.py),
+    which have no DLA layer; a constant one is read through its strides at conversion."""
+    from ..lowering.strides import ROLES
+
+    for role in layer.attrs.get("strides") or {}:
+        if layer.inputs[ROLES[role]] not in spec.network.constants:
+            raise DlaRuleError(f"strides on the run-time {role} {layer.inputs[ROLES[role]]!r}: its view needs Reshape or "
+                               "Gather, which DLA has no layer for (a constant buffer is read at conversion)",
+                               file=str(spec.path), field=f"{where}.strides.{role}")
 
 
 def _check_resize(spec, layer, where: str) -> None:

@@ -95,6 +95,36 @@ def test_int8_to_float16_dequantize_with_a_run_time_zero_point_is_float16_and_ex
     assert got.tobytes() == want.tobytes()
 
 
+@pytest.mark.parametrize("role", ["scale", "zero_point"])
+def test_strided_run_time_buffers_are_refused_for_dla_and_constant_ones_lower(role):
+    # A run-time view is Reshape/Gather (no DLA layer); a constant buffer is read through its strides at conversion.
+    inputs = {"x": {"dtype": "int8", "shape": [1, 2, 1, 2]}, "s": {"dtype": "float16", "shape": [2]},
+              "zp": {"dtype": "int8", "shape": [2]}}
+    layer = {"name": "y", "op": "dml.DequantizeLinear", "inputs": ["x", "s", "zp"], "strides": {role: [0, 1, 0, 0]}}
+    dense = {"scale": "s", "zero_point": "zp"}
+    other = "zp" if role == "scale" else "s"
+    inputs[other]["shape"] = [1, 2, 1, 2]
+    with pytest.raises(TargetRuleError, match=rf"strides on the run-time {role} '{dense[role]}': its view needs Reshape"):
+        check_spec(_spec(inputs, [layer], ["y"], opset=21), DLA)
+    buffer = {"dtype": inputs[dense[role]]["dtype"], "shape": [2], "data": [0.5, -2.0] if role == "scale" else [3, -4]}
+    del inputs[dense[role]]
+    spec = parse_spec({"name": "s", "opset": 21, "network": {"inputs": inputs, "constants": {dense[role]: buffer},
+                                                              "layers": [layer], "outputs": ["y"]},
+                       "cases": [{"name": "c", "inputs": {n: {"random": "integers", "seed": 0} for n in inputs}}]}, Path("s.yaml"))
+    model, _ = _lower(spec, opset=21)
+    feeds = {"x": np.array([-128, 127, 5, -5], np.int8).reshape(1, 2, 1, 2),
+             "s": np.array([0.5, 4, -1, 2], np.float16).reshape(1, 2, 1, 2),
+             "zp": np.array([1, -1, 0, 127], np.int8).reshape(1, 2, 1, 2)}
+    feeds = {n: v for n, v in feeds.items() if n in inputs}
+    got = OrtRunner(model.SerializeToString(), CPU).run(feeds)["y"]
+    # by hand: channel c reads buffer[c]
+    if role == "scale":
+        want = np.array([(-128 - 1) * 0.5, (127 + 1) * 0.5, (5 - 0) * -2.0, (-5 - 127) * -2.0], np.float16)
+    else:
+        want = np.array([(-128 - 3) * 0.5, (127 - 3) * 4, (5 + 4) * -1, (-5 + 4) * 2], np.float16)
+    assert got.tobytes() == want.reshape(1, 2, 1, 2).tobytes()
+
+
 def test_int8_sum_with_a_dynamic_range_needs_no_nan_handling_on_dla():
     spec = _spec({"a": {"dtype": "int8", "shape": [1, 1, 1, 3], "dynamic_range": 63.5},
                   "b": {"dtype": "int8", "shape": [1, 1, 1, 3]}},
