@@ -168,6 +168,54 @@ def test_integer_division_by_a_small_runtime_divisor(dtype, op, target):
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("op", ["DIV", "FLOOR_DIV"])
+@pytest.mark.parametrize("divisor", ["runtime", "constant"])
+@pytest.mark.parametrize("a_shape, b_shape", [
+    ((2, 3, 4, 5), (1, 3, 1, 1)),  # per channel: the small-divisor path (3 * 16 <= 120)
+    ((2, 3, 4, 5), (1, 1, 1, 5)),  # per column: small too
+    ((2, 3, 4, 5), (1, 1, 1, 1)),  # scalar-like
+    ((2, 3, 4, 5), (2, 3, 4, 5)),  # full size
+    ((1, 3, 1, 1), (2, 3, 4, 5)),  # the dividend broadcasts, not the divisor
+    ((1, 1, 4, 1), (2, 3, 1, 5)),  # both broadcast
+    ((0, 3), (1, 3)),              # empty
+])
+def test_integer_division_broadcasts_at_every_opset_and_every_target_runs_it(dtype, op, divisor, a_shape, b_shape):
+    """Edge values through every broadcast form, against Python's integers at opsets 13 and the newest onnxruntime
+    loads, and the static check of every target at opsets 13 and 17 (tensorrt-dla refuses int32/int64 before lowering)."""
+    from converter.runtime import max_supported_opset
+    from converter.targets import TARGET_NAMES
+    from converter.targets.check import check_model, errors
+    from converter.targets.opset import model_for_target
+    from converter.targets.spec_rules import TargetRuleError
+
+    info = np.iinfo(dtype)
+    edges = np.array([info.min, info.min + 1, -7, -3, -2, -1, 0, 1, 2, 3, 7, info.max - 1, info.max], dtype)
+    rng = np.random.default_rng(11)
+    a, b = rng.choice(edges, a_shape).astype(dtype), rng.choice(edges, b_shape).astype(dtype)
+    b.flat[:min(b.size, 4)] = np.array([0, -1, info.min, 1], dtype)[:min(b.size, 4)]  # the guarded divisors, always
+    out = np.broadcast_shapes(a_shape, b_shape)
+    want = np.array([_python_division(op, int(x), int(y), info.bits)
+                     for x, y in zip(np.broadcast_to(a, out).ravel(), np.broadcast_to(b, out).ravel())], dtype).reshape(out)
+    if divisor == "constant":
+        constant = {"k": {"dtype": dtype, "shape": list(b_shape), "data": b.tolist()}}
+        spec, feeds = ew(op, dtype, a=a_shape, constants=constant, layer_inputs=["a", "k"]), {"a": a}
+    else:
+        spec, feeds = ew(op, dtype, a=a_shape, b=b_shape), {"a": a, "b": b}
+    for opset in (13, max_supported_opset()):
+        model = build_model(spec.network, opset=opset).SerializeToString()
+        for level in ("all", "disabled"):
+            np.testing.assert_array_equal(OrtRunner(model, opt_level=level).run(feeds)["y"], want)
+    for name in TARGET_NAMES:
+        for opset in (13, 17):
+            try:
+                model = model_for_target(spec, get_target(name), opset, fixed=True)[0]
+            except TargetRuleError:
+                assert name == "tensorrt-dla"
+                continue
+            assert [str(p) for p in errors(check_model(model, name))] == []
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
 def test_integer_division_never_traps(dtype):
     """onnxruntime raises on x/0 and dies of SIGFPE on MIN/-1: the lowering must avoid both."""
     info = np.iinfo(dtype)
