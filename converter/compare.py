@@ -319,7 +319,7 @@ def _int_abs_diff(a: np.ndarray, e: np.ndarray) -> np.ndarray:
     return np.where(a >= e, au - eu, eu - au).astype(np.float64)
 
 
-_ORDERED_INT = {2: np.int16, 4: np.int32}
+_ORDERED_INT = {2: np.int16, 4: np.int32, 8: np.int64}
 _NAN_VS_NUMBER = np.iinfo(np.int64).max  # ulp_distance's mark for a NaN compared with a number
 
 
@@ -332,15 +332,23 @@ def _max_ulp(ulps: np.ndarray | None, bad: np.ndarray) -> int | None:
 
 
 def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Units in the last place between two float arrays of one dtype (NaN pairs 0, NaN vs number: huge)."""
+    """Units in the last place between two float arrays of one dtype (NaN pairs 0, NaN vs number: huge).
+
+    float64 distances reach 2^64: they are taken exactly (unsigned) and capped below the NaN mark."""
     itype = _ORDERED_INT[a.dtype.itemsize]
     ia, ib = (np.ascontiguousarray(x).view(itype).astype(np.int64) for x in (a, b))
     bits = 8 * a.dtype.itemsize
     # Map sign-magnitude bit patterns onto a monotonic integer line (+0 and -0 coincide).
     ia = np.where(ia < 0, -(ia & ((1 << (bits - 1)) - 1)), ia)
     ib = np.where(ib < 0, -(ib & ((1 << (bits - 1)) - 1)), ib)
-    dist = np.abs(ia - ib)
-    nan_a, nan_b = np.isnan(a.astype(np.float32)), np.isnan(b.astype(np.float32))
+    if bits < 64:
+        dist = np.abs(ia - ib)
+    else:
+        larger, smaller = np.maximum(ia, ib), np.minimum(ia, ib)
+        gap = larger.view(np.uint64) - smaller.view(np.uint64)  # exact: 0 <= larger - smaller < 2^64
+        dist = np.minimum(gap, np.uint64(_NAN_VS_NUMBER - 1)).astype(np.int64)
+    wide = np.float64 if bits == 64 else np.float32
+    nan_a, nan_b = np.isnan(a.astype(wide)), np.isnan(b.astype(wide))
     dist = np.where(nan_a & nan_b, 0, dist)
     return np.where(nan_a ^ nan_b, _NAN_VS_NUMBER, dist)
 

@@ -200,3 +200,17 @@ def test_the_quick_chunk_check_takes_a_long_double_difference_in_float64():
     assert not buffers.quick_within(a, e, 0.0, 0.0)
     assert not buffers.quick_within(a, e, 2.0**-41, 0.0)
     assert buffers.quick_within(a, e, 2.0**-40, 0.0) and buffers.within(a, e, 2.0**-40, 0.0)
+
+
+def test_float64_arrays_compare_with_ulp_distances_like_the_narrower_floats():
+    """compare() is public: float64 arrays (no spec dtype, but numpy's default) get the same statistics."""
+    one_up = np.nextafter(1.0, 2.0)
+    a, e = np.array([1.0, 2.0, -0.0]), np.array([one_up, 2.0, 0.0])
+    mismatch = compare(a, e, Tolerance(atol=0.0, rtol=0.0))
+    assert (mismatch.count, mismatch.max_ulp, mismatch.worst_index) == (1, 1, (0,))
+    assert compare(a, e, Tolerance(atol=0.0, rtol=0.0, ulp=1)) is None
+    big = np.finfo(np.float64).max
+    far = compare(np.array([big]), np.array([-big]), Tolerance(atol=0.0, rtol=0.0))
+    assert far.count == 1 and far.max_ulp == np.iinfo(np.int64).max - 1  # about 2^64 units: capped below the NaN mark
+    assert compare_module.ulp_distance(np.array([np.nan, 1.0]), np.array([np.nan, np.nan])).tolist() == [
+        0, np.iinfo(np.int64).max]
