@@ -62,6 +62,9 @@ def _check(view: ModelView, name: str) -> list[Problem]:
     problems = []
     if view.opset is None:
         return [Problem(name, "", "", "the model imports no ai.onnx opset")]
+    if view.opset > profile.get("max_opset", view.opset):
+        problems.append(Problem(name, "", "", f"opset {view.opset} is newer than onnxruntime 1.31 loads "
+                                              f"(at most {profile['max_opset']})"))
     if "matrix" in profile:
         low, high = table(profile["matrix"])["opset"]
         if not low <= view.opset <= high:

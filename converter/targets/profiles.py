@@ -85,12 +85,17 @@ OPENVINO = [
 #                    README). Only where it is measured bit-identical to multiply-then-add: onnxruntime's CPU
 #                    kernel rounds the product and the sum separately (tests/lowering/test_scale_lowering.py);
 #                    another runtime may fuse them (FMA). CUDA: also slower than Mul+Add (0.247 against 0.122 ms, H100)
+# onnxruntime 1.31.1 (the kernel tables' version) loads models up to opset 26: InferenceSession refuses a
+# one-node model at 27 and 28, which onnx 1.23 writes (probed by converter/runtime.py max_supported_opset).
+ORT_MAX_OPSET = 26
+
 PROFILES = {
     # float16_via_float: onnxruntime/core/optimizer/insert_cast_transformer.cc runs a float16 node that has
     # only a float CPU kernel in float, between inserted Casts (at every optimization level)
-    "ort-cpu": {"kernels": "ort-cpu.json", "limits": ORT_RESIZE, "float16_via_float": True,
+    "ort-cpu": {"kernels": "ort-cpu.json", "limits": ORT_RESIZE, "float16_via_float": True, "max_opset": ORT_MAX_OPSET,
                 "preferences": {"scale_batchnorm": True}},
-    "ort-cuda": {"kernels": "ort-cuda.json", "limits": ORT_RESIZE + ORT_CUDA, "preferences": {"scale_batchnorm": False}},
+    "ort-cuda": {"kernels": "ort-cuda.json", "limits": ORT_RESIZE + ORT_CUDA, "max_opset": ORT_MAX_OPSET,
+                 "preferences": {"scale_batchnorm": False}},
     "tensorrt": {"matrix": "tensorrt.json", "limits": TENSORRT, "preferences": {"scale_batchnorm": False}},
     # includes: a DLA model is parsed by onnx-tensorrt too, so lowerings legalize it for tensorrt as well
     "tensorrt-dla": {"matrix": "tensorrt.json", "limits": TENSORRT, "dla": True, "includes": ["tensorrt"],

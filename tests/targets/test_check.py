@@ -196,3 +196,26 @@ def test_a_model_with_external_data_is_read_and_a_missing_data_file_is_one_line(
     (tmp_path / "m.data").unlink()
     result = runner.invoke(main, ["check", str(tmp_path / "m.onnx"), "--target", "tensorrt"])
     assert result.exit_code == 2 and "m.onnx: cannot read the model's external data" in result.output, result.output
+
+
+@pytest.mark.parametrize("opset", [26, 27, 28])
+def test_an_opset_onnxruntime_does_not_load_is_an_error_for_its_targets(opset):
+    """onnx 1.23 writes opsets up to 28; onnxruntime 1.31 refuses a model above 26 at load time."""
+    model = one_node("Add", [("a", TensorProto.FLOAT, [2]), ("b", TensorProto.FLOAT, [2])], ("y", TensorProto.FLOAT, [2]),
+                     opset=opset)
+    model.ir_version = 10  # one IR version for all three: only the opset differs
+    for target in ("ort-cpu", "ort-cuda", "portable"):
+        found = [r for r in reasons(model, target) if "newer than onnxruntime" in r]
+        assert found == ([] if opset <= 26 else [f"opset {opset} is newer than onnxruntime 1.31 loads (at most 26)"] *
+                         (2 if target == "portable" else 1)), (target, found)
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return
+    if ort.__version__.startswith("1.31."):  # the table's version: the rule is what onnxruntime does
+        try:
+            ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+            loads = True
+        except Exception:  # noqa: BLE001 - onnxruntime's refusal
+            loads = False
+        assert loads == (opset <= 26)
