@@ -3,6 +3,8 @@
 - tensorrt (and tensorrt-dla, portable, which include it): a network input or output of a type TensorRT
   does not have ("TensorRT supports the following ONNX data types: DOUBLE, FLOAT32, FLOAT16, BFLOAT16,
   FP8, FP4, INT32, INT64, INT8, INT4, UINT8, and BOOL", onnx/onnx-tensorrt docs/operators.md).
+- tensorrt (and the same): a tensor of more than 8 dimensions (``Dims::MAX_DIMS``, NvInfer.h: "The maximum
+  rank (number of dimensions) supported for a tensor" is 8). Specs allow up to 64 (onnxruntime runs them).
 - tensorrt-dla: the DLA rules (converter/targets/dla.py).
 Both raise DlaRuleError's parent, TargetRuleError (a SpecError: exit status 2, naming the field and the rule).
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 from ..errors import SpecError
 
 TENSORRT_TYPES = ("float32", "float16", "bfloat16", "int32", "int64", "int8", "uint8", "bool")
+TENSORRT_MAX_RANK = 8  # nvinfer1::Dims::MAX_DIMS
 
 
 class TargetRuleError(SpecError):
@@ -30,5 +33,12 @@ def check_spec(spec, target) -> None:
                     raise TargetRuleError(f"{kind} {name!r} is {dtype}: {target.name} needs TensorRT types "
                                           f"({', '.join(TENSORRT_TYPES)}; onnx-tensorrt docs/operators.md)",
                                           file=str(spec.path), field=f"network.{kind}s")
+        producers = {layer.name: layer.field or f"network.layers[{layer.name}]" for layer in net.layers}
+        for name, ttype in net.types.items():
+            if len(ttype.shape) > TENSORRT_MAX_RANK:
+                where = producers.get(name) or (f"network.inputs.{name}" if name in net.inputs else f"network.constants.{name}")
+                raise TargetRuleError(f"tensor {name!r} has {len(ttype.shape)} dimensions: {target.name} needs at most "
+                                      f"{TENSORRT_MAX_RANK} (TensorRT's Dims::MAX_DIMS, NvInfer.h)",
+                                      file=str(spec.path), field=where)
     if target.name == "tensorrt-dla":
         dla.check_spec(spec)

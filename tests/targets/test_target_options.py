@@ -155,3 +155,26 @@ cases:
         result = invoke("convert", spec, "-o", tmp_path / "m.onnx", "--target", target)
         assert result.exit_code == 2 and "input 'x' is int16" in result.output, result.output
     assert invoke("convert", spec, "-o", tmp_path / "m.onnx", "--target", "ort-cpu").exit_code == 0
+
+
+def test_tensorrt_refuses_a_tensor_of_more_than_8_dimensions(write_spec, tmp_path):
+    # NvInfer.h: Dims::MAX_DIMS = 8, "the maximum rank (number of dimensions) supported for a tensor"
+    def spec(rank):
+        return write_spec(f"""\
+name: rank{rank}
+network:
+  inputs: {{x: {{dtype: float32, shape: {[1] * (rank - 1) + [2]}}}}}
+  layers:
+    - {{name: y, op: trt.ElementWise, inputs: [x, x], operation: SUM}}
+  outputs: [y]
+cases:
+  - {{name: c, inputs: {{x: {{random: uniform, seed: 1}}}}}}
+""", f"rank{rank}.yaml")
+    out = tmp_path / "m.onnx"
+    for target in ("tensorrt", "portable", "tensorrt-dla"):
+        result = invoke("convert", spec(9), "-o", out, "--target", target)
+        assert result.exit_code == 2 and not out.exists(), result.output
+        assert "tensor 'x' has 9 dimensions" in result.output and "at most 8" in result.output, result.output
+        assert invoke("convert", spec(8), "-o", out, "--target", target).exit_code == (2 if target == "tensorrt-dla" else 0)
+        out.unlink(missing_ok=True)
+    assert invoke("convert", spec(9), "-o", out, "--target", "ort-cpu").exit_code == 0
