@@ -43,8 +43,8 @@ def convert_spec(spec_path: Path, output: str | Path | None = None, *, opset: in
     output = Path(output) if output is not None else Path(f"{spec.name}.onnx")
     check_output("-o", output, [spec_path, *data_files(spec_path)])
     chosen = choose_target(target, provider)
-    model, _, note, problems = model_for_target(spec, chosen, wanted_opset(spec, opset), fixed=opset is not None)
-    refuse_unrunnable(spec, chosen, problems, " (nothing written; see docs/semantics.md, Targets)")
+    model, used, note, problems = model_for_target(spec, chosen, wanted_opset(spec, opset), fixed=opset is not None)
+    refuse_unrunnable(spec, chosen, problems, " (nothing written; see docs/semantics.md, Targets)", opset=used)
     _write("-o", output, model.SerializeToString())
     return model, output, note
 

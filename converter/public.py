@@ -150,7 +150,7 @@ def convert(spec: SpecSource, output: str | os.PathLike | None = None, *, target
     spec = load_spec(spec, require_cases=False)  # converting needs no cases (as `spec2onnx convert`)
     chosen = get_target(target)
     model, used_opset, _, problems = model_for_target(spec, chosen, wanted_opset(spec, opset), fixed=opset is not None)
-    refuse_unrunnable(spec, chosen, problems)
+    refuse_unrunnable(spec, chosen, problems, opset=used_opset)
     path = None
     if output is not None:
         source = Path(spec.path) if spec.path and Path(spec.path).is_file() else None  # None: from a mapping

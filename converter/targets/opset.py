@@ -61,16 +61,40 @@ def wanted_opset(spec, opset: int | None) -> int:
     return check_convert_opset(opset) if opset is not None else (spec.opset or DEFAULT_OPSET)
 
 
-def refuse_unrunnable(spec, target, problems, hint: str = "") -> None:
-    """A UserError when ``problems`` (of check_model) hold errors: the target cannot run the model."""
+def refuse_unrunnable(spec, target, problems, hint: str = "", opset: int | None = None) -> None:
+    """A UserError when ``problems`` (of check_model) hold errors: the target cannot run the model.
+
+    With the ``opset`` the model was lowered at, the message names a higher opset where every node
+    runs, if there is one (model_for_target only ever goes down from the spec's opset: a newer one
+    is the user's choice, e.g. float16 DequantizeLinear needs opset 19)."""
     from ..errors import UserError
     from .check import errors
 
     failing = errors(problems)
     if failing:
         more = f"; and {len(failing) - 1} more" if len(failing) > 1 else ""
+        higher = runnable_opset_above(spec, target, opset) if opset is not None else None
+        also = f"; at --opset {higher} every node runs there" if higher else ""
         raise UserError(f"{spec.path}: {len(failing)} nodes of the model lowered for {target.name} cannot run there: "
-                        f"{failing[0]}{more}{hint}")
+                        f"{failing[0]}{more}{also}{hint}")
+
+
+def runnable_opset_above(spec, target, opset: int) -> int | None:
+    """The lowest opset above ``opset`` (up to the newest onnx writes) at which ``target`` runs every node."""
+    from onnx.defs import onnx_opset_version
+
+    from . import provider_for_target
+    from .check import check_model, errors
+
+    for higher in range(opset + 1, onnx_opset_version() + 1):
+        try:
+            model = build_model(spec.network, name=spec.name, opset=higher, provider=provider_for_target(target),
+                                doc=spec.source, target=target)
+        except Exception:  # noqa: BLE001 - a spec this opset cannot express: try the next one
+            continue
+        if not errors(check_model(model, target)):
+            return higher
+    return None
 
 
 def _stamp(model, target, note: str):

@@ -178,3 +178,23 @@ cases:
         assert invoke("convert", spec(8), "-o", out, "--target", target).exit_code == (2 if target == "tensorrt-dla" else 0)
         out.unlink(missing_ok=True)
     assert invoke("convert", spec(9), "-o", out, "--target", "ort-cpu").exit_code == 0
+
+
+def test_a_refusal_names_a_higher_opset_where_every_node_runs(write_spec, tmp_path):
+    """DequantizeLinear writes float16 from opset 19 (ONNX DequantizeLinear-19); below, the lowering casts,
+    and DLA has no Cast layer. The opset search only goes down from the spec's, so the refusal says which
+    newer opset would do; the user chooses it."""
+    spec = write_spec("""\
+name: dq16
+network:
+  inputs: {x: {dtype: int8, shape: [1, 2, 2, 2]}}
+  constants: {s: {dtype: float16, shape: [1, 2, 2, 2], data: [[[[0.5, 0.5], [0.5, 0.5]], [[0.5, 0.5], [0.5, 0.5]]]]}}
+  layers:
+    - {name: y, op: dml.DequantizeLinear, inputs: [x, s]}
+  outputs: [y]
+""")
+    out = tmp_path / "m.onnx"
+    result = invoke("convert", spec, "-o", out, "--target", "tensorrt-dla")
+    assert result.exit_code == 2 and not out.exists()
+    assert "(Cast): no DLA layer" in result.output and "at --opset 19 every node runs there" in result.output, result.output
+    assert invoke("convert", spec, "-o", out, "--target", "tensorrt-dla", "--opset", "19").exit_code == 0
