@@ -50,16 +50,22 @@ class NodeBuilder:
         self.layer = layer
         self.lowered = Lowered()
         self._count = 0
+        self._consts: dict[tuple, str] = {}  # (dtype, shape, bytes) -> the initializer already holding it
 
     def _fresh(self, hint: str) -> str:
         self._count += 1
         return f"{self.layer.name}/{hint}_{self._count}"
 
     def const(self, hint: str, value: np.ndarray) -> str:
-        name = self._fresh(hint)
+        """An initializer holding ``value``; the same bits asked for twice (cubic taps of two axes with one
+        scale, say) are one initializer."""
         value = np.asarray(value)
         if not value.flags.c_contiguous:
             value = value.copy(order="C")  # (np.ascontiguousarray would turn a 0-d scalar into shape [1])
+        key = (value.dtype, value.shape, value.tobytes())
+        if key in self._consts:
+            return self._consts[key]
+        name = self._consts[key] = self._fresh(hint)
         self.lowered.initializers.append(numpy_helper.from_array(value, name))
         return name
 
