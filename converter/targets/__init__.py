@@ -71,8 +71,9 @@ def target_for_provider(provider: str) -> Target:
 
 # The onnxruntime provider whose lowering choices a target's model starts from (lowerings that have
 # not learnt ctx.target yet still read ctx.provider).
-_TARGET_PROVIDERS = {"ort-cuda": "CUDAExecutionProvider", "tensorrt": "TensorrtExecutionProvider",
-                     "tensorrt-dla": "TensorrtExecutionProvider", "openvino": "OpenVINOExecutionProvider"}
+# The inverse of _PROVIDER_TARGETS, plus tensorrt-dla (TensorRT builds it); portable starts from the CPU EP's.
+_TARGET_PROVIDERS = {target: provider for provider, target in _PROVIDER_TARGETS.items()} | {
+    "tensorrt-dla": "TensorrtExecutionProvider"}
 
 
 def provider_for_target(target: Target) -> str:
