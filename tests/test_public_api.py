@@ -125,6 +125,16 @@ def test_check_lowers_for_the_target_and_reports_problems():
         spec2onnx.check(SEED, "cuda")
 
 
+def test_check_takes_a_spec_without_cases():
+    doc = {"name": "no-cases", "network": {"inputs": {"x": {"dtype": "int16", "shape": [4]}},
+                                           "constants": {"s": {"dtype": "float32", "shape": [4], "data": [1, 2, 3, 4]}},
+                                           "layers": [{"name": "y", "op": "dml.DequantizeLinear", "inputs": ["x", "s"]}],
+                                           "outputs": ["y"]}}
+    assert spec2onnx.check(doc, "ort-cpu").ok
+    refused = spec2onnx.check(doc, "tensorrt")  # TensorRT has no int16 tensors (onnx-tensorrt docs/operators.md)
+    assert not refused.ok and "input 'x' is int16" in refused.problems[0]
+
+
 def test_check_takes_an_onnx_model(tmp_path):
     from onnx import TensorProto, helper
 
