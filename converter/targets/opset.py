@@ -14,7 +14,9 @@ from onnx import helper
 from ..lowering import build_model
 from ..lowering.model import MIN_OPSET
 
-VERSION_MARKERS = ("no kernel for since-version", "is outside TensorRT's")
+# The problems (check.py's reasons) that another opset may cure: a node past its kernel's since-version, an opset
+# outside TensorRT's range or newer than onnxruntime loads (profiles.py, ORT_MAX_OPSET).
+VERSION_MARKERS = ("no kernel for since-version", "is outside TensorRT's", "is newer than onnxruntime")
 
 
 def version_problems(problems) -> list:

@@ -60,6 +60,21 @@ def test_cuda_opset_is_lowered_until_every_node_has_a_kernel(write_spec, tmp_pat
     assert onnx.load(out).opset_import[0].version == 19
 
 
+@pytest.mark.parametrize("target", ["ort-cpu", "ort-cuda"])
+def test_a_spec_opset_newer_than_onnxruntime_loads_is_lowered_to_the_newest_it_loads(target, write_spec, tmp_path):
+    """onnx writes opsets up to 28 and a spec may ask for one, but onnxruntime 1.31 loads at most 26: as for
+    TensorRT's 9..24, the opset search goes down from the spec's (an explicit --opset is kept and refused)."""
+    spec, out = write_spec(EQUAL_OPSET19.replace("opset: 19", "opset: 27").replace("EQUAL", "SUM")
+                           .replace("expected: {eq: [[true, false, true, false]]}", "expected: {eq: [[2, 2, 6, 4]]}")), tmp_path / "eq.onnx"
+    result = invoke("convert", spec, "-o", out, "--target", target)
+    assert result.exit_code == 0, result.output
+    assert "note: opset 26 instead of 27" in result.output and "newer than onnxruntime 1.31 loads" in result.output
+    assert onnx.load(out).opset_import[0].version == 26
+    out.unlink()
+    result = invoke("convert", spec, "-o", out, "--target", target, "--opset", "27")
+    assert result.exit_code == 2 and not out.exists(), result.output
+
+
 def test_an_explicit_opset_is_kept_and_a_node_without_kernel_is_an_error(write_spec, tmp_path):
     spec, out = write_spec(EQUAL_OPSET19), tmp_path / "eq.onnx"
     result = invoke("convert", spec, "-o", out, "--target", "ort-cuda", "--opset", "19")
