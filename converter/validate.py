@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-import numpy as np
-
 from . import reference, spec_cache
 from .compare import Tolerance, compare, resolve_tolerance
 from .errors import InternalError, UserError
@@ -129,9 +127,10 @@ def check_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = 
                 yield _judge(spec, options, result(case, config, ERROR, problems=[problem], internal=internal))
         return
     runners: dict[RunConfig, Callable | str] = {}
+    threads = _threads(spec, options)
     for config in options.configs:
         try:
-            runners[config] = session(config, model_bytes, threads=_threads(spec, options))
+            runners[config] = session(config, model_bytes, threads=threads)
         except Exception as exc:  # noqa: BLE001
             runners[config] = describe_exception(exc, f"creating the {config.runtime} session")
     tolerances = {name: _tolerance(spec, name, options) for name in spec.network.outputs}
@@ -175,8 +174,7 @@ def _threads(spec: Spec, options: Options) -> int:
     """One intra-op thread for small outputs (a thread pool costs more to start than it saves), else
     ``options.threads``: each output element is computed the same way whatever the number of threads."""
     types = spec.network.types
-    elements = sum(int(np.prod(types[o].shape, dtype=np.int64)) for o in spec.network.outputs
-                   if all(d is not None for d in types[o].shape))
+    elements = sum(types[o].size or 0 for o in spec.network.outputs)  # (a dynamic output counts as none)
     return options.threads if elements >= BIG_OUTPUT_ELEMENTS else 1
 
 
