@@ -90,7 +90,8 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
         x, y = b.cast(x, INT32, why=why), b.cast(y, INT32, why=why)
         return b.finish(b.cast(b.op(_ONNX_OP[op], [x, y]), INT8, why="the int32 maximum/minimum is one of the int8 inputs"))
     if dtype in (INT32, INT64) and op in ("DIV", "FLOOR_DIV"):
-        small = int(np.prod(ctx.input_types[1].shape)) * 16 <= int(np.prod(ctx.output_type.shape))
+        divisor, output = ctx.input_types[1].size, ctx.output_type.size  # None: dynamic (a plugin's layer, say)
+        small = divisor is not None and output is not None and divisor * 16 <= output
         return b.finish(_integer_division(b, op, x, y, dtype, ctx.constant_inputs[1], ctx.target, small))
     compute = dtype
     dla_native = dtype == FLOAT16 and ctx.target.name == "tensorrt-dla" and op in DLA_FLOAT16_NATIVE

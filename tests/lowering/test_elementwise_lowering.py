@@ -215,6 +215,35 @@ def test_integer_division_broadcasts_at_every_opset_and_every_target_runs_it(dty
             assert [str(p) for p in errors(check_model(model, name))] == []
 
 
+@pytest.mark.parametrize("op, want", [
+    ("DIV", [[3, 3, 0], [-1073741824, -2, 0]]),
+    ("FLOOR_DIV", [[3, 3, 0], [-1073741824, -3, 0]]),
+])
+def test_integer_division_of_tensors_whose_shape_is_dynamic(op, want):
+    """A plugin layer may declare an integer output whose dimensions only the data decides (None): the
+    small-divisor choice cannot size it, and the general run-time lowering takes it."""
+    from pathlib import Path
+
+    from converter.plugins import load_plugins
+    from converter.spec import parse_spec
+
+    from ..conftest import REPO
+
+    load_plugins((str(REPO / "tests" / "plugins" / "dynamic_shape_layer.py"),))
+    spec = parse_spec({"name": "dynamic", "network": {
+        "inputs": {"a": {"dtype": "int32", "shape": [2, 3]}, "b": {"dtype": "int32", "shape": [2, 3]}},
+        "layers": [{"name": "da", "op": "test.DynamicIdentity", "inputs": ["a"]},
+                   {"name": "db", "op": "test.DynamicIdentity", "inputs": ["b"]},
+                   {"name": "y", "op": "trt.ElementWise", "inputs": ["da", "db"], "operation": op}],
+        "outputs": ["y"]}, "cases": [{"name": "c", "inputs": {"a": {"random": "integers", "low": 0, "high": 1},
+                                                           "b": {"random": "integers", "low": 1, "high": 2}}}]},
+        Path("dynamic.yaml"))
+    a = np.array([[7, -7, 7], [-2**31, 5, -5]], np.int32)
+    b = np.array([[2, -2, 0], [2, -2, 0]], np.int32)
+    out = OrtRunner(build_model(spec.network).SerializeToString()).run({"a": a, "b": b})["y"]
+    np.testing.assert_array_equal(out, np.array(want, np.int32))
+
+
 @pytest.mark.parametrize("dtype", ["int32", "int64"])
 def test_integer_division_never_traps(dtype):
     """onnxruntime raises on x/0 and dies of SIGFPE on MIN/-1: the lowering must avoid both."""
