@@ -168,7 +168,10 @@ def lowered_model(spec, variant: str, build: Callable[[], bytes]) -> bytes:
     if secret is None:
         return build()
     try:
-        content = _canonical_pickle((spec.name, spec.source, spec.network))
+        # The network's fields, not the object: its __dict__ also holds lookups it fills on use (cached_property),
+        # which would key the same network differently before and after a first check.
+        network = spec.network
+        content = _canonical_pickle((spec.name, spec.source, [getattr(network, f.name) for f in dataclasses.fields(network)]))
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return build()
     if len(content) > MAX_ENTRY_BYTES:

@@ -182,6 +182,21 @@ def test_a_cached_spec_is_lowered_once_per_opset(tmp_path, cache, monkeypatch):
     assert lowered == ["opset=13;provider=CPUExecutionProvider"] and len(_models(cache)) == 2
 
 
+def test_a_spec_checked_twice_hits_its_model_entry(tmp_path, cache, monkeypatch):
+    """The key is the network's content: checking the same Spec object again (the Python API's validate(spec)
+    twice, say), after the first check filled the network's per-object lookups, uses the same entry."""
+    from converter.api import make_options
+    from converter.validate import check_spec
+
+    spec = load_spec(_write(tmp_path))
+    assert [r.outcome for r in check_spec(spec, make_options())] == ["PASS", "PASS"]
+    lowered = []
+    real = spec_cache.lowered_model
+    monkeypatch.setattr(spec_cache, "lowered_model", lambda spec, variant, build: real(spec, variant, lambda: lowered.append(variant) or build()))
+    assert [r.outcome for r in check_spec(spec, make_options())] == ["PASS", "PASS"]
+    assert lowered == [] and len(_models(cache)) == 1
+
+
 def test_a_model_entry_without_the_right_hmac_is_rebuilt(tmp_path, cache):
     """A forged entry holding another model (here: x - x, which fails the cases) is never run."""
     path = _write(tmp_path)
