@@ -165,8 +165,8 @@ def lowered_model(spec, variant: str, build: Callable[[], bytes]) -> bytes:
     """
     folder = doc_cache.cache_dir() if set(spec.ops) <= BUILTIN_OPS else None
     secret = doc_cache.secret(folder) if folder is not None else None
-    if secret is None:
-        return build()
+    if secret is None or sum(a.nbytes for a in spec.network.constants.values()) > MAX_ENTRY_BYTES:
+        return build()  # (big constants: the key's pickle would be over MAX_ENTRY_BYTES; not made to be thrown away)
     try:
         # The network's fields, not the object: its __dict__ also holds lookups it fills on use (cached_property),
         # which would key the same network differently before and after a first check.
