@@ -34,17 +34,13 @@ def model_for_target(spec, target, opset: int, *, fixed: bool = False, provider:
 
     spec_rules.check_spec(spec, target)
     provider = provider or provider_for_target(target)
-
-    def build(n: int):
-        return build_model(spec.network, name=spec.name, opset=n, provider=provider, doc=spec.source, target=target)
-
-    model = build(opset)
+    model = _lower(spec, target, opset, provider)
     problems = check_model(model, target)
     first = version_problems(problems)
     if not fixed and first:
         for lower in range(opset - 1, MIN_OPSET - 1, -1):
             try:
-                candidate = build(lower)
+                candidate = _lower(spec, target, lower, provider)
             except Exception:  # noqa: BLE001 - a spec this opset cannot express: try the next one
                 continue
             found = check_model(candidate, target)
@@ -53,6 +49,11 @@ def model_for_target(spec, target, opset: int, *, fixed: bool = False, provider:
                 note = f"opset {lower} instead of {opset}: at opset {opset}, {p.node} ({p.op}): {p.reason}"
                 return _stamp(candidate, target, note), lower, note, found
     return _stamp(model, target, ""), opset, "", problems
+
+
+def _lower(spec, target, opset: int, provider: str):
+    """The spec's model lowered for ``target`` at ``opset`` (no metadata stamp, no check)."""
+    return build_model(spec.network, name=spec.name, opset=opset, provider=provider, doc=spec.source, target=target)
 
 
 def wanted_opset(spec, opset: int | None) -> int:
@@ -88,10 +89,10 @@ def runnable_opset_above(spec, target, opset: int) -> int | None:
     from . import provider_for_target
     from .check import check_model, errors
 
+    provider = provider_for_target(target)
     for higher in range(opset + 1, onnx_opset_version() + 1):
         try:
-            model = build_model(spec.network, name=spec.name, opset=higher, provider=provider_for_target(target),
-                                doc=spec.source, target=target)
+            model = _lower(spec, target, higher, provider)
         except Exception:  # noqa: BLE001 - a spec this opset cannot express: try the next one
             continue
         if not errors(check_model(model, target)):
