@@ -8,6 +8,7 @@ legalizing node is there.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -62,7 +63,8 @@ class NodeBuilder:
         value = np.asarray(value)
         if not value.flags.c_contiguous:
             value = value.copy(order="C")  # (np.ascontiguousarray would turn a 0-d scalar into shape [1])
-        key = (value.dtype, value.shape, value.tobytes())
+        # A digest of the bytes, not a copy of them: a full-size constant would otherwise be held twice.
+        key = (value.dtype, value.shape, hashlib.sha256(value.reshape(-1).view(np.uint8)).digest())
         if key in self._consts:
             return self._consts[key]
         name = self._consts[key] = self._fresh(hint)
