@@ -95,19 +95,14 @@ def get(data: bytes, spec_path: Path, budget: int, runs: int):
     secret = doc_cache.secret(folder) if folder is not None else None
     if secret is None:
         return None
-    key = _key(data, spec_path)
-    try:
-        blob = _entry(folder, key).read_bytes()
-    except OSError:
+    payload = _read_signed(_entry(folder, key := _key(data, spec_path)), MAGIC, secret, key)
+    if payload is None:
         return None
-    head = len(MAGIC) + 32
-    if blob[:len(MAGIC)] != MAGIC or not hmac.compare_digest(_sign(secret, key, blob[head:]), blob[len(MAGIC):head]):
-        return None
-    total, runtime = int.from_bytes(blob[head:head + 8], "little"), int.from_bytes(blob[head + 8:head + _HEADER], "little")
+    total, runtime = int.from_bytes(payload[:8], "little"), int.from_bytes(payload[8:_HEADER], "little")
     if total + (runtime if runs > 1 else 0) > budget:
         return None  # loaded afresh: that refuses it, with the estimate in the message
     try:
-        spec = _SpecUnpickler(io.BytesIO(blob[head + _HEADER:])).load()
+        spec = _SpecUnpickler(io.BytesIO(payload[_HEADER:])).load()
     except Exception:  # noqa: BLE001 - any damage is a miss
         return None
     from .spec import Spec
@@ -130,13 +125,29 @@ def put(data: bytes, spec_path: Path, spec, total: int, runtime: int) -> None:
     if len(payload) > MAX_ENTRY_BYTES:
         return
     key = _key(data, spec_path)
-    doc_cache.write_atomic(_entry(folder, key), MAGIC + _sign(secret, key, payload) + payload)
+    _write_signed(_entry(folder, key), MAGIC, secret, key, payload)
 
 
 def _sign(secret: bytes, key: str, payload: bytes) -> bytes:
     """The HMAC of an entry, bound to its key: a signed entry copied to another key's file (another spec's,
     another opset's model) is as foreign there as a forged one."""
     return hmac.digest(secret, key.encode() + b"\0" + payload, "sha256")
+
+
+def _read_signed(path: Path, magic: bytes, secret: bytes, key: str) -> bytes | None:
+    """The payload of the entry at ``path``, or None: missing, unreadable, another kind, or not signed for ``key``."""
+    try:
+        blob = path.read_bytes()
+    except OSError:
+        return None
+    head = len(magic) + 32
+    if blob[:len(magic)] != magic or not hmac.compare_digest(_sign(secret, key, blob[head:]), blob[len(magic):head]):
+        return None
+    return blob[head:]
+
+
+def _write_signed(path: Path, magic: bytes, secret: bytes, key: str, payload: bytes) -> None:
+    doc_cache.write_atomic(path, magic + _sign(secret, key, payload) + payload)
 
 
 MODEL_MAGIC = b"s2o-mdl1"
@@ -159,9 +170,9 @@ def lowered_model(spec, variant: str, build: Callable[[], bytes]) -> bytes:
     Lowering is a pure function of the code (``_code_id``), of what ``build`` reads of the spec (its
     name, source and network, whose pickle is in the key: a Spec changed after loading, or a network
     read from ``.npy`` files, is keyed by what it holds now) and of ``variant`` (opset, provider,
-    target: whatever else ``build`` reads), plus onnx's version, which writes the bytes. Only spec2onnx's own layer kinds (a plugin's code is not in
-    the key). The entry is signed like a spec's (a forged model would be a forged result) and at most
-    MAX_ENTRY_BYTES.
+    target: whatever else ``build`` reads), plus onnx's version, which writes the bytes. Only spec2onnx's
+    own layer kinds (a plugin's code is not in the key). The entry is signed like a spec's (a forged model
+    would be a forged result) and at most MAX_ENTRY_BYTES.
     """
     folder = doc_cache.cache_dir() if set(spec.ops) <= BUILTIN_OPS else None
     secret = doc_cache.secret(folder) if folder is not None else None
@@ -181,15 +192,10 @@ def lowered_model(spec, variant: str, build: Callable[[], bytes]) -> bytes:
     digest = hashlib.sha256(_code_id() + b"\0".join([b"", variant.encode(), onnx.__version__.encode(), content]))
     key = digest.hexdigest()
     path = folder / "models" / key[:2] / f"{key[2:]}.model"
-    head = len(MODEL_MAGIC) + 32
-    try:
-        blob = path.read_bytes()
-        if blob[:len(MODEL_MAGIC)] == MODEL_MAGIC and hmac.compare_digest(_sign(secret, key, blob[head:]),
-                                                                           blob[len(MODEL_MAGIC):head]):
-            return blob[head:]
-    except OSError:
-        pass
+    cached = _read_signed(path, MODEL_MAGIC, secret, key)
+    if cached is not None:
+        return cached
     model = build()
     if len(model) <= MAX_ENTRY_BYTES:
-        doc_cache.write_atomic(path, MODEL_MAGIC + _sign(secret, key, model) + model)
+        _write_signed(path, MODEL_MAGIC, secret, key, model)
     return model
