@@ -206,6 +206,10 @@ class _Worker:
     reported: set = field(default_factory=set)  # (case, config) pairs of the job with a result
     eof: bool = False  # the pipe is closed: the process is gone
 
+    def take(self, job: Job | None) -> None:
+        """Now on ``job`` (None: idle): nothing known of its spec yet, its already reported cases remembered."""
+        self.job, self.info, self.reported = job, None, set(job.done) if job else set()
+
     @property
     def current(self) -> str:
         index = int(self.progress[0])
@@ -274,7 +278,7 @@ class Pool:
     def _assign(self, worker: _Worker, job: Job) -> None:
         for _ in range(3):  # a worker that died while idle is replaced (and its replacement tried)
             try:
-                worker.job, worker.info, worker.reported = job, None, set(job.done)
+                worker.take(job)
                 worker.progress[0], worker.progress[1] = -1, time.monotonic()
                 worker.conn.send(job)
                 return
@@ -326,8 +330,7 @@ class Pool:
     @staticmethod
     def _next_job(worker: _Worker) -> None:
         """The worker finished its job: it is now on the job sent ahead, if any (it reset its progress itself)."""
-        worker.job, worker.info = (worker.waiting.popleft() if worker.waiting else None), None
-        worker.reported = set(worker.job.done) if worker.job else set()
+        worker.take(worker.waiting.popleft() if worker.waiting else None)
 
     def _cases(self, worker: _Worker, untouched: bool) -> list[str]:
         """The job's cases with no result at all (untouched) or with at least one configuration missing."""
