@@ -96,7 +96,7 @@ def _check_node(view: ModelView, node: NodeView, name: str, profile: dict) -> li
         bound = "; ".join(f"{c}={','.join(sorted(v))}" for c, v in sorted(node.bindings().items()))
         if refused is None:
             return [problem(f"not measured at since-version {node.since} with {bound} "
-                            "(python -m converter.targets.tables.measure_openvino)", "warning")]
+                            "(python -m tools.measure_openvino)", "warning")]
         return [problem(f"refused at since-version {node.since} with {bound}: {refused}")]
     if reason:
         return [problem(reason)]

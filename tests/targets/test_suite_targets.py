@@ -1,7 +1,7 @@
 """Every bundled spec, lowered for each target, passes that target's static check; portable models run.
 
 A target still marked xfail below is one whose lowerings do not yet legalize every bundled spec
-(the list of what fails: python -m converter.targets.survey). The marks are strict: when a target
+(the list of what fails: python -m tools.survey_targets). The marks are strict: when a target
 starts passing, remove its mark.
 """
 

@@ -1,1 +1,1 @@
-"""Capability tables as data (JSON), each naming its source, and the scripts that regenerate them."""
+"""Capability tables as data (JSON), each naming its source; the scripts that regenerate them are in tools/ of a checkout."""

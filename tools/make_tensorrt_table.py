@@ -2,7 +2,7 @@
 
 Input: tensorrt-operators.txt, the rows of onnx/onnx-tensorrt docs/operators.md for TensorRT 10.15
 ("supports operators in the inclusive range of opset 9 to opset 24"), one ``Op|Y or N|types|restrictions``
-line each, as published. Usage: ``python -m converter.targets.tables.make_tensorrt``.
+line each, as published. Usage: ``python -m tools.make_tensorrt_table`` from a checkout.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parent.parent / "converter" / "targets" / "tables"  # the checkout's tables
 # TensorRT's type names in that matrix -> ONNX element type names.
 TYPES = {"FP32": "float", "FP16": "float16", "BF16": "bfloat16", "INT32": "int32", "INT64": "int64", "INT8": "int8",
          "UINT8": "uint8", "BOOL": "bool", "FP8": "float8e4m3fn", "FP4": "float4e2m1", "INT4": "int4"}

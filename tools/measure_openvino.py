@@ -6,7 +6,7 @@ for each target) is compiled on the CPU plugin at f32 inference precision, as co
 runs models; every node of a model that compiles counts as compiled. The nodes of a model that does
 not are cut out into one-node models (constant inputs kept as initializers) and compiled alone.
 A row per compiled combination, in the kernel-table format of ort-*.json (closed since-version
-ranges). Usage: ``python -m converter.targets.tables.measure_openvino`` (needs openvino).
+ranges). Usage: ``python -m tools.measure_openvino`` from a checkout (needs openvino).
 """
 
 from __future__ import annotations
@@ -17,9 +17,16 @@ import tempfile
 from pathlib import Path
 
 import onnx
+
+from spec2onnx.files import bundled_specs_dir
+from spec2onnx.lowering import build_model
+from spec2onnx.selection import spec_files
+from spec2onnx.spec import load_spec
+from spec2onnx.targets import TARGET_NAMES, Target
+from spec2onnx.targets.model_view import ModelView
 from onnx import helper, numpy_helper
 
-HERE = Path(__file__).parent
+TABLES = Path(__file__).resolve().parent.parent / "converter" / "targets" / "tables"  # the checkout's, never site-packages
 OPSETS = (13, 17, 21)
 
 
@@ -57,12 +64,6 @@ def compiles(core, model: onnx.ModelProto) -> str | None:
 def main() -> None:
     import openvino as ov
 
-    from ...files import bundled_specs_dir
-    from ...lowering import build_model
-    from ...selection import spec_files
-    from ...spec import load_spec
-    from .. import TARGET_NAMES, Target
-    from ..model_view import ModelView
 
     core = ov.Core()
     seen, rows, failures = set(), {}, {}
@@ -92,11 +93,11 @@ def main() -> None:
                     if entry not in bucket.setdefault(node.op, []):
                         bucket[node.op].append(entry)
     table = {"source": f"measured: OpenVINO {ov.get_version()} ONNX frontend + CPU plugin (f32), one-node models of "
-                       "every node the lowerings emit for the bundled suite (converter/targets/tables/measure_openvino.py)",
+                       "every node the lowerings emit for the bundled suite (tools/measure_openvino.py)",
              "kernel_rule": "a row matches its own since-version and types only (measured combinations)",
              "ops": rows, "failed": failures}
     text = json.dumps(table, indent=1, sort_keys=True)
-    (HERE / "openvino.json").write_text(text + "\n", encoding="utf-8")
+    (TABLES / "openvino.json").write_text(text + "\n", encoding="utf-8")
     print(f"{sum(map(len, rows.values()))} combinations compiled, {sum(map(len, failures.values()))} refused")
 
 

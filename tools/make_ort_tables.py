@@ -4,7 +4,7 @@ Input: a Markdown transcription of docs/OperatorKernels.md (one row per register
 ``| op | opset range | type constraints |``), such as the project's reference copies of
 microsoft/onnxruntime at 001d12d2623fd411ce0f83d05abb5e82304a3389. Usage::
 
-    python -m converter.targets.tables.make_ort ort-cpu-kernels.md ort-cpu.json "onnxruntime CPUExecutionProvider"
+    python -m tools.make_ort_tables ort-cpu-kernels.md ort-cpu.json "onnxruntime CPUExecutionProvider"
 
 Kernel matching rule kept in the output (onnxruntime/core/framework/kernel_registry.cc, VerifyKernelDef):
 a row ``[a, b]`` matches nodes whose since-version is in a..b; an open row ``N+`` (written with
