@@ -36,10 +36,61 @@ import numpy as np
 from . import _export
 from .errors import UserError
 
+
+class BuilderTypeError(UserError, TypeError):
+    """A builder argument or property of the wrong type (TensorRT's bindings raise TypeError there)."""
+
+
+class BuilderValueError(UserError, ValueError):
+    """A builder argument or property value TensorRT (or spec2onnx's spec) refuses, raised at the call or assignment."""
+
+
+class BuilderUnsupportedError(UserError, NotImplementedError):
+    """A TensorRT property or setting that spec2onnx does not model (the message names it and what is allowed)."""
+
+
+class _Strict:
+    """TensorRT's Python objects raise AttributeError when an unknown attribute is assigned; so do these.
+
+    Only the class's properties (and internal ``_`` names) can be set: a typo such as
+    ``layer.coordinate_transform = ...`` fails at the assignment instead of being dropped.
+    """
+
+    def __setattr__(self, name: str, value) -> None:
+        if name.startswith("_") or isinstance(getattr(type(self), name, None), property):
+            object.__setattr__(self, name, value)
+            return
+        known = sorted(n for n in dir(type(self)) if not n.startswith("_") and isinstance(getattr(type(self), n), property))
+        from .registry import did_you_mean
+
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}{did_you_mean(name, known)} "
+                             f"(settable: {', '.join(n for n in known if getattr(type(self), n).fset) or 'none'})")
+
 __all__ = ["DataType", "float32", "float16", "bfloat16", "int8", "int32", "int64", "uint8", "bool", "nptype",
            "ScaleMode", "ElementWiseOperation", "InterpolationMode", "ResizeMode", "ResizeCoordinateTransformation",
            "ResizeSelector", "ResizeRoundMode", "Logger", "Builder", "NetworkDefinitionCreationFlag", "Weights",
-           "Network", "ITensor", "ILayer", "IConstantLayer", "IScaleLayer", "IElementWiseLayer", "IResizeLayer"]
+           "Network", "ITensor", "ILayer", "IConstantLayer", "IScaleLayer", "IElementWiseLayer", "IResizeLayer",
+           "BuilderFlag", "DeviceType", "MemoryPoolType", "IBuilderConfig", "IOptimizationProfile", "IHostMemory",
+           "BuilderTypeError", "BuilderValueError", "BuilderUnsupportedError"]
+
+
+_UNSET = object()
+
+
+def _unsupported(owner: str, name: str, default, why: str) -> property:
+    """A TensorRT property spec2onnx does not model: it reads as TensorRT's default, and setting that
+    default is accepted; any other value raises ``BuilderUnsupportedError`` naming the property."""
+
+    def get(self):
+        return default
+
+    def set(self, value) -> None:
+        if type(value) is type(default) and value == default:
+            return
+        raise BuilderUnsupportedError(f"{owner}.{name} = {value!r}: not supported by spec2onnx ({why}); "
+                                      f"allowed: {default!r}, TensorRT's default")
+
+    return property(get, set, doc=f"Not supported (reads as TensorRT's default {default!r}): {why}.")
 
 
 class DataType(enum.Enum):
@@ -135,35 +186,509 @@ class NetworkDefinitionCreationFlag(enum.IntEnum):
     STRONGLY_TYPED = 1
 
 
+class BuilderFlag(enum.IntEnum):
+    """``trt.BuilderFlag`` (TensorRT 10's members and values). What each means for the exported model is in
+    docs/builder.md: FP16 and INT8 permit those precisions (DLA runs only FP16 and INT8), GPU_FALLBACK lets a
+    layer DLA refuses run on the GPU; the others are accepted and change nothing in an ONNX model."""
+
+    FP16 = 0
+    INT8 = 1
+    DEBUG = 2
+    GPU_FALLBACK = 3
+    REFIT = 4
+    DISABLE_TIMING_CACHE = 5
+    TF32 = 6
+    SPARSE_WEIGHTS = 7
+    SAFETY_SCOPE = 8
+    OBEY_PRECISION_CONSTRAINTS = 9
+    PREFER_PRECISION_CONSTRAINTS = 10
+    DIRECT_IO = 11
+    REJECT_EMPTY_ALGORITHMS = 12
+    VERSION_COMPATIBLE = 13
+    EXCLUDE_LEAN_RUNTIME = 14
+    FP8 = 15
+    ERROR_ON_TIMING_CACHE_MISS = 16
+    BF16 = 17
+    DISABLE_COMPILATION_CACHE = 18
+    STRIP_PLAN = 19
+    REFIT_IDENTICAL = 20
+    WEIGHT_STREAMING = 21
+    INT4 = 22
+    REFIT_INDIVIDUAL = 23
+    STRICT_NANS = 24
+    MONITOR_MEMORY = 25
+    FP4 = 26
+    EDITABLE_TIMING_CACHE = 27
+    DISTRIBUTIVE_INDEPENDENCE = 28
+
+
+class DeviceType(enum.IntEnum):
+    """``trt.DeviceType``: where a layer runs."""
+
+    GPU = 0
+    DLA = 1
+
+
+class MemoryPoolType(enum.IntEnum):
+    """``trt.MemoryPoolType``: the pools ``set_memory_pool_limit`` bounds (recorded; an ONNX model has no pools)."""
+
+    WORKSPACE = 0
+    DLA_MANAGED_SRAM = 1
+    DLA_LOCAL_DRAM = 2
+    DLA_GLOBAL_DRAM = 3
+    TACTIC_DRAM = 4
+    TACTIC_SHARED_MEMORY = 5
+
+
+# TensorRT's defaults of the DLA pools (MemoryPoolType's documentation); the others default to the device's memory.
+_POOL_DEFAULTS = {MemoryPoolType.DLA_MANAGED_SRAM: 1 << 20, MemoryPoolType.DLA_LOCAL_DRAM: 1 << 30,
+                  MemoryPoolType.DLA_GLOBAL_DRAM: 512 << 20}
+_DLA_POOLS = tuple(_POOL_DEFAULTS)
+# Flags that decide what the exported model is or whether it builds; the rest are accepted and recorded.
+_EFFECTIVE_FLAGS = (BuilderFlag.FP16, BuilderFlag.INT8, BuilderFlag.GPU_FALLBACK)
+
+
 class Logger:
     """Stands in for ``trt.Logger`` so that ported code runs; spec2onnx reports by raising errors."""
 
     INTERNAL_ERROR, ERROR, WARNING, INFO, VERBOSE = range(5)
+    Severity = enum.IntEnum("Severity", "INTERNAL_ERROR ERROR WARNING INFO VERBOSE", start=0)
 
     def __init__(self, min_severity: int = 2):
         self.min_severity = min_severity
 
 
-class Builder:
-    """Stands in for ``trt.Builder``: ``create_network`` is all it offers."""
+# Names of older TensorRT APIs (removed in TensorRT 10) and of what runs an engine: refused with the way forward.
+_REFUSED_BUILDER = {
+    "build_engine": "TensorRT 10 removed Builder.build_engine; use builder.build_serialized_network(network, config)",
+    "build_cuda_engine": "TensorRT 8 removed Builder.build_cuda_engine; use builder.build_serialized_network(network, config)",
+    "build_engine_with_config": "use builder.build_serialized_network(network, config)",
+    "max_workspace_size": "TensorRT 8 moved it to config.set_memory_pool_limit(trt.MemoryPoolType.WORKSPACE, size)",
+    "max_batch_size": "networks are explicit-batch: the batch is the first dimension of each input",
+    "fp16_mode": "TensorRT 8 moved it to config.set_flag(trt.BuilderFlag.FP16)",
+    "int8_mode": "TensorRT 8 moved it to config.set_flag(trt.BuilderFlag.INT8)",
+    "strict_type_constraints": "TensorRT 10 removed it; spec2onnx computes each layer in its declared types",
+    "platform_has_fast_fp16": "spec2onnx builds for a target, not for this machine's GPU: decide FP16 in the config",
+    "platform_has_fast_int8": "spec2onnx builds for a target, not for this machine's GPU: decide INT8 in the config",
+    "num_DLA_cores": "spec2onnx has no device to count: set config.DLA_core to the core you deploy on",
+    "max_DLA_batch_size": "spec2onnx has no device to ask",
+}
+
+
+class Builder(_Strict):
+    """``trt.Builder``: networks, builder configs, optimization profiles, and ``build_serialized_network``,
+    which returns the ONNX model lowered for the configured target (serialized, like TensorRT's plan)."""
 
     def __init__(self, logger: Logger | None = None):
-        self.logger = logger
+        self._logger = logger
+
+    @property
+    def logger(self) -> Logger | None:
+        """The logger given (unused: spec2onnx reports by raising errors)."""
+        return self._logger
 
     def create_network(self, flags: int = 0) -> "Network":
         """A new, empty network (every network is explicit-batch)."""
         return Network()
 
+    def create_builder_config(self) -> "IBuilderConfig":
+        """A new ``IBuilderConfig`` with TensorRT's defaults (device GPU, TF32 on)."""
+        return IBuilderConfig()
 
-class Weights:
-    """``trt.Weights``: an array of coefficients or constant data."""
+    def create_optimization_profile(self) -> "IOptimizationProfile":
+        """A new, empty ``IOptimizationProfile``."""
+        return IOptimizationProfile()
+
+    def is_network_supported(self, network: "Network", config: "IBuilderConfig") -> bool:
+        """Whether ``build_serialized_network(network, config)`` would succeed."""
+        try:
+            self.build_serialized_network(network, config)
+        except UserError:
+            return False
+        return True
+
+    def build_serialized_network(self, network: "Network", config: "IBuilderConfig") -> "IHostMemory":
+        """The network as an ONNX model lowered for the config's target, serialized (an ``IHostMemory``).
+
+        The target: ``default_device_type`` GPU -> ``tensorrt``; DLA -> ``tensorrt-dla`` when every layer runs
+        on DLA (in FP16 with ``BuilderFlag.FP16``, INT8 with ``BuilderFlag.INT8``), else, with
+        ``BuilderFlag.GPU_FALLBACK``, ``tensorrt`` with the layers DLA refuses listed in ``gpu_fallback``;
+        without it a layer DLA refuses fails the build, naming the call that made it (as TensorRT's build
+        fails). The types are the network's: the flags permit precisions, they do not change the model.
+        """
+        call = "build_serialized_network()"
+        if not isinstance(network, Network):
+            raise BuilderTypeError(f"{call}: network: expected a Network (builder.create_network()), got {type(network).__name__}")
+        if not isinstance(config, IBuilderConfig):
+            raise BuilderTypeError(f"{call}: config: expected an IBuilderConfig (builder.create_builder_config()), "
+                                   f"got {type(config).__name__}")
+        if not network._outputs:
+            raise BuilderValueError(f"{call}: the network has no outputs: mark one with network.mark_output(tensor)")
+        config._check_profiles(network, call)
+        spec = network._load(network.to_spec_dict("trt-network"), call)
+        placement, refused = config._placement(network, spec)
+        if refused and not config.get_flag(BuilderFlag.GPU_FALLBACK):
+            layer, why = refused[0]
+            raise BuilderValueError(
+                f"{call}: {layer._call} {layer.name!r} cannot run on DLA: {why}; with default_device_type DLA, "
+                f"set config.set_flag(trt.BuilderFlag.GPU_FALLBACK) to run it on the GPU, or "
+                f"config.set_device_type(layer, trt.DeviceType.GPU)" + (f" ({len(refused) - 1} more layers refused)" if len(refused) > 1 else ""))
+        all_dla = bool(placement) and all(d == DeviceType.DLA for d in placement.values())
+        target = "tensorrt-dla" if all_dla and not _has_float32(spec) else "tensorrt"
+        model = network._convert(spec, None, target, None, call).model
+        _stamp(model, config, placement)
+        return IHostMemory(model.SerializeToString(), model=model, target=target,
+                           placement={layer.name: device for layer, device in placement.items()},
+                           gpu_fallback=tuple((layer.name, why) for layer, why in refused))
+
+    def __getattr__(self, name: str):
+        if name in _REFUSED_BUILDER:
+            raise AttributeError(f"Builder.{name}: not available: {_REFUSED_BUILDER[name]}")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in _REFUSED_BUILDER:
+            raise AttributeError(f"Builder.{name}: not available: {_REFUSED_BUILDER[name]}")
+        super().__setattr__(name, value)
+
+
+def _flag(value, call: str) -> BuilderFlag:
+    if isinstance(value, BuilderFlag):
+        return value
+    if isinstance(value, str) and value in BuilderFlag.__members__:
+        return BuilderFlag[value]
+    raise BuilderTypeError(f"{call}: {value!r} is not a BuilderFlag; allowed: "
+                           f"{', '.join(f'BuilderFlag.{m}' for m in BuilderFlag.__members__)}")
+
+
+class IBuilderConfig(_Strict):
+    """``trt.IBuilderConfig``: what a TensorRT script sets, mapped to the exported model (docs/builder.md)."""
+
+    def __init__(self):
+        self._flags = 1 << BuilderFlag.TF32  # TensorRT: TF32 is enabled by default
+        self._device = DeviceType.GPU
+        self._dla_core = -1
+        self._pools: dict[MemoryPoolType, int] = {}
+        self._profiles: list[IOptimizationProfile] = []
+        self._devices: dict[int, tuple[ILayer, DeviceType]] = {}
+        self._knobs = {"avg_timing_iterations": 1, "builder_optimization_level": 3, "max_aux_streams": -1}
+
+    # --- flags ----------------------------------------------------------------------------------------------
+
+    @property
+    def flags(self) -> int:
+        """The flags as a bit mask (``1 << int(trt.BuilderFlag.X)``), as TensorRT's ``config.flags``."""
+        return self._flags
+
+    @flags.setter
+    def flags(self, value) -> None:
+        mask = _integer(value, "IBuilderConfig.flags", "flags")
+        if mask < 0 or mask >> len(BuilderFlag):
+            raise BuilderValueError(f"IBuilderConfig.flags: {mask:#x} has bits that are no BuilderFlag "
+                                    f"(0 to {len(BuilderFlag) - 1})")
+        self._flags = mask
+
+    def set_flag(self, flag: BuilderFlag) -> None:
+        """Turn ``flag`` on."""
+        self._flags |= 1 << _flag(flag, "IBuilderConfig.set_flag()")
+
+    def clear_flag(self, flag: BuilderFlag) -> None:
+        """Turn ``flag`` off."""
+        self._flags &= ~(1 << _flag(flag, "IBuilderConfig.clear_flag()"))
+
+    def get_flag(self, flag: BuilderFlag) -> bool:
+        """Whether ``flag`` is on."""
+        return bool(self._flags >> _flag(flag, "IBuilderConfig.get_flag()") & 1)
+
+    # --- devices ----------------------------------------------------------------------------------------------
+
+    @property
+    def default_device_type(self) -> DeviceType:
+        """Where layers run unless ``set_device_type`` says otherwise: ``DeviceType.GPU`` (default) or ``DLA``."""
+        return self._device
+
+    @default_device_type.setter
+    def default_device_type(self, value) -> None:
+        self._device = _enum(DeviceType, value, "IBuilderConfig.default_device_type", "default_device_type")
+
+    @property
+    def DLA_core(self) -> int:  # noqa: N802 - TensorRT's name
+        """The DLA core the engine runs on (-1: unset); recorded in the model's metadata."""
+        return self._dla_core
+
+    @DLA_core.setter
+    def DLA_core(self, value) -> None:  # noqa: N802
+        core = _integer(value, "IBuilderConfig.DLA_core", "DLA_core")
+        if core < -1:
+            raise BuilderValueError(f"IBuilderConfig.DLA_core: {core}: a core index is 0 or more (-1: unset)")
+        self._dla_core = core
+
+    def set_device_type(self, layer: "ILayer", device_type: DeviceType) -> None:
+        """Run ``layer`` on ``device_type`` whatever the default."""
+        if not isinstance(layer, ILayer):
+            raise BuilderTypeError(f"IBuilderConfig.set_device_type(): layer: expected an ILayer, got {type(layer).__name__}")
+        self._devices[id(layer)] = (layer, _enum(DeviceType, device_type, "IBuilderConfig.set_device_type()", "device_type"))
+
+    def get_device_type(self, layer: "ILayer") -> DeviceType:
+        """The device ``layer`` is set to run on (the default device unless set)."""
+        return self._devices.get(id(layer), (layer, self._device))[1]
+
+    def is_device_type_set(self, layer: "ILayer") -> bool:
+        """Whether ``set_device_type`` was called for ``layer``."""
+        return id(layer) in self._devices
+
+    def reset_device_type(self, layer: "ILayer") -> None:
+        """Back to the default device for ``layer``."""
+        self._devices.pop(id(layer), None)
+
+    def can_run_on_DLA(self, layer: "ILayer") -> bool:  # noqa: N802 - TensorRT's name
+        """Whether DLA runs ``layer`` with this config's precision flags (the tensorrt-dla rules)."""
+        if not isinstance(layer, ILayer):
+            raise BuilderTypeError(f"IBuilderConfig.can_run_on_DLA(): layer: expected an ILayer, got {type(layer).__name__}")
+        if isinstance(layer, IConstantLayer):
+            return True
+        network = layer._network
+        spec = network._load(network.to_spec_dict("trt-network"), "IBuilderConfig.can_run_on_DLA()")
+        return _dla_refusal(spec, layer, self) is None
+
+    # --- memory, profiles and knobs ---------------------------------------------------------------------------
+
+    def set_memory_pool_limit(self, pool: MemoryPoolType, pool_size: int) -> None:
+        """Bound a memory pool (recorded in the model's metadata; an ONNX model has no pools).
+
+        DLA pools must be at least 4 KiB and a power of 2, as TensorRT requires."""
+        call = "IBuilderConfig.set_memory_pool_limit()"
+        pool = _enum(MemoryPoolType, pool, call, "pool")
+        size = _integer(pool_size, call, "pool_size")
+        if size < 0:
+            raise BuilderValueError(f"{call}: pool_size: {size} is negative")
+        if pool in _DLA_POOLS and (size < 4096 or size & (size - 1)):
+            raise BuilderValueError(f"{call}: pool_size: {size}: a DLA pool ({pool.name}) is at least 4 KiB and a power of 2")
+        self._pools[pool] = size
+
+    def get_memory_pool_limit(self, pool: MemoryPoolType) -> int | None:
+        """The limit set for ``pool``, TensorRT's default for a DLA pool, or None (the device's memory)."""
+        pool = _enum(MemoryPoolType, pool, "IBuilderConfig.get_memory_pool_limit()", "pool")
+        return self._pools.get(pool, _POOL_DEFAULTS.get(pool))
+
+    def add_optimization_profile(self, profile: "IOptimizationProfile") -> int:
+        """Add ``profile``; returns its index. Inputs are static here: a profile must give each input its shape."""
+        if not isinstance(profile, IOptimizationProfile):
+            raise BuilderTypeError(f"IBuilderConfig.add_optimization_profile(): profile: expected an IOptimizationProfile "
+                                   f"(builder.create_optimization_profile()), got {type(profile).__name__}")
+        self._profiles.append(profile)
+        return len(self._profiles) - 1
+
+    @property
+    def num_optimization_profiles(self) -> int:
+        """How many profiles were added."""
+        return len(self._profiles)
+
+    def _knob(name: str, low: int, high: int | None, doc: str) -> property:  # noqa: N805 - a class-body helper
+        def get(self):
+            return self._knobs[name]
+
+        def set(self, value) -> None:
+            number = _integer(value, f"IBuilderConfig.{name}", name)
+            if number < low or (high is not None and number > high):
+                raise BuilderValueError(f"IBuilderConfig.{name}: {number} is outside {low}..{high if high is not None else ''}")
+            self._knobs[name] = number
+
+        return property(get, set, doc=doc + " Accepted and recorded; it changes nothing in an ONNX model.")
+
+    avg_timing_iterations = _knob("avg_timing_iterations", 0, None, "TensorRT's timing iterations.")
+    builder_optimization_level = _knob("builder_optimization_level", 0, 5, "TensorRT's build effort (0 to 5, default 3).")
+    max_aux_streams = _knob("max_aux_streams", -1, None, "TensorRT's auxiliary streams (-1: its heuristic).")
+    del _knob
+
+    int8_calibrator = _unsupported("IBuilderConfig", "int8_calibrator", None,
+                                   "there is no calibration: give int8 tensors their range with ITensor.set_dynamic_range")
+
+    # --- what build_serialized_network uses ---------------------------------------------------------------
+
+    def _check_profiles(self, network: "Network", call: str) -> None:
+        for index, profile in enumerate(self._profiles):
+            for name, shapes in profile._shapes.items():
+                if name not in network._input_types:
+                    raise BuilderValueError(f"{call}: optimization profile {index}: {name!r} is not a network input "
+                                            f"(inputs: {', '.join(network._input_types) or 'none'})")
+                static = network._input_types[name][1]
+                if any(tuple(s) != static for s in shapes):
+                    raise BuilderUnsupportedError(
+                        f"{call}: optimization profile {index}: input {name!r} min/opt/max {[list(s) for s in shapes]} "
+                        f"differ from its shape {list(static)}: not supported: networks are static here, so a profile "
+                        "gives each input its one shape (min = opt = max)")
+
+    def _placement(self, network: "Network", spec) -> tuple[dict, list]:
+        """({layer: device}, [(layer, why DLA refuses it)]) for the non-constant layers."""
+        placement, refused = {}, []
+        for layer in network._layers:
+            if isinstance(layer, IConstantLayer):
+                continue
+            device = self.get_device_type(layer)
+            if device == DeviceType.DLA:
+                why = _dla_refusal(spec, layer, self)
+                if why is not None:
+                    refused.append((layer, why))
+                    device = DeviceType.GPU
+            placement[layer] = device
+        return placement, refused
+
+
+class IOptimizationProfile(_Strict):
+    """``trt.IOptimizationProfile``: min/opt/max shapes per input (``set_shape``)."""
+
+    def __init__(self):
+        self._shapes: dict[str, tuple[tuple[int, ...], ...]] = {}
+
+    def set_shape(self, input: str, min, opt, max) -> None:  # noqa: A002 - TensorRT's argument names
+        """The smallest, the optimal and the largest shape of input ``input``; checked here (same rank, min <= opt <= max)."""
+        call = f"IOptimizationProfile.set_shape({input!r})"
+        name = _text(input, f"{call}: input")
+        shapes = tuple(_dims(s, f"{call}: {which}") for s, which in ((min, "min"), (opt, "opt"), (max, "max")))
+        if len({len(s) for s in shapes}) != 1:
+            raise BuilderValueError(f"{call}: min, opt and max have ranks {[len(s) for s in shapes]}; they must have one rank")
+        for which, dims in zip(("min", "opt", "max"), shapes):
+            if any(d < 0 for d in dims):
+                raise BuilderValueError(f"{call}: {which} {list(dims)} has a negative dimension")
+        lo, mid, hi = shapes
+        if not all(a <= b <= c for a, b, c in zip(lo, mid, hi)):
+            raise BuilderValueError(f"{call}: need min <= opt <= max in every dimension, got {list(lo)}, {list(mid)}, {list(hi)}")
+        self._shapes[name] = shapes
+
+    def get_shape(self, input: str) -> list[tuple[int, ...]]:  # noqa: A002
+        """[min, opt, max] of ``input`` (empty if unset)."""
+        return list(self._shapes.get(input, ()))
+
+    def set_shape_input(self, input: str, min, opt, max) -> None:  # noqa: A002
+        """Shape tensors (values of an input that is a shape) are not supported."""
+        raise BuilderUnsupportedError(f"IOptimizationProfile.set_shape_input({input!r}): not supported: spec2onnx networks "
+                                      "have no shape-tensor inputs (a Resize's shape comes from add_constant)")
+
+    def __bool__(self) -> bool:
+        return True
+
+
+class IHostMemory(bytes):
+    """What ``build_serialized_network`` returns: the serialized ONNX model (TensorRT returns a serialized plan).
+
+    It is ``bytes`` (write it to a file, pass it to ``onnxruntime.InferenceSession``); ``tobytes()``,
+    ``nbytes`` and ``dtype`` are TensorRT's; ``model`` is the ``onnx.ModelProto``, ``target`` the target it is
+    lowered for, ``placement`` each layer's device, ``gpu_fallback`` the layers DLA refused, with why."""
+
+    def __new__(cls, data: bytes, *, model, target: str, placement: dict, gpu_fallback: tuple):
+        self = super().__new__(cls, data)
+        self.model, self.target, self.placement, self.gpu_fallback = model, target, placement, gpu_fallback
+        return self
+
+    @property
+    def nbytes(self) -> int:
+        """The size in bytes."""
+        return len(self)
+
+    @property
+    def dtype(self) -> DataType:
+        """The element type of the buffer (bytes)."""
+        return DataType.UINT8
+
+    def tobytes(self) -> bytes:
+        """A plain ``bytes`` copy."""
+        return bytes(self)
+
+
+def _has_float32(spec) -> bool:
+    return any(t.dtype.name == "float32" for t in spec.network.types.values())
+
+
+def _dla_refusal(spec, layer: "ILayer", config: IBuilderConfig) -> str | None:
+    """Why DLA cannot run ``layer`` under ``config``'s precision flags, or None.
+
+    DLA runs FP16 and INT8 only: a float32 or float16 tensor needs ``BuilderFlag.FP16`` (DLA computes it in FP16),
+    an int8 tensor ``BuilderFlag.INT8``; then the layer kind's DLA rules (converter/targets/dla.py, from the
+    seeds' "DLA Support" sections) apply, as for the tensorrt-dla target.
+    """
+    from .targets import dla
+
+    net = spec.network
+    index = [x for x in layer._network._layers if not isinstance(x, IConstantLayer)].index(layer)
+    slayer = net.layers[index]
+    need = {"float32": BuilderFlag.FP16, "float16": BuilderFlag.FP16, "int8": BuilderFlag.INT8}
+    for tensor in tuple(slayer.inputs) + (slayer.name,):
+        dtype = net.types[tensor].dtype.name
+        if dtype == "bool" and tensor == slayer.name and slayer.attrs.get("operation") in dla.COMPARISONS:
+            continue
+        if dtype not in need:
+            return f"tensor {tensor!r} is {dtype}; DLA runs FP16 and INT8 only"
+        if not config.get_flag(need[dtype]):
+            return f"tensor {tensor!r} is {dtype}: DLA runs it only with BuilderFlag.{need[dtype].name} (DLA runs FP16 and INT8 only)"
+    try:
+        where = slayer.field or f"network.layers[{index}]"
+        if slayer.op == "trt.Scale":
+            power = np.asarray(slayer.attrs.get("power", []))
+            if power.size and np.any(power != 1):
+                return f"power {power.ravel()[:4].tolist()}{'...' if power.size > 4 else ''}: DLA does not support custom power values"
+            if net.types[slayer.inputs[0]].dtype.name == "float16":
+                dla._check_float16_scale(spec, slayer, where)
+        elif slayer.op == "trt.ElementWise":
+            dla._check_elementwise(spec, slayer, where)
+        elif slayer.op == "trt.Resize":
+            dla._check_resize(spec, slayer, where)
+    except dla.DlaRuleError as exc:
+        return exc.detail
+    return None
+
+
+def _stamp(model, config: IBuilderConfig, placement: dict) -> None:
+    """Record the build configuration in the model's metadata (``metadata_props``, keys ``spec2onnx.trt.*``)."""
+    from onnx import helper
+
+    flags = [f.name for f in BuilderFlag if config.get_flag(f)]
+    props = {"spec2onnx.trt.builder_flags": ",".join(flags),
+             "spec2onnx.trt.default_device_type": config.default_device_type.name,
+             "spec2onnx.trt.placement": ",".join(f"{layer.name}:{device.name}" for layer, device in placement.items())}
+    if config.DLA_core >= 0:
+        props["spec2onnx.trt.DLA_core"] = str(config.DLA_core)
+    for pool, size in sorted(config._pools.items()):
+        props[f"spec2onnx.trt.memory_pool_limit.{pool.name}"] = str(size)
+    helper.set_model_props(model, {**{p.key: p.value for p in model.metadata_props}, **props})
+
+
+class Weights(_Strict):
+    """``trt.Weights``: an array of coefficients or constant data (``trt.Weights(array)``), or empty weights of a
+    type (``trt.Weights(trt.float32)``, ``trt.Weights()``)."""
 
     def __init__(self, a: Any = None):
-        self.array = np.zeros(0, np.float32) if a is None else np.asarray(a)
+        if a is None or isinstance(a, DataType):
+            self._array = np.zeros(0, nptype(a or DataType.FLOAT))
+        else:
+            self._array = np.asarray(a)
+
+    @property
+    def array(self) -> np.ndarray:
+        """The array."""
+        return self._array
+
+    @property
+    def size(self) -> int:
+        """How many values."""
+        return int(self._array.size)
+
+    @property
+    def nbytes(self) -> int:
+        """How many bytes."""
+        return int(self._array.nbytes)
+
+    @property
+    def dtype(self) -> DataType:
+        """The values' ``DataType``."""
+        return _enum(DataType, self._array.dtype, "Weights.dtype", "dtype")
 
     def numpy(self) -> np.ndarray:
         """The array."""
-        return self.array
+        return self._array
+
+    def __len__(self) -> int:
+        return self.size
 
 
 # --- argument checks: each raises a UserError naming the call and the argument ---------------------
@@ -183,13 +708,13 @@ def _enum(cls, value, call: str, argument: str):
                 return by_numpy[np.dtype(value)]
         except TypeError:
             pass
-    raise UserError(f"{call}: {argument}: {value!r} is not one of {cls.__name__}'s members; allowed: "
+    raise BuilderTypeError(f"{call}: {argument}: {value!r} is not one of {cls.__name__}'s members; allowed: "
                     f"{', '.join(f'{cls.__name__}.{m}' for m in cls.__members__)}")
 
 
 def _text(value, where: str) -> str:
     if not isinstance(value, str):
-        raise UserError(f"{where}: expected text, got {type(value).__name__} {value!r}")
+        raise BuilderTypeError(f"{where}: expected text, got {type(value).__name__} {value!r}")
     return value
 
 
@@ -200,13 +725,15 @@ def _enum_of(cls):
 
 def _number(value, call: str, argument: str) -> float:
     if isinstance(value, type(True)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise UserError(f"{call}: {argument}: expected a number, got {value!r}")
+        raise BuilderTypeError(f"{call}: {argument}: expected a number, got {value!r}")
+    if not np.isfinite(value):
+        raise BuilderValueError(f"{call}: {argument}: {value!r} is not a finite number")
     return float(value)
 
 
 def _integer(value, call: str, argument: str) -> int:
     if isinstance(value, type(True)) or not isinstance(value, (int, np.integer)):
-        raise UserError(f"{call}: {argument}: expected an integer, got {value!r}")
+        raise BuilderTypeError(f"{call}: {argument}: expected an integer, got {value!r}")
     return int(value)
 
 
@@ -214,7 +741,7 @@ def _sequence(value, call: str, argument: str) -> list:
     if isinstance(value, np.ndarray):
         return value.reshape(-1).tolist()
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise UserError(f"{call}: {argument}: expected a sequence, got {type(value).__name__} {value!r}")
+        raise BuilderTypeError(f"{call}: {argument}: expected a sequence, got {type(value).__name__} {value!r}")
     return list(value)
 
 
@@ -222,11 +749,11 @@ def _dims(value, where: str) -> tuple[int, ...]:
     if isinstance(value, np.ndarray):
         value = value.tolist()
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise UserError(f"{where}: expected a sequence of integers, got {type(value).__name__} {value!r}")
+        raise BuilderTypeError(f"{where}: expected a sequence of integers, got {type(value).__name__} {value!r}")
     dims = []
     for d in value:
         if isinstance(d, type(True)) or not isinstance(d, (int, np.integer)):
-            raise UserError(f"{where}: {d!r} is not an integer dimension")
+            raise BuilderTypeError(f"{where}: {d!r} is not an integer dimension")
         dims.append(int(d))
     return tuple(dims)
 
@@ -238,7 +765,7 @@ def _coefficients(value, call: str, argument: str) -> list[float]:
     try:
         array = np.asarray(array, dtype=np.float64)
     except (TypeError, ValueError):
-        raise UserError(f"{call}: {argument}: expected numbers (an array, Weights or a list), got {value!r}") from None
+        raise BuilderTypeError(f"{call}: {argument}: expected numbers (an array, Weights or a list), got {value!r}") from None
     return array.reshape(-1).tolist()
 
 
@@ -249,9 +776,20 @@ def _setting(name: str, convert, default: Any = None, doc: str = "") -> property
         return self._settings.get(name, default)
 
     def set(self, value) -> None:
+        old = self._settings.get(name, _UNSET)
         self._settings[name] = convert(value, self._call, name)
 
+        def restore():
+            if old is _UNSET:
+                del self._settings[name]
+            else:
+                self._settings[name] = old
+
+        self._recheck(restore)
+
     return property(get, set, doc=doc)
+
+
 
 
 def _spec_values(settings: dict) -> dict:
@@ -259,7 +797,7 @@ def _spec_values(settings: dict) -> dict:
     return {k: (v.value if isinstance(v, enum.Enum) else v) for k, v in settings.items()}
 
 
-class ITensor:
+class ITensor(_Strict):
     """A tensor of a network: a network input, a constant, or a layer's output."""
 
     def __init__(self, network: "Network", name: str, producer: "ILayer | None" = None):
@@ -315,7 +853,7 @@ class ITensor:
         return f"ITensor({self.name!r})"
 
 
-class ILayer:
+class ILayer(_Strict):
     """What every layer has: a name, inputs, and one output (``get_output(0)``)."""
 
     _kind = "layer"
@@ -370,6 +908,25 @@ class ILayer:
             self._inputs[index] = tensor
 
     _max_inputs = 1
+
+    precision = _unsupported("ILayer", "precision", None, "a layer computes in its tensors' declared types: "
+                             "declare float16 tensors (add_input/add_constant) to compute in float16")
+
+    @property
+    def type(self) -> str:
+        """The layer kind (TensorRT's ``LayerType`` name: SCALE, ELEMENTWISE, RESIZE, CONSTANT)."""
+        return self._kind.upper()
+
+    def _recheck(self, restore) -> None:
+        """After a property assignment: check the network with this layer as it now stands (the spec loader's
+        rules, TensorRT's names); a refused value is undone and raised here, at the assignment."""
+        if not any(layer is self for layer in self._network._layers) or isinstance(self, IConstantLayer):
+            return  # still being made (add_* checks it once complete)
+        try:
+            self._network._check([self._output])
+        except UserError as exc:
+            restore()
+            raise BuilderValueError(str(exc)) from None
 
     def _doc(self) -> dict:
         raise NotImplementedError
@@ -486,15 +1043,24 @@ class IResizeLayer(ILayer):
     nearest_rounding = _setting("nearest_rounding", _enum_of(ResizeRoundMode), ResizeRoundMode.FLOOR,
                                 "The ``ResizeRoundMode`` of NEAREST.")
     cubic_coeff = _setting("cubic_coeff", _number, -0.75, "Coefficient A of the cubic kernel (CUBIC).")
+    exclude_outside = _unsupported(
+        "IResizeLayer", "exclude_outside", False,
+        "the CUBIC kernel keeps its weights outside the input (ONNX exclude_outside 0); renormalising them is not modelled")
 
     @property
     def shape(self):
-        """The output shape; setting it clears ``scales``."""
+        """The output shape (one value per input dimension); setting it clears ``scales``."""
         return self._shape
 
     @shape.setter
     def shape(self, value) -> None:
-        self._shape, self._scales = _dims(value, f"{self._call}: shape"), None
+        shape = _dims(value, f"{self._call}: shape")
+        self._per_dimension("shape", shape)
+        if any(d < 0 for d in shape):
+            raise BuilderValueError(f"{self._call}: shape: {list(shape)} has a negative dimension")
+        old = self._shape, self._scales
+        self._shape, self._scales = shape, None
+        self._recheck(lambda: self._restore_size(old))
 
     @property
     def scales(self):
@@ -503,7 +1069,22 @@ class IResizeLayer(ILayer):
 
     @scales.setter
     def scales(self, value) -> None:
-        self._scales, self._shape = [_number(v, self._call, "scales") for v in _sequence(value, self._call, "scales")], None
+        scales = [_number(v, self._call, "scales") for v in _sequence(value, self._call, "scales")]
+        self._per_dimension("scales", scales)
+        if any(v < 0 for v in scales):
+            raise BuilderValueError(f"{self._call}: scales: {scales} has a negative scale")
+        old = self._shape, self._scales
+        self._scales, self._shape = scales, None
+        self._recheck(lambda: self._restore_size(old))
+
+    def _per_dimension(self, argument: str, values) -> None:
+        rank = self._network._rank(self._inputs[0])
+        if len(values) != rank:
+            raise BuilderValueError(f"{self._call} {self.name!r}: {argument}: {list(values)} has {len(values)} values; "
+                                    f"the input {self._inputs[0].name!r} has rank {rank}: give one per dimension")
+
+    def _restore_size(self, old) -> None:
+        self._shape, self._scales = old
 
     def set_input(self, index: int, tensor: ITensor) -> None:
         """``set_input(1, shape_tensor)``: the output shape comes from a 1-D int32/int64 tensor at run time."""
@@ -525,7 +1106,7 @@ class IResizeLayer(ILayer):
         return {"inputs[0]": "input", "inputs[1]": "set_input(1)"}.get(name, name)
 
 
-class Network:
+class Network(_Strict):
     """``INetworkDefinition`` for Scale, ElementWise and Resize layers, exported as a spec or a model."""
 
     def __init__(self):
@@ -542,7 +1123,18 @@ class Network:
         name = _text(name, f"{call}: name")
         if name in self._inputs:
             raise UserError(f"{call}: name: the network already has an input {name!r}")
-        self._input_types[name] = (_enum(DataType, dtype, call, "dtype"), _dims(shape, f"{call}: shape"))
+        dims = _dims(shape, f"{call}: shape")
+        dynamic = [i for i, d in enumerate(dims) if d == -1]
+        if dynamic:
+            raise BuilderUnsupportedError(
+                f"{call}: shape {list(dims)}: dimension {dynamic[0]} is -1 (dynamic): not supported: spec2onnx networks have "
+                "static shapes (the spec format has no symbolic dimension); give the shape the engine runs at, e.g. "
+                "the optimization profile's opt shape, and build one network per shape you deploy")
+        negative = [i for i, d in enumerate(dims) if d < 0]
+        if negative:
+            raise BuilderValueError(f"{call}: shape {list(dims)}: dimension {negative[0]} is {dims[negative[0]]}; "
+                                    "a dimension is a non-negative integer")
+        self._input_types[name] = (_enum(DataType, dtype, call, "dtype"), dims)
         tensor = self._inputs[name] = ITensor(self, name)
         return tensor
 
@@ -639,9 +1231,8 @@ class Network:
 
     def to_onnx(self, target: str = "portable", *, opset: int | None = None, path=None, name: str = "trt-network"):
         """The network as an ``onnx.ModelProto`` lowered for ``target`` (see ``spec2onnx.convert``); written to ``path`` if given."""
-        from .public import convert
-
-        return convert(self._load(self.to_spec_dict(name), "to_onnx()"), path, target=target, opset=opset).model
+        spec = self._load(self.to_spec_dict(name), "to_onnx()")
+        return self._convert(spec, path, target, opset, "to_onnx()").model
 
     def validate(self, cases=None, *, runtime: str = "onnxruntime", provider: str = "cpu", opset: int | None = None,
                  name: str = "trt-network"):
@@ -750,6 +1341,17 @@ class Network:
                 raise self._translate(exc) from None
             raise UserError(f"{call}: {exc.field}: {exc.detail}" if exc.field else f"{call}: {exc.detail}") from None
 
+    def _convert(self, spec, path, target: str, opset, call: str):
+        """``spec2onnx.convert`` with its errors told as the builder call that made the layer (never ``<dict>``)."""
+        from .public import convert
+
+        try:
+            return convert(spec, path, target=target, opset=opset)
+        except UserError as exc:
+            if exc.field and exc.field.startswith("network."):
+                raise self._translate(exc) from None
+            raise type(exc)(f"{call}: {exc.field}: {exc.detail}" if exc.field else f"{call}: {exc.detail}") from None
+
     def _translate(self, exc: UserError) -> UserError:
         """A loader error on ``network.X`` told as the TensorRT call and argument it comes from."""
         field = exc.field or ""
@@ -758,7 +1360,7 @@ class Network:
             layer = [x for x in self._layers if not isinstance(x, IConstantLayer)][int(match.group(1))]
             argument = layer._field(match.group(2).split(".")[0]) if match.group(2) else ""
             where = f"{layer._call} {layer.name!r}" + (f": {argument}" if argument else "")
-            return UserError(f"{where}: {exc.detail}")
+            return type(exc)(f"{where}: {exc.detail}")
         match = re.match(r"network\.inputs\.([^.]+)\.?(.*)", field)
         if match:
             return UserError(f"add_input({match.group(1)!r}): {match.group(2) or 'name'}: {exc.detail}")
@@ -780,3 +1382,18 @@ def _at(items: list, index, call: str, what: str):
 def _range_doc(tensor: ITensor) -> dict:
     """The spec's ``dynamic_range: [min, max]`` of a tensor given one."""
     return {} if tensor._range is None else {"dynamic_range": list(tensor._range)}
+
+
+# What runs a TensorRT engine has no counterpart: the built model runs on onnxruntime (or any ONNX runtime).
+_REFUSED_MODULE = {
+    "Runtime": "spec2onnx.trt builds ONNX models, not engines: run build_serialized_network's result with "
+               "onnxruntime.InferenceSession(bytes(plan)), or check it with spec2onnx.check(plan.model, plan.target)",
+    "ICudaEngine": "see Runtime", "IExecutionContext": "see Runtime", "OnnxParser": "spec2onnx converts specs; use spec2onnx.check on ONNX models",
+    "IInt8EntropyCalibrator2": "there is no calibration: give int8 tensors their range with ITensor.set_dynamic_range",
+}
+
+
+def __getattr__(name: str):
+    if name in _REFUSED_MODULE:
+        raise AttributeError(f"spec2onnx.trt.{name}: not available: {_REFUSED_MODULE[name]}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
