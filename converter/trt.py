@@ -26,6 +26,7 @@ its errors, and the builder's own, are ``UserError``s naming the call and the ar
 
 from __future__ import annotations
 
+import builtins
 import enum
 import re
 from pathlib import Path
@@ -71,7 +72,7 @@ __all__ = ["DataType", "float32", "float16", "bfloat16", "int8", "int32", "int64
            "ResizeSelector", "ResizeRoundMode", "Logger", "Builder", "NetworkDefinitionCreationFlag", "Weights",
            "Network", "ITensor", "ILayer", "IConstantLayer", "IScaleLayer", "IElementWiseLayer", "IResizeLayer",
            "BuilderFlag", "DeviceType", "MemoryPoolType", "IBuilderConfig", "IOptimizationProfile", "IHostMemory",
-           "BuilderTypeError", "BuilderValueError", "BuilderUnsupportedError"]
+           "BuilderTypeError", "BuilderValueError", "BuilderUnsupportedError", "Dims", "Dims2", "Dims3", "Dims4", "DimsHW"]
 
 
 _UNSET = object()
@@ -333,7 +334,7 @@ class Builder(_Strict):
                 f"{call}: {layer._call} {layer.name!r} cannot run on DLA: {why}; with default_device_type DLA, "
                 f"set config.set_flag(trt.BuilderFlag.GPU_FALLBACK) to run it on the GPU, or "
                 f"config.set_device_type(layer, trt.DeviceType.GPU)" + (f" ({len(refused) - 1} more layers refused)" if len(refused) > 1 else ""))
-        all_dla = bool(placement) and all(d == DeviceType.DLA for d in placement.values())
+        all_dla = builtins.bool(placement) and all(d == DeviceType.DLA for d in placement.values())
         target = "tensorrt-dla" if all_dla and not _has_float32(spec) else "tensorrt"
         model = network._convert(spec, None, target, None, call).model
         _stamp(model, config, placement)
@@ -398,7 +399,7 @@ class IBuilderConfig(_Strict):
 
     def get_flag(self, flag: BuilderFlag) -> bool:
         """Whether ``flag`` is on."""
-        return bool(self._flags >> _flag(flag, "IBuilderConfig.get_flag()") & 1)
+        return builtins.bool(self._flags >> _flag(flag, "IBuilderConfig.get_flag()") & 1)
 
     # --- devices ----------------------------------------------------------------------------------------------
 
@@ -651,6 +652,27 @@ def _stamp(model, config: IBuilderConfig, placement: dict) -> None:
     for pool, size in sorted(config._pools.items()):
         props[f"spec2onnx.trt.memory_pool_limit.{pool.name}"] = str(size)
     helper.set_model_props(model, {**{p.key: p.value for p in model.metadata_props}, **props})
+
+
+class Dims(tuple):
+    """``trt.Dims``: a shape (a tuple of integers); ``Dims2``, ``Dims3``, ``Dims4`` and ``DimsHW`` take the values as arguments."""
+
+    def __new__(cls, shape=()):
+        return super().__new__(cls, _dims(shape, f"trt.{cls.__name__}()"))
+
+
+def _dims_n(n: int, name: str):
+    def __new__(cls, *values):
+        if len(values) == 1 and hasattr(values[0], "__iter__"):
+            values = tuple(values[0])
+        if len(values) != n:
+            raise BuilderTypeError(f"trt.{name}(): expected {n} integers, got {len(values)}")
+        return tuple.__new__(cls, _dims(values, f"trt.{name}()"))
+
+    return type(name, (Dims,), {"__new__": __new__, "__doc__": f"``trt.{name}``: {n} dimensions."})
+
+
+Dims2, Dims3, Dims4, DimsHW = _dims_n(2, "Dims2"), _dims_n(3, "Dims3"), _dims_n(4, "Dims4"), _dims_n(2, "DimsHW")
 
 
 class Weights(_Strict):
