@@ -328,17 +328,21 @@ class Builder(_Strict):
         config._check_profiles(network, call)
         spec = network._load(network.to_spec_dict("trt-network"), call)
         placement, refused = config._placement(network, spec)
+        on_dla = [layer for layer, device in placement.items() if device == DeviceType.DLA]
+        lowered_for, model = _lower_for_placement(network, spec, on_dla, call)
+        for layer, why in (_dla_node_refusals(model, on_dla) if on_dla else {}).items():
+            refused.append((layer, why))
+            placement[layer] = DeviceType.GPU
+        # the target that runs the model as placed: tensorrt-dla when every layer is on DLA
+        target = "tensorrt-dla" if placement and all(d == DeviceType.DLA for d in placement.values()) else "tensorrt"
         if refused and not config.get_flag(BuilderFlag.GPU_FALLBACK):
             layer, why = refused[0]
             raise BuilderValueError(
                 f"{call}: {layer._call} {layer.name!r} cannot run on DLA: {why}; with default_device_type DLA, "
                 f"set config.set_flag(trt.BuilderFlag.GPU_FALLBACK) to run it on the GPU, or "
                 f"config.set_device_type(layer, trt.DeviceType.GPU)" + (f" ({len(refused) - 1} more layers refused)" if len(refused) > 1 else ""))
-        all_dla = builtins.bool(placement) and all(d == DeviceType.DLA for d in placement.values())
-        target = "tensorrt-dla" if all_dla and not _has_float32(spec) else "tensorrt"
-        model = network._convert(spec, None, target, None, call).model
         _stamp(model, config, placement)
-        return IHostMemory(model.SerializeToString(), model=model, target=target,
+        return IHostMemory(model.SerializeToString(), model=model, target=target, lowered_for=lowered_for,
                            placement={layer.name: device for layer, device in placement.items()},
                            gpu_fallback=tuple((layer.name, why) for layer, why in refused))
 
@@ -574,12 +578,14 @@ class IHostMemory(bytes):
     """What ``build_serialized_network`` returns: the serialized ONNX model (TensorRT returns a serialized plan).
 
     It is ``bytes`` (write it to a file, pass it to ``onnxruntime.InferenceSession``); ``tobytes()``,
-    ``nbytes`` and ``dtype`` are TensorRT's; ``model`` is the ``onnx.ModelProto``, ``target`` the target it is
-    lowered for, ``placement`` each layer's device, ``gpu_fallback`` the layers DLA refused, with why."""
+    ``nbytes`` and ``dtype`` are TensorRT's; ``model`` is the ``onnx.ModelProto``, ``target`` the target that runs
+    it as placed (``tensorrt-dla`` when every layer is on DLA, else ``tensorrt``), ``lowered_for`` the target its
+    lowering chose, ``placement`` each layer's device, ``gpu_fallback`` the layers DLA refused, with why."""
 
-    def __new__(cls, data: bytes, *, model, target: str, placement: dict, gpu_fallback: tuple):
+    def __new__(cls, data: bytes, *, model, target: str, lowered_for: str, placement: dict, gpu_fallback: tuple):
         self = super().__new__(cls, data)
-        self.model, self.target, self.placement, self.gpu_fallback = model, target, placement, gpu_fallback
+        self.model, self.target, self.lowered_for = model, target, lowered_for
+        self.placement, self.gpu_fallback = placement, gpu_fallback
         return self
 
     @property
@@ -637,6 +643,40 @@ def _dla_refusal(spec, layer: "ILayer", config: IBuilderConfig) -> str | None:
     except dla.DlaRuleError as exc:
         return exc.detail
     return None
+
+
+def _lower_for_placement(network: "Network", spec, on_dla: list, call: str):
+    """(target, model): the network lowered for tensorrt-dla when layers run on DLA and it has no float32 tensor
+    (its model is a tensorrt model too: onnx-tensorrt parses it; float16 stays float16, DLA has no Cast layer),
+    else for tensorrt. A spec the DLA rules refuse as a whole (a GPU layer breaking one) is lowered for tensorrt."""
+    from .targets import get_target
+    from .targets.check import check_model, errors
+    from .targets.opset import model_for_target, wanted_opset
+
+    if on_dla and not _has_float32(spec):
+        try:
+            model = model_for_target(spec, get_target("tensorrt-dla"), wanted_opset(spec, None))[0]
+        except UserError:
+            pass
+        else:
+            if not errors(check_model(model, "tensorrt")):
+                return "tensorrt-dla", model
+    return "tensorrt", network._convert(spec, None, "tensorrt", None, call).model
+
+
+def _dla_node_refusals(model, layers: list) -> dict:
+    """{layer: why} for the ``layers`` (placed on DLA) whose nodes DLA has no layer for (the tensorrt-dla node
+    rules, converter/targets/dla.py): onnx-tensorrt makes TensorRT layers of the nodes, and one DLA cannot run
+    runs on the GPU. A node belongs to the layer whose output name its name starts with."""
+    from .targets.check import check_model, errors
+
+    by_output = {layer.get_output(0).name: layer for layer in layers}
+    found: dict = {}
+    for problem in errors(check_model(model, "tensorrt-dla")):
+        layer = by_output.get(problem.node.split("/")[0])
+        if layer is not None and layer not in found:
+            found[layer] = f"its node {problem.node} ({problem.op}) has no DLA layer: {problem.reason}"
+    return found
 
 
 def _stamp(model, config: IBuilderConfig, placement: dict) -> None:

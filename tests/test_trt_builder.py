@@ -238,3 +238,225 @@ def test_set_dynamic_range_is_the_specs_int8_quantization_range():
         network.validate(cases)
     x.reset_dynamic_range()
     assert "dynamic_range" not in network.to_spec_dict()["network"]["inputs"]["x"]
+
+
+# --- issue 19 item 10: properties behave as TensorRT's Python objects ----------------------------------------
+
+
+def _resize_network():
+    network = trt.Network()
+    x = network.add_input("x", trt.float32, (1, 1, 2, 2))
+    resize = network.add_resize(x)
+    resize.name = "up"
+    return network, x, resize
+
+
+def test_unknown_properties_raise_attribute_error_at_the_assignment():
+    network, x, resize = _resize_network()
+    with pytest.raises(AttributeError, match=r"no attribute 'coordinate_transform' \(did you mean 'coordinate_transformation'\?\)"):
+        resize.coordinate_transform = trt.ResizeCoordinateTransformation.HALF_PIXEL
+    with pytest.raises(AttributeError, match="no attribute 'align_corners'"):  # TensorRT 7's, removed since
+        resize.align_corners = True
+    scale = network.add_scale(x, trt.ScaleMode.UNIFORM)
+    with pytest.raises(AttributeError, match="no attribute 'channelaxis'"):
+        scale.channelaxis = 0
+    with pytest.raises(AttributeError, match="no attribute 'nmae'"):
+        x.nmae = "y"
+    with pytest.raises(AttributeError, match="no attribute 'outputs'"):
+        network.outputs = []
+    with pytest.raises(AttributeError):
+        resize.num_inputs = 3  # read-only, as in TensorRT
+    assert resize.coordinate_transformation == trt.ResizeCoordinateTransformation.ASYMMETRIC  # nothing was dropped in
+
+
+def test_unsupported_tensorrt_properties_name_themselves():
+    _, _, resize = _resize_network()
+    resize.exclude_outside = False  # TensorRT's default: accepted
+    with pytest.raises(NotImplementedError, match=r"^IResizeLayer\.exclude_outside = True: not supported by spec2onnx .*allowed: False"):
+        resize.exclude_outside = True
+    assert resize.exclude_outside is False
+    with pytest.raises(spec2onnx.UserError, match=r"^ILayer\.precision = .*not supported"):
+        resize.precision = trt.float16
+
+
+def test_bad_values_raise_at_the_assignment_with_tensorrts_names():
+    network, x, resize = _resize_network()
+    with pytest.raises(ValueError, match=r"^add_resize\(\) \(layer 0\) 'up': scales: \[2\.0, 2\.0\] has 2 values; the input 'x' has rank 4"):
+        resize.scales = [2.0, 2.0]
+    assert resize.scales is None
+    add = network.add_elementwise(x, x, trt.ElementWiseOperation.SUM)  # the next call is not blamed any more
+    assert add.get_output(0).shape == (1, 1, 2, 2)
+    with pytest.raises(TypeError, match=r"resize_mode: 'BILINEAR' is not one of InterpolationMode's members"):
+        resize.resize_mode = "BILINEAR"
+    with pytest.raises(TypeError, match=r"cubic_coeff: expected a number, got 'a'"):
+        resize.cubic_coeff = "a"
+    with pytest.raises(ValueError, match=r"cubic_coeff: nan is not a finite number"):
+        resize.cubic_coeff = float("nan")
+    with pytest.raises(ValueError, match=r"shape: \[1, 1, -4, 4\] has a negative dimension"):
+        resize.shape = (1, 1, -4, 4)
+    # a value the layer's rules refuse with the other properties as set: raised here, and undone
+    resize.shape = (1, 1, 4, 4)
+    with pytest.raises(ValueError, match=r"^add_resize\(\) \(layer 0\) 'resize_0': resize_mode: CUBIC resizes the innermost 2"):
+        network2 = trt.Network()
+        r = network2.add_resize(network2.add_input("v", trt.float32, (4,)))
+        r.resize_mode = trt.InterpolationMode.CUBIC  # CUBIC needs rank >= 2
+    assert r.resize_mode == trt.InterpolationMode.NEAREST
+    scale = network.add_scale(x, trt.ScaleMode.CHANNEL, scale=np.ones(1, np.float32))
+    with pytest.raises(ValueError, match=r"'scale_\d+': scale: CHANNEL needs 1 values?.*got 3"):
+        scale.scale = np.ones(3, np.float32)
+    assert scale.scale == [1.0]
+
+
+def test_conversion_errors_name_the_builder_call_not_a_dict():
+    network = trt.Network()
+    x = network.add_input("x", trt.float32, (1, 1, 2, 2))
+    network.add_constant((1,), np.ones(1, np.float32))
+    layer = network.add_scale(x, trt.ScaleMode.UNIFORM, scale=np.array([2.0], np.float32))
+    layer.name = "doubled"
+    network.mark_output(layer.get_output(0))
+    with pytest.raises(spec2onnx.UserError) as info:
+        network.to_onnx(target="tensorrt-dla")  # float32: DLA runs FP16 and INT8 only
+    assert str(info.value).startswith("add_scale() (layer 1) 'doubled': ") and "<dict>" not in str(info.value)
+
+
+# --- issue 19 item 11: IBuilderConfig and build_serialized_network -------------------------------------------
+
+
+def test_builder_config_holds_what_tensorrt_scripts_set():
+    builder = trt.Builder(trt.Logger(trt.Logger.WARNING))
+    config = builder.create_builder_config()
+    assert config.get_flag(trt.BuilderFlag.TF32) and not config.get_flag(trt.BuilderFlag.FP16)  # TensorRT's defaults
+    assert config.default_device_type == trt.DeviceType.GPU and config.DLA_core == -1
+    config.set_flag(trt.BuilderFlag.FP16)
+    config.set_flag(trt.BuilderFlag.INT8)
+    config.clear_flag(trt.BuilderFlag.INT8)
+    assert config.flags == (1 << int(trt.BuilderFlag.FP16)) | (1 << int(trt.BuilderFlag.TF32))
+    config.flags = 1 << int(trt.BuilderFlag.GPU_FALLBACK)
+    assert config.get_flag(trt.BuilderFlag.GPU_FALLBACK) and not config.get_flag(trt.BuilderFlag.FP16)
+    with pytest.raises(TypeError, match="is not a BuilderFlag"):
+        config.set_flag(0)
+    config.default_device_type = trt.DeviceType.DLA
+    config.DLA_core = 1
+    with pytest.raises(ValueError, match="DLA_core: -2"):
+        config.DLA_core = -2
+    # MemoryPoolType's documented defaults of the DLA pools; DLA pools are >= 4 KiB and a power of 2
+    assert config.get_memory_pool_limit(trt.MemoryPoolType.DLA_LOCAL_DRAM) == 1 << 30
+    assert config.get_memory_pool_limit(trt.MemoryPoolType.WORKSPACE) is None
+    config.set_memory_pool_limit(trt.MemoryPoolType.WORKSPACE, 1 << 30)
+    assert config.get_memory_pool_limit(trt.MemoryPoolType.WORKSPACE) == 1 << 30
+    with pytest.raises(ValueError, match="at least 4 KiB and a power of 2"):
+        config.set_memory_pool_limit(trt.MemoryPoolType.DLA_GLOBAL_DRAM, 3000)
+    profile = builder.create_optimization_profile()
+    profile.set_shape("x", (1, 3), (1, 3), (1, 3))
+    assert config.add_optimization_profile(profile) == 0 and config.num_optimization_profiles == 1
+    config.builder_optimization_level = 5
+    with pytest.raises(ValueError):
+        config.builder_optimization_level = 6
+    with pytest.raises(AttributeError, match="no attribute 'max_workspace_size'"):
+        config.max_workspace_size = 1 << 30  # TensorRT 8 moved it to set_memory_pool_limit
+    with pytest.raises(AttributeError, match=r"Builder\.build_engine: not available: TensorRT 10 removed"):
+        builder.build_engine
+    with pytest.raises(AttributeError, match=r"Builder\.max_workspace_size: not available: .*set_memory_pool_limit"):
+        builder.max_workspace_size = 1 << 20
+    with pytest.raises(AttributeError, match=r"spec2onnx\.trt\.Runtime: not available"):
+        trt.Runtime(trt.Logger())
+
+
+def _float16_network():
+    network = trt.Network()
+    x = network.add_input("x", trt.float16, (1, 2, 2, 2))
+    scale = network.add_scale(x, trt.ScaleMode.UNIFORM, scale=np.array([2.0], np.float32))
+    scale.name = "double"
+    one = network.add_constant((1, 1, 1, 1), np.ones((1, 1, 1, 1), np.float16))
+    add = network.add_elementwise(scale.get_output(0), one.get_output(0), trt.ElementWiseOperation.SUM)
+    add.name = "plus_one"
+    network.mark_output(add.get_output(0))
+    return network, scale, add
+
+
+def test_build_serialized_network_maps_the_device_to_a_target():
+    builder = trt.Builder()
+    network, scale, add = _float16_network()
+    config = builder.create_builder_config()
+    gpu = builder.build_serialized_network(network, config)
+    assert gpu.target == "tensorrt" and set(gpu.placement.values()) == {trt.DeviceType.GPU}
+    config.default_device_type = trt.DeviceType.DLA
+    # DLA runs FP16 only with BuilderFlag.FP16; without GPU_FALLBACK the build fails, naming the layer's call
+    with pytest.raises(ValueError, match=r"^build_serialized_network\(\): add_scale\(\) \(layer 0\) 'double' cannot run on DLA: "
+                                         r"tensor 'x' is float16: DLA runs it only with BuilderFlag\.FP16"):
+        builder.build_serialized_network(network, config)
+    assert not builder.is_network_supported(network, config)
+    assert not config.can_run_on_DLA(scale)
+    config.set_flag(trt.BuilderFlag.FP16)
+    assert config.can_run_on_DLA(scale)
+    dla = builder.build_serialized_network(network, config)
+    assert dla.target == "tensorrt-dla" and dla.gpu_fallback == ()  # every layer on DLA: the DLA lowering
+    assert spec2onnx.check(dla.model, "tensorrt-dla").ok
+    data = (np.arange(8, dtype=np.float16) - 4).reshape(1, 2, 2, 2)
+    got = ort.InferenceSession(bytes(dla)).run(None, {"x": data})[0]
+    np.testing.assert_array_equal(got, data * 2 + 1)  # small integers: exact in float16
+    # a layer set to the GPU leaves DLA: the engine is mixed; the DLA lowering is a tensorrt model too
+    config.set_device_type(add, trt.DeviceType.GPU)
+    assert config.is_device_type_set(add) and config.get_device_type(add) == trt.DeviceType.GPU
+    mixed = builder.build_serialized_network(network, config)
+    assert (mixed.target, mixed.lowered_for) == ("tensorrt", "tensorrt-dla") and mixed.placement == {"double": trt.DeviceType.DLA, "plus_one": trt.DeviceType.GPU}
+    config.reset_device_type(add)
+    assert config.get_device_type(add) == trt.DeviceType.DLA
+    with pytest.raises(TypeError, match="expected an IBuilderConfig"):
+        builder.build_serialized_network(network, None)
+
+
+def test_a_layer_whose_lowered_nodes_dla_cannot_run_falls_back_or_fails_the_build():
+    # float16 NEAREST x2 is lowered exactly with Gather nodes (today's lowering), which DLA has no layer for
+    builder = trt.Builder()
+    network = builder.create_network(0)
+    x = network.add_input("x", trt.float16, (1, 1, 2, 2))
+    up = network.add_resize(x)
+    up.name = "up"
+    up.scales = (1, 1, 2, 2)
+    network.mark_output(up.get_output(0))
+    config = builder.create_builder_config()
+    config.set_flag(trt.BuilderFlag.FP16)
+    config.default_device_type = trt.DeviceType.DLA
+    if "Resize" in {n.op_type for n in network.to_onnx(target="tensorrt").graph.node}:
+        pytest.skip("the lowering now emits one Resize node: nothing falls back")
+    with pytest.raises(ValueError, match=r"add_resize\(\) \(layer 0\) 'up' cannot run on DLA: its node up/\S+ \(Gather\) has no DLA layer"):
+        builder.build_serialized_network(network, config)
+    config.set_flag(trt.BuilderFlag.GPU_FALLBACK)
+    plan = builder.build_serialized_network(network, config)
+    assert plan.target == "tensorrt" and plan.placement == {"up": trt.DeviceType.GPU}
+    assert spec2onnx.check(plan.model, "tensorrt").ok and "Gather" in plan.gpu_fallback[0][1]
+
+
+# --- issue 19 item 12: dynamic shapes are refused at the call that makes them -------------------------------
+
+
+def test_a_dynamic_dimension_is_refused_at_add_input():
+    network = trt.Builder().create_network(0)
+    with pytest.raises(NotImplementedError, match=r"^add_input\('x'\): shape \[-1, 3, 8, 8\]: dimension 0 is -1 \(dynamic\): "
+                                                  r"not supported: spec2onnx networks have static shapes"):
+        network.add_input("x", trt.float32, (-1, 3, 8, 8))
+    assert network.num_inputs == 0
+
+
+def test_optimization_profiles_are_checked_at_set_shape_and_must_be_static():
+    builder = trt.Builder()
+    profile = builder.create_optimization_profile()
+    with pytest.raises(ValueError, match=r"min <= opt <= max"):
+        profile.set_shape("x", (4, 3, 1, 1), (2, 3, 1, 1), (8, 3, 1, 1))
+    with pytest.raises(ValueError, match=r"one rank"):
+        profile.set_shape("x", (1, 3, 1, 1), (1, 3, 1), (1, 3, 1, 1))
+    network = builder.create_network(0)
+    x = network.add_input("x", trt.float32, (2, 3, 1, 1))
+    layer = network.add_scale(x, trt.ScaleMode.UNIFORM)
+    network.mark_output(layer.get_output(0))
+    config = builder.create_builder_config()
+    profile.set_shape("x", (1, 3, 1, 1), (2, 3, 1, 1), (8, 3, 1, 1))
+    config.add_optimization_profile(profile)
+    with pytest.raises(NotImplementedError, match=r"optimization profile 0: input 'x' min/opt/max .* differ from its shape \[2, 3, 1, 1\]"):
+        builder.build_serialized_network(network, config)
+    profile.set_shape("x", (2, 3, 1, 1), (2, 3, 1, 1), (2, 3, 1, 1))
+    assert builder.build_serialized_network(network, config).target == "tensorrt"
+    profile.set_shape("y", (2, 3, 1, 1), (2, 3, 1, 1), (2, 3, 1, 1))
+    with pytest.raises(ValueError, match=r"optimization profile 0: 'y' is not a network input"):
+        builder.build_serialized_network(network, config)
