@@ -11,6 +11,10 @@ Code written against ``tensorrt`` for these layers ports by changing the import:
     layer = network.add_scale(x, trt.ScaleMode.UNIFORM, shift, scale, power)
     network.mark_output(layer.get_output(0))
 
+    config = builder.create_builder_config()
+    config.set_flag(trt.BuilderFlag.FP16)  # with default_device_type = trt.DeviceType.DLA: tensorrt-dla
+    plan = builder.build_serialized_network(network, config)   # the ONNX model, serialized (bytes)
+
     network.to_onnx(target="ort-cpu")     # an onnx.ModelProto
     network.to_spec("scale.yaml")         # a spec file `spec2onnx validate` takes
     network.validate({"inputs": {x: data}, "expected": {layer.get_output(0): want}})
@@ -19,7 +23,11 @@ Names follow TensorRT's Python API: ``Network.add_input/add_constant/add_scale/a
 add_elementwise/add_resize/mark_output``, layers with ``get_output(0)`` and settable properties,
 the enums ``DataType`` (and ``trt.float32`` ...), ``ScaleMode``, ``ElementWiseOperation``,
 ``InterpolationMode`` (alias ``ResizeMode``), ``ResizeCoordinateTransformation``,
-``ResizeSelector``, ``ResizeRoundMode``. What the network means is checked by the spec loader: the
+``ResizeSelector``, ``ResizeRoundMode``, and the build side: ``Builder.create_builder_config``
+(``IBuilderConfig``: ``BuilderFlag``, ``DeviceType``, ``MemoryPoolType``), ``create_optimization_profile``
+(``IOptimizationProfile``), ``build_serialized_network`` (an ``IHostMemory``). Objects refuse unknown attributes
+(AttributeError) and check values at the assignment (``BuilderTypeError``/``BuilderValueError``, which are
+TypeError/ValueError and UserError); docs/builder.md maps each name to the spec and the target. What the network means is checked by the spec loader: the
 network is written as the mapping a spec file holds and validated there (one validation path);
 its errors, and the builder's own, are ``UserError``s naming the call and the argument.
 """
@@ -259,18 +267,19 @@ class Logger:
         self.min_severity = min_severity
 
 
-# Names of older TensorRT APIs (removed in TensorRT 10) and of what runs an engine: refused with the way forward.
+# Names of older TensorRT Python APIs, of engines, and of the machine: refused with the way forward.
+_ENGINE = "spec2onnx builds no engines: use builder.build_serialized_network(network, config), which returns the ONNX model"
 _REFUSED_BUILDER = {
-    "build_engine": "TensorRT 10 removed Builder.build_engine; use builder.build_serialized_network(network, config)",
-    "build_cuda_engine": "TensorRT 8 removed Builder.build_cuda_engine; use builder.build_serialized_network(network, config)",
-    "build_engine_with_config": "use builder.build_serialized_network(network, config)",
-    "max_workspace_size": "TensorRT 8 moved it to config.set_memory_pool_limit(trt.MemoryPoolType.WORKSPACE, size)",
+    "build_engine": f"deprecated since TensorRT 8 (gone from TensorRT 10's Python API); {_ENGINE}",
+    "build_cuda_engine": f"removed in TensorRT 8; {_ENGINE}",
+    "build_engine_with_config": f"it returns an ICudaEngine; {_ENGINE}",
+    "max_workspace_size": "replaced by config.set_memory_pool_limit(trt.MemoryPoolType.WORKSPACE, size)",
     "max_batch_size": "networks are explicit-batch: the batch is the first dimension of each input",
-    "fp16_mode": "TensorRT 8 moved it to config.set_flag(trt.BuilderFlag.FP16)",
-    "int8_mode": "TensorRT 8 moved it to config.set_flag(trt.BuilderFlag.INT8)",
-    "strict_type_constraints": "TensorRT 10 removed it; spec2onnx computes each layer in its declared types",
-    "platform_has_fast_fp16": "spec2onnx builds for a target, not for this machine's GPU: decide FP16 in the config",
-    "platform_has_fast_int8": "spec2onnx builds for a target, not for this machine's GPU: decide INT8 in the config",
+    "fp16_mode": "replaced by config.set_flag(trt.BuilderFlag.FP16)",
+    "int8_mode": "replaced by config.set_flag(trt.BuilderFlag.INT8)",
+    "strict_type_constraints": "spec2onnx computes each layer in its tensors' declared types",
+    "platform_has_fast_fp16": "deprecated in TensorRT 10; spec2onnx builds for a target, not this machine: decide FP16 in the config",
+    "platform_has_fast_int8": "deprecated in TensorRT 10; spec2onnx builds for a target, not this machine: decide INT8 in the config",
     "num_DLA_cores": "spec2onnx has no device to count: set config.DLA_core to the core you deploy on",
     "max_DLA_batch_size": "spec2onnx has no device to ask",
 }
