@@ -1234,9 +1234,9 @@ class Network(_Strict):
         return self._add(layer)
 
     def add_resize(self, input: ITensor) -> IResizeLayer:  # noqa: A002
-        """IResizeLayer; set its properties afterwards (they are checked when the network is used)."""
+        """IResizeLayer (the input's shape until a property says otherwise); each property is checked when set."""
         call = self._call("add_resize")
-        return self._add(IResizeLayer(self, self._own(input, call, "input"), call), check=False)
+        return self._add(IResizeLayer(self, self._own(input, call, "input"), call))
 
     def mark_output(self, tensor: ITensor) -> None:
         """Make a layer's output a network output."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import onnxruntime as ort
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from click.testing import CliRunner
 
 import spec2onnx
@@ -307,6 +309,14 @@ def test_bad_values_raise_at_the_assignment_with_tensorrts_names():
     assert scale.scale == [1.0]
 
 
+def test_add_resize_of_a_type_resize_refuses_fails_at_the_call():
+    network = trt.Network()
+    x = network.add_input("x", trt.int32, (1, 1, 2, 2))
+    with pytest.raises(spec2onnx.UserError, match=r"^add_resize\(\) \(layer 0\) 'resize_0': input: input 'x' is int32; trt\.Resize allows"):
+        network.add_resize(x)
+    assert network.num_layers == 0
+
+
 def test_conversion_errors_name_the_builder_call_not_a_dict():
     network = trt.Network()
     x = network.add_input("x", trt.float32, (1, 1, 2, 2))
@@ -460,3 +470,35 @@ def test_optimization_profiles_are_checked_at_set_shape_and_must_be_static():
     profile.set_shape("y", (2, 3, 1, 1), (2, 3, 1, 1), (2, 3, 1, 1))
     with pytest.raises(ValueError, match=r"optimization profile 0: 'y' is not a network input"):
         builder.build_serialized_network(network, config)
+
+
+_RESIZE_VALUES = {
+    "resize_mode": st.sampled_from([*trt.InterpolationMode, "BILINEAR", 3]),
+    "coordinate_transformation": st.sampled_from([*trt.ResizeCoordinateTransformation, "PYTORCH_HALF_PIXEL"]),
+    "selector_for_single_pixel": st.sampled_from(list(trt.ResizeSelector)),
+    "nearest_rounding": st.sampled_from(list(trt.ResizeRoundMode)),
+    "cubic_coeff": st.one_of(st.floats(-2, 2), st.just(float("nan")), st.just("x")),
+    "scales": st.lists(st.sampled_from([0.5, 1.0, 2.0, 3.0, -1.0]), min_size=1, max_size=5),
+    "shape": st.lists(st.integers(-1, 6), min_size=1, max_size=5),
+    "exclude_outside": st.booleans(),
+}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(sorted(_RESIZE_VALUES)).flatmap(lambda k: st.tuples(st.just(k), _RESIZE_VALUES[k])),
+                max_size=8))
+def test_each_resize_assignment_holds_or_raises_and_changes_nothing(assignments):
+    """Property (item 10): an assignment either takes, the network staying valid, or raises a UserError that is
+    a TypeError/ValueError/NotImplementedError and leaves every property as it was; the final network converts."""
+    network, x, resize = _resize_network()
+    network.mark_output(resize.get_output(0))
+    for name, value in assignments:
+        before = {k: getattr(resize, k) for k in _RESIZE_VALUES}
+        try:
+            setattr(resize, name, value)
+        except (TypeError, ValueError, NotImplementedError) as exc:
+            assert isinstance(exc, spec2onnx.UserError), exc
+            assert {k: getattr(resize, k) for k in _RESIZE_VALUES} == before
+        assert len(resize.get_output(0).shape) == 4  # the network checks after every step
+    data = np.arange(4, dtype=np.float32).reshape(1, 1, 2, 2)
+    assert network.validate({"inputs": {x: data}}).ok
