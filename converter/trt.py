@@ -456,7 +456,8 @@ class IBuilderConfig(_Strict):
         self._devices.pop(id(layer), None)
 
     def can_run_on_DLA(self, layer: "ILayer") -> bool:  # noqa: N802 - TensorRT's name
-        """Whether DLA runs ``layer`` with this config's precision flags (the tensorrt-dla rules)."""
+        """Whether DLA runs ``layer`` with this config's precision flags (the tensorrt-dla layer rules; the build
+        also checks the layer's lowered nodes, see docs/builder.md)."""
         if not isinstance(layer, ILayer):
             raise BuilderTypeError(f"IBuilderConfig.can_run_on_DLA(): layer: expected an ILayer, got {type(layer).__name__}")
         if isinstance(layer, IConstantLayer):
