@@ -430,8 +430,11 @@ def run(spec, case_name, input_files, output_dir, provider, opset, max_memory):
 @click.argument("model", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--target", default="portable", show_default=True, metavar="TARGET",
               help="portable, ort-cpu, ort-cuda, tensorrt, tensorrt-dla or openvino (docs/semantics.md, Targets).")
+@click.option("--layers", is_flag=True,
+              help="tensorrt, tensorrt-dla: also print the TensorRT layers onnx-tensorrt builds from MODEL, with their "
+                   "attributes (the importer view, docs/tensorrt.md).")
 @handle_errors
-def check(model, target):
+def check(model, target, layers):
     """List every node of MODEL (any ONNX file) that TARGET cannot run, and why.
 
     Exit status 0: every node runs there (warnings, known numerical differences, allowed);
@@ -441,7 +444,21 @@ def check(model, target):
     from .targets.check import check_model, errors, load_model_file
 
     target = get_target(target)
+    if layers and target.name not in ("tensorrt", "tensorrt-dla"):
+        from .errors import UserError
+
+        raise UserError(f"--layers: the importer view is onnx-tensorrt's; use it with --target tensorrt or tensorrt-dla, "
+                        f"not {target.name}")
     onnx_model = load_model_file(model)
+    if layers:
+        from .targets.trt_importer import ONNX_TENSORRT, importer_view, render
+
+        _say(f"TensorRT layers onnx-tensorrt builds ({ONNX_TENSORRT}):")
+        _say(render(importer_view(onnx_model)) or "(no layers)")
+    if target.name == "tensorrt-dla":
+        from .targets.dla_guide import DLA_RELEASE
+
+        _say(f"DLA rules: {DLA_RELEASE}")
     problems = check_model(onnx_model, target)
     for problem in problems:
         _say(f"{'ERROR' if problem.severity == 'error' else 'WARN '} {problem}")

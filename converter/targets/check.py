@@ -4,7 +4,10 @@ Kernel tables (onnxruntime, OpenVINO) are matched the way onnxruntime's kernel r
 a row [a, b] matches a node whose since-version is in a..b, an open row ``N+`` only since-version N
 (kernel_registry.cc VerifyKernelDef), and every type constraint the row names must hold the
 node's types. The TensorRT matrix lists the types of an op's data inputs. Then the target's
-known run-time limits (converter/targets/profiles.py) and, for tensorrt-dla, the DLA rules.
+known run-time limits (converter/targets/profiles.py); for tensorrt and tensorrt-dla, onnx-tensorrt's
+importer conditions (converter/targets/tensorrt_rules.py, each citing its source line) and, for
+tensorrt-dla, the DLA rules (converter/targets/dla.py: the seeds' rules, errors; NVIDIA's DLA guide,
+converter/targets/dla_guide.py: a layer DLA does not run is a "GPU fallback" warning).
 """
 
 from __future__ import annotations
@@ -107,8 +110,15 @@ def _check_node(view: ModelView, node: NodeView, name: str, profile: dict) -> li
             if why:
                 detail = "" if why == "always" else f": {why}"
                 found.append(problem(f"{limit['why']}{detail}", limit.get("severity", "error")))
+    if profile.get("importer"):
+        from . import tensorrt_rules
+
+        found += [problem(tensorrt_rules.describe(rule, detail)) for rule, detail in tensorrt_rules.node_problems(node)]
     if profile.get("dla"):
         found += [problem(r) for r in dla.node_problems(node, view)]
+        from . import dla_guide
+
+        found += [problem(r, "warning") for r in dla_guide.node_warnings(node, view)]
     return found
 
 

@@ -51,18 +51,10 @@ ORT_CUDA = [
      "why": "CUDA anti-aliased Resize is NCHW only ('NHWC is not supported yet')", "source": CUDA_NOTES + " (b)"},
 ]
 
+# The Resize modes and the Q/DQ zero points of docs/operators.md's prose are not here: the importer's own
+# conditions (converter/targets/tensorrt_rules.py, each citing its line of onnxOpImporters.cpp) replace them
+# (the prose lists nearest/linear only; the importer maps "cubic" to kCUBIC).
 TENSORRT = [
-    {"op": "Resize",
-     "require": {"attr": {"mode": ["nearest", "linear"],
-                          "coordinate_transformation_mode": ["half_pixel", "pytorch_half_pixel", "tf_half_pixel_for_nn",
-                                                             "asymmetric", "align_corners"],
-                          "nearest_mode": ["floor", "ceil", "round_prefer_floor", "round_prefer_ceil"],
-                          "keep_aspect_ratio_policy": ["stretch"], "antialias": [0]}},
-     "why": "onnx-tensorrt imports Resize with these modes only", "source": "onnx/onnx-tensorrt docs/operators.md (Resize)"},
-    {"op": ["DequantizeLinear"], "require": {"zero_input": 2},
-     "why": "x_zero_point must be zero", "source": "onnx/onnx-tensorrt docs/operators.md (DequantizeLinear)"},
-    {"op": ["QuantizeLinear"], "require": {"zero_input": 2},
-     "why": "y_zero_point must be zero", "source": "onnx/onnx-tensorrt docs/operators.md (QuantizeLinear)"},
     {"op": "*", "when": {"types_any": ["uint8"]}, "require": {"io_only": ["uint8"]},
      "why": "TensorRT supports UINT8 only as a network input or output type", "source": "onnx/onnx-tensorrt docs/operators.md"},
 ]
@@ -96,9 +88,9 @@ PROFILES = {
                 "preferences": {"scale_batchnorm": True}},
     "ort-cuda": {"kernels": "ort-cuda.json", "limits": ORT_RESIZE + ORT_CUDA, "max_opset": ORT_MAX_OPSET,
                  "preferences": {"scale_batchnorm": False}},
-    "tensorrt": {"matrix": "tensorrt.json", "limits": TENSORRT, "preferences": {"scale_batchnorm": False}},
+    "tensorrt": {"matrix": "tensorrt.json", "limits": TENSORRT, "importer": True, "preferences": {"scale_batchnorm": False}},
     # includes: a DLA model is parsed by onnx-tensorrt too, so lowerings legalize it for tensorrt as well
-    "tensorrt-dla": {"matrix": "tensorrt.json", "limits": TENSORRT, "dla": True, "includes": ["tensorrt"],
+    "tensorrt-dla": {"matrix": "tensorrt.json", "limits": TENSORRT, "importer": True, "dla": True, "includes": ["tensorrt"],
                      "preferences": {"scale_batchnorm": False}},
     # measured: openvino.json lists what compiled (and what was refused); a combination never measured is a warning
     "openvino": {"kernels": "openvino.json", "measured": True, "limits": OPENVINO, "preferences": {"scale_batchnorm": False}},
