@@ -123,7 +123,7 @@ def _bn_weight_type(node):
     if not all(_const(node, i) is not None for i in range(1, 5)):
         return None  # batchnormFallback: elementwise layers, any float type
     types = {_type(node, i) for i in range(5)}
-    if len(types) == 1 and None not in types and types.pop() not in ("float", "float16", "bfloat16"):
+    if len(types) == 1 and None not in types and types.pop() not in ("float", "float16", "bfloat16", "double"):
         return f"type {_type(node, 0)}"
     return None
 
