@@ -94,9 +94,11 @@ def resize(mode, rank=4, opset=17, **attrs):
 
 
 def test_resize_modes_per_target():
-    # onnx-tensorrt docs/operators.md: nearest and linear only; upsamplebase.h: cubic 2-D or 4-D only
+    # onnx-tensorrt's Resize importer maps cubic to kCUBIC (onnxOpImporters.cpp:4406, release/10.1-GA; its
+    # docs/operators.md prose says nearest/linear only); upsamplebase.h: cubic 2-D or 4-D only
     assert reasons(resize("cubic"), "ort-cpu") == []
-    assert any("mode='cubic'" in r for r in reasons(resize("cubic"), "tensorrt"))
+    assert reasons(resize("cubic"), "tensorrt") == []
+    assert any("mode='bicubic'" in r for r in reasons(resize("bicubic"), "tensorrt"))
     assert reasons(resize("linear"), "tensorrt") == []
     assert any("'Cubic' mode" in r for r in reasons(resize("cubic", rank=5), "ort-cpu"))
     assert reasons(resize("linear", rank=5), "ort-cuda") == []
@@ -172,14 +174,15 @@ def test_openvino_table_is_measured_a_combination_never_measured_is_a_warning():
 
 
 def test_tensorrt_quantize_linear_types_are_those_of_x():
-    # onnx-tensorrt docs/operators.md: QuantizeLinear FP32, FP16, BF16 (x); y_zero_point must be 0 (int8 output)
+    # onnx-tensorrt docs/operators.md: QuantizeLinear FP32, FP16, BF16 (x); the zero point must be all zeros
+    # (onnxOpImporters.cpp:1491, release/10.1-GA: "TensorRT only supports symmetric quantization")
     scale = numpy_helper.from_array(np.array(1, np.float32), "scale")
     zero = numpy_helper.from_array(np.array(0, np.int8), "zero")
     model = one_node("QuantizeLinear", [("x", TensorProto.FLOAT, [4])], ("y", TensorProto.INT8, [4]), inits=[scale, zero])
     assert reasons(model, "tensorrt") == []
     one = numpy_helper.from_array(np.array(1, np.int8), "zero")
     model = one_node("QuantizeLinear", [("x", TensorProto.FLOAT, [4])], ("y", TensorProto.INT8, [4]), inits=[scale, one])
-    assert any("y_zero_point must be zero" in r for r in reasons(model, "tensorrt"))
+    assert any("zero point must be all zeros" in r and "onnxOpImporters.cpp:1491" in r for r in reasons(model, "tensorrt"))
 
 
 def test_a_model_with_external_data_is_read_and_a_missing_data_file_is_one_line(tmp_path):
