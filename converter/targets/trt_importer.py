@@ -116,6 +116,7 @@ CITATIONS = {
     "shape": ("onnxOpImporters.cpp:5228", "auto* layer = N_CHECK(ctx->network()->addShape(input));"),
     "dequantize": ("onnxOpImporters.cpp:1613", "nvinfer1::IDequantizeLayer* dq = N_CHECK(ctx->network()->addDequantize(*dataInput, *scaleInput));"),
     "quantize": ("onnxOpImporters.cpp:1639", "nvinfer1::IQuantizeLayer* q = N_CHECK(ctx->network()->addQuantize(*dataInput, *scaleInput));"),
+    "prelu": ("onnxOpImporters.cpp:4079", "auto* layer = N_CHECK(ctx->network()->addParametricReLU(*input, *slopes));"),
     "mod.int": ("importerUtils.cpp:2101", "return N_CHECK(ctx->network()->addElementWise(*input0, *rhs, eOp::kSUB));"),
 }
 
@@ -228,6 +229,8 @@ def node_layers(node: NodeView, view: ModelView) -> list[TrtLayer]:
             found.append(layer("ICastLayer", (("to", "kINT32"),), ("kINT64",), ("kINT32",), "gather.int64"))
             indices = "kINT32"
         return found + [layer("IGatherLayer", (("axis", axis),), (ins[0], indices), out, "gather")]
+    if op == "PRelu":
+        return [layer("IParametricReLULayer", (), ins, out, "prelu")]
     if op == "Where":
         return [layer("ISelectLayer", (), ins, out, "where")]
     if op == "Identity":

@@ -234,10 +234,68 @@ def test_dla_guide_limits_are_gpu_fallback_warnings():
     problems = check_model(big_kernel, "tensorrt-dla")
     assert errors(problems) == [] and any("kernel [33, 33] outside [1, 32]" in p.reason for p in problems)
     concat_axis2 = binary("Concat", H, axis=2)  # Concatenation: channel axis only
-    assert any("channel axis only" in p.reason for p in check_model(concat_axis2, "tensorrt-dla"))
+    assert any("channel axis" in p.reason for p in check_model(concat_axis2, "tensorrt-dla"))
     assert not any("channel axis" in p.reason for p in check_model(binary("Concat", H, axis=1), "tensorrt-dla"))
 
 
 def test_seed_dla_rules_stay_errors():
     # seeds (Resize "DLA 支持"): cubic is no DLA combination
     assert errors(check_model(resize(x=H, mode="cubic"), "tensorrt-dla"))
+
+
+def hconv(w_shape=(4, 3, 3, 3), x_shape=X4, **attrs):
+    return model("Conv", [("x", H, x_shape)], [("w", np.ones(w_shape, np.float16))], **attrs)
+
+
+def hpool(op="MaxPool", kernel=(2, 2), **attrs):
+    return model(op, [("x", H, X4)], kernel_shape=list(kernel), **attrs)
+
+
+def hslice(starts, ends, axes, steps=None, x_shape=X4):
+    consts = [("st", i64(*starts)), ("en", i64(*ends)), ("ax", i64(*axes))] + ([("sp", i64(*steps))] if steps else [])
+    return model("Slice", [("x", H, x_shape)], consts)
+
+
+# DLA rule id (converter/targets/dla_guide.py) -> (accepted, refused), each from the cited NvInfer.h note or guide row
+DLA_CORPUS = {
+    "conv.kernel": (hconv(), hconv(w_shape=(4, 3, 33, 33))),
+    "conv.stride": (hconv(strides=[8, 8]), hconv(strides=[9, 9])),
+    "conv.padding": (hconv(pads=[2, 2, 2, 2]), hconv(pads=[3, 3, 3, 3])),
+    "conv.dilation": (hconv(dilations=[2, 2]), hconv(w_shape=(4, 3, 1, 1), dilations=[33, 33])),
+    "conv.outputs": (hconv(w_shape=(8192, 3, 1, 1)), hconv(w_shape=(8193, 3, 1, 1))),
+    "conv.groups": (hconv(w_shape=(3, 1, 1, 1), group=3), hconv(w_shape=(8193, 1, 1, 1), x_shape=[1, 8193, 1, 1], group=8193)),
+    "activation.type": (unary("LeakyRelu", H), unary("Elu", H)),
+    "activation.2d": (unary("Relu", H), unary("Relu", H, shape=[2, 3])),
+    "pool.window": (hpool(kernel=(4, 4)), hpool(kernel=(9, 9))),
+    "pool.stride": (hpool(strides=[2, 2]), hpool(kernel=(1, 1), strides=[17, 17])),
+    "pool.padding": (hpool(kernel=(8, 8), pads=[7, 7, 7, 7]), hpool(kernel=(8, 8), pads=[8, 8, 8, 8])),
+    "concat.axis": (binary("Concat", H, axis=1), binary("Concat", H, axis=3)),
+    "concat.inputs": (binary("Concat", H, axis=1), model("Concat", [("a", H, X4)], axis=1)),
+    "elementwise.op": (binary("Pow", H), binary("Or", B)),
+    "elementwise.2d": (binary("Add", H), binary("Add", H, shape=[2, 3])),
+    "unary.op": (unary("Abs", H), unary("Sqrt", H)),
+    "softmax.axis": (unary("Softmax", H, axis=1), unary("Softmax", H, axis=0)),
+    "slice.form": (hslice([0], [2], [1]), hslice([0], [1], [0])),
+    "resize.output-dims": (resize(x=H), model("Resize", [("x", H, X4)], [("sz", i64(1, 3, 8, 8))], order=["x", "", "", "sz"])),
+    "resize.scales": (resize(x=H, scales=f32(1, 1, 32, 32)), resize(x=H, scales=f32(1, 1, 1.5, 1.5))),
+    "prelu.slopes": (model("PRelu", [("x", H, X4)], [("sl", np.ones((3, 1, 1), np.float16))]),
+                     model("PRelu", [("x", H, X4), ("sl", H, [3, 1, 1])])),
+}
+
+
+def test_every_dla_rule_has_a_corpus_pair():
+    from converter.targets.dla_guide import DLA_RULES
+
+    assert {r.id for r in DLA_RULES} == set(DLA_CORPUS)
+
+
+@pytest.mark.parametrize("rule_id", sorted(DLA_CORPUS))
+def test_dla_rule_refused_form_is_gpu_fallback_accepted_form_is_not(rule_id):
+    from converter.targets.dla_guide import DLA_RULES
+
+    rule = next(r for r in DLA_RULES if r.id == rule_id)
+    accepted, refused = DLA_CORPUS[rule_id]
+    tag = f"{rule.kind}: {rule.why}:"
+    hits = [p for p in check_model(refused, "tensorrt-dla") if tag in p.reason]
+    assert hits and all(p.severity == "warning" and "GPU fallback" in p.reason and rule.source in p.reason for p in hits)
+    assert not [p for p in check_model(accepted, "tensorrt-dla") if tag in p.reason]
