@@ -299,3 +299,14 @@ def test_dla_rule_refused_form_is_gpu_fallback_accepted_form_is_not(rule_id):
     hits = [p for p in check_model(refused, "tensorrt-dla") if tag in p.reason]
     assert hits and all(p.severity == "warning" and "GPU fallback" in p.reason and rule.source in p.reason for p in hits)
     assert not [p for p in check_model(accepted, "tensorrt-dla") if tag in p.reason]
+
+
+def test_docs_tables_are_generated_from_the_rules():
+    from pathlib import Path
+
+    from tools.render_tensorrt_rules import DOC, render
+
+    text = Path(DOC).read_text(encoding="utf-8")
+    assert text == render(text), "docs/tensorrt.md is stale: python -m tools.render_tensorrt_rules"
+    for rule in RULES:
+        assert f"`{rule.id}`" in text and f"`{rule.source}`" in text
