@@ -8,7 +8,7 @@ the layers it adds, in node order. Every mapping cites its line (``CITATIONS``;
 What is listed: the compute layers (IScaleLayer, IElementWiseLayer, IResizeLayer, IUnaryLayer,
 IActivationLayer, ICastLayer, IConvolutionLayer, IPoolingLayer, IReduceLayer, IMatrixMultiplyLayer,
 IConcatenationLayer, IShuffleLayer, ISliceLayer, ISoftMaxLayer, IGatherLayer, ISelectLayer,
-IIdentityLayer, IShapeLayer, IQuantizeLayer, IDequantizeLayer, IFillLayer), including the IShuffleLayers
+IIdentityLayer, IShapeLayer, IQuantizeLayer, IDequantizeLayer, IParametricReLULayer, IFillLayer), including the IShuffleLayers
 the importer adds to reshape (a Scale of rank other than 4 or 5, a 1-D Conv, a broadcast of lower
 rank). What is not listed: IConstantLayers (weights and Constant nodes become weights, not layers) —
 a model's Constant node gives no layer. A node of an op the view does not model gives one
@@ -117,6 +117,7 @@ CITATIONS = {
     "dequantize": ("onnxOpImporters.cpp:1613", "nvinfer1::IDequantizeLayer* dq = N_CHECK(ctx->network()->addDequantize(*dataInput, *scaleInput));"),
     "quantize": ("onnxOpImporters.cpp:1639", "nvinfer1::IQuantizeLayer* q = N_CHECK(ctx->network()->addQuantize(*dataInput, *scaleInput));"),
     "prelu": ("onnxOpImporters.cpp:4079", "auto* layer = N_CHECK(ctx->network()->addParametricReLU(*input, *slopes));"),
+    "range": ("onnxOpImporters.cpp:4236", "nvinfer1::IFillLayer* layer = addFill(ctx, convertTo1D(ctx, numberOfElements), nvinfer1::FillOperation::kLINSPACE);"),
     "mod.int": ("importerUtils.cpp:2101", "return N_CHECK(ctx->network()->addElementWise(*input0, *rhs, eOp::kSUB));"),
 }
 
@@ -229,6 +230,8 @@ def node_layers(node: NodeView, view: ModelView) -> list[TrtLayer]:
             found.append(layer("ICastLayer", (("to", "kINT32"),), ("kINT64",), ("kINT32",), "gather.int64"))
             indices = "kINT32"
         return found + [layer("IGatherLayer", (("axis", axis),), (ins[0], indices), out, "gather")]
+    if op == "Range":
+        return [layer("IFillLayer", (("op", "kLINSPACE"),), ins, out, "range")]
     if op == "PRelu":
         return [layer("IParametricReLULayer", (), ins, out, "prelu")]
     if op == "Where":

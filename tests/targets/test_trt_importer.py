@@ -79,3 +79,18 @@ def test_cli_check_layers(tmp_path):
     assert "DLA rules: TensorRT 10.7" in dla.output
     bad = CliRunner().invoke(main, ["check", str(path), "--target", "ort-cpu", "--layers"])
     assert bad.exit_code == 2 and "--layers" in bad.output and len(bad.output.strip().splitlines()) == 1
+
+
+def test_every_op_the_lowerings_emit_for_tensorrt_is_modeled():
+    # the bundled suite lowered for tensorrt: no node falls through to "?Op" (tools/survey_targets.py lowers the same)
+    from spec2onnx.files import bundled_specs_dir
+    from spec2onnx.selection import spec_files
+    from spec2onnx.spec import load_spec
+    from tools.survey_targets import lowered
+
+    unknown = set()
+    for path in spec_files([bundled_specs_dir()]):
+        built, _ = lowered(load_spec(path), "tensorrt")
+        if built is not None:
+            unknown |= {l.kind for l in importer_view(built[0]) if l.kind.startswith("?")}
+    assert unknown == set()
