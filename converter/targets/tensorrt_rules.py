@@ -274,11 +274,19 @@ def _qdq_per_channel(node):
     if s is None or s.size == 1 or x is None or s.ndim != 1:
         return None
     r = len(x)
-    axis = node.attrs.get("axis", 1)
-    axis = axis + r if axis < 0 else axis
+    axis = qdq_axis(node, r)
     if not 0 <= axis < r or x[axis] is None:
         return None
     return None if x[axis] == s.size else f"{s.size} scales for {x[axis]} channels on axis {axis}"
+
+
+def qdq_axis(node, rank):
+    """The axis the importer quantizes on: the node's own ``axis`` attribute, else the rank, which for a
+    per-channel scale means axis 0 (onnxOpImporters.cpp:1521, :1529) -- not ONNX's default 1."""
+    explicit = {a.name: a.i for a in node.node.attribute if a.name == "axis"}
+    axis = explicit.get("axis", rank)
+    axis = axis + rank if axis < 0 else axis
+    return 0 if axis == rank else axis
 
 
 def _qdq_scale_rank(node):

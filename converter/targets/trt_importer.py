@@ -118,6 +118,8 @@ CITATIONS = {
     "quantize": ("onnxOpImporters.cpp:1639", "nvinfer1::IQuantizeLayer* q = N_CHECK(ctx->network()->addQuantize(*dataInput, *scaleInput));"),
     "prelu": ("onnxOpImporters.cpp:4079", "auto* layer = N_CHECK(ctx->network()->addParametricReLU(*input, *slopes));"),
     "range": ("onnxOpImporters.cpp:4236", "nvinfer1::IFillLayer* layer = addFill(ctx, convertTo1D(ctx, numberOfElements), nvinfer1::FillOperation::kLINSPACE);"),
+    "qdq.axis": ("onnxOpImporters.cpp:1521", "int32_t axis = attrs.get<int32_t>(\"axis\", inputDims.nbDims);"),
+    "qdq.axis-default": ("onnxOpImporters.cpp:1529", "if (axis == inputDims.nbDims)"),
     "mod.int": ("importerUtils.cpp:2101", "return N_CHECK(ctx->network()->addElementWise(*input0, *rhs, eOp::kSUB));"),
 }
 
@@ -408,13 +410,14 @@ def _gemm(node, layer, ins, out):
 
 
 def _qdq(node, layer, ins, out):
+    from .tensorrt_rules import qdq_axis
+
     rank = node.rank(0)
     scale = node.constants[1]
-    axis = node.attrs.get("axis", 1)
     if scale is not None and scale.size == 1:
         axis = 0 if rank is not None and rank <= 1 else 1  # per-tensor: the importer's own axis
-    elif rank is not None and axis < 0:
-        axis += rank
+    else:  # per-channel: the node's axis attribute, else 0 (not ONNX's default 1)
+        axis = qdq_axis(node, rank) if rank is not None else None
     kind, cite = ("IQuantizeLayer", "quantize") if node.op == "QuantizeLinear" else ("IDequantizeLayer", "dequantize")
     return layer(kind, (("axis", axis),), ins[:1], out, cite)
 

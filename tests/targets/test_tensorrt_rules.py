@@ -143,6 +143,8 @@ CORPUS = {
     "qdq.zero-point-size": (qdq(scale=f32(1, 1, 1), zp=np.zeros(3, np.int8), axis=1),
                             qdq(scale=f32(1, 1, 1), zp=np.zeros(1, np.int8), axis=1)),
     "qdq.per-channel": (qdq(scale=f32(1, 1, 1), axis=1), qdq(scale=f32(1, 1, 1, 1, 1), axis=1)),
+    # no axis attribute: the importer uses axis 0 for a per-channel scale (onnxOpImporters.cpp:1521/1529), so a
+    # 3-value scale fits channel axis 1 under ONNX's default but not the importer's: that form is refused below
     "qdq.scale-rank": (qdq(scale=f32(1, 1, 1), axis=1), qdq(scale=np.ones((1, 3), np.float32), axis=1)),
     "resize.types": (resize(x=H), resize(x=U8)),
     "resize.scalar": (resize(shape=[4], scales=f32(2)), resize(shape=[], scales=np.zeros(0, np.float32))),
@@ -310,3 +312,12 @@ def test_docs_tables_are_generated_from_the_rules():
     assert text == render(text), "docs/tensorrt.md is stale: python -m tools.render_tensorrt_rules"
     for rule in RULES:
         assert f"`{rule.id}`" in text and f"`{rule.source}`" in text
+
+
+def test_qdq_without_axis_attribute_is_per_channel_on_axis_0():
+    # onnxOpImporters.cpp:1521 reads axis with default nbDims, :1529 turns it into 0 (ONNX's default is 1)
+    on_batch = qdq(scale=f32(1), shape=[1, 3, 4, 4])  # per-tensor: no axis question
+    assert "qdq.per-channel" not in fired(on_batch)
+    no_axis = qdq(scale=f32(1, 1, 1), shape=[1, 3, 4, 4])  # 3 scales, axis 0 has 1 element
+    assert "qdq.per-channel" in fired(no_axis)
+    assert "qdq.per-channel" not in fired(qdq(scale=f32(1, 1, 1), shape=[3, 1, 4, 4]))

@@ -94,3 +94,12 @@ def test_every_op_the_lowerings_emit_for_tensorrt_is_modeled():
         if built is not None:
             unknown |= {l.kind for l in importer_view(built[0]) if l.kind.startswith("?")}
     assert unknown == set()
+
+
+def test_per_channel_dequantize_axis_defaults_to_0_in_the_importer():
+    from tests.targets.test_tensorrt_rules import qdq
+
+    (layer,) = importer_view(qdq("DequantizeLinear", x=T.INT8, scale=f32(1, 1, 1), shape=[3, 2, 2, 2]))
+    assert layer.kind == "IDequantizeLayer" and layer.attr("axis") == 0
+    (layer,) = importer_view(qdq("DequantizeLinear", x=T.INT8, scale=f32(1, 1, 1), shape=[1, 3, 2, 2], axis=1))
+    assert layer.attr("axis") == 1
