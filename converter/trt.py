@@ -676,13 +676,15 @@ def _lower_for_placement(network: "Network", spec, on_dla: list, call: str):
 
 def _dla_node_refusals(model, layers: list) -> dict:
     """{layer: why} for the ``layers`` (placed on DLA) whose nodes DLA has no layer for (the tensorrt-dla node
-    rules, converter/targets/dla.py): onnx-tensorrt makes TensorRT layers of the nodes, and one DLA cannot run
+    rules, converter/targets/dla.py, and the DLA guide's GPU-fallback verdicts, dla_guide.py): onnx-tensorrt makes TensorRT layers of the nodes, and one DLA cannot run
     runs on the GPU. A node belongs to the layer whose output name its name starts with."""
-    from .targets.check import check_model, errors
+    from .targets.check import check_model
+    from .targets.dla_guide import FALLBACK
 
     by_output = {layer.get_output(0).name: layer for layer in layers}
     found: dict = {}
-    for problem in errors(check_model(model, "tensorrt-dla")):
+    # an error (the seed rules) or a "GPU fallback" verdict (the DLA guide): either way not on DLA
+    for problem in (p for p in check_model(model, "tensorrt-dla") if p.severity == "error" or p.reason.startswith(FALLBACK)):
         layer = by_output.get(problem.node.split("/")[0])
         if layer is not None and layer not in found:
             found[layer] = f"its node {problem.node} ({problem.op}) has no DLA layer: {problem.reason}"

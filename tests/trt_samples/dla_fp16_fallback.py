@@ -35,7 +35,7 @@ def populate_network(network):
 
     upsample = network.add_resize(normalize.get_output(0))
     upsample.name = "upsample"
-    upsample.shape = (1, 2, 4, 4)
+    upsample.scales = (1.0, 1.0, 2.0, 2.0)  # DLA takes scales, not output dimensions (NvInfer.h, IResizeLayer on DLA)
     upsample.resize_mode = trt.InterpolationMode.NEAREST
     upsample.coordinate_transformation = trt.ResizeCoordinateTransformation.ASYMMETRIC
     upsample.nearest_rounding = trt.ResizeRoundMode.FLOOR
