@@ -52,6 +52,7 @@ class CaseResult:
     bad_input: bool = False  # the spec itself could not be loaded (a user error: exit status 2)
     internal: bool = False  # lowering failed with an internal error: our bug (exit status 3)
     label: str = ""  # the runtime configuration, shown when several run
+    host: str = ""  # "host: legalized copy, N nodes changed": the host ran a copy of the deployment model
 
     @property
     def id(self) -> str:
@@ -79,6 +80,7 @@ class Options:
     target: Target | None = None  # --target: lower for it and check the model statically; None: what the provider implies
     static_check: bool = True  # with a target: a node it cannot run makes each case an ERROR (False: run only)
     threads: int = 1  # onnxruntime's intra-op threads for a spec with big outputs (small ones always use 1)
+    host_model_dir: str | None = None  # --save-host-model: write each host-legalized copy there (legalize.py)
 
     @property
     def show_labels(self) -> bool:
@@ -100,10 +102,11 @@ def check_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = 
     def result(case: Case, config: RunConfig, outcome: str, **kw) -> CaseResult:
         return CaseResult(spec=spec.name, case=case.name, outcome=outcome, path=path, ops=ops,
                           runtime=config.runtime, provider=config.provider, opset=opset, opt_level=config.opt_level,
-                          label=config.label if options.show_labels else "", **kw)
+                          label=config.label if options.show_labels else "", host=host_note, **kw)
 
     target = options.target or target_for_provider(options.configs[0].provider)
     static: list[str] = []  # what the static check (converter/targets) finds: each case is an ERROR then
+    host_note = ""  # "host: legalized copy, N nodes changed" where the host runs a copy of the deployment model
     try:
         if options.target is None and target.name == "ort-cpu":  # the default: no check, no opset search
             provider = options.configs[0].provider
@@ -111,7 +114,7 @@ def check_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = 
                 spec, f"opset={opset};provider={provider}",
                 lambda: build_model(spec.network, name=spec.name, opset=opset, provider=provider, doc=spec.source).SerializeToString())
         else:
-            model_bytes, opset, static = _lower_for_target(spec, options, target, opset)
+            model_bytes, opset, static, host_note = _lower_for_target(spec, options, target, opset)
     except Exception as exc:  # noqa: BLE001 - one broken spec must not hide the others
         from .targets.spec_rules import TargetRuleError
 
@@ -134,19 +137,25 @@ def check_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = 
         except Exception as exc:  # noqa: BLE001
             runners[config] = describe_exception(exc, f"creating the {config.runtime} session")
     tolerances = {name: _tolerance(spec, name, options) for name in spec.network.outputs}
+    # The spec's expected values are its own arithmetic; where the target's differs (FP16 weights, DLA's rounding,
+    # docs/deployment.md), the runtime is compared with the reference of the target's arithmetic only.
+    arithmetic = target.name if target.deployment else None
+    expected = not reference.arithmetic_differs(spec.network, arithmetic)
     for case in cases:
         on_case_start(case.name)
         t0 = time.perf_counter()
         try:
-            want = reference.run_network(spec.network, case.inputs)
-            reference_problems = _compare_outputs(spec, case, "reference", want, tolerances, against_reference=None)
+            want = reference.run_network(spec.network, case.inputs, arithmetic=arithmetic)
+            reference_problems = _compare_outputs(spec, case, "reference", want, tolerances, against_reference=None,
+                                                  expected=expected)
         except Exception as exc:  # noqa: BLE001
             want, reference_problems = describe_exception(exc, "running the numpy reference"), ([], [])
         first_outputs = None
         for config in options.configs:
             runner = runners[config]
             t1 = time.perf_counter()
-            outcome, problems, stats, got = _check(spec, case, runner, want, tolerances, config.runtime, reference_problems)
+            outcome, problems, stats, got = _check(spec, case, runner, want, tolerances, config.runtime, reference_problems,
+                                                   expected)
             if static:
                 outcome, problems = ERROR, static + problems
             disagreements = []
@@ -178,10 +187,12 @@ def _threads(spec: Spec, options: Options) -> int:
     return options.threads if elements >= BIG_OUTPUT_ELEMENTS else 1
 
 
-def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int) -> tuple[bytes, int, list[str]]:
-    """(model bytes, opset, static-check errors): lowered for ``target`` at an opset where it has every
-    kernel, and checked; kept with the spec in the cache like the default path's model (the choice of
-    opset and the check are pure functions of the spec, the code and the key's variant)."""
+def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int) -> tuple[bytes, int, list[str], str]:
+    """(model bytes to run, opset, static-check errors, host note): lowered for ``target`` at an opset where it has
+    every kernel, and checked; kept with the spec in the cache like the default path's model (the choice of
+    opset and the check are pure functions of the spec, the code and the key's variant). For a target with a
+    deployment form (tensorrt, tensorrt-dla) the model run is the host-legalized copy (converter/legalize.py);
+    the check is of the deployment model."""
     from .targets.opset import model_for_target
 
     provider = None if options.target else options.configs[0].provider
@@ -190,12 +201,23 @@ def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int) 
     def build() -> bytes:
         model, chosen, _, found = model_for_target(spec, target, opset, fixed=fixed, provider=provider)
         static = [f"static check: {p}" for p in found if p.severity == "error"] if options.static_check else []
-        return json.dumps({"opset": chosen, "static": static}).encode() + b"\n" + model.SerializeToString()
+        note = ""
+        if target.deployment:  # the host runs a legalized copy; the deployment model stays as convert writes it
+            from .legalize import host_model
+
+            model, _, changed = host_model(model)
+            note = f"host: legalized copy, {changed} nodes changed"
+        return json.dumps({"opset": chosen, "static": static, "host": note}).encode() + b"\n" + model.SerializeToString()
 
     variant = f"target={target.name};opset={opset};fixed={fixed};provider={provider};static={options.static_check}"
     head, _, model_bytes = spec_cache.lowered_model(spec, variant, build).partition(b"\n")  # (JSON has no raw newline)
     meta = json.loads(head)
-    return model_bytes, meta["opset"], meta["static"]
+    if options.host_model_dir and meta.get("host"):
+        from .files import write_atomic
+
+        Path(options.host_model_dir).mkdir(parents=True, exist_ok=True)
+        write_atomic(Path(options.host_model_dir) / f"{spec.name}.host.onnx", model_bytes)
+    return model_bytes, meta["opset"], meta["static"], meta.get("host", "")
 
 
 def _tolerance(spec: Spec, output: str, options: Options):
@@ -216,7 +238,7 @@ def _resolved(tolerances, output: str, case: Case) -> Tolerance:
     return resolve_tolerance(dtype, cli, case_tol, spec_tol, kind_tol)
 
 
-def _check(spec: Spec, case: Case, runner, want, tolerances, runtime: str, reference_problems):
+def _check(spec: Spec, case: Case, runner, want, tolerances, runtime: str, reference_problems, expected: bool = True):
     """(outcome, problems, comparison stats, runtime outputs or None).
 
     ``reference_problems`` (reference vs expected, computed once per case) count for every runtime.
@@ -229,19 +251,19 @@ def _check(spec: Spec, case: Case, runner, want, tolerances, runtime: str, refer
         return ERROR, [describe_exception(exc, f"running {runtime}")], [], None
     if isinstance(want, str):
         return ERROR, [want], [], got
-    problems, stats = _compare_outputs(spec, case, runtime, got, tolerances, against_reference=want)
+    problems, stats = _compare_outputs(spec, case, runtime, got, tolerances, against_reference=want, expected=expected)
     problems, stats = problems + reference_problems[0], stats + reference_problems[1]
     return (FAIL if problems else PASS), problems, stats, got
 
 
-def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerances, against_reference):
+def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerances, against_reference, expected: bool = True):
     """(problems, stats) of ``outputs`` against the reference (when given) and the case's expected values."""
     problems, stats = [], []
     for name in spec.network.outputs:
         tol = _resolved(tolerances, name, case)
         actual = outputs.get(name)
         targets = [("reference", against_reference[name])] if against_reference is not None else []
-        if case.expected and name in case.expected:
+        if expected and case.expected and name in case.expected:
             targets.append(("expected", case.expected[name]))
         for against, target in targets:
             if actual is None:

@@ -42,10 +42,14 @@ FLOAT16_IN_FLOAT32 = {
     "LESS": _NO_FP16_KERNEL,
 }
 
-# tensorrt-dla runs FP16 natively and has no Cast layer: these stay in float16. Comparisons are exact, and one
-# float16 division rounds the exact quotient once, as float32 then float16 does (24 >= 2 * 11 + 2 bits: double
-# rounding is innocuous for + - * /, Figueroa 1995), so the result is the reference's.
-DLA_FLOAT16_NATIVE = ("DIV", "EQUAL", "GREATER", "LESS")
+# The deployment form (tensorrt, tensorrt-dla: ctx.target.deployment) keeps float16 and float32 in their type: one
+# ONNX op per operation, which onnx-tensorrt imports as one IElementWiseLayer. One float16 + - * / rounds the exact
+# result once, as float32 then float16 does (24 >= 2 * 11 + 2 bits: double rounding is innocuous, Figueroa 1995);
+# the host runs a copy computed in float32 and rounded at the layer's output (converter/legalize.py).
+INTEGER_DIVISION = ("integer DIV/FLOOR_DIV: spec2onnx defines x / 0 = 0 and MIN / -1 = MIN, which one Div leaves "
+                    "undefined (a trap on onnxruntime); these are the fewest exact nodes (docs/deployment.md)")
+FLOAT_FLOOR_DIV = ("FLOOR_DIV: onnx-tensorrt imports no ONNX op as kFLOOR_DIV (onnxOpImporters.cpp), so Div then Floor: "
+                   "the fewest exact nodes (docs/deployment.md)")
 
 ATTRIBUTES = {"operation": Enum("the binary operation", choices=OPERATIONS)}
 
@@ -92,16 +96,21 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     if dtype in (INT32, INT64) and op in ("DIV", "FLOOR_DIV"):
         divisor, output = ctx.input_types[1].size, ctx.output_type.size  # None: dynamic (a plugin's layer, say)
         small = divisor is not None and output is not None and divisor * 16 <= output
-        return b.finish(_integer_division(b, op, x, y, dtype, ctx.constant_inputs[1], ctx.target, small))
+        result = _integer_division(b, op, x, y, dtype, ctx.constant_inputs[1], ctx.target, small)
+        if ctx.target.deployment:  # every extra node of a deployment model says why it is there
+            for node in b.lowered.nodes:
+                node.doc_string = node.doc_string or INTEGER_DIVISION
+        return b.finish(result)
     compute = dtype
-    dla_native = dtype == FLOAT16 and ctx.target.name == "tensorrt-dla" and op in DLA_FLOAT16_NATIVE
-    if dtype == BFLOAT16 or (dtype == FLOAT16 and op in FLOAT16_IN_FLOAT32 and not dla_native):
+    deployment = ctx.target.deployment and dtype in (FLOAT16, FLOAT32)  # the target's own type, no Casts
+    if not deployment and (dtype == BFLOAT16 or (dtype == FLOAT16 and op in FLOAT16_IN_FLOAT32)):
         why = ("the CPU EP has no bfloat16 kernels: compute in float32 (exact for bfloat16 values), round once"
                if dtype == BFLOAT16 else FLOAT16_IN_FLOAT32[op])
         x, y = b.cast(x, FLOAT32, why=why), b.cast(y, FLOAT32, why=why)
         compute = FLOAT32
     if op == "FLOOR_DIV":
-        z = b.op("Floor", [b.op("Div", [x, y])])
+        z = b.op("Floor", [b.op("Div", [x, y], why=FLOAT_FLOOR_DIV if deployment else "")],
+                 why=FLOAT_FLOOR_DIV if deployment else "")
     elif op in ("SUM", "SUB") and _deleted_as_noop(op, ctx.constant_inputs):
         if op == "SUB":  # x - (-0) is x + (+0)
             y = b.scalar("zero", 0.0, compute)

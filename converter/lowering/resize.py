@@ -129,6 +129,10 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
         changed = [ax for ax in range(x_type.rank) if x_type.shape[ax] != out_shape[ax]]
         if not changed:
             return b.finish(x)
+        if ctx.target.deployment and x_type.dtype in (FLOAT16, FLOAT32) and 0 not in out_shape:
+            # the deployment form: one Resize in the input's type, which onnx-tensorrt imports as one IResizeLayer
+            # with the spec's attributes (docs/deployment.md); the host runs a legalized copy (converter/legalize.py)
+            return b.finish(_resize_node(b, layer.attrs, x, b.const("sizes", np.array(out_shape, np.int64)), deployment=True))
         if layer.attrs["resize_mode"] == "NEAREST" or 0 in out_shape:
             def body(v):
                 return _nearest_static(b, layer, ctx, v, x_type, out_shape, changed)
@@ -369,7 +373,7 @@ def _interpolate_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, size
     return b.op("Slice", [y, b.const("zeros", np.zeros(inner, np.int64)), wanted, axes], why="an output length of 0 at run time")
 
 
-def _resize_node(b: NodeBuilder, attrs, x: str, sizes: str) -> str:
+def _resize_node(b: NodeBuilder, attrs, x: str, sizes: str, deployment: bool = False) -> str:
     transform = _ONNX_TRANSFORM[attrs["coordinate_transformation"]]
     if transform == "half_pixel" and attrs["selector_for_single_pixel"] == "UPPER":
         transform = "pytorch_half_pixel"  # HALF_PIXEL, and coordinate 0 for an output length of 1
@@ -377,7 +381,7 @@ def _resize_node(b: NodeBuilder, attrs, x: str, sizes: str) -> str:
     why = ""
     if attrs["resize_mode"] == "NEAREST":
         extra = {"nearest_mode": ORT_NEAREST_MODE[attrs["nearest_rounding"]]}
-        why = "NEAREST as one Resize: onnxruntime's float32 coordinates give the exact indices here (docs/semantics.md)"
+        why = "" if deployment else "NEAREST as one Resize: onnxruntime's float32 coordinates give the exact indices here (docs/semantics.md)"
     return b.op("Resize", [x, "", "", sizes], mode=attrs["resize_mode"].lower(), coordinate_transformation_mode=transform,
                 why=why, **extra)
 

@@ -113,8 +113,8 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     y = layer.inputs[0]
     if all(v is None for v in coeff.values()):
         return b.finish(y)
-    if x_type.dtype == FLOAT16 and ctx.target.name == "tensorrt-dla" and _float16_exact(coeff):
-        return b.finish(_dla_float16(b, y, coeff))
+    if ctx.target.deployment and x_type.dtype in (FLOAT16, FLOAT32):
+        return b.finish(_deployment(b, layer, y, x_type, coeff))
     if x_type.dtype != FLOAT32:
         why = {INT8: "int8 is quantized in TensorRT: compute in float32, then round half to even and saturate",
                FLOAT16: "compute in float32 and round once to float16, as the reference does",
@@ -138,22 +138,32 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     return b.finish(y)
 
 
-def _float16_exact(coeff: dict) -> bool:
-    """Whether float16 arithmetic gives the reference's bits: no power, one of scale / shift, float16 values."""
-    used = [v for v in coeff.values() if v is not None]
-    return coeff["power"] is None and len(used) == 1 and bool(np.all(used[0].astype(np.float16) == used[0]))
+DEPLOYMENT_WHY = ("TensorRT runs the layer in its own type: one IScaleLayer (BatchNormalization, onnx-tensorrt "
+                  "onnxOpImporters.cpp BatchNormalization importer) or its one IElementWiseLayer per coefficient")
 
 
-def _dla_float16(b: NodeBuilder, y: str, coeff: dict) -> str:
-    """tensorrt-dla: FP16 natively (DLA has no Cast layer). One Mul or one Add of float16 values rounds the exact
-    result once, as the reference's float32-then-float16 does (24 >= 2 * 11 + 2 bits: the double rounding is
-    innocuous), so only that case comes here (_float16_exact); the DLA rules refuse the others
-    (converter/targets/dla.py)."""
-    why = "tensorrt-dla runs FP16 natively and has no Cast layer: computed in float16"
-    if coeff["scale"] is not None:
-        y = b.op("Mul", [y, b.const("scale", coeff["scale"].astype(np.float16))], why=why)
-    if coeff["shift"] is not None:
-        y = add_constant(b, y, b.const("shift", coeff["shift"].astype(np.float16)), coeff["shift"])
+def _deployment(b: NodeBuilder, layer: Layer, y: str, x_type: TensorType, coeff: dict) -> str:
+    """The deployment form (tensorrt, tensorrt-dla): in the input's type, no Casts. Per tensor or per channel on
+    axis 1, scale and shift are one BatchNormalization (mean 0, variance 1, epsilon 0), which onnx-tensorrt
+    imports as one IScaleLayer (kCHANNEL); else Mul and Add. A power is one more node (Pow, or Mul/Sqrt/Reciprocal).
+    Coefficients take the input's type: float16 weights are rounded to float16, as TensorRT does with a warning;
+    the reference for these targets rounds them the same way (converter/reference/scale.py)."""
+    dtype = x_type.dtype
+    cast = {k: None if v is None else v.astype(dtype.numpy) for k, v in coeff.items()}
+    for key, value in coeff.items():
+        if value is not None and np.any((cast[key].astype(np.float32) != value) & ~np.isnan(value)):
+            b.lowered.legalizations.append(f"{layer.name}: warning: {key} holds values that {dtype} cannot hold: "
+                                           f"rounded to {dtype}, as TensorRT does with FP16 weights")
+    channels = _per_channel_affine(layer, x_type.shape, cast)
+    if channels is not None:
+        y = _batch_norm(b, y, *channels)
+    else:
+        if cast["scale"] is not None:
+            y = b.op("Mul", [y, b.const("scale", cast["scale"])])
+        if cast["shift"] is not None:
+            y = add_constant(b, y, b.const("shift", cast["shift"]), cast["shift"])
+    if cast["power"] is not None:
+        y = _power(b, y, cast["power"])
     return y
 
 
@@ -165,11 +175,11 @@ def _per_channel_affine(layer: Layer, shape: tuple[int, ...], coeff: dict):
     kernel is measured to round the product and the sum separately; another EP may fuse them (FMA).
     """
     mode, axis = layer.attrs["mode"], layer.attrs["channel_axis"]
-    if coeff["scale"] is None or coeff["shift"] is None or shape[1] == 0:
+    if coeff["scale"] is None or coeff["shift"] is None or shape[1] in (0, None):
         return None
     if mode == "UNIFORM" or (mode == "CHANNEL" and axis == 1):
         return tuple(np.broadcast_to(coeff[k].reshape(-1)[:shape[1]] if mode == "CHANNEL" else coeff[k].reshape(()),
-                                     (shape[1],)).astype(np.float32) for k in ("scale", "shift"))
+                                     (shape[1],)).copy() for k in ("scale", "shift"))
     return None
 
 
@@ -184,9 +194,9 @@ def _batch_norm(b: NodeBuilder, y: str, scale: np.ndarray, shift: np.ndarray) ->
     channels = scale.shape[0]
     # The mean is a zero with the scale's sign, so that mean * scale is +0 and shift - mean * scale keeps a
     # shift of -0.0 (with mean +0 and a negative scale it would be -0 - (-0) = +0, and -0 * scale + shift +0).
-    mean = np.copysign(np.zeros(channels, np.float32), scale)
+    mean = np.copysign(np.zeros(channels, scale.dtype), scale)
     inputs = [y, b.const("scale", scale), b.const("shift", shift),
-              b.const("mean", mean), b.const("variance", np.ones(channels, np.float32))]
+              b.const("mean", mean), b.const("variance", np.ones(channels, scale.dtype))]
     return b.op("BatchNormalization", inputs, epsilon=0.0,
                 why="x * scale + shift in one pass (mean 0, variance 1, epsilon 0 leave scale and shift exact)")
 

@@ -22,11 +22,27 @@ _DEFAULTS = {"scale": 1.0, "shift": 0.0, "power": 1.0}
 _BLOCK = 1 << 15  # elements per channel slice from which slicing pays for its Python loop
 
 
-def reference(layer: Layer, inputs: list[np.ndarray]) -> np.ndarray:
+def reference(layer: Layer, inputs: list[np.ndarray], arithmetic: str | None = None) -> np.ndarray:
+    """``arithmetic``: None (the spec's: float32 inside, rounded once), "tensorrt" (float16 weights rounded to
+    float16, as TensorRT does with a warning) or "tensorrt-dla" (also x * scale rounded to FP16 before the shift
+    is added, as DLA computes). docs/deployment.md."""
     (x,) = inputs
     mode, axis = layer.attrs["mode"], layer.attrs["channel_axis"]
     coeff = {k: np.asarray(layer.attrs[k], np.float32) for k in _DEFAULTS}
     coeff = {k: (None if v.size == 0 else v) for k, v in coeff.items()}
+    if arithmetic in ("tensorrt", "tensorrt-dla") and x.dtype == np.float16:
+        coeff = {k: None if v is None else v.astype(np.float16).astype(np.float32) for k, v in coeff.items()}
+        if arithmetic == "tensorrt-dla" and coeff["scale"] is not None and coeff["shift"] is not None:
+            with np.errstate(all="ignore"):
+                product = (x.astype(np.float32) * _broadcastable(coeff["scale"], mode, x.shape, axis)).astype(np.float16)
+            rest = dict(coeff, scale=None)
+            return reference_with(layer, product, rest)
+    return reference_with(layer, x, coeff)
+
+
+def reference_with(layer: Layer, x: np.ndarray, coeff: dict) -> np.ndarray:
+    """The Scale of ``x`` with the coefficients ``coeff`` (float32 arrays or None), in float32, rounded once."""
+    mode, axis = layer.attrs["mode"], layer.attrs["channel_axis"]
     y = np.empty(x.shape, np.float32)
     with np.errstate(all="ignore"):
         block = int(np.prod(x.shape[axis + 1:], dtype=np.int64))

@@ -49,6 +49,14 @@ class Target:
         return self.name == name or name in profile.get("all_of", ()) or name in profile.get("includes", ())
 
     @property
+    def deployment(self) -> bool:
+        """Whether lowerings emit this target's deployment form (one node per layer where its importer has one,
+        in the source's types), run on the host through a legalized copy (converter/legalize.py)."""
+        from .profiles import PROFILES
+
+        return bool(PROFILES[self.name].get("deployment"))
+
+    @property
     def preferences(self) -> dict:
         """Lowering preferences (converter/targets/profiles.py), e.g. ``scale_batchnorm``."""
         from .profiles import PROFILES

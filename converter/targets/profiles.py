@@ -88,10 +88,14 @@ PROFILES = {
                 "preferences": {"scale_batchnorm": True}},
     "ort-cuda": {"kernels": "ort-cuda.json", "limits": ORT_RESIZE + ORT_CUDA, "max_opset": ORT_MAX_OPSET,
                  "preferences": {"scale_batchnorm": False}},
-    "tensorrt": {"matrix": "tensorrt.json", "limits": TENSORRT, "importer": True, "preferences": {"scale_batchnorm": False}},
+    # deployment: lowerings emit what the target's importer reads as one layer per source layer, in the source's
+    # types (float16 stays float16, CUBIC is one Resize); validate runs a host-legalized copy of it on onnxruntime's
+    # CPU EP (converter/legalize.py, docs/deployment.md). scale_batchnorm: BatchNormalization is IScaleLayer there.
+    "tensorrt": {"matrix": "tensorrt.json", "limits": TENSORRT, "importer": True, "deployment": True,
+                 "preferences": {"scale_batchnorm": True}},
     # includes: a DLA model is parsed by onnx-tensorrt too, so lowerings legalize it for tensorrt as well
     "tensorrt-dla": {"matrix": "tensorrt.json", "limits": TENSORRT, "importer": True, "dla": True, "includes": ["tensorrt"],
-                     "preferences": {"scale_batchnorm": False}},
+                     "deployment": True, "preferences": {"scale_batchnorm": True}},
     # measured: openvino.json lists what compiled (and what was refused); a combination never measured is a warning
     "openvino": {"kernels": "openvino.json", "measured": True, "limits": OPENVINO, "preferences": {"scale_batchnorm": False}},
     # every node must run on each of these (tensorrt-dla is not among them: DLA runs FP16/INT8 only)

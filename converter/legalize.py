@@ -1,0 +1,263 @@
+"""Host legalization: a target's deployment model, rewritten to run on onnxruntime's CPU EP with the target's arithmetic.
+
+``convert --target tensorrt`` writes the deployment model: one node per source layer where onnx-tensorrt's
+importer has one, in the source's types (float16 stays float16, CUBIC is one Resize). onnxruntime's CPU EP,
+which ``validate`` runs when the target itself is not installed, lacks float16 kernels (and inserts its own
+Casts, which it may merge across layers), rounds some NEAREST coordinates differently and runs linear/cubic
+Resize on a few shapes only. ``host_model(model)`` returns a copy it runs, with the list of changes; the
+deployment model is never changed. The rules, each with its reason (docs/deployment.md):
+
+1. ``float16`` / ``bfloat16`` layer: computed in float32 (inputs Cast up, weights widened, exactly), rounded to
+   the layer's type once at the layer's output: where TensorRT stores FP16 tensors. For tensorrt-dla, also
+   after every node of the layer, and a BatchNormalization (IScaleLayer) is Mul, a rounding, then the shift:
+   DLA rounds x * scale to FP16 before adding the shift.
+2. NEAREST Resize whose indices onnxruntime's float32 coordinates get wrong (lowering/resize.py
+   ``ort_nearest_exact``): one Gather per resized axis with the exact indices.
+3. LINEAR / CUBIC Resize of a shape onnxruntime's Resize refuses (linear: rank 2, 3, or 4 / 5 with the outer
+   two scales 1; cubic: rank 2 or 4 with the outer two scales 1): folded to [1, P, ...] between two Reshapes.
+
+Layers are found by the lowering's naming (converter/lowering/builder.py): a layer's nodes are named
+``LAYER/Op_n`` and its last node ``LAYER``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+LOW_FLOATS = (TensorProto.FLOAT16, TensorProto.BFLOAT16)
+_NEAREST_ROUNDING = {"floor": "FLOOR", "ceil": "CEIL", "round_prefer_ceil": "HALF_UP", "round_prefer_floor": "HALF_DOWN"}
+_TRANSFORM = {"asymmetric": ("ASYMMETRIC", "FORMULA"), "align_corners": ("ALIGN_CORNERS", "FORMULA"),
+              "half_pixel": ("HALF_PIXEL", "FORMULA"), "pytorch_half_pixel": ("HALF_PIXEL", "UPPER")}
+WHY_FLOAT16 = ("{t} computed in float32 and rounded to {t} at the layer's output, where TensorRT stores its tensors "
+               "(the CPU EP has no {t} kernel for most ops)")
+WHY_DLA = "DLA rounds to FP16 after every operation: x * scale is rounded before the shift is added"
+WHY_NEAREST = "NEAREST: onnxruntime's float32 coordinates pick another index here: exact Gather indices"
+WHY_FOLD = "{mode}: onnxruntime's Resize runs this rank/axes combination only folded to [1, P, ...]"
+
+
+def host_model(model: onnx.ModelProto, *, dla: bool | None = None) -> tuple[onnx.ModelProto, list[str], int]:
+    """(host model, changes as 'LAYER: why' lines, number of deployment nodes changed). ``dla``: the DLA
+    rounding rule; default: the model's ``spec2onnx.target`` metadata says tensorrt-dla."""
+    props = {p.key: p.value for p in model.metadata_props}
+    if dla is None:
+        dla = props.get("spec2onnx.target") == "tensorrt-dla"
+    types = _types(model)
+    inits = {t.name: t for t in model.graph.initializer}
+    new_inits: list[TensorProto] = []
+    nodes, changes, changed = [], [], 0
+    for layer, group in _layer_groups(model.graph.node):
+        rewritten, why = _legalize_layer(layer, group, types, inits, new_inits, dla)
+        nodes.extend(rewritten)
+        if why:
+            changes.append(f"{layer}: {'; '.join(why)}")
+            changed += len(group)
+    host = onnx.ModelProto()
+    host.CopyFrom(model)
+    if not changes:
+        return host, [], 0
+    del host.graph.node[:]
+    host.graph.node.extend(nodes)
+    host.graph.initializer.extend(new_inits)
+    del host.graph.value_info[:]
+    props["spec2onnx.host"] = f"legalized copy, {changed} nodes changed"
+    props["spec2onnx.host_changes"] = "\n".join(changes)
+    del host.metadata_props[:]
+    helper.set_model_props(host, props)
+    return host, changes, changed
+
+
+def _types(model) -> dict[str, tuple[int, tuple | None]]:
+    """tensor -> (element type, shape with None for unknown dims, or None for unknown rank)."""
+    inferred = onnx.shape_inference.infer_shapes(model)
+    out = {}
+    for vi in list(inferred.graph.input) + list(inferred.graph.value_info) + list(inferred.graph.output):
+        t = vi.type.tensor_type
+        shape = tuple(d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim) if t.HasField("shape") else None
+        out[vi.name] = (t.elem_type, shape)
+    for init in model.graph.initializer:
+        out[init.name] = (init.data_type, tuple(init.dims))
+    return out
+
+
+def _layer_groups(nodes):
+    """[(layer name, its nodes)]: a layer's last node is named after the layer, the others LAYER/Op_n."""
+    groups, pending = [], []
+    for node in nodes:
+        if re.search(rf"/{re.escape(node.op_type)}_\d+$", node.name) and node.name in node.output:
+            pending.append(node)
+            continue
+        groups.append((node.name, pending + [node]))
+        pending = []
+    if pending:
+        groups.append((pending[-1].name, pending))
+    return groups
+
+
+def _legalize_layer(layer, group, types, inits, new_inits, dla):
+    why = []
+    out = []
+    for node in group:
+        replaced = None
+        if node.op_type == "Resize":
+            replaced = _resize(node, types, inits, new_inits, why)
+        out.extend(replaced if replaced is not None else [node])
+    low = {types[n][0] for node in group for n in list(node.input) + list(node.output) if n in types} & set(LOW_FLOATS)
+    if low and not all(n.op_type in ("Identity", "Reshape", "Gather") for n in out):
+        low_type = low.pop()
+        name = "float16" if low_type == TensorProto.FLOAT16 else "bfloat16"
+        out = _in_float32(layer, out, types, inits, new_inits, low_type, dla)
+        why.append(WHY_FLOAT16.format(t=name) + (f"; {WHY_DLA}" if dla else ""))
+    return out, why
+
+
+def _resize(node, types, inits, new_inits, why):
+    """The Resize ``node`` as onnxruntime's CPU EP computes it exactly (rules 2 and 3), or None to keep it."""
+    from .lowering.resize import nearest_indices, ort_nearest_exact
+
+    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    attrs = {k: v.decode() if isinstance(v, bytes) else v for k, v in attrs.items()}
+    if len(node.input) < 4 or node.input[3] not in inits or node.input[0] not in types:
+        return None
+    shape = types[node.input[0]][1]
+    if shape is None or None in shape:
+        return None
+    sizes = [int(v) for v in numpy_helper.to_array(inits[node.input[3]])]
+    changed = [ax for ax, (a, b) in enumerate(zip(shape, sizes)) if a != b]
+    mode = attrs.get("mode", "nearest")
+    transform, selector = _TRANSFORM[attrs.get("coordinate_transformation_mode", "half_pixel")]
+    if mode == "nearest":
+        layer_attrs = {"coordinate_transformation": transform, "selector_for_single_pixel": selector,
+                       "nearest_rounding": _NEAREST_ROUNDING[attrs.get("nearest_mode", "round_prefer_floor")]}
+        if all(ort_nearest_exact(shape[ax], sizes[ax], layer_attrs) for ax in changed):
+            return None
+        x, nodes = node.input[0], []
+        for ax in sorted(changed, reverse=True):
+            idx = nearest_indices(shape[ax], sizes[ax], transform, selector, layer_attrs["nearest_rounding"])
+            name = f"{node.name}/host_indices_axis{ax}"
+            new_inits.append(numpy_helper.from_array(idx, name))
+            out = f"{node.name}/host_Gather_{ax}"
+            nodes.append(helper.make_node("Gather", [x, name], [out], name=out, axis=ax, doc_string=WHY_NEAREST))
+            x = out
+        _rename_output(nodes[-1], node.output[0])
+        why.append(WHY_NEAREST)
+        return nodes
+    rank = len(shape)
+    if not changed or _ort_runs(mode, rank, changed):
+        return None
+    inner = rank - min(changed)
+    width = 4 if (mode == "cubic" or inner <= 2) else 5
+    pad = width - 2 - inner
+    outer = int(np.prod(shape[: rank - inner], dtype=np.int64))
+    folded_in = np.array([1, outer] + [1] * pad + list(shape[rank - inner:]), np.int64)
+    folded_out = np.array([1, outer] + [1] * pad + list(sizes[rank - inner:]), np.int64)
+    names = [f"{node.name}/host_{k}" for k in ("folded_shape", "folded_sizes", "output_shape")]
+    for name, value in zip(names, (folded_in, folded_out, np.array(sizes, np.int64))):
+        new_inits.append(numpy_helper.from_array(value, name))
+    fold = WHY_FOLD.format(mode=mode)
+    a, r = f"{node.name}/host_Reshape_in", f"{node.name}/host_Resize"
+    resize = onnx.NodeProto()
+    resize.CopyFrom(node)
+    del resize.input[:]
+    resize.input.extend([a, "", "", names[1]])
+    _rename_output(resize, r)
+    nodes = [helper.make_node("Reshape", [node.input[0], names[0]], [a], name=a, doc_string=fold), resize,
+             helper.make_node("Reshape", [r, names[2]], [node.output[0]], name=node.name, doc_string=fold)]
+    why.append(fold)
+    return nodes
+
+
+def _ort_runs(mode: str, rank: int, changed) -> bool:
+    """onnxruntime's Resize checks (upsamplebase.h, targets/profiles.py ORT_RESIZE) for sizes that change ``changed``."""
+    if mode == "linear":
+        return rank in (2, 3) or (rank == 4 and (min(changed) >= 2 or (max(changed) <= 2 and min(changed) >= 1))) or (
+            rank == 5 and min(changed) >= 2)
+    return rank == 2 or (rank == 4 and min(changed) >= 2)
+
+
+def _rename_output(node, name: str) -> None:
+    node.output[0] = name
+    node.name = name
+
+
+def _in_float32(layer, nodes, types, inits, new_inits, low_type, dla):
+    """Rule 1: the layer's nodes computed in float32, its output rounded to ``low_type`` (and, for DLA, every
+    node's output)."""
+    produced = {o for n in nodes for o in n.output}
+    widened, head, body = {}, [], []
+    why = WHY_FLOAT16.format(t="float16" if low_type == TensorProto.FLOAT16 else "bfloat16")
+
+    def wide(name: str) -> str:
+        if not name or name in produced or types.get(name, (None,))[0] != low_type:
+            return name
+        if name not in widened:
+            new = widened[name] = f"{layer}/host_float32_{len(widened)}"
+            if name in inits:
+                value = numpy_helper.to_array(inits[name]).astype(np.float32)  # exact
+                new_inits.append(numpy_helper.from_array(value, new))
+            else:
+                head.append(helper.make_node("Cast", [name], [new], name=new, to=TensorProto.FLOAT, doc_string=why))
+        return widened[name]
+
+    last = nodes[-1]
+    for original in nodes:
+        node = _copy(original)
+        for i, name in enumerate(node.input):
+            node.input[i] = wide(name)
+        for a in node.attribute:
+            if node.op_type == "Cast" and a.name == "to" and a.i == low_type:
+                a.i = TensorProto.FLOAT
+        if dla and node.op_type == "BatchNormalization":
+            body.extend(_dla_batch_norm(node, inits, new_inits, low_type, _rank(types, original.input[0]),
+                                        {v: k for k, v in widened.items()}))
+            continue
+        body.append(node)
+        if dla and node.output[0] != layer and types.get(node.output[0], (None,))[0] == low_type:
+            body.extend(_round_trip(node, low_type))
+    final = body[-1]
+    if types.get(last.output[0], (None,))[0] == low_type and final.output[0] == layer:
+        wide_out = f"{layer}/host_float32_out"
+        final.output[0] = wide_out
+        final.name = wide_out
+        body.append(helper.make_node("Cast", [wide_out], [layer], name=layer, to=low_type,
+                                     doc_string=f"round to the layer's type at its output: {why}"))
+    return head + body
+
+
+def _rank(types, name: str) -> int:
+    shape = types.get(name, (None, None))[1]
+    return 4 if shape is None else len(shape)
+
+
+def _copy(node):
+    new = onnx.NodeProto()
+    new.CopyFrom(node)
+    return new
+
+
+def _round_trip(node, low_type):
+    """Round ``node``'s float32 output to ``low_type`` and back (exact widening), under the output's old name."""
+    out = node.output[0]
+    raw, low = f"{out}/host_raw", f"{out}/host_rounded"
+    node.output[0] = raw
+    node.name = raw
+    return [helper.make_node("Cast", [raw], [low], name=low, to=low_type, doc_string=WHY_DLA),
+            helper.make_node("Cast", [low], [out], name=out, to=TensorProto.FLOAT, doc_string=WHY_DLA)]
+
+
+def _dla_batch_norm(node, inits, new_inits, low_type, rank: int, sources: dict):
+    """BatchNormalization(x, scale, shift, mean 0, variance 1, epsilon 0) as DLA computes it: x * scale rounded
+    to FP16, then + shift. (The lowering writes BatchNormalization only with mean 0 and variance 1.)"""
+    x, out = node.input[0], node.output[0]
+    names = []
+    for key, name in (("scale", node.input[1]), ("shift", node.input[2])):
+        value = numpy_helper.to_array(inits[sources.get(name, name)]).astype(np.float32)
+        names.append(f"{out}/host_{key}_per_channel")
+        new_inits.append(numpy_helper.from_array(value.reshape((-1,) + (1,) * (rank - 2)), names[-1]))
+    product = f"{out}/host_Mul"
+    mul = helper.make_node("Mul", [x, names[0]], [product], name=product, doc_string=WHY_DLA)
+    rounded = _round_trip(mul, low_type)
+    return [mul, *rounded, helper.make_node("Sum", [product, names[1]], [out], name=out, doc_string=WHY_DLA)]
