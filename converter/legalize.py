@@ -36,6 +36,7 @@ WHY_FLOAT16 = ("{t} computed in float32 and rounded to {t} at the layer's output
                "(the CPU EP has no {t} kernel for most ops)")
 WHY_DLA = "DLA rounds to FP16 after every operation: x * scale is rounded before the shift is added"
 WHY_NEAREST = "NEAREST: onnxruntime's float32 coordinates pick another index here: exact Gather indices"
+WHY_DYNAMIC = "{mode} to a run-time shape: the CPU EP's lowering of it (exact NEAREST indices; linear/cubic folded)"
 WHY_FOLD = "{mode}: onnxruntime's Resize runs this rank/axes combination only folded to [1, P, ...]"
 
 
@@ -104,9 +105,13 @@ def _legalize_layer(layer, group, types, inits, new_inits, dla):
         replaced = None
         if node.op_type == "Resize":
             replaced = _resize(node, types, inits, new_inits, why)
+            if isinstance(replaced, tuple):  # (nodes, initializers) of a re-lowered node
+                replaced, extra = replaced
+                new_inits.extend(extra)
         out.extend(replaced if replaced is not None else [node])
     low = {types[n][0] for node in group for n in list(node.input) + list(node.output) if n in types} & set(LOW_FLOATS)
-    if low and not all(n.op_type in ("Identity", "Reshape", "Gather") for n in out):
+    already = any(n.op_type == "Cast" and n.input[0] in types and types[n.input[0]][0] in LOW_FLOATS for n in group)
+    if low and not already and not all(n.op_type in ("Identity", "Reshape", "Gather") for n in out):
         low_type = low.pop()
         name = "float16" if low_type == TensorProto.FLOAT16 else "bfloat16"
         out = _in_float32(layer, out, types, inits, new_inits, low_type, dla)
@@ -120,8 +125,10 @@ def _resize(node, types, inits, new_inits, why):
 
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     attrs = {k: v.decode() if isinstance(v, bytes) else v for k, v in attrs.items()}
-    if len(node.input) < 4 or node.input[3] not in inits or node.input[0] not in types:
+    if len(node.input) < 4 or node.input[0] not in types:
         return None
+    if node.input[3] not in inits:
+        return _resize_dynamic(node, attrs, types, why)
     shape = types[node.input[0]][1]
     if shape is None or None in shape:
         return None
@@ -168,6 +175,37 @@ def _resize(node, types, inits, new_inits, why):
              helper.make_node("Reshape", [r, names[2]], [node.output[0]], name=node.name, doc_string=fold)]
     why.append(fold)
     return nodes
+
+
+def _resize_dynamic(node, attrs, types, why):
+    """Rule 4: a Resize to a run-time shape, as the CPU EP's lowering writes it (exact NEAREST indices computed in
+    the graph, linear/cubic folded): lowering/resize.py's own lowering for ort-cpu, of this one node."""
+    from .dtypes import DTYPES
+    from .lowering.builder import LoweringContext
+    from .lowering.resize import lower
+    from .network import Layer, TensorType
+    from .targets import get_target
+
+    elem, shape = types[node.input[0]]
+    if shape is None:
+        return None
+    by_onnx = {d.onnx: d for d in DTYPES.values()}
+    transform, selector = _TRANSFORM[attrs.get("coordinate_transformation_mode", "half_pixel")]
+    mode = attrs.get("mode", "nearest").upper()
+    layer_attrs = {"resize_mode": mode, "shape": None, "scales": None, "coordinate_transformation": transform,
+                   "selector_for_single_pixel": selector,
+                   "nearest_rounding": _NEAREST_ROUNDING[attrs.get("nearest_mode", "round_prefer_floor")],
+                   "cubic_coeff": float(attrs.get("cubic_coeff_a", -0.75))}
+    layer = Layer(node.output[0], "trt.Resize", (node.input[0], node.input[3]), layer_attrs)
+    x_type = TensorType(by_onnx[elem], shape)
+    window = 2 if mode == "CUBIC" else min(3, len(shape))
+    out_type = TensorType(by_onnx[elem], tuple(shape[: len(shape) - window]) + (None,) * window)
+    ctx = LoweringContext(opset=13, provider="CPUExecutionProvider", target=get_target("ort-cpu"),
+                          input_types=(x_type, TensorType(by_onnx[TensorProto.INT64], (len(shape),))),
+                          output_type=out_type, constant_inputs=(None, None))
+    lowered = lower(layer, ctx)
+    why.append(WHY_DYNAMIC.format(mode=mode))
+    return lowered.nodes, lowered.initializers
 
 
 def _ort_runs(mode: str, rank: int, changed) -> bool:

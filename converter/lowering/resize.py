@@ -139,6 +139,10 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
             return b.finish(_int8_around(b, ctx, x_type.dtype, x, body))
         return b.finish(_interpolate(b, layer, ctx, x, x_type, out_shape, changed))
     sizes = _sizes_tensor(b, layer, ctx, out_shape)
+    if ctx.target.deployment and x_type.dtype in (FLOAT16, FLOAT32) and (len(layer.inputs) == 2 or out_shape is not None):
+        # the deployment form of a run-time shape: one Resize reading it (an int32 shape input is Cast to int64
+        # first: ONNX's sizes are int64); the host copy re-lowers it for the CPU EP (converter/legalize.py)
+        return b.finish(_resize_node(b, layer.attrs, x, sizes, deployment=True))
     if layer.attrs["resize_mode"] == "NEAREST":
         return b.finish(_int8_around(b, ctx, x_type.dtype, x, lambda v: _nearest_dynamic(b, layer, v, x_type, sizes)))
     return b.finish(_interpolate(b, layer, ctx, x, x_type, None, None, sizes))
