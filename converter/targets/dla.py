@@ -57,31 +57,12 @@ def check_spec(spec) -> None:
             if power.size and np.any(power != 1):
                 raise DlaRuleError(f"power {power.tolist()}: DLA does not support custom power values (Scale, DLA Support)",
                                 file=str(spec.path), field=f"{where}.power")
-            if net.types[layer.inputs[0]].dtype.name == "float16":
-                _check_float16_scale(spec, layer, where)
         elif layer.op == "trt.ElementWise":
             _check_elementwise(spec, layer, where)
         elif layer.op == "trt.Resize":
             _check_resize(spec, layer, where)
         elif layer.op == "dml.DequantizeLinear":
             _check_strides(spec, layer, where)
-
-
-def _check_float16_scale(spec, layer, where: str) -> None:
-    """DLA computes a float16 Scale in FP16 with FP16 weights (no Cast layer): the reference's bits (float32,
-    rounded once to float16) come out only for one Mul or one Add by float16 values."""
-    scale = np.asarray(layer.attrs.get("scale", []), np.float32)
-    shift = np.asarray(layer.attrs.get("shift", []), np.float32)
-    used = {k: v for k, v in (("scale", scale), ("shift", shift)) if v.size and np.any(v != (1 if k == "scale" else 0))}
-    if len(used) == 2:
-        raise DlaRuleError("float16 with both scale and shift: DLA rounds x * scale to FP16 before adding the shift, "
-                           "the reference rounds once (float32 inside; DLA has no Cast layer)",
-                           file=str(spec.path), field=where)
-    for key, value in used.items():
-        if np.any(value.astype(np.float16) != value):
-            raise DlaRuleError(f"{key} {[float(f'{v:.7g}') for v in value.ravel()[:4]]}{'...' if value.size > 4 else ''} holds values that are not "
-                               "float16: DLA keeps FP16 weights, the reference computes with the float32 values",
-                               file=str(spec.path), field=f"{where}.{key}")
 
 
 def _check_elementwise(spec, layer, where: str) -> None:
@@ -96,7 +77,7 @@ def _check_elementwise(spec, layer, where: str) -> None:
                            file=str(spec.path), field=f"{where}.operation")
     if op in CONSTANT_INPUTS:
         low, high = CONSTANT_INPUTS[op]
-        constants = sum(t in net.constants for t in layer.inputs)
+        constants = sum(_constant(net, t) for t in layer.inputs)
         if not low <= constants <= high:
             rule = "exactly one input" if low == high else "at most one input"
             raise DlaRuleError(f"operation {op} with {constants} constant inputs: DLA needs {rule} constant (ElementWise, DLA Support)",
@@ -106,6 +87,16 @@ def _check_elementwise(spec, layer, where: str) -> None:
         if not _dla_broadcast(a, b):
             raise DlaRuleError(f"shapes {list(a)} and {list(b)}: DLA comparisons broadcast only as NCHW, NC11 or N111",
                             file=str(spec.path), field=f"{where}.inputs")
+
+
+def _constant(net, tensor: str) -> bool:
+    """A constant input in the seed's sense: a network constant, or a dml.DequantizeLinear of constants (TensorRT
+    folds it into a constant: an INT8 weight with its scale)."""
+    if tensor in net.constants:
+        return True
+    producer = next((layer for layer in net.layers if layer.name == tensor), None)
+    return producer is not None and producer.op == "dml.DequantizeLinear" and all(
+        _constant(net, t) for t in producer.inputs)
 
 
 def _check_strides(spec, layer, where: str) -> None:
@@ -138,6 +129,13 @@ def _dla_broadcast(a, b) -> bool:
     return tuple(small) in (tuple(big), (big[0], big[1], 1, 1), (big[0], 1, 1, 1))
 
 
+def _dequantized_constant(name: str, view) -> bool:
+    """An input made by a DequantizeLinear of constants: TensorRT folds it into a constant (an INT8 weight)."""
+    producer = next((n for n in view.model.graph.node if name in n.output), None)
+    return producer is not None and producer.op_type == "DequantizeLinear" and all(
+        not i or i in view.constants for i in producer.input)
+
+
 def node_problems(node, view) -> list[str]:
     """The DLA rules ``node`` (a model_view.NodeView) breaks."""
     if node.op not in NODE_OPS:
@@ -149,7 +147,7 @@ def node_problems(node, view) -> list[str]:
     operation = NODE_OPS[node.op]
     if operation in CONSTANT_INPUTS:
         low, high = CONSTANT_INPUTS[operation]
-        constants = sum(c is not None for c in node.constants)
+        constants = sum(c is not None or _dequantized_constant(name, view) for name, c in zip(node.inputs, node.constants))
         if not low <= constants <= high:
             problems.append(f"{constants} constant inputs; DLA needs {'exactly one' if low == high else 'at most one'}")
     if operation in COMPARISONS and None not in node.input_shapes[:2]:
