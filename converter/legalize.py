@@ -196,7 +196,7 @@ def _resize_dynamic(node, attrs, types, why):
                    "selector_for_single_pixel": selector,
                    "nearest_rounding": _NEAREST_ROUNDING[attrs.get("nearest_mode", "round_prefer_floor")],
                    "cubic_coeff": float(attrs.get("cubic_coeff_a", -0.75))}
-    layer = Layer(node.output[0], "trt.Resize", (node.input[0], node.input[3]), layer_attrs)
+    layer = Layer(f"{node.output[0]}/host", "trt.Resize", (node.input[0], node.input[3]), layer_attrs)
     x_type = TensorType(by_onnx[elem], shape)
     window = 2 if mode == "CUBIC" else min(3, len(shape))
     out_type = TensorType(by_onnx[elem], tuple(shape[: len(shape) - window]) + (None,) * window)
@@ -204,6 +204,9 @@ def _resize_dynamic(node, attrs, types, why):
                           input_types=(x_type, TensorType(by_onnx[TensorProto.INT64], (len(shape),))),
                           output_type=out_type, constant_inputs=(None, None))
     lowered = lower(layer, ctx)
+    last = lowered.nodes[-1]
+    last.output[list(last.output).index(layer.name)] = node.output[0]
+    last.name = node.output[0]
     why.append(WHY_DYNAMIC.format(mode=mode))
     return lowered.nodes, lowered.initializers
 
@@ -249,8 +252,10 @@ def _in_float32(layer, nodes, types, inits, new_inits, low_type, dla):
             if node.op_type == "Cast" and a.name == "to" and a.i == low_type:
                 a.i = TensorProto.FLOAT
         if dla and node.op_type == "BatchNormalization":
-            body.extend(_dla_batch_norm(node, inits, new_inits, low_type, _rank(types, original.input[0]),
+            body.extend(bn := _dla_batch_norm(node, inits, new_inits, low_type, _rank(types, original.input[0]),
                                         {v: k for k, v in widened.items()}))
+            if bn[-1].output[0] != layer:
+                body.extend(_round_trip(bn[-1], low_type))
             continue
         body.append(node)
         if dla and node.output[0] != layer and types.get(node.output[0], (None,))[0] == low_type:

@@ -32,11 +32,11 @@ def reference(layer: Layer, inputs: list[np.ndarray], arithmetic: str | None = N
     coeff = {k: (None if v.size == 0 else v) for k, v in coeff.items()}
     if arithmetic in ("tensorrt", "tensorrt-dla") and x.dtype == np.float16:
         coeff = {k: None if v is None else v.astype(np.float16).astype(np.float32) for k, v in coeff.items()}
-        if arithmetic == "tensorrt-dla" and coeff["scale"] is not None and coeff["shift"] is not None:
-            with np.errstate(all="ignore"):
-                product = (x.astype(np.float32) * _broadcastable(coeff["scale"], mode, x.shape, axis)).astype(np.float16)
-            rest = dict(coeff, scale=None)
-            return reference_with(layer, product, rest)
+        if arithmetic == "tensorrt-dla":  # DLA rounds to FP16 after each step: x * scale, + shift, ^ power
+            for key in ("scale", "shift", "power"):
+                if coeff[key] is not None:
+                    x = reference_with(layer, x, {k: coeff[key] if k == key else None for k in coeff})
+            return x
     return reference_with(layer, x, coeff)
 
 

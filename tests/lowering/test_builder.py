@@ -28,13 +28,13 @@ def test_the_same_bits_twice_are_one_initializer_and_other_bits_are_not():
     assert len({one, *others}) == 8 == len(b.lowered.initializers)
 
 
-def test_a_cubic_resize_for_tensorrt_repeats_no_initializer():
-    """Cubic is four Gather taps per axis for TensorRT; with one scale on both axes their weights are equal."""
+def test_a_cubic_resize_for_portable_repeats_no_initializer():
+    """Cubic is four Gather taps per axis for portable models; with one scale on both axes their weights are equal."""
     spec = parse_spec({"name": "cub", "network": {
         "inputs": {"x": {"dtype": "float32", "shape": [1, 2, 4, 4]}},
         "layers": [{"name": "y", "op": "trt.Resize", "inputs": ["x"], "resize_mode": "CUBIC", "shape": [1, 2, 8, 8]}],
         "outputs": ["y"]}, "cases": []}, Path("cub.yaml"), require_cases=False)
-    model = build_model(spec.network, name="cub", opset=17, target=get_target("tensorrt"))
+    model = build_model(spec.network, name="cub", opset=17, target=get_target("portable"))
     contents = Counter((t.data_type, tuple(t.dims), numpy_helper.to_array(t).tobytes()) for t in model.graph.initializer)
     assert contents and max(contents.values()) == 1
     assert len(model.graph.initializer) == 10  # 6 fewer than when each axis made its own

@@ -48,15 +48,26 @@ def test_float16_scale_whose_coefficients_are_float16_values_matches_the_referen
     assert got.tobytes() == run_network(spec.network, {"x": x})["y"].tobytes()
 
 
-@pytest.mark.parametrize("layer, message", [
-    ({"scale": [0.1, 2]}, r"scale \[0.1.*holds values that are not float16"),
-    ({"scale": [2, 2], "shift": [1, 1]}, r"float16 with both scale and shift"),
-])
-def test_float16_scales_that_fp16_arithmetic_would_round_differently_are_refused(layer, message):
-    spec = _spec({"x": {"dtype": "float16", "shape": [1, 2, 1, 3]}},
-                 [{"name": "y", "op": "trt.Scale", "inputs": ["x"], "mode": "CHANNEL", **layer}], ["y"])
-    with pytest.raises(TargetRuleError, match=message):
-        check_spec(spec, DLA)
+def test_float16_scale_with_scale_and_shift_converts_and_the_host_rounds_x_times_scale_first():
+    """DLA rounds x * scale to FP16 before adding the shift, and keeps FP16 weights (0.1 -> 0.0999755859375).
+    By hand, x = 7: 7 * 0.0999755859375 = 0.6998291015625 -> FP16 0.69970703125 (1433.25 steps of 2^-11);
+    + 1 = 1.69970703125, a tie between 1740 and 1741 steps of 2^-10 -> 1.69921875 (even). Rounded once it would
+    be 1.6998291015625 -> 1.7001953125."""
+    from converter.legalize import host_model
+    from converter.reference import arithmetic_differs
+
+    spec = _spec({"x": {"dtype": "float16", "shape": [1, 1, 1, 2]}},
+                 [{"name": "y", "op": "trt.Scale", "inputs": ["x"], "mode": "UNIFORM", "scale": [0.1], "shift": [1]}], ["y"])
+    model, ops = _lower(spec)  # converts (no refusal) and passes its own check
+    assert ops == {"BatchNormalization"}  # one IScaleLayer
+    host, changes, changed = host_model(model, dla=True)
+    assert changed == 1 and changes
+    x = np.array([[[[7.0, 1.0]]]], np.float16)
+    got = OrtRunner(host.SerializeToString(), CPU).run({"x": x})["y"]
+    assert got[0, 0, 0, 0] == np.float16(1.69921875)
+    assert got.tobytes() == run_network(spec.network, {"x": x}, arithmetic="tensorrt-dla")["y"].tobytes()
+    assert run_network(spec.network, {"x": x})["y"][0, 0, 0, 0] == np.float16(1.7001953125)  # the spec's arithmetic
+    assert arithmetic_differs(spec.network, "tensorrt-dla") and not arithmetic_differs(spec.network, None)
 
 
 def test_int8_div_is_refused_for_dla():
