@@ -42,11 +42,53 @@ def convert_spec(spec_path: Path, output: str | Path | None = None, *, opset: in
     spec = load_spec(spec_path, max_memory=max_memory, require_cases=False)
     output = Path(output) if output is not None else Path(f"{spec.name}.onnx")
     check_output("-o", output, [spec_path, *data_files(spec_path)])
-    chosen = choose_target(target, provider)
-    model, used, note, problems = model_for_target(spec, chosen, wanted_opset(spec, opset), fixed=opset is not None)
-    refuse_unrunnable(spec, chosen, problems, " (nothing written; see docs/semantics.md, Targets)", opset=used)
+    if target == "auto" or (target is None and provider is None):
+        model, used, note, chosen = _auto_target(spec, wanted_opset(spec, opset), fixed=opset is not None)
+    else:
+        chosen = choose_target(target, provider)
+        model, used, note, problems = model_for_target(spec, chosen, wanted_opset(spec, opset), fixed=opset is not None)
+        refuse_unrunnable(spec, chosen, problems, " (nothing written; see docs/semantics.md, Targets)", opset=used)
     _write("-o", output, model.SerializeToString())
     return model, output, note
+
+
+def auto_candidates(spec) -> list[str]:
+    """The targets ``--target auto`` tries, most portable first: portable, then the spec's own runtime family
+    (tensorrt for trt.* layers; ort-dml, DirectML through onnxruntime, for dml.* layers)."""
+    families = {op.split(".")[0] for op in spec.ops}
+    out = ["portable"]
+    if families == {"trt"}:
+        out.append("tensorrt")
+    elif families == {"dml"}:
+        out.append("ort-dml")
+    return out
+
+
+def _auto_target(spec, opset: int, *, fixed: bool):
+    """(model, opset, note, target) for the first of auto_candidates the spec fits (the model says which target was
+    chosen and why: metadata ``spec2onnx.auto``); the last candidate's refusal otherwise."""
+    from onnx import helper
+
+    from .targets import TARGET_NAMES, get_target
+    from .targets.opset import model_for_target, refuse_unrunnable
+
+    candidates = [t for t in auto_candidates(spec) if t in TARGET_NAMES]
+    why = []
+    for i, name in enumerate(candidates):
+        chosen = get_target(name)
+        try:
+            model, used, note, problems = model_for_target(spec, chosen, opset, fixed=fixed)
+            refuse_unrunnable(spec, chosen, problems, " (nothing written; see docs/semantics.md, Targets)", opset=used)
+        except UserError as exc:
+            if i == len(candidates) - 1:
+                raise
+            why.append(f"not {name}: {str(exc).removeprefix(f'{spec.path}: ')}")
+            continue
+        props = {p.key: p.value for p in model.metadata_props}
+        props["spec2onnx.auto"] = name + (f" ({'; '.join(why)})" if why else " (the most portable target)")
+        helper.set_model_props(model, props)
+        return model, used, note, chosen
+    raise AssertionError("unreachable: the last candidate returns or raises")
 
 
 def _write(option: str, path: Path, data: bytes) -> None:

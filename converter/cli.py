@@ -172,12 +172,12 @@ def main():
     """
 
 
-def target_option(default_help: str):
+def target_option(default_help: str, extra: tuple[str, ...] = ()):
     return click.option(
         "--target", default=None, metavar="TARGET",
-        type=click.Choice(["portable", "ort-cpu", "ort-cuda", "tensorrt", "tensorrt-dla", "openvino"]),
+        type=click.Choice([*extra, "portable", "ort-cpu", "ort-cuda", "ort-dml", "tensorrt", "tensorrt-dla", "openvino"]),
         help="Lower for this runtime and check that it runs every node: portable (all of ort-cpu, ort-cuda, "
-             f"tensorrt, openvino), ort-cpu, ort-cuda, tensorrt, tensorrt-dla, openvino. {default_help} "
+             f"tensorrt, openvino), ort-cpu, ort-cuda, ort-dml (DirectML), tensorrt, tensorrt-dla, openvino. {default_help} "
              "The runtime need not be installed. docs/semantics.md, Targets.")
 
 
@@ -186,7 +186,9 @@ def target_option(default_help: str):
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Where to write the model. Default: <spec name>.onnx in the current folder.")
 @opset_option
-@target_option("Default: what --provider implies (cuda: ort-cuda), else portable.")
+@target_option("Default: what --provider implies (cuda: ort-cuda), else auto: portable where the spec fits it, else "
+               "the spec's own runtime family (tensorrt for trt.* layers), said on stderr. docs/deployment.md.",
+               extra=("auto",))
 @click.option("--provider", default=None, metavar="NAME",
               help="Lower for this onnxruntime execution provider's target (cpu: ort-cpu, cuda: ort-cuda, "
                    "tensorrt: tensorrt, openvino: openvino); it need not be installed.")
@@ -206,6 +208,9 @@ def convert(spec, output, opset, target, provider, max_memory):
 
     model, path, note = convert_spec(spec, output, opset=opset, provider=provider, target=target,
                                      max_memory=max_memory)
+    props = {p.key: p.value for p in model.metadata_props}
+    if "spec2onnx.auto" in props:
+        click.echo(f"target auto: {props['spec2onnx.auto']}", err=True)
     if note:
         click.echo(f"note: {note}")
     props = {p.key: p.value for p in model.metadata_props}

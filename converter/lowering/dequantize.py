@@ -233,6 +233,8 @@ def _target_refusal(ctx: LoweringContext, plan: Plan) -> str:
                     "(registered from 21), so onnxruntime would run it on the CPU")
         if plan.path == "native-per-axis" and x_type.rank < 2:
             return "onnxruntime's CUDA per-axis DequantizeLinear needs an input of rank 2 or more"
+    if target.name == "ort-dml" and x_type.dtype not in CUDA_DQ_TYPES:  # tables/ort-dml.json: int8/uint8 (19: int32; 21: int4/uint4)
+        return f"onnxruntime's DirectML EP has no {x_type.dtype} DequantizeLinear kernel at every opset (int8 and uint8)"
     if target.includes("tensorrt"):
         if x_type.dtype != INT8:
             return f"TensorRT's ONNX parser takes int8 DequantizeLinear only, not {x_type.dtype}"

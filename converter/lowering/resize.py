@@ -526,12 +526,13 @@ def build_nearest_indices(b: NodeBuilder, l_in: str, l_out: str, attrs) -> str:
         num, den = op("Mul", i, op("Sub", l_in, one)), op("Sub", l_out, one)
     den = op("Max", den, one)  # L_out = 0: no indices, but no division by zero either; ALIGN_CORNERS L_out = 1: 0 / 1
     q = op("Div", num, den)  # num >= 0, den > 0: truncation is floor
+    # r = num mod den as num - q * den (exact for num >= 0): onnxruntime's DirectML EP has no int64 Mod
     if rounding == "CEIL":
         q = op("Div", op("Add", num, op("Sub", den, one)), den)
     elif rounding == "HALF_UP":  # + [2r >= den]
-        q = op("Add", q, op("Div", op("Mul", op("Mod", num, den), two), den))
+        q = op("Add", q, op("Div", op("Mul", op("Sub", num, op("Mul", q, den)), two), den))
     elif rounding == "HALF_DOWN":  # + [2r > den]
-        twice_r = op("Mul", op("Mod", num, den), two)
+        twice_r = op("Mul", op("Sub", num, op("Mul", q, den)), two)
         q = op("Add", q, op("Div", op("Add", twice_r, op("Sub", den, one)), op("Mul", den, two)))
     return op("Min", q, op("Sub", l_in, one))
 

@@ -7,7 +7,8 @@ every node a target cannot run. The tables are in tables/ (JSON, each naming its
 limits and preferences in profiles.py, the DLA rules in dla.py.
 
 Names: ``portable`` (every node runs on all targets below; the default of ``convert``), ``ort-cpu``
-(onnxruntime's CPU EP; the default of ``validate --provider cpu``), ``ort-cuda``, ``tensorrt``
+(onnxruntime's CPU EP; the default of ``validate --provider cpu``), ``ort-cuda``, ``ort-dml`` (onnxruntime's
+DirectML EP, what a DirectML user deploys with), ``tensorrt``
 (onnx-tensorrt's parser), ``tensorrt-dla``, ``openvino``.
 """
 
@@ -18,12 +19,13 @@ from dataclasses import dataclass
 from ..errors import UserError
 from ..registry import did_you_mean
 
-TARGET_NAMES = ("portable", "ort-cpu", "ort-cuda", "tensorrt", "tensorrt-dla", "openvino")
+TARGET_NAMES = ("portable", "ort-cpu", "ort-cuda", "ort-dml", "tensorrt", "tensorrt-dla", "openvino")
 
 # onnxruntime execution provider (full name) -> the target whose model it runs.
 _PROVIDER_TARGETS = {
     "CPUExecutionProvider": "ort-cpu",
     "CUDAExecutionProvider": "ort-cuda",
+    "DmlExecutionProvider": "ort-dml",
     "TensorrtExecutionProvider": "tensorrt",
     "OpenVINOExecutionProvider": "openvino",
 }

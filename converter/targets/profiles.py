@@ -88,6 +88,11 @@ PROFILES = {
                 "preferences": {"scale_batchnorm": True}},
     "ort-cuda": {"kernels": "ort-cuda.json", "limits": ORT_RESIZE + ORT_CUDA, "max_opset": ORT_MAX_OPSET,
                  "preferences": {"scale_batchnorm": False}},
+    # onnxruntime's DirectML EP: its kernel table (tables/ort-dml.json, from docs/OperatorKernels.md's DML section,
+    # generated from DmlExecutionProvider/src/Operators/OperatorRegistration.cpp); checked statically only (no
+    # DirectML here). Its Resize limits are not onnxruntime's CPU/CUDA ones (DML has its own kernel): none known.
+    "ort-dml": {"kernels": "ort-dml.json", "limits": [], "max_opset": ORT_MAX_OPSET,
+                "preferences": {"scale_batchnorm": False}},
     # deployment: lowerings emit what the target's importer reads as one layer per source layer, in the source's
     # types (float16 stays float16, CUBIC is one Resize); validate runs a host-legalized copy of it on onnxruntime's
     # CPU EP (converter/legalize.py, docs/deployment.md). scale_batchnorm: BatchNormalization is IScaleLayer there.

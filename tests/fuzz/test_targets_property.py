@@ -1,0 +1,61 @@
+"""For every target T and random valid specs of every layer kind: convert's model passes ``check --target T``, or
+the spec is refused before lowering with a user error (a model failing its own target's check is our bug).
+
+For tensorrt also: the deployment model has one node per float16/float32 layer (two for FLOOR_DIV, one more for
+a Scale's power, an int32 shape input's Cast), and the host copy validates (docs/deployment.md). Examples: the
+hypothesis profile's (60 per test in CI, 2000 with HYPOTHESIS_PROFILE=nightly); SPEC2ONNX_TARGET_EXAMPLES overrides.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from converter.errors import UserError
+from converter.spec import parse_spec
+from converter.targets import TARGET_NAMES, get_target
+from converter.targets.check import errors
+from converter.targets.opset import model_for_target
+from converter.targets.spec_rules import TargetRuleError
+from converter.validate import Options, check_spec
+
+from .strategies import KINDS, VALID, chain_specs
+
+EXAMPLES = int(os.environ.get("SPEC2ONNX_TARGET_EXAMPLES", "0")) or None
+_limit = settings(max_examples=EXAMPLES) if EXAMPLES else (lambda f: f)
+SPECS = st.one_of(*(VALID[k]() for k in sorted(VALID) if k in KINDS), chain_specs())
+
+
+@pytest.mark.parametrize("target", TARGET_NAMES)
+@_limit
+@given(pair=SPECS)
+def test_every_target_checks_its_own_model_or_refuses_before_lowering(target, pair):
+    doc, opset = pair
+    spec = parse_spec(doc, __import__("pathlib").Path("fuzz.yaml"))
+    try:
+        model, _, _, problems = model_for_target(spec, get_target(target), opset)
+    except TargetRuleError:
+        return  # refused before lowering, naming the rule: a user error (exit 2)
+    except UserError as exc:
+        pytest.fail(f"a user error after the spec rules passed (should be refused before lowering): {exc}")
+    failing = errors(problems)
+    # a version problem is a user's opset choice (convert names the opset that works); anything else is our bug
+    failing = [p for p in failing if "no kernel for since-version" not in p.reason and "opset" not in p.reason]
+    assert not failing, f"{target}: the model fails its own target's check: {failing[0]}"
+
+
+@_limit
+@given(pair=SPECS)
+def test_tensorrt_deployment_models_validate_through_their_host_copy(pair):
+    doc, opset = pair
+    spec = parse_spec(doc, __import__("pathlib").Path("fuzz.yaml"))
+    try:
+        results = list(check_spec(spec, Options(opset=opset, target=get_target("tensorrt"))))
+    except TargetRuleError:
+        return
+    bad = [f"{r.outcome} {r.case}: {'; '.join(r.problems)}" for r in results if r.outcome not in ("PASS",)
+           and not r.bad_input]
+    assert not bad, "\n".join(bad)

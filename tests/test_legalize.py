@@ -1,0 +1,121 @@
+"""The deployment model (convert --target tensorrt) and its host-legalized copy (converter/legalize.py).
+
+Expected values: hand computation (NEAREST indices, FP16 roundings) or the independent numpy reference."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from onnx import helper
+
+from converter.legalize import host_model
+from converter.lowering import build_model
+from converter.reference import run_network
+from converter.runtime import OrtRunner
+from converter.spec import parse_spec
+from converter.targets import Target
+from converter.targets.check import check_model, errors
+
+TRT = Target("tensorrt")
+
+
+def _spec(inputs, layers, outputs=("y",)):
+    net = {"inputs": inputs, "layers": layers, "outputs": list(outputs)}
+    data = {n: {"random": "uniform", "low": -2, "high": 2, "seed": 0} for n in inputs}
+    return parse_spec({"name": "s", "network": net, "cases": [{"name": "c", "inputs": data}]}, Path("s.yaml"))
+
+
+def _deploy(spec, target=TRT, opset=17):
+    model = build_model(spec.network, name="s", opset=opset, target=target)
+    assert [str(p) for p in errors(check_model(model, target))] == []
+    return model
+
+
+def _ops(model):
+    return [n.op_type for n in model.graph.node]
+
+
+def test_float16_scale_is_one_batch_normalization_without_casts_and_the_host_rounds_once_at_the_layer_output():
+    spec = _spec({"x": {"dtype": "float16", "shape": [1, 2, 1, 3]}},
+                 [{"name": "y", "op": "trt.Scale", "inputs": ["x"], "mode": "CHANNEL", "scale": [0.5, 3], "shift": [1, -0.25]}])
+    model = _deploy(spec)
+    before = model.SerializeToString()
+    assert _ops(model) == ["BatchNormalization"]
+    assert model.graph.node[0].input[1] and all(t.data_type == 10 for t in model.graph.initializer)  # FP16 weights
+    host, changes, changed = host_model(model)
+    assert model.SerializeToString() == before  # the host pass never changes the deployment model
+    assert changed == 1 and changes[0].startswith("y: float16 computed in float32")
+    assert _ops(host) == ["Cast", "BatchNormalization", "Cast"]
+    x = np.array([[[[1.0009765625, -3, 65504]], [[0.0999755859375, 2, -0.0]]]], np.float16)
+    got = OrtRunner(host.SerializeToString()).run({"x": x})["y"]
+    # by hand: channel 0: x * 0.5 + 1 -> 1.50048828125 (float32) -> FP16 1.5 (a tie, to even), -0.5, 32753
+    assert got[0, 0, 0].tolist() == [1.5, -0.5, 32753.0]
+    assert got.tobytes() == run_network(spec.network, {"x": x}, arithmetic="tensorrt")["y"].tobytes()
+
+
+def test_weights_that_float16_cannot_hold_are_rounded_with_a_warning_and_the_reference_rounds_them_too():
+    spec = _spec({"x": {"dtype": "float16", "shape": [1, 1, 1, 2]}},
+                 [{"name": "y", "op": "trt.Scale", "inputs": ["x"], "mode": "UNIFORM", "scale": [0.1]}])
+    model = _deploy(spec)
+    props = {p.key: p.value for p in model.metadata_props}
+    assert "warning: scale holds values that float16 cannot hold" in props["spec2onnx.legalizations"]
+    x = np.array([[[[7, 3]]]], np.float16)
+    got = OrtRunner(host_model(model)[0].SerializeToString()).run({"x": x})["y"]
+    # 0.1 -> FP16 0.0999755859375; 7 * that = 0.6998291015625 -> FP16 0.69970703125 (1433.25 steps of 2^-11)
+    assert got[0, 0, 0, 0] == np.float16(0.69970703125)
+    assert got.tobytes() == run_network(spec.network, {"x": x}, arithmetic="tensorrt")["y"].tobytes()
+
+
+@pytest.mark.parametrize("operation, onnx_op", [("SUM", "Add"), ("PROD", "Mul"), ("DIV", "Div"), ("POWER", "Pow"),
+                                                ("MAX", "Max"), ("EQUAL", "Equal"), ("LESS", "Less")])
+def test_float16_elementwise_is_its_one_onnx_op(operation, onnx_op):
+    spec = _spec({"a": {"dtype": "float16", "shape": [1, 2, 2, 2]}, "b": {"dtype": "float16", "shape": [1, 2, 1, 1]}},
+                 [{"name": "y", "op": "trt.ElementWise", "inputs": ["a", "b"], "operation": operation}])
+    model = _deploy(spec)
+    assert _ops(model) == [onnx_op]
+    a = np.linspace(-2, 2, 8, dtype=np.float16).reshape(1, 2, 2, 2)
+    b = np.array([0.75, 3], np.float16).reshape(1, 2, 1, 1)
+    got = OrtRunner(host_model(model)[0].SerializeToString()).run({"a": a, "b": b})["y"]
+    want = run_network(spec.network, {"a": a, "b": b})["y"]
+    np.testing.assert_array_equal(got, want)
+
+
+def test_nearest_where_onnxruntime_is_one_off_is_one_resize_deployed_and_exact_gathers_on_the_host():
+    """14 -> 8 ASYMMETRIC FLOOR: index floor(i * 14 / 8) = 0 1 3 5 7 8 10 12 (onnxruntime's float32 scale 8/14 is
+    one off at i = 4: 4 / fl(8/14) = 6.9999...; tests/lowering/test_resize.py ORT_OFF)."""
+    spec = _spec({"x": {"dtype": "float32", "shape": [1, 14]}},
+                 [{"name": "y", "op": "trt.Resize", "inputs": ["x"], "shape": [1, 8]}])
+    model = _deploy(spec)
+    assert _ops(model) == ["Resize"]
+    attrs = {a.name: helper.get_attribute_value(a) for a in model.graph.node[0].attribute}
+    assert attrs["coordinate_transformation_mode"] == b"asymmetric" and attrs["nearest_mode"] == b"floor"
+    host, changes, _ = host_model(model)
+    assert _ops(host) == ["Gather"] and "NEAREST" in changes[0]
+    x = np.arange(14, dtype=np.float32).reshape(1, 14)
+    assert OrtRunner(host.SerializeToString()).run({"x": x})["y"].tolist() == [[0, 1, 3, 5, 7, 8, 10, 12]]
+
+
+def test_half_pixel_upper_is_pytorch_half_pixel_and_cubic_is_one_resize():
+    spec = _spec({"x": {"dtype": "float16", "shape": [2, 3, 4]}},
+                 [{"name": "y", "op": "trt.Resize", "inputs": ["x"], "shape": [2, 5, 7], "resize_mode": "CUBIC",
+                   "coordinate_transformation": "HALF_PIXEL", "selector_for_single_pixel": "UPPER", "cubic_coeff": -0.5}])
+    model = _deploy(spec)
+    assert _ops(model) == ["Resize"]
+    attrs = {a.name: helper.get_attribute_value(a) for a in model.graph.node[0].attribute}
+    assert attrs["mode"] == b"cubic" and attrs["cubic_coeff_a"] == -0.5
+    assert attrs["coordinate_transformation_mode"] == b"pytorch_half_pixel"
+    host, changes, _ = host_model(model)  # rank 3 cubic: folded to [1, 2, H, W] for onnxruntime, in float32
+    assert _ops(host) == ["Cast", "Reshape", "Resize", "Reshape", "Cast"]
+    x = np.linspace(-1, 1, 24, dtype=np.float16).reshape(2, 3, 4)
+    got = OrtRunner(host.SerializeToString()).run({"x": x})["y"]
+    np.testing.assert_allclose(got.astype(np.float32), run_network(spec.network, {"x": x})["y"].astype(np.float32),
+                               atol=2e-3, rtol=2e-3)
+
+
+def test_integer_floor_div_keeps_its_exact_nodes_each_saying_why():
+    spec = _spec({"a": {"dtype": "int32", "shape": [1, 1, 1, 4]}, "b": {"dtype": "int32", "shape": [1, 1, 1, 4]}},
+                 [{"name": "y", "op": "trt.ElementWise", "inputs": ["a", "b"], "operation": "FLOOR_DIV"}])
+    model = _deploy(spec)
+    assert len(model.graph.node) > 1 and all(n.doc_string for n in model.graph.node)
