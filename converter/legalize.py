@@ -37,6 +37,7 @@ WHY_FLOAT16 = ("{t} computed in float32 and rounded to {t} at the layer's output
 WHY_DLA = "DLA rounds to FP16 after every operation: x * scale is rounded before the shift is added"
 WHY_NEAREST = "NEAREST: onnxruntime's float32 coordinates pick another index here: exact Gather indices"
 WHY_DYNAMIC = "{mode} to a run-time shape: the CPU EP's lowering of it (exact NEAREST indices; linear/cubic folded)"
+WHY_EMPTY = "an empty input or output: no value to compute (onnxruntime refuses to resize a 0 length)"
 WHY_FOLD = "{mode}: onnxruntime's Resize runs this rank/axes combination only folded to [1, P, ...]"
 
 
@@ -134,6 +135,18 @@ def _resize(node, types, inits, new_inits, why):
         return None
     sizes = [int(v) for v in numpy_helper.to_array(inits[node.input[3]])]
     changed = [ax for ax, (a, b) in enumerate(zip(shape, sizes)) if a != b]
+    if 0 in sizes or 0 in shape:  # rule 5: an empty output has no value to compute (onnxruntime refuses these)
+        if not changed:
+            why.append(WHY_EMPTY)
+            return [helper.make_node("Identity", [node.input[0]], [node.output[0]], name=node.name, doc_string=WHY_EMPTY)]
+        name = f"{node.name}/host_empty_shape"
+        new_inits.append(numpy_helper.from_array(np.array(sizes, np.int64), name))
+        zero = numpy_helper.from_array(np.zeros(1, helper.tensor_dtype_to_np_dtype(types[node.input[0]][0])))
+        why.append(WHY_EMPTY)
+        return [helper.make_node("ConstantOfShape", [name], [node.output[0]], name=node.name, value=zero, doc_string=WHY_EMPTY)]
+    if not changed and 0 in shape:  # rule 5: onnxruntime refuses to resize an empty tensor; unchanged, it is the input
+        why.append(WHY_EMPTY)
+        return [helper.make_node("Identity", [node.input[0]], [node.output[0]], name=node.name, doc_string=WHY_EMPTY)]
     mode = attrs.get("mode", "nearest")
     transform, selector = _TRANSFORM[attrs.get("coordinate_transformation_mode", "half_pixel")]
     if mode == "nearest":

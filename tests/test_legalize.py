@@ -23,7 +23,8 @@ TRT = Target("tensorrt")
 
 def _spec(inputs, layers, outputs=("y",)):
     net = {"inputs": inputs, "layers": layers, "outputs": list(outputs)}
-    data = {n: {"random": "uniform", "low": -2, "high": 2, "seed": 0} for n in inputs}
+    data = {n: {"random": "integers" if t["dtype"].startswith("int") else "uniform", "low": -2, "high": 2, "seed": 0}
+            for n, t in inputs.items()}
     return parse_spec({"name": "s", "network": net, "cases": [{"name": "c", "inputs": data}]}, Path("s.yaml"))
 
 
@@ -50,8 +51,9 @@ def test_float16_scale_is_one_batch_normalization_without_casts_and_the_host_rou
     assert _ops(host) == ["Cast", "BatchNormalization", "Cast"]
     x = np.array([[[[1.0009765625, -3, 65504]], [[0.0999755859375, 2, -0.0]]]], np.float16)
     got = OrtRunner(host.SerializeToString()).run({"x": x})["y"]
-    # by hand: channel 0: x * 0.5 + 1 -> 1.50048828125 (float32) -> FP16 1.5 (a tie, to even), -0.5, 32753
-    assert got[0, 0, 0].tolist() == [1.5, -0.5, 32753.0]
+    # by hand, channel 0: x * 0.5 + 1 -> 1.50048828125 -> FP16 1.5 (a tie between steps of 2^-10, to even); -0.5;
+    # 65504 * 0.5 + 1 = 32753 -> FP16 32752 (steps of 16 in [2^14, 2^15))
+    assert got[0, 0, 0].tolist() == [1.5, -0.5, 32752.0]
     assert got.tobytes() == run_network(spec.network, {"x": x}, arithmetic="tensorrt")["y"].tobytes()
 
 

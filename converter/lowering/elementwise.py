@@ -129,7 +129,8 @@ def _deleted_as_noop(op: str, constants) -> bool:
     right for x + (-0) and x - (+0), which are x, but x + (+0) and x - (-0) turn -0 into +0.
     """
     def zero(value, sign: bool | None):
-        if value is None or value.size > 1 or value.dtype.kind in "iub":
+        if value is None or value.size != 1 or value.dtype.kind in "iub":  # (an empty one: nothing to keep, and a
+            # scalar zero in its place would broadcast the empty result to a non-empty one; found by tests/fuzz)
             return False
         v = np.asarray(value, np.float32)
         return bool(np.all(v == 0)) and (sign is None or bool(np.all(np.signbit(v)) == sign))

@@ -127,12 +127,22 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     out_shape = _static_output_shape(layer, ctx)
     if out_shape is not None and x_type.is_static:
         changed = [ax for ax in range(x_type.rank) if x_type.shape[ax] != out_shape[ax]]
+        if not changed and ctx.target.deployment and x_type.dtype in (FLOAT16, FLOAT32):
+            # still one IResizeLayer (TensorRT has no Identity layer on DLA); sizes equal to the input's: exact for
+            # every mode (coordinates i, weights 0). The host runs an empty one as the input (legalize.py)
+            return b.finish(_resize_node(b, layer.attrs, x, b.const("sizes", np.array(out_shape, np.int64)), deployment=True))
         if not changed:
-            return b.finish(x)
-        if ctx.target.deployment and x_type.dtype in (FLOAT16, FLOAT32) and 0 not in out_shape:
+            # nothing to resize: the input itself (an int8 Identity, which onnx-tensorrt has no int8 layer for, goes
+            # through DequantizeLinear / QuantizeLinear with scale 1 there: exact)
+            return b.finish(_int8_around(b, ctx, x_type.dtype, x, lambda v: v))
+        if ctx.target.deployment and x_type.dtype in (FLOAT16, FLOAT32):
             # the deployment form: one Resize in the input's type, which onnx-tensorrt imports as one IResizeLayer
             # with the spec's attributes (docs/deployment.md); the host runs a legalized copy (converter/legalize.py)
             return b.finish(_resize_node(b, layer.attrs, x, b.const("sizes", np.array(out_shape, np.int64)), deployment=True))
+        if ctx.target.deployment and x_type.dtype == INT8 and layer.attrs["resize_mode"] == "NEAREST":
+            # int8 NEAREST copies values: one Resize between the DequantizeLinear / QuantizeLinear TensorRT takes int8 by
+            sizes = b.const("sizes", np.array(out_shape, np.int64))
+            return b.finish(_int8_around(b, ctx, INT8, x, lambda v: _resize_node(b, layer.attrs, v, sizes, deployment=True)))
         if layer.attrs["resize_mode"] == "NEAREST" or 0 in out_shape:
             def body(v):
                 return _nearest_static(b, layer, ctx, v, x_type, out_shape, changed)

@@ -112,6 +112,13 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     coeff = coefficients(layer, x_type.shape, x_type.dtype)
     y = layer.inputs[0]
     if all(v is None for v in coeff.values()):
+        if ctx.target.deployment and x_type.dtype in (FLOAT16, FLOAT32):
+            # still one layer (DLA has no Identity layer): x * 1, which is x for every x (-0 and NaN included)
+            return b.finish(b.op("Mul", [y, b.scalar("one", 1, x_type.dtype)],
+                                 why="a Scale without coefficients: x * 1, one layer (no Identity layer on DLA)"))
+        if x_type.dtype == INT8 and ctx.target.includes("tensorrt"):  # no int8 Identity there: Q/DQ with scale 1 (exact)
+            why = "int8 is quantized in TensorRT: the unchanged input through DequantizeLinear / QuantizeLinear"
+            y = to_int8(b, int8_to_float(b, y, ctx.target, why), may_be_nan=False, rounding="", target=ctx.target)
         return b.finish(y)
     if ctx.target.deployment and x_type.dtype in (FLOAT16, FLOAT32):
         return b.finish(_deployment(b, layer, y, x_type, coeff))
