@@ -264,13 +264,17 @@ def convert(spec, output, opset, target, provider, max_memory):
               help="For every failing case, write its model, inputs, outputs and the command that reproduces it.")
 @click.option("--plugin", "plugins", multiple=True, metavar="MODULE|FILE.py",
               help="Import extra layer kinds (see spec2onnx.plugins). Repeatable.")
+@click.option("--save-host-model", "host_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="With --target tensorrt or tensorrt-dla: write each host-legalized copy the CPU EP runs as "
+                   "DIR/<spec>.host.onnx (the deployment model is what convert writes). docs/deployment.md.")
 @max_memory_option
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures, known failures and the summary (no progress bar).")
 @click.option("-v", "--verbose", is_flag=True, help="Print a line for every case, also on a terminal.")
 @handle_errors
 def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_only, runtimes, provider, target, opset,
              opt_levels,
-             atol, rtol, ulp, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, max_memory, quiet, verbose):
+             atol, rtol, ulp, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, host_dir, max_memory, quiet,
+             verbose):
     """Validate specs: run every case on a runtime and compare.
 
     PATHS are spec files or folders. In a folder (searched recursively) a spec
@@ -311,6 +315,12 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     options = make_options(runtimes=runtimes, provider=provider, target=target, opt_levels=opt_levels, opset=opset,
                            tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins,
                            max_memory=max_memory)
+    if host_dir is not None:
+        import dataclasses
+
+        from .api import _writable_folder
+
+        options = dataclasses.replace(options, host_model_dir=_writable_folder("--save-host-model", host_dir))
     if paths:
         roots = list(paths)
     else:
@@ -368,6 +378,11 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
         for line in disagreements:
             _say(f"  {line}")
     stopped = "" if interrupted is None else " (terminated)" if exit_status(interrupted) != 130 else " (interrupted)"
+    hosts = {r.spec: r.host for r in results if r.host}
+    if hosts:  # deployment targets: the CPU EP ran each spec's host-legalized copy (docs/deployment.md)
+        changed = sum(int(h.split(", ")[1].split()[0]) for h in hosts.values())
+        _say(f"host: legalized copies of {len(hosts)} deployment models ran, {changed} nodes changed in all "
+             f"(per case: the JSON report's 'host'; --save-host-model DIR writes them)")
     _say(summary_line(results) + f" in {seconds:.2f} s" + stopped)
     if json_path is not None:
         write_json(json_path, to_json(results, started=started, seconds=seconds, argv=sys.argv,
