@@ -38,6 +38,8 @@ WHY_DLA = "DLA rounds to FP16 after every operation: x * scale is rounded before
 WHY_NEAREST = "NEAREST: onnxruntime's float32 coordinates pick another index here: exact Gather indices"
 WHY_DYNAMIC = "{mode} to a run-time shape: the CPU EP's lowering of it (exact NEAREST indices; linear/cubic folded)"
 WHY_EMPTY = "an empty input or output: no value to compute (onnxruntime refuses to resize a 0 length)"
+WHY_NOOP = ("Add/Sub of a constant zero as Sum: onnxruntime's NoopElimination deletes Add(x, 0) / Sub(x, 0), "
+            "but x + (+0) and x - (-0) turn -0 into +0")
 WHY_FOLD = "{mode}: onnxruntime's Resize runs this rank/axes combination only folded to [1, P, ...]"
 
 
@@ -104,6 +106,8 @@ def _legalize_layer(layer, group, types, inits, new_inits, dla):
     out = []
     for node in group:
         replaced = None
+        if node.op_type in ("Add", "Sub"):
+            replaced = _noop_zero(node, inits, new_inits, why)
         if node.op_type == "Resize":
             replaced = _resize(node, types, inits, new_inits, why)
             if isinstance(replaced, tuple):  # (nodes, initializers) of a re-lowered node
@@ -118,6 +122,23 @@ def _legalize_layer(layer, group, types, inits, new_inits, dla):
         out = _in_float32(layer, out, types, inits, new_inits, low_type, dla)
         why.append(WHY_FLOAT16.format(t=name) + (f"; {WHY_DLA}" if dla else ""))
     return out, why
+
+
+def _noop_zero(node, inits, new_inits, why):
+    """Rule 6: Add(x, 0) / Sub(x, 0) with a one-element float zero, which onnxruntime's NoopElimination deletes
+    (it compares with 0.0, so -0.0 too), although x + (+0) and x - (-0) turn -0 into +0: the same sum as a Sum,
+    which it leaves alone (Sub: x + (-c), exact)."""
+    consts = [numpy_helper.to_array(inits[i]) if i in inits else None for i in node.input]
+    zero = [c is not None and c.size == 1 and c.dtype.kind == "f" and bool(np.all(c == 0)) for c in consts]
+    if not (zero[1] or (node.op_type == "Add" and zero[0])):
+        return None
+    inputs = list(node.input)
+    if node.op_type == "Sub":
+        name = f"{node.name}/host_negated"
+        new_inits.append(numpy_helper.from_array(-consts[1], name))
+        inputs[1] = name
+    why.append(WHY_NOOP)
+    return [helper.make_node("Sum", inputs, list(node.output), name=node.name, doc_string=WHY_NOOP)]
 
 
 def _resize(node, types, inits, new_inits, why):
@@ -244,13 +265,19 @@ def _in_float32(layer, nodes, types, inits, new_inits, low_type, dla):
     widened, head, body = {}, [], []
     why = WHY_FLOAT16.format(t="float16" if low_type == TensorProto.FLOAT16 else "bfloat16")
 
+    added = {t.name: t for t in new_inits}  # initializers an earlier rule made (a negated zero, indices)
+
     def wide(name: str) -> str:
-        if not name or name in produced or types.get(name, (None,))[0] != low_type:
+        if not name or name in produced:
+            return name
+        source = inits.get(name) or added.get(name)
+        dtype = types[name][0] if name in types else (source.data_type if source is not None else None)
+        if dtype != low_type:
             return name
         if name not in widened:
             new = widened[name] = f"{layer}/host_float32_{len(widened)}"
-            if name in inits:
-                value = numpy_helper.to_array(inits[name]).astype(np.float32)  # exact
+            if source is not None:
+                value = numpy_helper.to_array(source).astype(np.float32)  # exact
                 new_inits.append(numpy_helper.from_array(value, new))
             else:
                 head.append(helper.make_node("Cast", [name], [new], name=new, to=TensorProto.FLOAT, doc_string=why))

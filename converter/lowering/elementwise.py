@@ -111,7 +111,8 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     if op == "FLOOR_DIV":
         z = b.op("Floor", [b.op("Div", [x, y], why=FLOAT_FLOOR_DIV if deployment else "")],
                  why=FLOAT_FLOOR_DIV if deployment else "")
-    elif op in ("SUM", "SUB") and _deleted_as_noop(op, ctx.constant_inputs):
+    elif op in ("SUM", "SUB") and not deployment and _deleted_as_noop(op, ctx.constant_inputs):
+        # (a deployment model keeps Add/Sub, its importer's op; the host copy makes it a Sum: converter/legalize.py)
         if op == "SUB":  # x - (-0) is x + (+0)
             y = b.scalar("zero", 0.0, compute)
         z = b.op("Sum", [x, y], why=KEEP_PLUS_ZERO)

@@ -168,7 +168,7 @@ def _deployment(b: NodeBuilder, layer: Layer, y: str, x_type: TensorType, coeff:
         if cast["scale"] is not None:
             y = b.op("Mul", [y, b.const("scale", cast["scale"])])
         if cast["shift"] is not None:
-            y = add_constant(b, y, b.const("shift", cast["shift"]), cast["shift"])
+            y = b.op("Add", [y, b.const("shift", cast["shift"])])  # (the host copy keeps a +0: legalize.py)
     if cast["power"] is not None:
         y = _power(b, y, cast["power"])
     return y
