@@ -447,48 +447,83 @@ def run(spec, case_name, input_files, output_dir, provider, opset, max_memory):
 
 
 @main.command(epilog=EPILOG)
-@click.argument("model", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--target", default="portable", show_default=True, metavar="TARGET",
-              help="portable, ort-cpu, ort-cuda, tensorrt, tensorrt-dla or openvino (docs/semantics.md, Targets).")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--target", "targets", multiple=True, metavar="TARGET",
+              help="portable (the default), ort-cpu, ort-cuda, tensorrt, tensorrt-dla or openvino "
+                   "(docs/semantics.md, Targets). Repeatable: each file is read once and checked for each.")
+@click.option("-v", "--verbose", is_flag=True, help="One line per node with a problem (default: counts per op, types "
+                                                     "and reason).")
+@click.option("--json", "json_path", default=None, metavar="FILE",
+              help="Write every file's verdicts and problems as JSON (schema: docs/check.md).")
 @click.option("--layers", is_flag=True,
-              help="tensorrt, tensorrt-dla: also print the TensorRT layers onnx-tensorrt builds from MODEL, with their "
-                   "attributes (the importer view, docs/tensorrt.md).")
+              help="tensorrt, tensorrt-dla: also print the TensorRT layers onnx-tensorrt builds from each model, with "
+                   "their attributes (the importer view, docs/tensorrt.md).")
+@max_memory_option
 @handle_errors
-def check(model, target, layers):
-    """List every node of MODEL (any ONNX file) that TARGET cannot run, and why.
+def check(paths, targets, verbose, json_path, layers, max_memory):
+    """Check that TARGET can run each ONNX model in PATHS (files, or folders: their *.onnx, recursively).
 
-    Exit status 0: every node runs there (warnings, known numerical differences, allowed);
-    1: some node does not; 2: the file cannot be read as an ONNX model, or an unknown target.
+    Untrusted files are read for their structure only: regular files of at most
+    2 GiB, external data never read, --max-memory honoured (docs/check.md).
+    onnx's checker runs first (a graph with a cycle runs nowhere). Problems are
+    summarised by op, types and reason; -v lists every node. Several files: a
+    table per target at the end. Exit status 0: every file runs on every
+    target (warnings allowed); 1: some file does not; 2: a file cannot be read as
+    an ONNX model (the others are still checked), or an unknown target.
     """
+    from .api import check_report_paths
+    from .model_check import (FileReport, as_json, check_file, exit_status, expand, json_entry, summary_lines, table,
+                              verdict_line, write_json)
     from .targets import get_target
-    from .targets.check import check_model, errors, load_model_file
 
-    target = get_target(target)
-    if layers and target.name not in ("tensorrt", "tensorrt-dla"):
+    names = [get_target(t).name for t in (targets or ("portable",))]
+    names = list(dict.fromkeys(names))
+    if layers and not set(names) & {"tensorrt", "tensorrt-dla"}:
         from .errors import UserError
 
         raise UserError(f"--layers: the importer view is onnx-tensorrt's; use it with --target tensorrt or tensorrt-dla, "
-                        f"not {target.name}")
-    onnx_model = load_model_file(model)
-    if layers:
-        from .targets.trt_importer import ONNX_TENSORRT, importer_view, render
+                        f"not {', '.join(names)}")
+    entries = expand(paths)
+    if json_path is not None:
+        check_report_paths({"--json": json_path}, [p for p, _ in entries])
+    reports, json_entries = [], []
+    for path, why in entries:
+        report = check_file(path, names, max_memory) if why is None else FileReport(path, error=why)
+        reports.append(report)
+        if report.error is not None:
+            click.echo(f"spec2onnx: error: {report.error.splitlines()[0]}", err=True)
+        else:
+            if layers:
+                _say_layers(report)
+            for name in names:
+                if name == "tensorrt-dla":
+                    from .targets.dla_guide import DLA_RELEASE
 
-        _say(f"TensorRT layers onnx-tensorrt builds ({ONNX_TENSORRT}):")
-        _say(render(importer_view(onnx_model)) or "(no layers)")
-    if target.name == "tensorrt-dla":
-        from .targets.dla_guide import DLA_RELEASE
+                    _say(f"DLA rules: {DLA_RELEASE}")
+                for line in summary_lines(report, name, verbose):
+                    _say(line)
+                _say(verdict_line(report, name))
+        if json_path is not None:
+            json_entries.append(json_entry(report, names))
+        report.release()  # one model in memory at a time
+    if len(reports) > 1:
+        _say(table(reports, names))
+    if json_path is not None:
+        write_json(json_path, as_json(reports, json_entries, names))
+    status = exit_status(reports, names)
+    if status:
+        sys.exit(status)
 
-        _say(f"DLA rules: {DLA_RELEASE}")
-    problems = check_model(onnx_model, target)
-    for problem in problems:
-        _say(f"{'ERROR' if problem.severity == 'error' else 'WARN '} {problem}")
-    failing, nodes = errors(problems), len(onnx_model.graph.node)
-    if failing:
-        count = f"{len(failing)} problem{'s' if len(failing) != 1 else ''}"
-        _say(f"{model}: {count}: not every node runs on {target.name} ({nodes} nodes)")
-        sys.exit(EXIT_FAILED)
-    warned = f", {len(problems)} warning{'s' if len(problems) != 1 else ''}" if problems else ""
-    _say(f"{model}: every node runs on {target.name} ({nodes} nodes{warned})")
+
+def _say_layers(report) -> None:
+    from .targets.model_view import UnreadValue
+    from .targets.trt_importer import ONNX_TENSORRT, importer_view, render
+
+    _say(f"TensorRT layers onnx-tensorrt builds ({ONNX_TENSORRT}):")
+    try:
+        _say(render(importer_view(report.view.model, view=report.view)) or "(no layers)")
+    except UnreadValue as exc:
+        _say(f"(not shown: a layer needs the value of {exc}, whose data check does not read)")
 
 
 @main.command(epilog=EPILOG)

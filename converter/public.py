@@ -211,15 +211,21 @@ def check(source: "SpecSource | onnx.ModelProto", target: str = "portable", *, o
     import onnx
 
     from .targets import get_target
-    from .targets.check import check_model, errors, load_model_file
+    from .targets.check import errors
     from .targets.opset import model_for_target, wanted_opset
 
     chosen = get_target(target)
     if isinstance(source, onnx.ModelProto) or (isinstance(source, (str, os.PathLike))
                                                 and Path(source).suffix == ".onnx"):
-        model = source if isinstance(source, onnx.ModelProto) else load_model_file(source)
-        name = model.graph.name if isinstance(source, onnx.ModelProto) else str(source)
-        problems = check_model(model, chosen)
+        from .model_check import check_file, check_loaded
+
+        if isinstance(source, onnx.ModelProto):  # onnx's checker first, as for a file
+            name, problems = source.graph.name, check_loaded(source, [chosen.name])[chosen.name]
+        else:  # structure only, bounded (converter/model_reading.py)
+            report = check_file(source, [chosen.name])
+            if report.error is not None:
+                raise UserError(report.error)
+            name, problems = str(source), report.problems(chosen.name)
     else:
         spec = load_spec(source, require_cases=False)  # checking needs no cases (as converting)
         name = spec.name

@@ -13,15 +13,16 @@ converter/targets/dla_guide.py: a layer DLA does not run is a "GPU fallback" war
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 import onnx
 
 from . import dla
-from .limits import applies, broken
-from .model_view import ModelView, NodeView
+from .limits import Unverified, applies, broken
+from .model_view import ModelView, NodeView, UnreadValue
 from .profiles import PROFILES
 
 TABLES = Path(__file__).parent / "tables"
@@ -34,6 +35,8 @@ class Problem:
     op: str
     reason: str
     severity: str = "error"  # "error": it does not run there; "warning": it runs, results known to differ
+    index: int = field(default=-1, compare=False)  # the node's index in the graph; -1 for the model
+    types: str = field(default="", compare=False)  # the node's element types (for summaries), e.g. "float"
 
     def __str__(self) -> str:
         where = f"{self.node} ({self.op})" if self.node else "model"
@@ -46,25 +49,48 @@ def table(name: str) -> dict:
     return json.loads((TABLES / name).read_text(encoding="utf-8"))
 
 
-def check_model(model: onnx.ModelProto, target) -> list[Problem]:
-    """Every problem ``target`` (a Target or a name) has with ``model``; errors first, in node order."""
+def check_model(model: onnx.ModelProto, target, view: ModelView | None = None) -> list[Problem]:
+    """Every problem ``target`` (a Target or a name) has with ``model``; errors first, in node order.
+
+    ``view``: the model's ModelView when the caller made one (converter/model_check.py does, from bytes)."""
     name = getattr(target, "name", target)
-    view = ModelView(model)
-    problems = _check(view, name)
-    return sorted(problems, key=lambda p: p.severity != "error")
+    view = view if view is not None else ModelView(model)
+    problems = expand(view, _check(view, name))
+    return sorted(problems, key=lambda p: (p.severity != "error", p.index))
+
+
+def check_grouped(view: ModelView, target) -> list[tuple[Problem, list[int] | None]]:
+    """The problems of ``target`` with the model, nodes with the same verdict sharing one: (problem of the first
+    node, the graph indices of every node it holds for), or (problem, None) for a problem of one node or the model."""
+    return _check(view, getattr(target, "name", target))
+
+
+def expand(view: ModelView, grouped) -> list[Problem]:
+    """One Problem per node from check_grouped's answer (in group order)."""
+    graph_nodes = view.graph.node
+    problems = []
+    for found, members in grouped:
+        if members is None:
+            problems.append(found)
+            continue
+        for i in members:
+            other = graph_nodes[i]
+            label = other.name or f"#{i} ({other.op_type})"
+            problems.append(Problem(found.target, label, found.op, found.reason, found.severity, i, found.types))
+    return problems
 
 
 def errors(problems: list[Problem]) -> list[Problem]:
     return [p for p in problems if p.severity == "error"]
 
 
-def _check(view: ModelView, name: str) -> list[Problem]:
+def _check(view: ModelView, name: str) -> list[tuple[Problem, list[int] | None]]:
     profile = PROFILES[name]
     if "all_of" in profile:
         return [p for member in profile["all_of"] for p in _check(view, member)]
     problems = []
     if view.opset is None:
-        return [Problem(name, "", "", "the model imports no ai.onnx opset")]
+        return [(Problem(name, "", "", "the model imports no ai.onnx opset"), None)]
     if view.opset > profile.get("max_opset", view.opset):
         problems.append(Problem(name, "", "", f"opset {view.opset} is newer than onnxruntime 1.31 loads "
                                               f"(at most {profile['max_opset']})"))
@@ -72,19 +98,59 @@ def _check(view: ModelView, name: str) -> list[Problem]:
         low, high = table(profile["matrix"])["opset"]
         if not low <= view.opset <= high:
             problems.append(Problem(name, "", "", f"opset {view.opset} is outside TensorRT's {low}..{high}"))
-    for node in view.nodes:
-        problems += _check_node(view, node, name, profile)
-    return problems
+    if "tensor_limits" in profile:
+        problems += _tensor_limits(view, name, profile["tensor_limits"])
+    grouped = [(p, None) for p in problems]
+    for node, members in view.groups():
+        found, by_rule = _verdict(view, node, name, profile)
+        if not found:
+            continue
+        if by_rule and len(members) > 1:  # a rule's wording may name the node's tensors: each node on its own
+            for i in members:
+                grouped += [(p, None) for p in _verdict(view, view.node_view(i), name, profile)[0]]
+            continue
+        grouped += [(p, members) for p in found]
+    return grouped
 
 
-def _check_node(view: ModelView, node: NodeView, name: str, profile: dict) -> list[Problem]:
+def _types(node: NodeView) -> str:
+    return ",".join(sorted({t for t in node.input_types if t})) or ",".join(sorted({t for t in node.output_types if t}))
+
+
+def _tensor_limits(view: ModelView, name: str, limits: dict) -> list[Problem]:
+    """Tensors over the target's per-tensor limits (elements, rank), at the node that makes them (or the model)."""
+    max_elements, max_rank = limits["elements"], limits["rank"]
+    over = {}
+    for tensor, shape in view.shapes.items():
+        if shape is None:
+            continue
+        if len(shape) > max_rank:
+            over[tensor] = f"tensor {tensor!r} has rank {len(shape)}; {limits['why_rank']}"
+        elif None not in shape:
+            count = math.prod(shape)
+            if count > max_elements:
+                over[tensor] = (f"tensor {tensor!r} {list(shape)} has {count:,} elements; {limits['why_elements']}")
+    if not over:
+        return []
+    problems = []
+    for i, node in enumerate(view.graph.node):
+        for out in node.output:
+            if out in over:
+                problems.append(Problem(name, node.name or f"#{i} ({node.op_type})", node.op_type, over.pop(out), index=i))
+    return [Problem(name, "", "", why) for why in over.values()] + problems
+
+
+def _verdict(view: ModelView, node: NodeView, name: str, profile: dict) -> tuple[list[Problem], bool]:
+    """The node's problems, and whether a limit or DLA rule (whose wording may name tensors) found some."""
+    types = _types(node)
+
     def problem(reason: str, severity: str = "error") -> Problem:
-        return Problem(name, node.name, node.op, reason, severity)
+        return Problem(name, node.name, node.op, reason, severity, index=node.index, types=types)
 
     if node.node.domain not in ("", "ai.onnx"):
-        return [problem(f"domain {node.node.domain!r}: only the ai.onnx domain is supported")]
+        return [problem(f"domain {node.node.domain!r}: only the ai.onnx domain is supported")], False
     if node.since is None:
-        return [problem(f"no ONNX operator {node.op} at opset {view.opset}")]
+        return [problem(f"no ONNX operator {node.op} at opset {view.opset}")], False
     if "kernels" in profile:
         reason = _kernel(node, table(profile["kernels"]), view.opset)
         if reason and profile.get("float16_via_float") and "float16" in node.input_types + node.output_types:
@@ -99,27 +165,33 @@ def _check_node(view: ModelView, node: NodeView, name: str, profile: dict) -> li
         bound = "; ".join(f"{c}={','.join(sorted(v))}" for c, v in sorted(node.bindings().items()))
         if refused is None:
             return [problem(f"not measured at since-version {node.since} with {bound} "
-                            "(python -m tools.measure_openvino)", "warning")]
-        return [problem(f"refused at since-version {node.since} with {bound}: {refused}")]
+                            "(python -m tools.measure_openvino)", "warning")], False
+        return [problem(f"refused at since-version {node.since} with {bound}: {refused}")], False
     if reason:
-        return [problem(reason)]
+        return [problem(reason)], False
     found = []
     for limit in profile.get("limits", ()):
         if applies(limit, node):
             why = broken(limit, node, view)
             if why:
                 detail = "" if why == "always" else f": {why}"
-                found.append(problem(f"{limit['why']}{detail}", limit.get("severity", "error")))
-    if profile.get("importer"):
-        from . import tensorrt_rules
+                severity = "warning" if isinstance(why, Unverified) else limit.get("severity", "error")
+                found.append(problem(f"{limit['why']}{detail}", severity))
+    try:
+        if profile.get("importer"):
+            from . import tensorrt_rules
 
-        found += [problem(tensorrt_rules.describe(rule, detail)) for rule, detail in tensorrt_rules.node_problems(node)]
-    if profile.get("dla"):
-        found += [problem(r) for r in dla.node_problems(node, view)]
-        from . import dla_guide
+            found += [problem(tensorrt_rules.describe(rule, detail))
+                      for rule, detail in tensorrt_rules.node_problems(node)]
+        if profile.get("dla"):
+            found += [problem(r) for r in dla.node_problems(node, view)]
+            from . import dla_guide
 
-        found += [problem(r, "warning") for r in dla_guide.node_warnings(node, view)]
-    return found
+            found += [problem(r, "warning") for r in dla_guide.node_warnings(node, view)]
+    except UnreadValue as exc:  # a rule needs a constant's value that check did not read
+        found.append(problem(f"not verified: a rule needs the value of {exc}, whose data check does not read "
+                             "(external data, or over 64 KiB)", "warning"))
+    return found, True
 
 
 def _kernel(node: NodeView, kernels: dict, opset: int, as_float: bool = False) -> str | None:
@@ -175,26 +247,9 @@ def _span(row: dict) -> str:
     return str(row["start"]) if row["start"] == row["end"] else f"[{row['start']}, {row['end']}]"
 
 
-def load_model_file(path) -> onnx.ModelProto:
-    """An ONNX model from ``path``; a UserError naming the file when it cannot be read as one."""
-    from ..errors import UserError
+def load_model_file(path, max_memory: int | None = None) -> onnx.ModelProto:
+    """An ONNX model from ``path``, structure only (converter/model_reading.py: bounded, external data unread,
+    large initializers as typed graph inputs); a UserError naming the file when it cannot be read as one."""
+    from ..model_reading import read_model
 
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    hint = ("; for a spec file, `spec2onnx convert SPEC --target T` (or `validate --target T`) checks the model "
-            "lowered from it" if Path(path).suffix.lower() in (".yaml", ".yml", ".json") else "")
-    try:
-        model = onnx.load_model_from_string(data)
-    except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError and friends: not an ONNX model
-        raise UserError(f"{path}: not an ONNX model ({type(exc).__name__}){hint}") from None
-    if not model.graph.node and not model.opset_import:
-        raise UserError(f"{path}: not an ONNX model (no graph, no opset){hint}")
-    try:  # tensors saved as external data (models over 2 GB): read from their files, next to the model
-        from onnx.external_data_helper import load_external_data_for_model
-
-        load_external_data_for_model(model, str(Path(path).parent))
-    except Exception as exc:  # noqa: BLE001 - a missing or unsafe data file, a wrong offset: onnx raises several types
-        raise UserError(f"{path}: cannot read the model's external data ({exc})") from None
-    return model
+    return read_model(path, max_memory).model

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model_view import ModelView, NodeView
+from .model_view import ModelView, NodeView, Unread
+
+
+class Unverified(str):
+    """A requirement that cannot be told: it reads a constant whose data was not read (external data,
+    or a large initializer of an untrusted file). Reported as a warning, not as a refusal."""
 
 
 def applies(limit: dict, node: NodeView) -> bool:
@@ -58,6 +63,9 @@ def broken(limit: dict, node: NodeView, view: ModelView) -> str | None:
             value = node.constants[i]
             if value is None:
                 return f"input {i} ({node.inputs[i]}) is not a constant"
+            if isinstance(value, Unread):
+                return Unverified(f"input {i} ({node.inputs[i]}) is {value!r}: check does not read its data "
+                                  "(external data, or over 64 KiB): not verified")
             if np.any(value.astype(np.float64) != 0):
                 return f"input {i} ({node.inputs[i]}) is not all zeros"
     for t in require.get("io_only", []):

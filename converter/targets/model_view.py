@@ -68,55 +68,183 @@ class NodeView:
         return None if shape is None else len(shape)
 
 
+class UnreadValue(Exception):
+    """A check asked for the value of a constant whose data was not read (the message names it)."""
+
+
+class Unread:
+    """A constant input whose data ``check`` did not read (external data, or a large initializer of an untrusted
+    file): its type and shape are known (``shape``, ``ndim``, ``size``, ``dtype``), asking for a value raises
+    UnreadValue, which the check reports as a rule it could not verify."""
+
+    __slots__ = ("type_name", "dims")
+
+    def __init__(self, type_name: str, dims):
+        self.type_name, self.dims = type_name, tuple(int(d) for d in dims)
+
+    shape = property(lambda self: self.dims)
+    ndim = property(lambda self: len(self.dims))
+    size = property(lambda self: int(np.prod(self.dims, dtype=object)) if self.dims else 1)
+
+    @property
+    def dtype(self):
+        try:
+            return helper.tensor_dtype_to_np_dtype(getattr(TensorProto, self.type_name.upper()))
+        except (AttributeError, KeyError, ValueError, TypeError):
+            return np.dtype(object)
+
+    def __getattr__(self, name):  # ravel, tolist, astype, item, ...: values
+        raise UnreadValue(repr(self))
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __len__(self):
+        raise UnreadValue(repr(self))
+
+    def __iter__(self):
+        raise UnreadValue(repr(self))
+
+    def __getitem__(self, key):
+        raise UnreadValue(repr(self))
+
+    def __array__(self, *args, **kwargs):
+        raise UnreadValue(repr(self))
+
+    def __repr__(self) -> str:
+        return f"{self.type_name}{list(self.dims)} (not read)"
+
+
+def needs_data_prop(model: onnx.ModelProto) -> bool:
+    """Whether onnx's data propagation can learn anything: only values computed from Shape/Size nodes."""
+    return any(node.op_type in ("Shape", "Size") for node in model.graph.node)
+
+
 class ModelView:
-    def __init__(self, model: onnx.ModelProto):
+    """``inferred``: the model after onnx's shape inference, when the caller ran it (from bytes: cheaper);
+    ``unread``: initializer name -> (type, dims) of large initializers read without their data
+    (converter/model_reading.py), graph inputs of ``model``, seen here as constants of unknown value."""
+
+    def __init__(self, model: onnx.ModelProto, inferred: onnx.ModelProto | None = None, unread: dict | None = None):
         self.model = model
         self.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
-        try:
-            inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False, data_prop=True)
-        except Exception:  # noqa: BLE001 - a model onnx cannot infer is still checked, with what it declares
-            inferred = model
+        if inferred is None:
+            try:
+                inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False, data_prop=needs_data_prop(model))
+            except Exception:  # noqa: BLE001 - a model onnx cannot infer is still checked, with what it declares
+                inferred = model
         graph = inferred.graph
         self.types: dict[str, str | None] = {}
         self.shapes: dict[str, tuple | None] = {}
-        for info in list(graph.input) + list(graph.output) + list(graph.value_info):
-            self._record(info)
-        self.constants: dict[str, np.ndarray] = {}
+        decoded: dict[bytes, tuple] = {}  # a serialized TypeProto -> (type, shape), its number: most repeat
+        types, shapes = self.types, self.shapes
+        self._type_ids: dict[str, int] = {}  # name -> the number of its (type, shape), from 1 (groups() keys)
+        type_ids = self._type_ids
+        for infos in (graph.input, graph.output, graph.value_info):
+            for info in infos:
+                key = info.type.SerializeToString()
+                found = decoded.get(key)
+                if found is None:
+                    found = decoded[key] = (_decode(info.type), len(decoded) + 1)
+                record, number = found
+                if record is not None:
+                    name = info.name
+                    types[name], shapes[name] = record
+                    type_ids[name] = number
+        self._type_count = len(decoded)
+        self.constants: dict[str, object] = {}
         for init in graph.initializer:
-            self.constants[init.name] = numpy_helper.to_array(init)
+            # external data not loaded (check never reads it): a constant of known type and shape, unknown value
+            self.constants[init.name] = (Unread(type_name(init.data_type), init.dims)
+                                         if init.data_location == TensorProto.EXTERNAL else numpy_helper.to_array(init))
             self.types.setdefault(init.name, type_name(init.data_type))
             self.shapes.setdefault(init.name, tuple(init.dims))
+        unread = unread or {}
+        for name, (dtype, dims) in unread.items():
+            self.constants[name] = Unread(dtype, dims)
+            self.types.setdefault(name, dtype)
+            self.shapes.setdefault(name, tuple(dims))
         for node in graph.node:
             if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
                 for attr in node.attribute:
                     if attr.name == "value":
-                        self.constants[node.output[0]] = numpy_helper.to_array(attr.t)
-        self.graph_io = {i.name for i in graph.input} | {o.name for o in graph.output}
-        self.nodes = [self._view(i, node) for i, node in enumerate(model.graph.node)]
+                        self.constants[node.output[0]] = (
+                            Unread(type_name(attr.t.data_type), attr.t.dims)
+                            if attr.t.data_location == TensorProto.EXTERNAL else numpy_helper.to_array(attr.t))
+        self.graph_io = ({i.name for i in graph.input} | {o.name for o in graph.output}) - set(unread)
+        self.graph = graph
+        self._nodes = None
+        self._groups = None
+        self._schemas: dict = {}
+        self._defaults: dict = {}
 
-    def _record(self, info) -> None:
-        ttype = info.type.tensor_type
-        if not info.type.HasField("tensor_type"):
-            return
-        self.types[info.name] = type_name(ttype.elem_type) if ttype.elem_type else None
-        if ttype.HasField("shape"):
-            self.shapes[info.name] = tuple(d.dim_value if d.HasField("dim_value") else None for d in ttype.shape.dim)
-        else:
-            self.shapes[info.name] = None
+    @property
+    def nodes(self) -> list[NodeView]:
+        """A NodeView of every node, in order (made on first use)."""
+        if self._nodes is None:
+            self._nodes = [self._view(i, node) for i, node in enumerate(self.graph.node)]
+        return self._nodes
+
+    def groups(self) -> list[tuple[NodeView, list[int]]]:
+        """The nodes grouped by everything a check reads (op, attributes, types, shapes, constants, graph I/O):
+        (a NodeView of the first node of each group, the indices of all its nodes), in node order.
+
+        Every check gives the nodes of one group the same verdict; only names in its wording differ."""
+        if self._groups is None:
+            self._groups = self._group()
+        return self._groups
+
+    def _group(self) -> list[tuple[NodeView, list[int]]]:
+        groups: dict[tuple, list[int]] = {}
+        first: dict[tuple, int] = {}
+        types, shapes, io = self.types, self.shapes, self.graph_io
+        const_keys = {name: _constant_key(value) for name, value in self.constants.items()}
+        # What a check reads of one tensor name, as a small int (a key of ints hashes fast): the number of its
+        # (type, shape) for most names; constants and graph inputs/outputs (few) numbered apart; "" is omitted.
+        info = dict(self._type_ids)
+        info[""] = 0
+        base = self._type_count + 1
+        distinct: dict[tuple, int] = {}
+        for name in {*const_keys, *io}:
+            key = (types.get(name), shapes.get(name), const_keys.get(name), name in io)
+            info[name] = base + distinct.setdefault(key, len(distinct))
+        get = info.get
+        nodes = self.graph.node
+        for i, node in enumerate(nodes):
+            attrs = tuple([a.SerializeToString() for a in node.attribute]) if len(node.attribute) else ()
+            ins = node.input
+            key = (node.op_type, node.domain, attrs, len(ins), *map(get, ins), *map(get, node.output))
+            members = groups.get(key)
+            if members is None:
+                groups[key] = members = []
+                first[key] = i
+            members.append(i)
+        return [(self._view(first[key], nodes[first[key]]), members) for key, members in groups.items()]
+
+    def node_view(self, index: int) -> NodeView:
+        return self._view(index, self.graph.node[index])
+
+    def _schema(self, op: str, domain: str):
+        key = (op, domain)
+        if key not in self._schemas:
+            schema = None
+            if domain in ("", "ai.onnx") and self.opset is not None:
+                try:
+                    schema = defs.get_schema(op, max_inclusive_version=self.opset)
+                except defs.SchemaError:
+                    schema = None
+            defaults = {}
+            if schema is not None:
+                for name, attr in schema.attributes.items():
+                    if attr.default_value.type:
+                        defaults[name] = _plain(helper.get_attribute_value(attr.default_value))
+            self._schemas[key], self._defaults[key] = schema, defaults
+        return self._schemas[key], self._defaults[key]
 
     def _view(self, index: int, node: onnx.NodeProto) -> NodeView:
-        schema = since = None
-        if node.domain in ("", "ai.onnx") and self.opset is not None:
-            try:
-                schema = defs.get_schema(node.op_type, max_inclusive_version=self.opset)
-                since = schema.since_version
-            except defs.SchemaError:
-                schema = None
-        attrs = {}
-        if schema is not None:
-            for name, attr in schema.attributes.items():
-                if attr.default_value.type:
-                    attrs[name] = _plain(helper.get_attribute_value(attr.default_value))
+        schema, defaults = self._schema(node.op_type, node.domain)
+        since = schema.since_version if schema is not None else None
+        attrs = dict(defaults)
         for attr in node.attribute:
             attrs[attr.name] = _plain(helper.get_attribute_value(attr))
         ins, outs = list(node.input), list(node.output)
@@ -128,6 +256,23 @@ class ModelView:
             output_shapes=[self.shapes.get(n) if n else None for n in outs],
             constants=[self.constants.get(n) if n else None for n in ins],
         )
+
+
+def _decode(tproto) -> tuple | None:
+    """(element type name or None, shape or None) of a tensor TypeProto; None for other types."""
+    if not tproto.HasField("tensor_type"):
+        return None
+    ttype = tproto.tensor_type
+    elem = type_name(ttype.elem_type) if ttype.elem_type else None
+    if not ttype.HasField("shape"):
+        return elem, None
+    return elem, tuple(d.dim_value if d.HasField("dim_value") else None for d in ttype.shape.dim)
+
+
+def _constant_key(value) -> tuple:
+    if isinstance(value, Unread):
+        return ("unread", value.type_name, value.dims)
+    return (value.dtype.str, value.shape, value.tobytes() if value.dtype.kind != "O" else repr(value.tolist()))
 
 
 def _plain(value):

@@ -72,6 +72,14 @@ OPENVINO = [
      "source": OV},
 ]
 
+# TensorRT's per-tensor limits, checked on every tensor of a model (declared or inferred static shapes):
+# nvinfer1::ITensor: "The volume of the tensor must be less than 2^31 elements" (TensorRT C++ API,
+# docs.nvidia.com/deeplearning/tensorrt/api/c_api/classnvinfer1_1_1_i_tensor.html); Dims64::MAX_DIMS = 8,
+# "the maximum rank (number of dimensions) supported for a tensor" (classnvinfer1_1_1_dims64.html).
+TENSORRT_TENSORS = {"elements": 2**31 - 1, "rank": 8,
+                    "why_elements": "TensorRT tensors hold fewer than 2^31 elements (nvinfer1::ITensor)",
+                    "why_rank": "TensorRT tensors have at most 8 dimensions (nvinfer1::Dims64::MAX_DIMS)"}
+
 # Lowering preferences (read by the lowerings through ctx.target.preferences).
 #   scale_batchnorm: fuse a Scale's scale and shift into one BatchNormalization (CPU: 0.11 of the naive time,
 #                    README). Only where it is measured bit-identical to multiply-then-add: onnxruntime's CPU
@@ -96,10 +104,10 @@ PROFILES = {
     # deployment: lowerings emit what the target's importer reads as one layer per source layer, in the source's
     # types (float16 stays float16, CUBIC is one Resize); validate runs a host-legalized copy of it on onnxruntime's
     # CPU EP (converter/legalize.py, docs/deployment.md). scale_batchnorm: BatchNormalization is IScaleLayer there.
-    "tensorrt": {"matrix": "tensorrt.json", "limits": TENSORRT, "importer": True, "deployment": True,
+    "tensorrt": {"matrix": "tensorrt.json", "limits": TENSORRT, "importer": True, "tensor_limits": TENSORRT_TENSORS, "deployment": True,
                  "preferences": {"scale_batchnorm": True}},
     # includes: a DLA model is parsed by onnx-tensorrt too, so lowerings legalize it for tensorrt as well
-    "tensorrt-dla": {"matrix": "tensorrt.json", "limits": TENSORRT, "importer": True, "dla": True, "includes": ["tensorrt"],
+    "tensorrt-dla": {"matrix": "tensorrt.json", "limits": TENSORRT, "importer": True, "tensor_limits": TENSORRT_TENSORS, "dla": True, "includes": ["tensorrt"],
                      "deployment": True, "preferences": {"scale_batchnorm": True}},
     # measured: openvino.json lists what compiled (and what was refused); a combination never measured is a warning
     "openvino": {"kernels": "openvino.json", "measured": True, "limits": OPENVINO, "preferences": {"scale_batchnorm": False}},

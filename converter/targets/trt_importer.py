@@ -147,9 +147,10 @@ def _f(value) -> float:
     return float(np.float32(value))
 
 
-def importer_view(model: onnx.ModelProto) -> list[TrtLayer]:
-    """The TensorRT layers onnx-tensorrt 10.1 builds from ``model``, in node order (see the module's doc)."""
-    view = ModelView(model)
+def importer_view(model: onnx.ModelProto, view: ModelView | None = None) -> list[TrtLayer]:
+    """The TensorRT layers onnx-tensorrt 10.1 builds from ``model``, in node order (see the module's doc);
+    ``view``: the model's ModelView when the caller has one (``check`` does)."""
+    view = view if view is not None else ModelView(model)
     layers: list[TrtLayer] = []
     for node in view.nodes:
         layers += node_layers(node, view)

@@ -1,0 +1,256 @@
+"""``spec2onnx check`` on ONNX files: many paths, one reading per file, onnx's checker, every target, summaries.
+
+A file is read once (converter/model_reading.py: structure only, bounded), passed through onnx's
+checker (structure, topological order: a graph with a cycle is refused by every runtime), shape
+inference runs once, and every target's static check (converter/targets/check.py) runs on that one view.
+A file that cannot be read is reported (one line) and the others are still checked. The JSON report's
+schema is in docs/check.md.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import UserError
+
+SCHEMA = "spec2onnx-check/1"
+SHOWN_NODES = 3  # node names shown in a summary line; -v / --json list every one
+
+
+@dataclass
+class FileReport:
+    path: str
+    error: str | None = None  # the one line saying why the file could not be read (exit status 2)
+    nodes: int = 0
+    size: int = 0
+    checker: str | None = None  # onnx's checker's refusal (first line), when it refuses
+    grouped: dict = field(default_factory=dict)  # target -> [(Problem, node indices or None)] (check_grouped)
+    view: object = None  # the ModelView, until release(): per-node problems are made from it on demand
+
+    def counts(self, target: str) -> tuple[int, int]:
+        """(errors, warnings) for ``target``, counted per node."""
+        errors = warnings = 0
+        for problem, members in self.grouped.get(target, ()):
+            n = 1 if members is None else len(members)
+            if problem.severity == "error":
+                errors += n
+            else:
+                warnings += n
+        return errors, warnings
+
+    def runs(self, target: str) -> bool | None:
+        """True: every node runs there; False: something does not; None: the file was not read."""
+        if self.error is not None:
+            return None
+        return self.counts(target)[0] == 0
+
+    def problems(self, target: str) -> list:
+        """One Problem per node (errors first, in node order); needs the view (before release())."""
+        from .targets.check import expand
+
+        found = expand(self.view, self.grouped.get(target, ()))
+        return sorted(found, key=lambda p: (p.severity != "error", p.index))
+
+    def release(self) -> None:
+        """Drop the model: what is left is the verdicts and their counts."""
+        self.view = None
+        self.grouped = {t: [(p, None if m is None else range(len(m))) for p, m in g] for t, g in self.grouped.items()}
+
+
+def expand(paths) -> list[tuple[str, str | None]]:
+    """Each path, a folder replaced by its ``*.onnx`` files (recursively, sorted; symlinked folders not followed):
+    (path, None), or (path, why it gives no file to check)."""
+    found = []
+    for raw in paths:
+        path = str(raw)
+        if os.path.isdir(path) and not os.path.islink(path):
+            files = []
+            for folder, subdirs, names in os.walk(path):
+                subdirs.sort()
+                files += [os.path.join(folder, n) for n in sorted(names) if n.lower().endswith(".onnx")]
+            if not files:
+                found.append((path, f"{path}: a folder with no .onnx file (check looks for *.onnx in folders)"))
+            found += [(f, None) for f in files]
+        else:
+            found.append((path, None))
+    return found
+
+
+def check_file(path, targets: list, max_memory: int | None = None) -> FileReport:
+    """Read ``path`` (structure only) and check it for each target; a FileReport whose ``error`` says why not."""
+    from .model_reading import read_model
+
+    try:
+        read = read_model(path, max_memory)
+        report = FileReport(str(path), nodes=len(read.model.graph.node), size=read.size)
+        report.checker = checker_refusal(read.data)
+        data, model, unread = read.data, read.model, read.unread
+        del read
+        report.view = _view(model, data, unread)
+        del model, data
+        report.grouped = grouped_for(report.view, targets, report.checker)
+    except UserError as exc:
+        return FileReport(str(path), error=str(exc))
+    except MemoryError:  # the budget is an estimate: the machine may have less free memory than it allows
+        return FileReport(str(path), error=f"{path}: out of memory while checking it; pass a --max-memory this "
+                                           "machine can give, or check it on a larger one")
+    return report
+
+
+def check_loaded(model, targets: list) -> dict:
+    """target -> problems (one per node) for a model in memory (an onnx.ModelProto), onnx's checker first."""
+    from .targets.check import expand
+
+    from onnx import TensorProto
+
+    from .model_reading import without_data
+
+    # tensors whose external data was not loaded: graph inputs of their type and shape, as for a file (onnx's
+    # checker would look for their files relative to the current folder)
+    unread = {t.name: (TensorProto.DataType.Name(t.data_type).lower(), tuple(t.dims)) for t in model.graph.initializer
+              if t.data_location == TensorProto.EXTERNAL}
+    if unread:
+        copy = type(model)()
+        copy.CopyFrom(model)
+        model = without_data(copy, unread)
+    data = model.SerializeToString()
+    view = _view(model, data, unread)
+    grouped = grouped_for(view, targets, checker_refusal(data))
+    return {t: sorted(expand(view, g), key=lambda p: (p.severity != "error", p.index)) for t, g in grouped.items()}
+
+
+def checker_refusal(data: bytes) -> str | None:
+    """onnx's checker on the serialized model: None, or the first line of its refusal."""
+    import onnx
+
+    try:
+        onnx.checker.check_model(data)
+    except onnx.checker.ValidationError as exc:
+        lines = str(exc).strip().splitlines()
+        return " ".join(lines[0].split()) if lines else type(exc).__name__
+    return None
+
+
+def _view(model, data: bytes, unread: dict):
+    import onnx
+
+    from .targets.model_view import ModelView, needs_data_prop
+
+    try:
+        inferred = onnx.shape_inference.infer_shapes(data, strict_mode=False, data_prop=needs_data_prop(model))
+    except Exception:  # noqa: BLE001 - a model onnx cannot infer is still checked, with what it declares
+        inferred = model
+    return ModelView(inferred, inferred=inferred, unread=unread)
+
+
+def grouped_for(view, targets: list, checker: str | None) -> dict:
+    from .targets.check import Problem, check_grouped
+
+    found = {}
+    for target in targets:
+        name = getattr(target, "name", target)
+        grouped = check_grouped(view, name)
+        if checker:
+            grouped.insert(0, (Problem(name, "", "", f"onnx's checker refuses the model (no runtime loads it): {checker}"),
+                               None))
+        found[name] = sorted(grouped, key=lambda g: (g[0].severity != "error", g[0].index))
+    return found
+
+
+def summary_lines(report: FileReport, target: str, verbose: bool = False) -> list[str]:
+    """One line per problem with ``verbose``; else one per (op, types, reason) with its node count."""
+    tag = {"error": "ERROR", "warning": "WARN "}
+    if verbose:
+        return [f"{tag.get(p.severity, 'ERROR')} {p}" for p in report.problems(target)]
+    merged: dict[tuple, list] = {}  # groups that differ in what the wording leaves out (shapes, ...) merged
+    for problem, members in report.grouped.get(target, ()):
+        key = (problem.severity, problem.target, problem.op, problem.types, problem.reason)  # a member of portable
+        entry = merged.setdefault(key, [problem, 0, []])
+        entry[1] += 1 if members is None else len(members)
+        if len(entry[2]) < SHOWN_NODES:
+            entry[2] += _labels(report, problem, members, SHOWN_NODES - len(entry[2]))
+    lines = []
+    for (severity, member, op, types, reason), (problem, count, shown) in merged.items():
+        if count == 1:
+            lines.append(f"{tag.get(severity, 'ERROR')} {problem}")
+            continue
+        names = ", ".join(shown) + (", ..." if count > len(shown) else "")
+        what = f"{op} ({types})" if types else op
+        lines.append(f"{tag.get(severity, 'ERROR')} {member}: {count:,} {what} nodes: {reason} ({names})")
+    return lines
+
+
+def _labels(report: FileReport, problem, members, at_most: int) -> list[str]:
+    if members is None:
+        return [problem.node or "model"]
+    nodes = report.view.graph.node
+    return [nodes[i].name or f"#{i} ({nodes[i].op_type})" for i in list(members[:at_most])]
+
+
+def verdict_line(report: FileReport, target: str) -> str:
+    failing, warned = report.counts(target)
+    nodes = f"{report.nodes:,} nodes"
+    if failing:
+        count = f"{failing:,} problem{'s' * (failing != 1)}"
+        return f"{report.path}: {count}: not every node runs on {target} ({nodes})"
+    warnings = f", {warned:,} warning{'s' * (warned != 1)}" if warned else ""
+    return f"{report.path}: every node runs on {target} ({nodes}{warnings})"
+
+
+def table(reports: list[FileReport], targets: list[str]) -> str:
+    """Files that run, are refused, or could not be read, per target."""
+    width = max([len(t) for t in targets] + [len("target")])
+    lines = [f"{'target':<{width}}  {'runs':>7}  {'refused':>7}  {'unreadable':>10}"]
+    for target in targets:
+        verdicts = [r.runs(target) for r in reports]
+        lines.append(f"{target:<{width}}  {verdicts.count(True):>7}  {verdicts.count(False):>7}  "
+                     f"{verdicts.count(None):>10}")
+    return "\n".join(lines)
+
+
+def exit_status(reports: list[FileReport], targets: list[str]) -> int:
+    """2: a file could not be read; else 1: some file does not run on some target; else 0."""
+    if any(r.error is not None for r in reports):
+        return 2
+    return 1 if any(r.runs(t) is False for r in reports for t in targets) else 0
+
+
+def json_entry(r: FileReport, targets: list[str]) -> dict:
+    """One file of the ``--json`` report (docs/check.md); per-node problems need the view (before release())."""
+    entry = {"path": r.path, "read": r.error is None, "error": r.error, "nodes": r.nodes, "bytes": r.size,
+             "checker": r.checker, "targets": {}}
+    for target in targets if r.error is None else ():
+        errors, warnings = r.counts(target)
+        entry["targets"][target] = {
+            "runs": r.runs(target), "errors": errors, "warnings": warnings,
+            "problems": [{"node": p.node or None, "index": p.index if p.index >= 0 else None, "op": p.op or None,
+                          "types": p.types or None, "severity": p.severity, "reason": p.reason}
+                         for p in r.problems(target)],
+        }
+    return entry
+
+
+def as_json(reports: list[FileReport], entries: list[dict], targets: list[str]) -> dict:
+    """The ``--json`` report (docs/check.md): ``entries`` from json_entry, one per report."""
+    summary = {}
+    for target in targets:
+        verdicts = [r.runs(target) for r in reports]
+        summary[target] = {"runs": verdicts.count(True), "refused": verdicts.count(False),
+                           "unreadable": verdicts.count(None)}
+    return {"schema": SCHEMA, "targets": targets, "files": entries, "summary": summary,
+            "exit_status": exit_status(reports, targets)}
+
+
+def write_json(path, document: dict) -> None:
+    import json
+
+    from .files import write_atomic
+
+    write_atomic(path, (json.dumps(document, indent=1) + "\n").encode("utf-8"))
+
+
+def inputs_of(paths) -> list[Path]:
+    return [Path(p) for p, _ in expand(paths)]

@@ -1,0 +1,262 @@
+"""Reading an ONNX file nobody here made (``spec2onnx check``): its structure only, in bounded memory.
+
+What is read and what is promised (docs/check.md):
+
+* only a regular file (a FIFO, a device such as /dev/zero, a folder: one line, exit status 2), opened
+  without blocking, of at most 2 GiB (one protobuf message: an ONNX file cannot be larger; larger
+  tensors live in external data files);
+* the memory budget (``--max-memory``, default 1/8 of the RAM, converter/budget.py) is checked before
+  reading (``READ_FACTOR`` times the file size) and again once the graph is parsed, before the checker
+  and shape inference copy it (``NODE_BYTES`` per node);
+* external data is never read: its metadata (location inside the model's folder, a regular file long
+  enough for offset + length) is checked with ``stat``;
+* every initializer (and Constant value) is validated from its metadata: a known data_type, dims >= 0,
+  a data field holding exactly the elements its dims declare, UTF-8 strings. A malformed one is a
+  ``UserError`` naming the file, the tensor and the field;
+* initializer data above ``KEEP_BYTES`` is then dropped: the tensor becomes a graph input of the same
+  type and shape (what onnx's checker and shape inference need); smaller data is kept, as the static
+  check reads small constants (zero points, shape inputs).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import onnx
+from onnx import TensorProto, helper
+
+from .budget import PROTOBUF_LIMIT, _describe_budget as describe_budget, default_budget, show
+from .errors import UserError
+
+KEEP_BYTES = 64 * 2**10  # initializer data kept for the check (zero points, shapes); larger data is dropped
+READ_FACTOR = 3  # the file's bytes, their parsed copy, and a re-serialized structure: bounds the read
+NODE_BYTES = 1400  # per node: the parsed graph, shape inference's copy with a type per tensor, the grouping (measured
+# 1.3 KB per node: 1.40 GiB peak for the 10^6-node chain of benchmarks/check_scale.py)
+
+_TYPES = {v for k, v in TensorProto.DataType.items() if k != "UNDEFINED"}
+_BITS = {TensorProto.INT4: 4, TensorProto.UINT4: 4}
+for _name in ("FLOAT4E2M1",):
+    if hasattr(TensorProto, _name):
+        _BITS[getattr(TensorProto, _name)] = 4
+for _name in ("INT2", "UINT2"):
+    if hasattr(TensorProto, _name):
+        _BITS[getattr(TensorProto, _name)] = 2
+# the typed field each element type is stored in (onnx.proto), and how many entries one element takes
+_FIELD = {TensorProto.FLOAT: ("float_data", 1), TensorProto.COMPLEX64: ("float_data", 2),
+          TensorProto.DOUBLE: ("double_data", 1), TensorProto.COMPLEX128: ("double_data", 2),
+          TensorProto.INT64: ("int64_data", 1), TensorProto.UINT32: ("uint64_data", 1),
+          TensorProto.UINT64: ("uint64_data", 1), TensorProto.STRING: ("string_data", 1)}
+_DATA_FIELDS = ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
+
+
+@dataclass
+class ModelFile:
+    """An ONNX file read for checking: its structure, and what was left unread."""
+
+    path: str
+    model: onnx.ModelProto  # initializers over KEEP_BYTES moved to graph inputs, without data
+    data: bytes  # ``model`` serialized: what onnx's checker and shape inference read
+    size: int  # the file's bytes
+    unread: dict = field(default_factory=dict)  # initializer name -> (element type name, dims), data not kept
+
+
+def read_model(path, max_memory: int | None = None) -> ModelFile:
+    """Read ``path`` as an untrusted ONNX model, structure only; a UserError (one line) when it cannot be."""
+    path = str(path)
+    budget = default_budget() if max_memory is None else max_memory
+    data = _read_bounded(path, budget)
+    hint = ("; for a spec file, `spec2onnx convert SPEC --target T` (or `validate --target T`) checks the model "
+            "lowered from it" if Path(path).suffix.lower() in (".yaml", ".yml", ".json") else "")
+    try:
+        model = onnx.load_model_from_string(data)  # never reads external data
+    except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError and friends: not an ONNX model
+        raise UserError(f"{path}: not an ONNX model ({type(exc).__name__}){hint}") from None
+    if not model.graph.node and not model.opset_import:
+        raise UserError(f"{path}: not an ONNX model (no graph, no opset){hint}")
+    nodes = len(model.graph.node)
+    need = READ_FACTOR * len(data) + NODE_BYTES * nodes
+    if need > budget:
+        raise UserError(f"{path}: checking this model ({show(len(data))}, {nodes:,} nodes) needs an estimated "
+                        f"{show(need)}, above the memory budget of {describe_budget(budget)}")
+    folder = Path(path).parent
+    size = len(data)
+    unread = {}
+    for init in model.graph.initializer:
+        nbytes = validate_tensor(path, "initializer", init, folder)
+        if nbytes > KEEP_BYTES or init.data_location == TensorProto.EXTERNAL:
+            unread[init.name] = (TensorProto.DataType.Name(init.data_type).lower(), tuple(init.dims))
+    for node in model.graph.node:  # Constant values are read by the check (tensor attributes of other ops are not)
+        if node.op_type != "Constant":
+            continue
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.TENSOR:
+                validate_tensor(path, f"node {node.name or node.op_type!r} attribute {attr.name!r}:", attr.t, folder,
+                                label=False)
+    if unread:
+        model = without_data(model, unread)
+        data = model.SerializeToString()
+    return ModelFile(path, model, data, size=size, unread=unread)
+
+
+def _read_bounded(path: str, budget: int) -> bytes:
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)  # O_NONBLOCK: opening a FIFO does not wait for a writer
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UserError(f"{path}: not a regular file ({_kind(info.st_mode)}); check reads ONNX model files")
+        size = info.st_size
+        if size > PROTOBUF_LIMIT:
+            raise UserError(f"{path}: {show(size)}, larger than an ONNX model file can be (one protobuf message, "
+                            "at most 2 GiB; larger tensors go in external data files)")
+        if READ_FACTOR * size > budget:
+            raise UserError(f"{path}: reading this {show(size)} model needs an estimated {show(READ_FACTOR * size)}, "
+                            f"above the memory budget of {describe_budget(budget)}")
+        chunks, left = [], size + 1  # one byte more: a file that grew while read is noticed
+        while left > 0:
+            chunk = os.read(fd, min(left, 2**24))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+    if len(data) != size:
+        raise UserError(f"{path}: the file changed while it was read ({size} bytes, then {len(data)})")
+    return data
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def element_bytes(data_type: int, count: int) -> int:
+    """Bytes of ``count`` elements of ``data_type`` stored densely (raw_data); sub-byte types packed."""
+    if data_type in _BITS:
+        return math.ceil(count * _BITS[data_type] / 8)
+    return count * helper.tensor_dtype_to_np_dtype(data_type).itemsize
+
+
+def validate_tensor(path: str, what: str, tensor: onnx.TensorProto, folder: Path, label: bool = True) -> int:
+    """Check a tensor's metadata and data sizes without reading its values as numbers; its bytes."""
+    where = f"{what} {tensor.name!r}:" if label else what
+
+    def bad(detail: str) -> UserError:
+        return UserError(f"{path}: {where} {detail}")
+
+    dt = tensor.data_type
+    if dt not in _TYPES:
+        raise bad(f"data_type {dt} is not an ONNX element type (TensorProto.DataType: "
+                  f"{min(_TYPES)}..{max(_TYPES)})")
+    dims = list(tensor.dims)
+    if any(d < 0 for d in dims):
+        raise bad(f"dims {dims}: a dimension is negative ({min(dims)}); dims must be >= 0")
+    count = math.prod(dims)
+    name = TensorProto.DataType.Name(dt).lower()
+    shown = f"{name}{dims}"
+    if dt == TensorProto.STRING:
+        nbytes = 0
+    else:
+        nbytes = element_bytes(dt, count)
+    if tensor.data_location == TensorProto.EXTERNAL:
+        _check_external(tensor, folder, nbytes, bad, shown)
+        return nbytes
+    present = [f for f in _DATA_FIELDS if len(getattr(tensor, f))]
+    if tensor.HasField("raw_data"):
+        present.append("raw_data")
+    if len(present) > 1:
+        raise bad(f"data in {' and '.join(present)}: a tensor holds its data in one field")
+    if not present:
+        if count:
+            raise bad(f"no data: dims {dims} declare {count:,} elements, and no data field (raw_data, "
+                      f"{_FIELD.get(dt, ('int32_data',))[0]}) or external data holds them")
+        return 0
+    (where_data,) = present
+    if where_data == "raw_data":
+        if dt == TensorProto.STRING:
+            raise bad("raw_data for a string tensor: strings go in string_data")
+        got = len(tensor.raw_data)
+        if got != nbytes:
+            raise bad(f"raw_data has {got:,} bytes; {shown} takes {nbytes:,}")
+        return nbytes
+    expected_field, per = _FIELD.get(dt, ("int32_data", 1))
+    if where_data != expected_field:
+        raise bad(f"data in {where_data}; {name} data goes in {expected_field} (or raw_data)")
+    entries = count * per
+    if dt in _BITS:
+        entries = math.ceil(count * _BITS[dt] / 8)  # packed: one byte of elements per int32_data entry
+    got = len(getattr(tensor, where_data))
+    if got != entries:
+        raise bad(f"{where_data} has {got:,} entries; {shown} takes {entries:,}")
+    if dt == TensorProto.STRING:
+        for i, value in enumerate(tensor.string_data):
+            try:
+                value.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise bad(f"string_data[{i}] is not UTF-8 (byte {exc.start}); ONNX strings are UTF-8") from None
+            nbytes += len(value)
+    return nbytes
+
+
+def _check_external(tensor, folder: Path, nbytes: int, bad, shown: str) -> None:
+    """External data is not read: its location must be a regular file in the model's folder, long enough."""
+    entries = {e.key: e.value for e in tensor.external_data}
+    location = entries.get("location")
+    if not location:
+        raise bad("external data without a location")
+    rel = Path(location)
+    if rel.is_absolute() or ".." in rel.parts:
+        raise bad(f"external data location {location!r}: must be a file inside the model's folder")
+    try:
+        offset = int(entries.get("offset", 0))
+        length = int(entries["length"]) if "length" in entries else None
+    except ValueError:
+        raise bad(f"external data offset/length {entries.get('offset')!r}/{entries.get('length')!r}: not integers") from None
+    if offset < 0 or (length is not None and length < 0):
+        raise bad(f"external data offset {offset}, length {length}: must be >= 0")
+    if length is not None and tensor.data_type != TensorProto.STRING and length != nbytes:
+        raise bad(f"external data length {length:,}; {shown} takes {nbytes:,} bytes")
+    try:
+        info = os.stat(folder / rel)
+    except OSError as exc:
+        raise bad(f"cannot read the model's external data {location!r} ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise bad(f"external data {location!r}: not a regular file ({_kind(info.st_mode)})")
+    end = offset + (length if length is not None else nbytes)
+    if info.st_size < end:
+        raise bad(f"external data {location!r} has {info.st_size:,} bytes; offset {offset:,} + {end - offset:,} "
+                  f"bytes of {shown} need {end:,}")
+
+
+def without_data(model: onnx.ModelProto, unread: dict) -> onnx.ModelProto:
+    """A copy of ``model`` whose unread initializers are graph inputs of the same type and shape."""
+    graph = model.graph
+    inputs = {i.name for i in graph.input}
+    added = [helper.make_tensor_value_info(init.name, init.data_type, list(init.dims))
+             for init in graph.initializer if init.name in unread and init.name not in inputs]
+    kept = []
+    for init in graph.initializer:
+        if init.name not in unread:
+            copy = onnx.TensorProto()
+            copy.CopyFrom(init)
+            kept.append(copy)
+    del graph.initializer[:]  # ``model`` is ours: copy it without the data, whose arena goes with it
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    out.graph.initializer.extend(kept)
+    out.graph.input.extend(added)
+    return out
