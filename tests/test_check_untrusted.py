@@ -182,6 +182,24 @@ def test_a_graph_with_a_cycle_runs_nowhere(tmp_path):
         ort.InferenceSession(str(tmp_path / "cycle.onnx"), providers=["CPUExecutionProvider"])
 
 
+def test_a_checker_refusal_onnxruntime_does_not_share_is_a_warning(tmp_path):
+    # onnx's checker wants a shape on every graph output; onnxruntime 1.31 runs the model without one
+    model = one_relu([2])
+    model.graph.output[0].type.tensor_type.ClearField("shape")
+    onnx.save(model, tmp_path / "m.onnx")
+    result = CliRunner().invoke(main, ["check", str(tmp_path / "m.onnx"), "--target", "ort-cpu"])
+    assert result.exit_code == 0 and "onnx's checker refuses the model, onnxruntime loads it" in result.output
+    ort = pytest.importorskip("onnxruntime")
+    session = ort.InferenceSession(str(tmp_path / "m.onnx"), providers=["CPUExecutionProvider"])
+    assert session.run(None, {"x": np.array([-1, 2], np.float32)})[0].tolist() == [0, 2]
+    # the checker stops at that complaint: a cycle behind it is still found
+    cycle = cycle_model()
+    cycle.graph.output[0].type.tensor_type.ClearField("shape")
+    onnx.save(cycle, tmp_path / "c.onnx")
+    result = CliRunner().invoke(main, ["check", str(tmp_path / "c.onnx"), "--target", "ort-cpu"])
+    assert result.exit_code == 1 and "topologically sorted" in result.output, result.output
+
+
 def test_tensorrt_tensor_limits():
     from converter.public import check
 

@@ -77,10 +77,10 @@ class Unread:
     file): its type and shape are known (``shape``, ``ndim``, ``size``, ``dtype``), asking for a value raises
     UnreadValue, which the check reports as a rule it could not verify."""
 
-    __slots__ = ("type_name", "dims")
+    __slots__ = ("type_name", "dims", "name")
 
-    def __init__(self, type_name: str, dims):
-        self.type_name, self.dims = type_name, tuple(int(d) for d in dims)
+    def __init__(self, type_name: str, dims, name: str = ""):
+        self.type_name, self.dims, self.name = type_name, tuple(int(d) for d in dims), name
 
     shape = property(lambda self: self.dims)
     ndim = property(lambda self: len(self.dims))
@@ -112,7 +112,7 @@ class Unread:
         raise UnreadValue(repr(self))
 
     def __repr__(self) -> str:
-        return f"{self.type_name}{list(self.dims)} (not read)"
+        return f"{self.name + ' ' if self.name else ''}{self.type_name}{list(self.dims)} (not read)"
 
 
 def needs_data_prop(model: onnx.ModelProto) -> bool:
@@ -155,13 +155,13 @@ class ModelView:
         self.constants: dict[str, object] = {}
         for init in graph.initializer:
             # external data not loaded (check never reads it): a constant of known type and shape, unknown value
-            self.constants[init.name] = (Unread(type_name(init.data_type), init.dims)
+            self.constants[init.name] = (Unread(type_name(init.data_type), init.dims, init.name)
                                          if init.data_location == TensorProto.EXTERNAL else numpy_helper.to_array(init))
             self.types.setdefault(init.name, type_name(init.data_type))
             self.shapes.setdefault(init.name, tuple(init.dims))
         unread = unread or {}
         for name, (dtype, dims) in unread.items():
-            self.constants[name] = Unread(dtype, dims)
+            self.constants[name] = Unread(dtype, dims, name)
             self.types.setdefault(name, dtype)
             self.shapes.setdefault(name, tuple(dims))
         for node in graph.node:
@@ -169,7 +169,7 @@ class ModelView:
                 for attr in node.attribute:
                     if attr.name == "value":
                         self.constants[node.output[0]] = (
-                            Unread(type_name(attr.t.data_type), attr.t.dims)
+                            Unread(type_name(attr.t.data_type), attr.t.dims, node.output[0])
                             if attr.t.data_location == TensorProto.EXTERNAL else numpy_helper.to_array(attr.t))
         self.graph_io = ({i.name for i in graph.input} | {o.name for o in graph.output}) - set(unread)
         self.graph = graph
