@@ -120,6 +120,12 @@ def _types(node: NodeView) -> str:
 def _tensor_limits(view: ModelView, name: str, limits: dict) -> list[Problem]:
     """Tensors over the target's per-tensor limits (elements, rank), at the node that makes them (or the model)."""
     max_elements, max_rank = limits["elements"], limits["rank"]
+
+    def within(shape) -> bool:
+        return shape is None or (len(shape) <= max_rank and (None in shape or math.prod(shape) <= max_elements))
+
+    if all(within(shape) for shape in set(view.shapes.values())):  # distinct shapes: few, even in a huge model
+        return []
     over = {}
     for tensor, shape in view.shapes.items():
         if shape is None:
