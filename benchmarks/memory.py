@@ -35,7 +35,7 @@ from converter import reference
 from converter.api import make_options, run_validation
 from converter.compare import compare, resolve_tolerance
 from converter.lowering import build_model
-from converter.runtime import OrtRunner
+from converter.runners.onnxruntime import OrtRunner
 from converter.spec import load_spec
 
 floor = rss_mib()

@@ -19,15 +19,12 @@ Names are imported on first use, so that importing a submodule (e.g. the numpy r
 does not import onnx or onnxruntime.
 """
 
-import sys as _sys
-import types as _types
-
 __version__ = "0.1.0"
 
 _PUBLIC = {  # name -> the submodule that defines it
-    "load_spec": "public", "convert": "public", "validate": "public", "check": "public", "plain_data": "public",
-    "Conversion": "public", "ValidationReport": "public", "CheckReport": "public",
-    "Spec": "spec", "Case": "spec", "CaseResult": "validate", "Tolerance": "compare",
+    "load_spec": "api", "convert": "api", "validate": "api", "check": "api", "plain_data": "api",
+    "Conversion": "api", "ValidationReport": "api", "CheckReport": "api",
+    "Spec": "network", "Case": "network", "CaseResult": "results", "Tolerance": "compare",
     "Spec2OnnxError": "errors", "UserError": "errors", "SpecError": "errors", "InternalError": "errors",
 }
 _SUBMODULES = ("trt", "dml")
@@ -50,22 +47,6 @@ def __getattr__(name: str):
 
 def __dir__():
     return sorted(set(globals()) | set(__all__))
-
-
-class _Package(_types.ModuleType):
-    """Keeps a public function when a submodule of the same name is imported (``validate``).
-
-    Importing ``.validate`` would otherwise replace the function ``validate`` with the module on the
-    package. The module stays reachable as ``from .validate import X`` (and in ``sys.modules``).
-    """
-
-    def __setattr__(self, name, value):
-        if name in _PUBLIC and isinstance(value, _types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-_sys.modules[__name__].__class__ = _Package
 
 
 if __name__ != "spec2onnx":  # a source checkout: ``spec2onnx`` becomes another name of this package

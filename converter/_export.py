@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, Mapping
 import yaml
 
 from .errors import UserError
+from .api import plain_data
 from .files import write_atomic
 
 # Case data when the caller gives none: seeded, within ranges every layer kind takes.
@@ -66,8 +67,6 @@ def cases_doc(cases, call: str, tensor_name: Callable[[Any, str], str]) -> list[
 
 def write_spec(doc: Mapping, path: str | os.PathLike, call: str) -> Path:
     """Write a spec mapping as YAML (``.yaml``/``.yml``) or JSON (``.json``), atomically."""
-    from .public import plain_data
-
     path = Path(path)
     if path.suffix not in (".yaml", ".yml", ".json"):
         raise UserError(f"{call}: path {str(path)!r}: a spec file ends in .yaml, .yml or .json")

@@ -1,28 +1,289 @@
-"""The library entry points behind each CLI command; usable without the CLI."""
+"""The front of the library: the documented Python API (what ``import spec2onnx`` offers: the package
+re-exports the names in ``__all__``) and the entry points behind each CLI command. Everything here goes
+through ``converter.pipeline``; the CLI (cli.py) only parses and prints.
+
+::
+
+    import spec2onnx
+
+    spec = spec2onnx.load_spec("specs/trt_scale/seed-scale-4d.yaml")   # a path, or a mapping
+    conversion = spec2onnx.convert(spec, target="ort-cpu")            # conversion.model: onnx.ModelProto
+    report = spec2onnx.validate(spec)                                 # every case, on onnxruntime
+    assert report.ok, report.summary()
+
+Anything wrong with what the caller gave raises ``UserError`` (``SpecError`` for a spec), whose
+message names the file or ``<dict>``, the field, the value and what is allowed; ``InternalError``
+is a bug in spec2onnx.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Union
 
 import numpy as np
 
+from . import pipeline
+from .compare import Tolerance  # noqa: F401  (the CLI builds --atol/--rtol/--ulp with it)
 from .dtypes import BFLOAT16
-from .errors import UserError
-from .files import (bundled_specs_dir, check_distinct, check_output, check_writable_folder, save_npy_atomic,
-                    write_atomic)
-from .lowering import build_model
-from .registry import layer_kinds
-from .runtime import OPT_LEVELS, OrtRunner, check_opset, resolve_provider
-from .spec import Spec, data_files, load_spec
-from .compare import Tolerance
+from .errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, SpecError, UserError
+from .files import bundled_specs_dir, check_distinct, check_output, default_suite, save_npy_atomic, write_atomic
+from .plugins import load_plugins  # noqa: F401  (for the CLI)
 from .pool import Job, Pool, run_in_process
-from .runtimes import RunConfig, check_runtime
-from .selection import spec_files, spec_name_of
-from .validate import CaseResult, Options, opset_for
-from .xfail import load_rules_file
+from .quantization import LAYER_HELP
+from .registry import layer_kinds
+from .interrupts import exit_status
+from .model_check import check_file, check_loaded
+from .report import (Progress, counts, disagreement_lines, summary_line, summary_table, to_json,  # noqa: F401  (Progress, disagreement_lines, summary_table: for the CLI)
+                     write_json, write_junit)
+from .results import BAD, CaseResult
+from .safe_yaml import MAX_DEPTH, MAX_NODES
+from .selection import (case_names, find_specs, in_shard, parse_shard, select, spec_files,  # noqa: F401  (for the CLI)
+                        spec_name_of)
+from .spec import Spec, data_files, parse_spec
+from .spec import load_spec as load_spec_file
+from .xfail import unmatched
+from .pipeline import Options
+
+if TYPE_CHECKING:  # pragma: no cover
+    import onnx
+
+SpecSource = Union[str, "os.PathLike[str]", Mapping[str, Any], Spec]
+
+__all__ = ["load_spec", "convert", "validate", "check", "plain_data", "Conversion", "ValidationReport",
+           "CheckReport", "SpecSource"]
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """What :func:`convert` returns: the checked ONNX model and how it was made."""
+
+    model: "onnx.ModelProto"  # passed onnx's full checker and strict shape inference
+    spec: str  # the spec's name
+    target: str  # the target it was lowered for (see spec2onnx.targets)
+    opset: int
+    path: Path | None = None  # where the model was written; None when it was not
+
+    @property
+    def node_count(self) -> int:
+        """The number of nodes in the model's graph."""
+        return len(self.model.graph.node)
+
+    def to_bytes(self) -> bytes:
+        """The serialized model (what ``onnxruntime.InferenceSession`` takes)."""
+        return self.model.SerializeToString()
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    """What :func:`validate` returns: one ``CaseResult`` per case and runtime configuration."""
+
+    results: tuple[CaseResult, ...]
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        """True when at least one case ran and none failed, errored or passed unexpectedly (XPASS)."""
+        return bool(self.results) and not self.failures
+
+    @property
+    def failures(self) -> tuple[CaseResult, ...]:
+        """The results that fail a run: FAIL, ERROR and XPASS (a spec that did not load is an ERROR)."""
+        return tuple(r for r in self.results if r.outcome in BAD)
+
+    def counts(self) -> dict[str, int]:
+        """Results per outcome: PASS, FAIL, ERROR, XFAIL, XPASS."""
+        return counts(list(self.results))
+
+    def summary(self) -> str:
+        """One line, as the CLI prints it: ``2 cases: 2 passed, 0 failed, 0 errors``; then each failure's problems."""
+        lines = [summary_line(list(self.results))]
+        for r in self.failures:
+            lines += [f"{r.outcome} {r.id}"] + [f"    {p}" for p in r.problems]
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What :func:`check` returns: whether a target can run the model, and why not."""
+
+    spec: str  # the spec's name (the model's graph name, or its path, for a model)
+    target: str
+    problems: tuple[str, ...]  # one line each; empty when the target can run every node
+    warnings: tuple[str, ...] = ()  # runs there, but results are known to differ
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing stops the target from running the model."""
+        return not self.problems
+
+
+def load_spec(source: SpecSource, *, base_dir: str | os.PathLike | None = None, require_cases: bool = True) -> Spec:
+    """Load and validate a spec from a file (``.yaml``, ``.yml``, ``.json``) or from a mapping.
+
+    A mapping holds what a spec file holds (see the README's spec format); tuples, numpy arrays
+    and numpy scalars are accepted where lists and numbers go. It is validated exactly as a file
+    is; errors name it ``<dict>``. Relative ``.npy`` paths in a mapping start at ``base_dir``
+    (default: the current folder). A ``Spec`` is returned as it is. ``require_cases=False`` accepts
+    a spec without ``cases`` (enough to convert it; validating needs cases).
+
+    Raises ``SpecError`` (a ``UserError``) naming the field, the value and what is allowed.
+    """
+    if isinstance(source, Spec):
+        return source
+    if isinstance(source, Mapping):
+        label = "<dict>"
+        try:
+            doc = plain_data(source)
+            return parse_spec(doc, Path(label), spec_dir=Path(base_dir) if base_dir is not None else Path.cwd(),
+                              require_cases=require_cases)
+        except UserError as exc:
+            raise exc.located(file=label) from None
+    if isinstance(source, (str, os.PathLike)):
+        return load_spec_file(source, require_cases=require_cases)
+    raise UserError(f"load_spec(source): expected a path, a mapping or a Spec, got {type(source).__name__}")
+
+
+def convert(spec: SpecSource, output: str | os.PathLike | None = None, *, target: str = "portable",
+            opset: int | None = None) -> Conversion:
+    """Lower a spec (a path, a mapping or a ``Spec``) to an ONNX model for ``target``.
+
+    ``target``: ``portable`` (runs on every target; the default), ``ort-cpu``, ``ort-cuda``,
+    ``tensorrt``, ``tensorrt-dla`` or ``openvino``. ``opset``: default the spec's, else 17.
+    With ``output`` the model is also written there, atomically (all or nothing).
+    """
+    spec = load_spec(spec, require_cases=False)  # converting needs no cases (as `spec2onnx convert`)
+    chosen = pipeline.get_target(target)
+    model, used_opset, _, chosen = pipeline.convert(spec, chosen, opset)
+    path = None
+    if output is not None:
+        source = Path(spec.path) if spec.path and Path(spec.path).is_file() else None  # None: from a mapping
+        inputs = [source, *data_files(source)] if source else []
+        path = check_output(f"convert(output={str(output)!r})", output, inputs)  # never over the spec or its data
+        try:
+            write_atomic(path, model.SerializeToString())
+        except OSError as exc:
+            raise UserError(f"convert(output={str(output)!r}): cannot write ({exc.strerror or exc})") from None
+    return Conversion(model, spec.name, chosen.name, used_opset, path)
+
+
+def validate(specs: SpecSource | Iterable[SpecSource] | None = None, *, runtime: str | Iterable[str] = "onnxruntime",
+             provider: str = "cpu", opset: int | None = None, patterns: Iterable[str] = ()) -> ValidationReport:
+    """Run every case of the given specs and compare (as ``spec2onnx validate`` does, in this process).
+
+    ``specs``: a spec file or folder (searched recursively), a mapping, a ``Spec``, or a list of
+    these; ``None`` validates the bundled conformance suite. Each case runs on ``runtime``
+    (``onnxruntime``, ``onnx-reference``, ``openvino``, or several) and is compared with the numpy
+    reference and with the spec's expected values. ``patterns`` (one pattern or a list) keeps only
+    case ids ``spec/case`` matching them (``-k``). A spec file that does not load is an ERROR result, as in the CLI;
+    bad options (an unknown runtime, provider or opset) raise ``UserError``.
+    """
+    options = pipeline.make_options(runtimes=(runtime,) if isinstance(runtime, str) else tuple(runtime), provider=provider,
+                           opset=opset)
+    patterns = (patterns,) if isinstance(patterns, str) else tuple(patterns)  # one pattern, not one per character
+    items = [specs] if specs is None or isinstance(specs, (str, os.PathLike, Mapping, Spec)) else list(specs)
+    t0 = time.perf_counter()
+    results: list[CaseResult] = []
+    paths: list[Path] = []
+    for item in items:
+        if item is None:
+            paths.append(bundled_specs_dir())
+        elif isinstance(item, (str, os.PathLike)):
+            paths.append(Path(item))
+        else:
+            spec = load_spec(item)
+            results += pipeline.validate_spec(spec, options, case_names(spec, patterns))
+    if paths:
+        results += run_validation(spec_files(paths), options, patterns=patterns, jobs=0)
+    return ValidationReport(tuple(results), time.perf_counter() - t0)
+
+
+def check(source: "SpecSource | onnx.ModelProto", target: str = "portable", *, opset: int | None = None) -> CheckReport:
+    """Statically check that ``target`` can run a model, without running it (``spec2onnx check``).
+
+    ``source``: a spec (a path, a mapping or a ``Spec``: it is lowered for ``target`` first, its
+    legalizations applied) or an ONNX model (an ``onnx.ModelProto`` or a ``.onnx`` path). Every node
+    the target's capability tables, run-time limits and, for ``tensorrt-dla``, DLA rules refuse is a
+    problem; known numerical differences are warnings. A spec the target cannot take at all (a
+    ``UserError`` while lowering, e.g. a DLA rule) is one problem.
+    """
+    import onnx  # (the model type; onnx is loaded by then: the pipeline imports it)
+
+    chosen = pipeline.get_target(target)
+    if isinstance(source, onnx.ModelProto) or (isinstance(source, (str, os.PathLike))
+                                                and Path(source).suffix == ".onnx"):
+        if isinstance(source, onnx.ModelProto):  # onnx's checker first, as for a file
+            name, problems = source.graph.name, check_loaded(source, [chosen.name])[chosen.name]
+        else:  # structure only, bounded (converter/model_reading.py)
+            report = check_file(source, [chosen.name])
+            if report.error is not None:
+                raise UserError(report.error)
+            name, problems = str(source), report.problems(chosen.name)
+    else:
+        spec = load_spec(source, require_cases=False)  # checking needs no cases (as converting)
+        name = spec.name
+        try:
+            problems = pipeline.check(spec, chosen, opset)
+        except UserError as exc:
+            return CheckReport(name, chosen.name, (str(exc),))
+    failing = pipeline.errors(problems)
+    return CheckReport(name, chosen.name, tuple(str(p) for p in failing),
+                       tuple(str(p) for p in problems if p not in failing))
+
+
+def plain_data(value: Any) -> Any:
+    """``value`` as the plain data a YAML/JSON spec file holds: dicts with text keys, lists, text, numbers, booleans, None.
+
+    Tuples become lists, numpy arrays nested lists, numpy scalars numbers, paths text. Anything
+    else, a nesting deeper than a file may have, or more values than a file may hold is a ``SpecError``
+    naming where it is.
+    """
+    budget = [MAX_NODES]
+    return _plain(value, "", 0, budget)
+
+
+def _plain(value: Any, where: str, depth: int, budget: list[int]) -> Any:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise SpecError(f"more than {MAX_NODES} values (the limit of a spec file)", field=where or None)
+    if depth > MAX_DEPTH:
+        raise SpecError(f"nested deeper than {MAX_DEPTH} levels", field=where or None)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "biuf" and value.dtype != _bfloat16():
+            raise SpecError(f"a numpy array of {value.dtype} is not spec data (numbers or booleans)", field=where or None)
+        budget[0] -= value.size
+        if budget[0] < 0:
+            raise SpecError(f"more than {MAX_NODES} values (the limit of a spec file)", field=where or None)
+        return (value.astype(np.float32) if value.dtype == _bfloat16() else value).tolist()
+    if isinstance(value, np.generic):
+        return _plain(np.asarray(value), where, depth, budget)
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise SpecError(f"key {key!r} is not text", field=where or None)
+            out[key] = _plain(item, f"{where}.{key}" if where else key, depth + 1, budget)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_plain(item, f"{where}[{i}]", depth + 1, budget) for i, item in enumerate(value)]
+    raise SpecError(f"{type(value).__name__} is not spec data (mappings, lists, text, numbers, booleans, null, "
+                    "numpy arrays)", field=where or None)
+
+
+def _bfloat16():
+    return BFLOAT16.numpy
+
+
+
+# The entry points behind the CLI commands (cli.py).
 
 
 def convert_spec(spec_path: Path, output: str | Path | None = None, *, opset: int | None = None, provider: str | None = None,
@@ -31,64 +292,18 @@ def convert_spec(spec_path: Path, output: str | Path | None = None, *, opset: in
 
     The target: ``target``, else the one ``provider`` implies (cuda: ort-cuda), else portable; the
     provider need not be installed. Without ``opset``, the spec's (else 17), lowered where needed to
-    the highest one at which the target has a kernel for every node (converter/targets/opset.py).
+    the highest one at which the target has a kernel for every node (converter/pipeline.py).
     A node the target cannot run is a UserError (nothing is written). Returns (model, path, note).
     """
-    from .targets import choose_target
-    from .targets.opset import model_for_target, refuse_unrunnable, wanted_opset
-
     if output is not None:
         check_output("-o", output, [spec_path])  # before loading: `convert s.yaml -o s.yaml` never reads twice
-    spec = load_spec(spec_path, max_memory=max_memory, require_cases=False)
+    spec = load_spec_file(spec_path, max_memory=max_memory, require_cases=False)
     output = Path(output) if output is not None else Path(f"{spec.name}.onnx")
     check_output("-o", output, [spec_path, *data_files(spec_path)])
-    if target == "auto" or (target is None and provider is None):
-        model, used, note, chosen = _auto_target(spec, wanted_opset(spec, opset), fixed=opset is not None)
-    else:
-        chosen = choose_target(target, provider)
-        model, used, note, problems = model_for_target(spec, chosen, wanted_opset(spec, opset), fixed=opset is not None)
-        refuse_unrunnable(spec, chosen, problems, " (nothing written; see docs/semantics.md, Targets)", opset=used)
+    model, _, note, _ = pipeline.convert(spec, target, opset, provider=provider,
+                                         hint=" (nothing written; see docs/semantics.md, Targets)")
     _write("-o", output, model.SerializeToString())
     return model, output, note
-
-
-def auto_candidates(spec) -> list[str]:
-    """The targets ``--target auto`` tries, most portable first: portable, then the spec's own runtime family
-    (tensorrt for trt.* layers; ort-dml, DirectML through onnxruntime, for dml.* layers)."""
-    families = {op.split(".")[0] for op in spec.ops}
-    out = ["portable"]
-    if families == {"trt"}:
-        out.append("tensorrt")
-    elif families == {"dml"}:
-        out.append("ort-dml")
-    return out
-
-
-def _auto_target(spec, opset: int, *, fixed: bool):
-    """(model, opset, note, target) for the first of auto_candidates the spec fits (the model says which target was
-    chosen and why: metadata ``spec2onnx.auto``); the last candidate's refusal otherwise."""
-    from onnx import helper
-
-    from .targets import TARGET_NAMES, get_target
-    from .targets.opset import model_for_target, refuse_unrunnable
-
-    candidates = [t for t in auto_candidates(spec) if t in TARGET_NAMES]
-    why = []
-    for i, name in enumerate(candidates):
-        chosen = get_target(name)
-        try:
-            model, used, note, problems = model_for_target(spec, chosen, opset, fixed=fixed)
-            refuse_unrunnable(spec, chosen, problems, " (nothing written; see docs/semantics.md, Targets)", opset=used)
-        except UserError as exc:
-            if i == len(candidates) - 1:
-                raise
-            why.append(f"not {name}: {str(exc).removeprefix(f'{spec.path}: ')}")
-            continue
-        props = {p.key: p.value for p in model.metadata_props}
-        props["spec2onnx.auto"] = name + (f" ({'; '.join(why)})" if why else " (the most portable target)")
-        helper.set_model_props(model, props)
-        return model, used, note, chosen
-    raise AssertionError("unreachable: the last candidate returns or raises")
 
 
 def _write(option: str, path: Path, data: bytes) -> None:
@@ -105,51 +320,6 @@ def check_report_paths(reports: dict[str, str | None], inputs) -> None:
         if path is not None:
             check_output(option, path, inputs)
     check_distinct(reports)
-
-
-def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels=("all",), opset: int | None = None,
-                 tolerance: Tolerance | None = None, xfail_file: str | None = None, repro_dir: str | None = None,
-                 plugins: tuple[str, ...] = (), max_memory: int | None = None,
-                 target: str | None = None) -> Options:
-    """Options for a validation run, every name checked (unknown provider, opset, runtime, target: UserError).
-
-    ``target``: lower for it (and check the model statically) instead of for what the provider implies.
-    """
-    from .targets import get_target
-
-    full_provider = resolve_provider(provider)
-    configs = []
-    for runtime in dict.fromkeys(runtimes or ("onnxruntime",)):
-        check_runtime(runtime)
-        if runtime == "onnxruntime":
-            for level in opt_levels or ():
-                if level not in OPT_LEVELS:  # the CLI's click.Choice checks it; the pytest plugin's option does not
-                    raise UserError(f"--opt-level {level}: not one of {', '.join(OPT_LEVELS)}")
-            configs += [RunConfig(runtime, full_provider, level) for level in dict.fromkeys(opt_levels or ("all",))]
-        else:
-            configs.append(RunConfig(runtime, "CPUExecutionProvider", "all"))
-    return Options(
-        configs=tuple(configs),
-        opset=check_opset(opset) if opset is not None else None,
-        tolerance=tolerance,
-        xfail=load_rules_file(xfail_file) if xfail_file else (),
-        xfail_file=xfail_file,
-        repro_dir=_writable_folder("--repro-dir", repro_dir) if repro_dir is not None else None,
-        plugins=tuple(plugins),
-        max_memory=max_memory,
-        target=get_target(target) if target else None,
-    )
-
-
-def _writable_folder(option: str, folder: str) -> str:
-    if not str(folder):
-        raise UserError(f"{option}: the folder name is empty")
-    try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"{option} {folder}: cannot create the folder ({exc.strerror})") from None
-    check_writable_folder(option, folder)
-    return folder
 
 
 def run_validation(files: list[Path], options: Options, *, patterns=(), jobs: int = 1, timeout: float | None = None,
@@ -205,19 +375,13 @@ def _name_clash(path: str, name: str, first: str) -> CaseResult:
                       problems=[f"{path}: name: {name!r} is also the name of {first}; spec names must be unique"])
 
 
-def validate_paths(paths: Iterable[Path], **option_kwargs) -> list[CaseResult]:
-    """Validate everything under ``paths`` in this process (the library's simplest entry point)."""
-    files = spec_files(list(paths) or [bundled_specs_dir()])
-    return list(run_validation(files, make_options(**option_kwargs), jobs=0))
-
-
 def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str], output_dir: str | Path = ".",
              *, provider: str = "cpu", opset: int | None = None, max_memory: int | None = None):
     """Run a spec's model on the inputs of a case (or .npy files) and write each output as <name>.npy.
 
     ``output_dir`` is created when missing. A spec without cases runs on ``--input`` files alone."""
-    spec = load_spec(spec_path, max_memory=max_memory, require_cases=False)
-    options = make_options(provider=provider, opset=opset)
+    spec = load_spec_file(spec_path, max_memory=max_memory, require_cases=False)
+    options = pipeline.make_options(provider=provider, opset=opset)
     feeds = dict(_pick_case(spec, case_name).inputs) if spec.cases or case_name is not None else {}
     read = [Path(spec_path), *data_files(spec_path)]
     for item in input_files:
@@ -232,12 +396,10 @@ def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str],
     if not str(output_dir):
         raise UserError("-o: the folder name is empty")
     output_dir = Path(output_dir)
-    _writable_folder("-o", str(output_dir))  # created when missing
+    pipeline.writable_folder("-o", str(output_dir))  # created when missing
     for name in spec.network.outputs:
         check_output("-o", output_dir / f"{name}.npy", read)
-    provider = options.configs[0].provider
-    model = build_model(spec.network, name=spec.name, opset=opset_for(spec, options), provider=provider)
-    outputs = OrtRunner(model.SerializeToString(), provider).run(feeds)
+    outputs = pipeline.run(spec, feeds, options)
     written = []
     for name, array in outputs.items():
         path = output_dir / f"{name}.npy"
@@ -290,8 +452,6 @@ def describe_layers() -> str:
             lines.append(f"  {attr_name} ({default}): {attr.describe()}")
             lines.append(f"      {attr.doc}")
         if name.startswith("trt."):
-            from .quantization import LAYER_HELP
-
             lines += LAYER_HELP
         lines.append("")
     return "\n".join(lines).rstrip()
@@ -303,3 +463,60 @@ def _show(value) -> str:
     if isinstance(value, np.ndarray):
         return "[]" if value.size == 0 else str(value.tolist())
     return str(value)
+
+
+def write_reports(results: list[CaseResult], *, json_path=None, junit_path=None, started, seconds: float, argv,
+                  interrupted: bool) -> None:
+    """Write the JSON report (docs/report-schema.md) and the JUnit XML a run asked for (paths checked before the run)."""
+    if json_path is not None:
+        write_json(json_path, to_json(results, started=started, seconds=seconds, argv=argv, interrupted=interrupted))
+    if junit_path is not None:
+        write_junit(junit_path, results, seconds)
+
+
+def verdict(results: list[CaseResult], *, files, skipped, patterns, options: Options, xfail_file=None,
+            min_cases: int = 0, partial: bool = False, interrupted: BaseException | None = None) -> tuple[int, list[str]]:
+    """(exit status, lines for stderr) of a finished validation run (cli.py's epilog lists the statuses).
+
+    ``partial``: only some cases were asked for (-k, --shard, -x), so an xfail entry that matches none is no news."""
+    lines = []
+    ran_ids = {(r.spec, r.case) for r in results if not r.bad_input and r.case != "<load>"}
+    ran = len(ran_ids)
+    if options.xfail and not (partial or interrupted is not None):
+        for index, rule in unmatched(options.xfail, ran_ids):
+            lines.append(f"spec2onnx: warning: --xfail-file {xfail_file}: entry [{index}] (spec {rule.spec!r}, case "
+                         f"{rule.case!r}) matches no case of this run; fix or remove it")
+    why_none = why_none_ran(files, skipped, results, patterns) if not ran and interrupted is None else None
+    if why_none:
+        lines.append(f"spec2onnx: error: no case ran: {why_none}")
+    if interrupted is not None:
+        return exit_status(interrupted), lines
+    if any(r.bad_input for r in results):
+        return EXIT_BAD_INPUT, lines
+    if any(r.internal for r in results):
+        return EXIT_INTERNAL, lines
+    if min_cases and ran < min_cases:
+        return EXIT_FAILED, lines + [f"spec2onnx: error: only {ran} cases ran, fewer than --min-cases {min_cases}"]
+    return (EXIT_FAILED if any(r.outcome in BAD for r in results) or not results else EXIT_OK), lines
+
+
+def why_none_ran(files, skipped, results, patterns) -> str | None:
+    """Why a run ran no case, or None where its ERROR lines already say it (no spec could be loaded)."""
+    not_loaded = {r.path for r in results if r.case == "<load>"}
+    if not files:
+        more = f"; {len(skipped)} other files skipped (-v lists them)" if skipped else ""
+        return f"no spec file found (a spec is a .yaml, .yml or .json file whose top level has 'network' and 'cases'{more})"
+    if len(not_loaded) == len(files):
+        return None
+    loaded = len(files) - len(not_loaded)
+    what = f"no case of the {loaded} spec{'s' * (loaded != 1)} loaded"
+    return f"{what} matched -k {' '.join(patterns)}" if patterns else f"{what} was run"
+
+
+make_options = pipeline.make_options
+
+
+def save_host_models(options: Options, folder) -> Options:
+    """``options`` that also write each host-legalized copy into ``folder`` (``--save-host-model``; created)."""
+    return dataclasses.replace(options, host_model_dir=pipeline.writable_folder("--save-host-model", folder))
+auto_candidates = pipeline.auto_candidates

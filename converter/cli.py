@@ -14,8 +14,9 @@ from pathlib import Path
 import click
 
 from . import __version__
-
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+from .budget import parse_size
+from .errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, InternalError, UserError, printable
+from .interrupts import Terminated, exit_status, terminate_as_interrupt
 
 EPILOG = """\b
 Exit status: 0 everything passed (known failures allowed);
@@ -47,9 +48,6 @@ def handle_errors(command):
 
     @functools.wraps(command)
     def wrapper(*args, debug: bool = False, **kwargs):
-        from .errors import InternalError, UserError
-        from .interrupts import Terminated, exit_status, terminate_as_interrupt
-
         try:
             with terminate_as_interrupt():
                 return command(*args, **kwargs)
@@ -138,9 +136,6 @@ opset_option = click.option(
 def _size(ctx, param, value):
     if value is None:
         return None
-    from .budget import parse_size
-    from .errors import UserError
-
     try:
         return parse_size(value)
     except UserError as exc:
@@ -204,9 +199,9 @@ def convert(spec, output, opset, target, provider, max_memory):
     tensorrt models use the highest opset at or below the spec's at which the
     target has a kernel for every node, and say so.
     """
-    from .api import convert_spec
+    from . import api  # start-up time: --help, --version and usage errors import no onnx, onnxruntime or lowering
 
-    model, path, note = convert_spec(spec, output, opset=opset, provider=provider, target=target,
+    model, path, note = api.convert_spec(spec, output, opset=opset, provider=provider, target=target,
                                      max_memory=max_memory)
     props = {p.key: p.value for p in model.metadata_props}
     if "spec2onnx.auto" in props:
@@ -295,41 +290,26 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     known failure passed: the declaration is stale, and the run fails).
     """
     import datetime
-    import os
     import time
 
-    from .api import check_report_paths, make_options, run_validation
-    from .compare import Tolerance
-    from .files import default_suite
-    from .interrupts import exit_status
-    from .plugins import load_plugins
-    from .report import (Progress, disagreement_lines, summary_line, summary_table, to_json, write_json,
-                                  write_junit)
-    from .selection import find_specs, in_shard, parse_shard, select
-    from .errors import printable
-    from .validate import BAD
-    from .xfail import unmatched
+    from . import api  # start-up time: --help, --version and usage errors import no onnx, onnxruntime or lowering
 
-    load_plugins(plugins)
-    tolerance = Tolerance(atol, rtol, ulp) if (atol, rtol, ulp) != (None, None, None) else None
-    options = make_options(runtimes=runtimes, provider=provider, target=target, opt_levels=opt_levels, opset=opset,
-                           tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins,
-                           max_memory=max_memory)
+    api.load_plugins(plugins)
+    tolerance = api.Tolerance(atol, rtol, ulp) if (atol, rtol, ulp) != (None, None, None) else None
+    options = api.make_options(runtimes=runtimes, provider=provider, target=target, opt_levels=opt_levels, opset=opset,
+                               tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins,
+                               max_memory=max_memory)
     if host_dir is not None:
-        import dataclasses
-
-        from .api import _writable_folder
-
-        options = dataclasses.replace(options, host_model_dir=_writable_folder("--save-host-model", host_dir))
+        options = api.save_host_models(options, host_dir)
     if paths:
         roots = list(paths)
     else:
-        suite, which = default_suite()
+        suite, which = api.default_suite()
         roots = [suite]
         click.echo(f"validating {suite} ({which}; name paths to validate others)", err=list_only)
-    shard_spec = parse_shard(shard) if shard else None
+    shard_spec = api.parse_shard(shard) if shard else None
     if list_only:
-        selection = select(roots, patterns, shard_spec, excludes)
+        selection = api.select(roots, patterns, shard_spec, excludes)
         for case_id in selection.ids():
             click.echo(case_id)
         for _, message in selection.load_errors:
@@ -337,22 +317,22 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
         click.echo(f"{selection.case_count} cases in {len(selection.specs)} specs", err=True)
         sys.exit(EXIT_BAD_INPUT if selection.load_errors else EXIT_OK)
 
-    found = find_specs(roots, excludes)
-    files = in_shard(found.files, shard_spec)
+    found = api.find_specs(roots, excludes)
+    files = api.in_shard(found.files, shard_spec)
     # Before any work: every report can be written, and none of them is an input of this run.
     inputs = [*files, *([xfail_file] if xfail_file else []), *(p for p in plugins if p.endswith(".py"))]
-    check_report_paths({"--json": json_path, "--junit": junit_path}, inputs)
+    api.check_report_paths({"--json": json_path, "--junit": junit_path}, inputs)
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
     if verbose:
         for skipped in found.skipped:
             _say(f"SKIP  {skipped} (not a spec: no top-level 'network' and 'cases', or --exclude)")
     terminal = sys.stdout.isatty() and sys.stderr.isatty()
     every_case = verbose or (not quiet and not terminal)
-    progress = Progress(len(files), enabled=terminal and not quiet and not verbose)
+    progress = api.Progress(len(files), enabled=terminal and not quiet and not verbose)
     results, interrupted = [], None  # interrupted: the KeyboardInterrupt (Ctrl-C) or Terminated (SIGTERM)
     workers = (os.cpu_count() or 1) if jobs is None else jobs
     try:
-        for result in run_validation(files, options, patterns=patterns, jobs=workers, timeout=timeout, plugins=plugins):
+        for result in api.run_validation(files, options, patterns=patterns, jobs=workers, timeout=timeout, plugins=plugins):
             results.append(result)
             progress.update(result)
             if every_case or result.outcome != "PASS":
@@ -363,7 +343,7 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
                 if result.outcome != "XFAIL" or verbose:  # a known failure's details only with -v
                     for problem in result.problems:
                         _say(f"      {printable(problem)}")
-            if fail_fast and result.outcome in BAD:
+            if fail_fast and result.outcome in api.BAD:
                 break
     except KeyboardInterrupt as exc:
         interrupted = exc
@@ -371,8 +351,8 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     seconds = time.perf_counter() - t0
     if results:
         _say("")
-        _say(summary_table(results))
-    disagreements = disagreement_lines(results)
+        _say(api.summary_table(results))
+    disagreements = api.disagreement_lines(results)
     if disagreements:
         _say("\nRuntime disagreements:")
         for line in disagreements:
@@ -383,44 +363,15 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
         changed = sum(int(h.split(", ")[1].split()[0]) for h in hosts.values())
         _say(f"host: legalized copies of {len(hosts)} deployment models ran, {changed} nodes changed in all "
              f"(per case: the JSON report's 'host'; --save-host-model DIR writes them)")
-    _say(summary_line(results) + f" in {seconds:.2f} s" + stopped)
-    if json_path is not None:
-        write_json(json_path, to_json(results, started=started, seconds=seconds, argv=sys.argv,
-                                      interrupted=interrupted is not None))
-    if junit_path is not None:
-        write_junit(junit_path, results, seconds)
-    ran_ids = {(r.spec, r.case) for r in results if not r.bad_input and r.case != "<load>"}
-    ran = len(ran_ids)
-    if options.xfail and not (patterns or shard or fail_fast or interrupted is not None):
-        for index, rule in unmatched(options.xfail, ran_ids):
-            click.echo(f"spec2onnx: warning: --xfail-file {xfail_file}: entry [{index}] (spec {rule.spec!r}, case "
-                       f"{rule.case!r}) matches no case of this run; fix or remove it", err=True)
-    why_none = _why_none_ran(files, found.skipped, results, patterns) if not ran and interrupted is None else None
-    if why_none:
-        click.echo(f"spec2onnx: error: no case ran: {why_none}", err=True)
-    if interrupted is not None:
-        sys.exit(exit_status(interrupted))
-    if any(r.bad_input for r in results):
-        sys.exit(EXIT_BAD_INPUT)
-    if any(r.internal for r in results):
-        sys.exit(EXIT_INTERNAL)
-    if min_cases and ran < min_cases:
-        click.echo(f"spec2onnx: error: only {ran} cases ran, fewer than --min-cases {min_cases}", err=True)
-        sys.exit(EXIT_FAILED)
-    sys.exit(EXIT_FAILED if any(r.outcome in BAD for r in results) or not results else EXIT_OK)
-
-
-def _why_none_ran(files, skipped, results, patterns) -> str | None:
-    """Why a run ran no case, or None where its ERROR lines already say it (no spec could be loaded)."""
-    not_loaded = {r.path for r in results if r.case == "<load>"}
-    if not files:
-        more = f"; {len(skipped)} other files skipped (-v lists them)" if skipped else ""
-        return f"no spec file found (a spec is a .yaml, .yml or .json file whose top level has 'network' and 'cases'{more})"
-    if len(not_loaded) == len(files):
-        return None
-    loaded = len(files) - len(not_loaded)
-    what = f"no case of the {loaded} spec{'s' * (loaded != 1)} loaded"
-    return f"{what} matched -k {' '.join(patterns)}" if patterns else f"{what} was run"
+    _say(api.summary_line(results) + f" in {seconds:.2f} s" + stopped)
+    api.write_reports(results, json_path=json_path, junit_path=junit_path, started=started, seconds=seconds,
+                      argv=sys.argv, interrupted=interrupted is not None)
+    status, complaints = api.verdict(results, files=files, skipped=found.skipped, patterns=patterns, options=options,
+                                     xfail_file=xfail_file, min_cases=min_cases,
+                                     partial=bool(patterns or shard or fail_fast), interrupted=interrupted)
+    for line in complaints:
+        click.echo(line, err=True)
+    sys.exit(status)
 
 
 @main.command(epilog=EPILOG)
@@ -439,9 +390,9 @@ def run(spec, case_name, input_files, output_dir, provider, opset, max_memory):
 
     bfloat16 outputs are written as float32 (exactly: .npy has no bfloat16 type).
     """
-    from .api import run_spec
+    from . import api  # start-up time: --help, --version and usage errors import no onnx, onnxruntime or lowering
 
-    for name, path, array in run_spec(spec, case_name, input_files, output_dir, provider=provider, opset=opset,
+    for name, path, array in api.run_spec(spec, case_name, input_files, output_dir, provider=provider, opset=opset,
                                        max_memory=max_memory):
         click.echo(f"wrote {path}  {array.dtype}{list(array.shape)}  ({name})")
 
@@ -471,68 +422,51 @@ def check(paths, targets, verbose, json_path, layers, max_memory):
     target (warnings allowed); 1: some file does not; 2: a file cannot be read as
     an ONNX model (the others are still checked), or an unknown target.
     """
-    from .api import check_report_paths
-    from .model_check import (FileReport, as_json, check_file, exit_status, expand, json_entry, summary_lines, table,
-                              verdict_line, write_json)
-    from .targets import get_target
+    from . import api, model_check, pipeline  # start-up time: --help and usage errors import no onnx or lowering
 
-    names = [get_target(t).name for t in (targets or ("portable",))]
+    names = [pipeline.get_target(t).name for t in (targets or ("portable",))]
     names = list(dict.fromkeys(names))
     if layers and not set(names) & {"tensorrt", "tensorrt-dla"}:
-        from .errors import UserError
-
         raise UserError(f"--layers: the importer view is onnx-tensorrt's; use it with --target tensorrt or tensorrt-dla, "
                         f"not {', '.join(names)}")
-    entries = expand(paths)
+    entries = model_check.expand(paths)
     if json_path is not None:
-        check_report_paths({"--json": json_path}, [p for p, _ in entries])
+        api.check_report_paths({"--json": json_path}, [p for p, _ in entries])
     reports, json_entries = [], []
     for path, why in entries:
-        report = check_file(path, names, max_memory) if why is None else FileReport(path, error=why)
+        report = model_check.check_file(path, names, max_memory) if why is None else model_check.FileReport(path, error=why)
         reports.append(report)
         if report.error is not None:
             click.echo(f"spec2onnx: error: {report.error.splitlines()[0]}", err=True)
         else:
             if layers:
-                _say_layers(report)
+                for line in pipeline.importer_view_lines(report):
+                    _say(line)
             for name in names:
                 if name == "tensorrt-dla":
-                    from .targets.dla_guide import DLA_RELEASE
-
-                    _say(f"DLA rules: {DLA_RELEASE}")
-                for line in summary_lines(report, name, verbose):
+                    _say(f"DLA rules: {pipeline.DLA_RELEASE}")
+                for line in model_check.summary_lines(report, name, verbose):
                     _say(line)
-                _say(verdict_line(report, name))
+                _say(model_check.verdict_line(report, name))
         if json_path is not None:
-            json_entries.append(json_entry(report, names))
+            json_entries.append(model_check.json_entry(report, names))
         report.release()  # one model in memory at a time
     if len(reports) > 1:
-        _say(table(reports, names))
+        _say(model_check.table(reports, names))
     if json_path is not None:
-        write_json(json_path, as_json(reports, json_entries, names))
-    status = exit_status(reports, names)
+        model_check.write_json(json_path, model_check.as_json(reports, json_entries, names))
+    status = model_check.exit_status(reports, names)
     if status:
         sys.exit(status)
-
-
-def _say_layers(report) -> None:
-    from .targets.model_view import UnreadValue
-    from .targets.trt_importer import ONNX_TENSORRT, importer_view, render
-
-    _say(f"TensorRT layers onnx-tensorrt builds ({ONNX_TENSORRT}):")
-    try:
-        _say(render(importer_view(report.view.model, view=report.view)) or "(no layers)")
-    except UnreadValue as exc:
-        _say(f"(not shown: a layer needs the value of {exc}, whose data check does not read)")
 
 
 @main.command(epilog=EPILOG)
 @handle_errors
 def layers():
     """List the supported layer kinds with their inputs, attributes and allowed values."""
-    from .api import describe_layers
+    from . import api  # start-up time: --help, --version and usage errors import no onnx, onnxruntime or lowering
 
-    click.echo(describe_layers())
+    click.echo(api.describe_layers())
 
 
 if __name__ == "__main__":

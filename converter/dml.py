@@ -27,8 +27,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from . import _export
+from . import _export, api
 from .errors import UserError
+from .spec import parse_network
 
 __all__ = ["tensor_desc", "dequantize_linear", "OperatorDesc", "DATA_TYPES", "FEATURE_LEVELS"]
 
@@ -82,16 +83,12 @@ class OperatorDesc(dict):
 
     def to_onnx(self, target: str = "portable", *, opset: int | None = None, path=None, name: str = "dml-operator"):
         """The operator as an ``onnx.ModelProto`` for ``target`` (see ``spec2onnx.convert``)."""
-        from .public import convert
-
-        return convert(_load(self.to_spec_dict(name), "to_onnx()"), path, target=target, opset=opset).model
+        return api.convert(_load(self.to_spec_dict(name), "to_onnx()"), path, target=target, opset=opset).model
 
     def validate(self, cases=None, *, runtime: str = "onnxruntime", provider: str = "cpu", opset: int | None = None,
                  name: str = "dml-operator"):
         """Run ``cases`` and compare with the numpy reference and ``expected``; a ``spec2onnx.ValidationReport``."""
-        from .public import validate
-
-        return validate(_load(self.to_spec_dict(name, cases), "validate()"), runtime=runtime, provider=provider,
+        return api.validate(_load(self.to_spec_dict(name, cases), "validate()"), runtime=runtime, provider=provider,
                         opset=opset)
 
 
@@ -222,20 +219,15 @@ def _tensor_name(tensor, where: str) -> str:
 
 
 def _check(network: dict) -> None:
-    from .public import plain_data
-    from .spec import parse_network
-
     try:
-        parse_network(plain_data(network))
+        parse_network(api.plain_data(network))
     except UserError as exc:
         raise _translate(exc) from None
 
 
 def _load(doc: dict, call: str):
-    from .public import load_spec
-
     try:
-        return load_spec(doc)
+        return api.load_spec(doc)
     except UserError as exc:
         if exc.field and exc.field.startswith("network."):
             raise _translate(exc) from None

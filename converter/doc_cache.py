@@ -35,6 +35,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
+from . import __version__
+
 MAGIC = b"s2o-doc1"
 _OFF = ("off", "0", "no", "false", "")
 
@@ -51,8 +53,6 @@ def cache_dir() -> Path | None:
 @functools.lru_cache(maxsize=None)
 def _loader_id() -> bytes:
     import yaml
-
-    from . import __version__
 
     rules = (Path(__file__).with_name("safe_yaml.py")).read_bytes()
     return hashlib.sha256(b"\0".join([__version__.encode(), yaml.__version__.encode(), rules])).digest()

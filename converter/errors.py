@@ -12,6 +12,10 @@ guaranteed but did not hold. The CLI reports it with exit status 3.
 from __future__ import annotations
 
 
+# The exit statuses of the CLI (cli.py's epilog says what each means).
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+
 class Spec2OnnxError(Exception):
     """Base class of every error spec2onnx raises on purpose."""
 
@@ -53,6 +57,10 @@ def _escaped(char: str) -> str:
 
 class SpecError(UserError):
     """The spec document is malformed or asks for something the source runtime forbids."""
+
+
+class TargetRuleError(SpecError):
+    """A spec the target cannot take at all: refused before lowering (exit status 2; converter/targets/spec_rules.py)."""
 
 
 class RuntimeUnavailableError(UserError):

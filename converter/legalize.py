@@ -28,6 +28,12 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from .dtypes import DTYPES
+from .lowering.builder import LoweringContext
+from .lowering.resize import lower, nearest_indices, ort_nearest_exact
+from .network import Layer, TensorType
+from .targets import get_target
+
 LOW_FLOATS = (TensorProto.FLOAT16, TensorProto.BFLOAT16)
 _NEAREST_ROUNDING = {"floor": "FLOOR", "ceil": "CEIL", "round_prefer_ceil": "HALF_UP", "round_prefer_floor": "HALF_DOWN"}
 _TRANSFORM = {"asymmetric": ("ASYMMETRIC", "FORMULA"), "align_corners": ("ALIGN_CORNERS", "FORMULA"),
@@ -143,8 +149,6 @@ def _noop_zero(node, inits, new_inits, why):
 
 def _resize(node, types, inits, new_inits, why):
     """The Resize ``node`` as onnxruntime's CPU EP computes it exactly (rules 2 and 3), or None to keep it."""
-    from .lowering.resize import nearest_indices, ort_nearest_exact
-
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     attrs = {k: v.decode() if isinstance(v, bytes) else v for k, v in attrs.items()}
     if len(node.input) < 4 or node.input[0] not in types:
@@ -214,12 +218,6 @@ def _resize(node, types, inits, new_inits, why):
 def _resize_dynamic(node, attrs, types, why):
     """Rule 4: a Resize to a run-time shape, as the CPU EP's lowering writes it (exact NEAREST indices computed in
     the graph, linear/cubic folded): lowering/resize.py's own lowering for ort-cpu, of this one node."""
-    from .dtypes import DTYPES
-    from .lowering.builder import LoweringContext
-    from .lowering.resize import lower
-    from .network import Layer, TensorType
-    from .targets import get_target
-
     elem, shape = types[node.input[0]]
     if shape is None:
         return None

@@ -15,6 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import UserError
+from .files import write_atomic
+from .model_reading import read_model, without_data
+from .targets.check import Problem, check_grouped
+from .targets.check import expand as expand_problems
+from .targets.model_view import ModelView, needs_data_prop
 
 SCHEMA = "spec2onnx-check/1"
 SHOWN_NODES = 3  # node names shown in a summary line; -v / --json list every one
@@ -49,9 +54,7 @@ class FileReport:
 
     def problems(self, target: str) -> list:
         """One Problem per node (errors first, in node order); needs the view (before release())."""
-        from .targets.check import expand
-
-        found = expand(self.view, self.grouped.get(target, ()))
+        found = expand_problems(self.view, self.grouped.get(target, ()))
         return sorted(found, key=lambda p: (p.severity != "error", p.index))
 
     def release(self) -> None:
@@ -81,8 +84,6 @@ def expand(paths) -> list[tuple[str, str | None]]:
 
 def check_file(path, targets: list, max_memory: int | None = None) -> FileReport:
     """Read ``path`` (structure only) and check it for each target; a FileReport whose ``error`` says why not."""
-    from .model_reading import read_model
-
     try:
         read = read_model(path, max_memory)
         report = FileReport(str(path), nodes=len(read.model.graph.node), size=read.size)
@@ -102,11 +103,7 @@ def check_file(path, targets: list, max_memory: int | None = None) -> FileReport
 
 def check_loaded(model, targets: list) -> dict:
     """target -> problems (one per node) for a model in memory (an onnx.ModelProto), onnx's checker first."""
-    from .targets.check import expand
-
     from onnx import TensorProto
-
-    from .model_reading import without_data
 
     # tensors whose external data was not loaded: graph inputs of their type and shape, as for a file (onnx's
     # checker would look for their files relative to the current folder)
@@ -119,7 +116,7 @@ def check_loaded(model, targets: list) -> dict:
     data = model.SerializeToString()
     view = _view(model, data, unread)
     grouped = grouped_for(view, targets, checker_refusal(data, model))
-    return {t: sorted(expand(view, g), key=lambda p: (p.severity != "error", p.index)) for t, g in grouped.items()}
+    return {t: sorted(expand_problems(view, g), key=lambda p: (p.severity != "error", p.index)) for t, g in grouped.items()}
 
 
 # Refusals of onnx's checker that onnxruntime does not share: it loads and runs the model (measured with
@@ -164,8 +161,6 @@ def _unsorted(model) -> str | None:
 def _view(model, data: bytes, unread: dict):
     import onnx
 
-    from .targets.model_view import ModelView, needs_data_prop
-
     try:
         inferred = onnx.shape_inference.infer_shapes(data, strict_mode=False, data_prop=needs_data_prop(model))
     except Exception:  # noqa: BLE001 - a model onnx cannot infer is still checked, with what it declares
@@ -174,8 +169,6 @@ def _view(model, data: bytes, unread: dict):
 
 
 def grouped_for(view, targets: list, checker: str | None) -> dict:
-    from .targets.check import Problem, check_grouped
-
     found = {}
     for target in targets:
         name = getattr(target, "name", target)
@@ -276,8 +269,6 @@ def as_json(reports: list[FileReport], entries: list[dict], targets: list[str]) 
 
 def write_json(path, document: dict) -> None:
     import json
-
-    from .files import write_atomic
 
     write_atomic(path, (json.dumps(document, indent=1) + "\n").encode("utf-8"))
 

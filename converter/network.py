@@ -9,11 +9,17 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
 from .dtypes import DType
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pathlib import Path
+
+    from .compare import Tolerance
+    from .xfail import XfailRule
 
 
 MAX_ELEMENTS = 2**31  # TensorRT's limit on the elements of one tensor
@@ -91,3 +97,32 @@ class Network:
             return self.scales.get(tensor, 1.0) if self.types[tensor].dtype.name == "int8" else None
 
         return tuple(scale(t) for t in layer.inputs), scale(layer.name)
+
+
+@dataclass
+class Case:
+    """One case of a spec: input arrays by network input name, optional expected outputs and tolerance."""
+
+    name: str
+    inputs: dict[str, np.ndarray]
+    expected: dict[str, np.ndarray] | None
+    tolerance: Tolerance | None = None
+
+
+@dataclass
+class Spec:
+    """A loaded, validated spec: its network (``converter.network.Network``), cases and settings."""
+
+    name: str
+    path: Path
+    network: Network
+    cases: list[Case]
+    source: str = ""
+    opset: int | None = None
+    tolerance: Tolerance | None = None
+    xfail: tuple[XfailRule, ...] = ()
+
+    @property
+    def ops(self) -> list[str]:
+        """The layer kinds the network uses, sorted (e.g. ``['trt.Scale']``)."""
+        return sorted({layer.op for layer in self.network.layers})

@@ -27,7 +27,8 @@ from typing import Callable, Iterator
 from .errors import UserError
 from .selection import case_names
 from .spec import load_spec
-from .validate import ERROR, CaseResult, Options, check_spec, describe_exception, opset_for
+from .pipeline import ERROR, CaseResult, Options, describe_exception, opset_for, validate_spec
+from .plugins import load_plugins
 
 SETUP = "<setup>"  # what a worker does before its first case: loading the spec, building the model and sessions
 FLUSH_SECONDS = 0.05  # how long a worker may hold finished results before sending them
@@ -76,7 +77,7 @@ def iter_job(job: Job, options: Options, on_case_start: Callable[[int], None] = 
     yield "spec", SpecInfo(spec.name, str(spec.path), tuple(spec.ops), opset_for(spec, options), names)
     if names:
         index = {name: i for i, name in enumerate(names)}
-        for result in check_spec(spec, options, names, lambda name: on_case_start(index[name])):
+        for result in validate_spec(spec, options, names, lambda name: on_case_start(index[name])):
             yield "result", result
 
 
@@ -154,8 +155,6 @@ def _worker_main(conn: Connection, progress, options: Options, plugins: tuple[st
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler (fork copies it): a worker just ends
     _die_with_parent(parent_pid, inherited)
     faulthandler.disable()  # a crash is reported by the parent, in one line
-    from .plugins import load_plugins
-
     load_plugins(plugins)
     outbox = _Outbox(conn)
     while True:

@@ -31,6 +31,9 @@ from pathlib import Path
 
 import pytest
 
+from .errors import UserError
+from .results import FAIL, PASS, XFAIL
+
 SUFFIXES = (".yaml", ".yml", ".json")
 _OPTIONS_KEY = pytest.StashKey[object]()
 _ROOTS_KEY = pytest.StashKey[tuple]()
@@ -79,8 +82,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _options(config: pytest.Config):
     """The validation options the --s2o-* flags ask for (built once; a bad one is a usage error)."""
     if _OPTIONS_KEY not in config.stash:
-        from .api import make_options
-        from .errors import UserError
+        from .api import make_options  # start-up time: the plugin loads in every pytest run; this imports onnx and the lowering
 
         given = _given(config)
         kwargs = {"runtimes": given.get("runtimes", ("onnxruntime",)), "provider": given.get("provider", "cpu"),
@@ -103,7 +105,7 @@ def _asked_for(config: pytest.Config, path: Path) -> bool:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector):
     if file_path.suffix not in SUFFIXES or not _asked_for(parent.config, file_path):
         return None
-    from .selection import is_spec_file
+    from .selection import is_spec_file  # start-up time: the plugin loads in every pytest run; this imports onnx and the lowering
 
     if not is_spec_file(file_path):
         return None
@@ -116,8 +118,7 @@ class SpecLoadError(Exception):
 
 class SpecFile(pytest.File):
     def collect(self):
-        from .errors import UserError
-        from .spec import load_spec
+        from .api import load_spec  # start-up time: the plugin loads in every pytest run; this imports onnx and the lowering
 
         try:
             spec = load_spec(self.path)
@@ -137,7 +138,7 @@ class SpecFile(pytest.File):
         """
         from dataclasses import replace
 
-        from .validate import check_spec
+        from .pipeline import validate_spec  # start-up time: the plugin loads in every pytest run; this imports onnx and the lowering
 
         key = (item.run_config, item.case)
         if key not in self._results:
@@ -146,7 +147,7 @@ class SpecFile(pytest.File):
             if item.case not in names:
                 names.append(item.case)
             options = replace(_options(self.config), configs=(item.run_config,))
-            for result in check_spec(self.spec, options, names):
+            for result in validate_spec(self.spec, options, names):
                 self._results[(item.run_config, result.case)] = result
         return self._results.pop(key)
 
@@ -167,8 +168,6 @@ class SpecCase(pytest.Item):
         self.result = None
 
     def runtest(self) -> None:
-        from .validate import FAIL, PASS, XFAIL
-
         result = self.parent.result(self)
         self.result = result
         self.user_properties += [("outcome", result.outcome), ("runtime", result.runtime),

@@ -4,19 +4,25 @@ A layer kind bundles what the rest of spec2onnx needs to know about it:
 
 * ``attributes``: the schema of its spec attributes (names and values as the source docs write them);
 * ``check``: validates a layer against its input types and returns its output type;
-* ``lower``: turns a validated layer into ONNX nodes and initializers.
+* ``lower``: turns a validated layer into ONNX nodes and initializers;
+* ``reference``: its numpy reference, named by module (``".scale:reference"``: in ``converter.reference``)
+  so that this registration never imports it and the references import nothing of the lowering; a plugin
+  may give the function itself;
+* ``target_rules``: per target name, the spec-level rules a layer of the kind must meet there (a function
+  ``(spec, layer, where)`` raising TargetRuleError), e.g. ``{"tensorrt-dla": dla.check_scale}``.
 
-The numpy reference implementations are registered separately, in
-``converter.reference``, so that they stay independent of the lowering.
+A kind is one ``register_layer(LayerKind(...))`` call in its lowering family (converter/lowering/*.py).
+The built-in families register when ``converter.lowering`` is imported (spec loading imports it).
 """
 
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass
+import importlib
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from .errors import SpecError
+from .names import did_you_mean
 from .network import Layer, TensorType
 from .schema import Attr
 
@@ -38,6 +44,8 @@ class LayerKind:
     # Default comparison tolerance of the layer's output where the dtype default does not fit
     # (e.g. interpolation whose coordinates a runtime computes in float32): (layer, input types) -> Tolerance | None.
     tolerance: Callable[[Layer, Sequence[TensorType]], "Tolerance | None"] | None = None
+    reference: "str | Callable | None" = None
+    target_rules: Mapping[str, Callable] = field(default_factory=dict)
 
     @property
     def max_inputs(self) -> int:
@@ -55,26 +63,44 @@ def register_layer(kind: LayerKind) -> LayerKind:
 
 
 def layer_kinds() -> dict[str, LayerKind]:
-    _load_builtin_kinds()
     return dict(sorted(_KINDS.items()))
 
 
 def layer_kind(name: str) -> LayerKind:
-    _load_builtin_kinds()
     try:
         return _KINDS[name]
     except (KeyError, TypeError):  # TypeError: a list or mapping where a name belongs
         raise SpecError(f"unknown op {name!r}{did_you_mean(name, _KINDS)}; known ops: {', '.join(sorted(_KINDS))}") from None
 
 
-def did_you_mean(word: str, candidates) -> str:
-    """A ' (did you mean 'X'?)' suffix for a misspelled name, or ''."""
-    if not isinstance(word, str):
-        return ""
-    lowered = {c.lower(): c for c in candidates}
-    close = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
-    return f" (did you mean {lowered[close[0]]!r}?)" if close else ""
+def register_reference(name: str, fn: Callable) -> None:
+    """Give the registered kind ``name`` its numpy reference (a plugin's, when its LayerKind named none)."""
+    kind = layer_kind(name)
+    if kind.reference is not None:
+        raise ValueError(f"reference for {name} registered twice")
+    _KINDS[name] = replace(kind, reference=fn)
 
 
-def _load_builtin_kinds() -> None:
-    from . import lowering  # noqa: F401  (importing registers the built-in kinds)
+_REFERENCE_PACKAGE = __name__.rpartition(".")[0] + ".reference"
+
+
+def reference_of(name: str) -> Callable:
+    """The numpy reference of kind ``name``: ``(layer, inputs) -> output``."""
+    ref = layer_kind(name).reference
+    if ref is None:
+        raise KeyError(f"layer kind {name} has no numpy reference")
+    if callable(ref):
+        return ref
+    if ref not in _RESOLVED:
+        module, _, function = ref.partition(":")
+        _RESOLVED[ref] = getattr(importlib.import_module(module, _REFERENCE_PACKAGE), function)
+    return _RESOLVED[ref]
+
+
+_RESOLVED: dict[str, Callable] = {}
+
+
+def is_builtin(name: str) -> bool:
+    """True for a kind registered by spec2onnx itself (its code is spec2onnx's: caches may key on the version)."""
+    kind = _KINDS.get(name)
+    return kind is not None and getattr(kind.lower, "__module__", "").startswith(__name__.rpartition(".")[0] + ".")

@@ -18,7 +18,8 @@ from dataclasses import asdict
 from . import __version__
 from .errors import UserError
 from .files import write_atomic
-from .validate import BAD, OUTCOMES, CaseResult
+from .results import BAD, OUTCOMES, CaseResult
+from .runners.onnxruntime import ort
 
 SCHEMA = "spec2onnx-report/1"
 
@@ -62,8 +63,6 @@ def disagreement_lines(results: list[CaseResult]) -> list[str]:
 
 def to_json(results: list[CaseResult], *, started: _dt.datetime, seconds: float, argv: list[str], interrupted: bool) -> dict:
     import onnx
-
-    from .runtime import ort
 
     return {
         "schema": SCHEMA,

@@ -7,6 +7,7 @@ import shlex
 from pathlib import Path
 
 from .files import save_npy_atomic, write_atomic
+from .providers import short_provider
 
 
 def repro_parts(result) -> tuple[str, str, str]:
@@ -14,20 +15,13 @@ def repro_parts(result) -> tuple[str, str, str]:
     ``trt-scale-seed-4d/doc-example/onnxruntime-cpu-all``.
 
     One folder level per part, so no two cases share a folder (spec ``a__b`` case ``c`` and spec ``a``
-    case ``b__c`` once did): spec and case names cannot hold '/' or be '.' or '..' (``converter.spec.NAME_RULE``),
+    case ``b__c`` once did): spec and case names cannot hold '/' or be '.' or '..' (``converter.names.NAME_RULE``),
     and the configuration is built from runtime, provider and optimization level, which tell configurations apart.
     """
-    from .runtime import short_provider
-
     config = result.runtime
     if result.runtime == "onnxruntime":
         config += f"-{short_provider(result.provider)}-{result.opt_level}"
     return _component(result.spec), _component(result.case), _component(config)
-
-
-def repro_name(result) -> str:
-    """The reproduction's folder relative to --repro-dir, as a POSIX path."""
-    return "/".join(repro_parts(result))
 
 
 def _component(text: str) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .errors import SpecError
+from .names import did_you_mean
 
 _MISSING = object()
 
@@ -39,8 +40,6 @@ class Enum(Attr):
     choices: tuple[str, ...] = ()
 
     def parse(self, value: Any) -> str:
-        from .registry import did_you_mean
-
         if not isinstance(value, str) or value not in self.choices:
             raise SpecError(f"{value!r} is not one of {', '.join(self.choices)}{did_you_mean(value, self.choices)}")
         return value

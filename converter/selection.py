@@ -12,6 +12,7 @@ import yaml
 
 from . import safe_yaml
 from .errors import UserError
+from .names import is_valid_name
 from .spec import MAX_SPEC_BYTES, SPEC_SUFFIXES, Spec, load_spec
 
 
@@ -100,8 +101,6 @@ def spec_name_of(path: str | Path) -> str | None:
     """The ``name`` a spec file declares, read cheaply (YAML events up to the top-level ``name``; JSON
     parsed), or None when it cannot be told without loading the spec (no valid name, aliases, merge keys,
     unreadable). Used to refuse a second spec with the same name before any of its cases run."""
-    from .spec import is_valid_name
-
     path = Path(path)
     try:
         with path.open("rb") as handle:

@@ -7,72 +7,32 @@ Every problem is raised as ``SpecError`` naming the file and the field, e.g.
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
-from . import budget, casedata, doc_cache, safe_yaml, spec_cache
+from . import budget, casedata, doc_cache, lowering, safe_yaml, spec_cache  # noqa: F401  (lowering: registers the built-in layer kinds)
 from .compare import Tolerance
 from .dtypes import DTYPES
 from .errors import SpecError, UserError
 from .memory import gc_paused
-from .network import MAX_ELEMENTS, MAX_RANK, Layer, Network, TensorType
+from .network import MAX_ELEMENTS, MAX_RANK, Case, Layer, Network, Spec, TensorType
 from .quantization import check_quantized_layers, parse_dynamic_range
-from .registry import did_you_mean, layer_kind
+from .names import NAME_RULE, did_you_mean, is_valid_name
+from .opset import check_opset, newest_onnx_opset
+from .registry import layer_kind
 from .xfail import XfailRule, check_cases, parse_rules
+
+__all__ = ["Case", "Spec", "data_files", "load_rules_file", "load_spec", "parse_network", "parse_spec", "read_document"]
 
 MAX_SPEC_BYTES = 16 * 1024 * 1024
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
-MAX_NAME_LENGTH = 128
-NAME_RULE = f"1 to {MAX_NAME_LENGTH} letters, digits, '_', '.' or '-', starting with a letter or '_'"
-_NAME = re.compile(rf"[A-Za-z_][A-Za-z0-9_.\-]{{0,{MAX_NAME_LENGTH - 1}}}")  # ASCII only; used with fullmatch
-
-
-def is_valid_name(value: Any) -> bool:
-    """The one rule for every name in a spec (the spec's, its cases', tensors' and layers'): ``NAME_RULE``.
-
-    The whole text must match (a trailing newline or space is not allowed): names become case ids,
-    report entries, ONNX tensor names and folder names (``--repro-dir``), so they hold no separators
-    ('/', whitespace, control characters) and cannot be '.' or '..'.
-    """
-    return isinstance(value, str) and _NAME.fullmatch(value) is not None
 
 TOP_KEYS = ("name", "source", "description", "opset", "tolerance", "xfail", "network", "cases")
 NETWORK_KEYS = ("inputs", "constants", "layers", "outputs")
 LAYER_KEYS = ("name", "op", "inputs", "dynamic_range")
 CASE_KEYS = ("name", "description", "inputs", "expected", "tolerance")
-
-
-@dataclass
-class Case:
-    """One case of a spec: input arrays by network input name, optional expected outputs and tolerance."""
-
-    name: str
-    inputs: dict[str, np.ndarray]
-    expected: dict[str, np.ndarray] | None
-    tolerance: Tolerance | None = None
-
-
-@dataclass
-class Spec:
-    """A loaded, validated spec: its network (``converter.network.Network``), cases and settings."""
-
-    name: str
-    path: Path
-    network: Network
-    cases: list[Case]
-    source: str = ""
-    opset: int | None = None
-    tolerance: Tolerance | None = None
-    xfail: tuple[XfailRule, ...] = ()
-
-    @property
-    def ops(self) -> list[str]:
-        """The layer kinds the network uses, sorted (e.g. ``['trt.Scale']``)."""
-        return sorted({layer.op for layer in self.network.layers})
 
 
 def load_spec(path: str | Path, *, max_memory: int | None = None, runs: int = 1, require_cases: bool = True) -> Spec:
@@ -398,28 +358,14 @@ def _text(value: Any, where: str) -> str:
 
 
 def _opset(value: Any) -> int:
-    from onnx.defs import onnx_opset_version
-
-    from .lowering.model import MIN_OPSET
-
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SpecError(f"{value!r} is not an integer opset version")
-    if not MIN_OPSET <= value <= onnx_opset_version():
-        raise SpecError(f"opset {value} is outside {MIN_OPSET} to {onnx_opset_version()} (this onnx's newest)")
-    return value
+    newest = newest_onnx_opset() if isinstance(value, int) and not isinstance(value, bool) else 0
+    return check_opset(value, newest, "this onnx's newest", label="", error=SpecError)
 
 
 def _kind(value: Any) -> str:
     if value is None:
         return "nothing"
     return {dict: "a mapping", list: "a list", str: "text"}.get(type(value), type(value).__name__ + f" {value!r}")
-
-
-def find_spec_files(paths) -> list[Path]:
-    """Spec files under the given files and folders (see ``converter.selection.find_specs``)."""
-    from .selection import spec_files
-
-    return spec_files(paths)
 
 
 def data_files(path: str | Path) -> list[Path]:
@@ -442,3 +388,14 @@ def data_files(path: str | Path) -> list[Path]:
     except UserError:
         return []
     return found
+
+
+def load_rules_file(path: str | Path) -> tuple[XfailRule, ...]:
+    """Rules from a YAML or JSON file, read with the spec reader's limits (size, aliases, tags)."""
+    path = Path(path)
+    if not path.is_file():  # else read_document's "not a spec file" for a missing file without a suffix, or a folder
+        raise UserError(f"{path}: no such file (known-failure rules: a .yaml, .yml or .json file)")
+    try:
+        return parse_rules(read_document(path))
+    except UserError as exc:
+        raise exc.located(file=str(path)) from None

@@ -41,15 +41,16 @@ from pathlib import Path
 from typing import Callable
 
 from . import doc_cache
+from .network import Spec
+from .registry import is_builtin
 
 MAGIC = b"s2o-spc1"
 MAX_ENTRY_BYTES = 1 << 20
 _HEADER = 16  # two 8-byte numbers: the estimate's total with one runtime configuration, and its runtime part
-BUILTIN_OPS = frozenset({"trt.Scale", "trt.ElementWise", "trt.Resize", "dml.DequantizeLinear"})
 _PACKAGE = __name__.rpartition(".")[0]  # converter in a checkout, spec2onnx when installed
 _ALLOWED = {
     (f"{_PACKAGE}.{module}", name) for module, name in (
-        ("spec", "Spec"), ("spec", "Case"), ("network", "Network"), ("network", "TensorType"), ("network", "Layer"),
+        ("network", "Spec"), ("network", "Case"), ("network", "Network"), ("network", "TensorType"), ("network", "Layer"),
         ("dtypes", "DType"), ("compare", "Tolerance"), ("xfail", "XfailRule"))
 } | {
     ("numpy", "dtype"), ("numpy", "ndarray"), ("numpy._core.multiarray", "_reconstruct"),
@@ -105,14 +106,12 @@ def get(data: bytes, spec_path: Path, budget: int, runs: int):
         spec = _SpecUnpickler(io.BytesIO(payload[_HEADER:])).load()
     except Exception:  # noqa: BLE001 - any damage is a miss
         return None
-    from .spec import Spec
-
     return dataclasses.replace(spec, path=spec_path) if isinstance(spec, Spec) else None
 
 
 def put(data: bytes, spec_path: Path, spec, total: int, runtime: int) -> None:
     """Keep ``spec`` (loaded from ``data``, reading no other file) for the next load."""
-    if not set(spec.ops) <= BUILTIN_OPS or sum(a.nbytes for c in spec.cases for a in c.inputs.values()) > MAX_ENTRY_BYTES:
+    if not all(map(is_builtin, spec.ops)) or sum(a.nbytes for c in spec.cases for a in c.inputs.values()) > MAX_ENTRY_BYTES:
         return
     folder = doc_cache.cache_dir()
     secret = doc_cache.secret(folder) if folder is not None else None
@@ -174,7 +173,7 @@ def lowered_model(spec, variant: str, build: Callable[[], bytes]) -> bytes:
     own layer kinds (a plugin's code is not in the key). The entry is signed like a spec's (a forged model
     would be a forged result) and at most MAX_ENTRY_BYTES.
     """
-    folder = doc_cache.cache_dir() if set(spec.ops) <= BUILTIN_OPS else None
+    folder = doc_cache.cache_dir() if all(map(is_builtin, spec.ops)) else None
     secret = doc_cache.secret(folder) if folder is not None else None
     if secret is None or sum(a.nbytes for a in spec.network.constants.values()) > MAX_ENTRY_BYTES:
         return build()  # (big constants: the key's pickle would be over MAX_ENTRY_BYTES; not made to be thrown away)

@@ -42,8 +42,16 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from . import _export
+from . import _export, api
+from .dtypes import DTYPES
 from .errors import UserError
+from .names import did_you_mean
+from .pipeline import model_for_target, wanted_opset
+from .registry import layer_kind
+from .spec import parse_network
+from .targets import dla, get_target
+from .targets.check import check_model, errors
+from .targets.dla_guide import FALLBACK
 
 
 class BuilderTypeError(UserError, TypeError):
@@ -70,8 +78,6 @@ class _Strict:
             object.__setattr__(self, name, value)
             return
         known = sorted(n for n in dir(type(self)) if not n.startswith("_") and isinstance(getattr(type(self), n), property))
-        from .registry import did_you_mean
-
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}{did_you_mean(name, known)} "
                              f"(settable: {', '.join(n for n in known if getattr(type(self), n).fset) or 'none'})")
 
@@ -121,8 +127,6 @@ int8, int32, int64, uint8, bool = DataType.INT8, DataType.INT32, DataType.INT64,
 
 def nptype(dtype: DataType):
     """The numpy type of a ``DataType`` (``trt.nptype``)."""
-    from .dtypes import DTYPES
-
     return DTYPES[_enum(DataType, dtype, "nptype", "dtype").value].numpy.type
 
 
@@ -624,8 +628,6 @@ def _dla_refusal(spec, layer: "ILayer", config: IBuilderConfig) -> str | None:
     an int8 tensor ``BuilderFlag.INT8``; then the layer kind's DLA rules (converter/targets/dla.py, from the
     seeds' "DLA Support" sections) apply, as for the tensorrt-dla target.
     """
-    from .targets import dla
-
     net = spec.network
     index = [x for x in layer._network._layers if not isinstance(x, IConstantLayer)].index(layer)
     slayer = net.layers[index]
@@ -639,17 +641,9 @@ def _dla_refusal(spec, layer: "ILayer", config: IBuilderConfig) -> str | None:
         if not config.get_flag(need[dtype]):
             return f"tensor {tensor!r} is {dtype}: DLA runs it only with BuilderFlag.{need[dtype].name} (DLA runs FP16 and INT8 only)"
     try:
-        where = slayer.field or f"network.layers[{index}]"
-        if slayer.op == "trt.Scale":
-            power = np.asarray(slayer.attrs.get("power", []))
-            if power.size and np.any(power != 1):
-                return f"power {power.ravel()[:4].tolist()}{'...' if power.size > 4 else ''}: DLA does not support custom power values"
-            # (a float16 Scale with scale and shift, or weights float16 cannot hold, runs on DLA: the reference
-            # models DLA's arithmetic, docs/deployment.md)
-        elif slayer.op == "trt.ElementWise":
-            dla._check_elementwise(spec, slayer, where)
-        elif slayer.op == "trt.Resize":
-            dla._check_resize(spec, slayer, where)
+        rule = layer_kind(slayer.op).target_rules.get("tensorrt-dla")  # the kind's DLA rules (its registration)
+        if rule is not None:
+            rule(spec, slayer, slayer.field or f"network.layers[{index}]")
     except dla.DlaRuleError as exc:
         return exc.detail
     return None
@@ -659,10 +653,6 @@ def _lower_for_placement(network: "Network", spec, on_dla: list, call: str):
     """(target, model): the network lowered for tensorrt-dla when layers run on DLA and it has no float32 tensor
     (its model is a tensorrt model too: onnx-tensorrt parses it; float16 stays float16, DLA has no Cast layer),
     else for tensorrt. A spec the DLA rules refuse as a whole (a GPU layer breaking one) is lowered for tensorrt."""
-    from .targets import get_target
-    from .targets.check import check_model, errors
-    from .targets.opset import model_for_target, wanted_opset
-
     if on_dla and not _has_float32(spec):
         try:
             model = model_for_target(spec, get_target("tensorrt-dla"), wanted_opset(spec, None))[0]
@@ -678,9 +668,6 @@ def _dla_node_refusals(model, layers: list) -> dict:
     """{layer: why} for the ``layers`` (placed on DLA) whose nodes DLA has no layer for (the tensorrt-dla node
     rules, converter/targets/dla.py, and the DLA guide's GPU-fallback verdicts, dla_guide.py): onnx-tensorrt makes TensorRT layers of the nodes, and one DLA cannot run
     runs on the GPU. A node belongs to the layer whose output name its name starts with."""
-    from .targets.check import check_model
-    from .targets.dla_guide import FALLBACK
-
     by_output = {layer.get_output(0).name: layer for layer in layers}
     found: dict = {}
     # an error (the seed rules) or a "GPU fallback" verdict (the DLA guide): either way not on DLA
@@ -774,8 +761,6 @@ def _enum(cls, value, call: str, argument: str):
     if isinstance(value, str) and value in cls.__members__:
         return cls[value]
     if cls is DataType:
-        from .dtypes import DTYPES
-
         by_numpy = {t.numpy: DataType(n) for n, t in DTYPES.items() if n in {d.value for d in DataType}}
         try:
             if np.dtype(value) in by_numpy:
@@ -1042,8 +1027,6 @@ class IConstantLayer(ILayer):
         self._weights = array
 
     def _constant_doc(self) -> dict:
-        from .dtypes import DTYPES
-
         names = {t.numpy: name for name, t in DTYPES.items()}
         dtype = names.get(self._weights.dtype)
         if dtype is None:
@@ -1314,10 +1297,8 @@ class Network(_Strict):
 
         Returns a ``spec2onnx.ValidationReport``.
         """
-        from .public import validate
-
         spec = self._load(self.to_spec_dict(name, cases), "validate()")
-        return validate(spec, runtime=runtime, provider=provider, opset=opset)
+        return api.validate(spec, runtime=runtime, provider=provider, opset=opset)
 
     # --- internals ----------------------------------------------------------------------------------
 
@@ -1382,14 +1363,11 @@ class Network(_Strict):
 
     def _check(self, outputs: list[ITensor] | None = None):
         """Validate the network with the spec loader (outputs: default the last layer's); errors name the builder call."""
-        from .public import plain_data
-        from .spec import parse_network
-
         layers = [x for x in self._layers if not isinstance(x, IConstantLayer)]
         if not layers:
             return None
         try:
-            return parse_network(plain_data(self._network_doc(outputs or [layers[-1].get_output(0)])))
+            return parse_network(api.plain_data(self._network_doc(outputs or [layers[-1].get_output(0)])))
         except UserError as exc:
             raise self._translate(exc) from None
 
@@ -1406,10 +1384,8 @@ class Network(_Strict):
         return ttype.dtype.name, tuple(-1 if d is None else d for d in ttype.shape)
 
     def _load(self, doc: dict, call: str):
-        from .public import load_spec
-
         try:
-            return load_spec(doc)
+            return api.load_spec(doc)
         except UserError as exc:
             if exc.field and exc.field.startswith("network."):
                 raise self._translate(exc) from None
@@ -1417,10 +1393,8 @@ class Network(_Strict):
 
     def _convert(self, spec, path, target: str, opset, call: str):
         """``spec2onnx.convert`` with its errors told as the builder call that made the layer (never ``<dict>``)."""
-        from .public import convert
-
         try:
-            return convert(spec, path, target=target, opset=opset)
+            return api.convert(spec, path, target=target, opset=opset)
         except UserError as exc:
             if exc.field and exc.field.startswith("network."):
                 raise self._translate(exc) from None

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from .errors import SpecError, UserError
+from .errors import SpecError
+from .providers import PROVIDER_ALIASES, RUNTIMES
 
 KEYS = ("spec", "case", "runtime", "provider", "opt_level", "reason")
 
@@ -43,8 +43,6 @@ class XfailRule:
     opt_level: str | None = None
 
     def matches(self, spec: str, case: str, runtime: str, provider: str, opt_level: str) -> bool:
-        from .runtime import PROVIDER_ALIASES
-
         if not (fnmatch.fnmatchcase(spec, self.spec) and fnmatch.fnmatchcase(case, self.case)):
             return False
         if self.runtime and self.runtime != runtime:
@@ -83,15 +81,11 @@ def parse_rules(doc: Any, *, spec_name: str | None = None) -> tuple[XfailRule, .
 
 
 def _check_runtime(name: str) -> str:
-    from .runtimes import RUNTIMES
-
     return "" if name in RUNTIMES else f"unknown runtime {name!r}; one of {', '.join(RUNTIMES)}"
 
 
 def _check_provider(name: str) -> str:
-    import onnxruntime
-
-    from .runtime import PROVIDER_ALIASES
+    import onnxruntime  # (validating needs it; a spec's xfail names a provider of it)
 
     known = set(onnxruntime.get_all_providers()) | set(PROVIDER_ALIASES.values())
     if name.lower() in PROVIDER_ALIASES or name in known:
@@ -116,16 +110,3 @@ def unmatched(rules: tuple[XfailRule, ...], ran: set[tuple[str, str]]) -> list[t
     """The entries (with their index) whose spec and case globs match none of the (spec, case) pairs in ``ran``."""
     return [(i, rule) for i, rule in enumerate(rules)
             if not any(fnmatch.fnmatchcase(spec, rule.spec) and fnmatch.fnmatchcase(case, rule.case) for spec, case in ran)]
-
-
-def load_rules_file(path: str | Path) -> tuple[XfailRule, ...]:
-    """Rules from a YAML or JSON file, read with the spec reader's limits (size, aliases, tags)."""
-    from .spec import read_document
-
-    path = Path(path)
-    if not path.is_file():  # else read_document's "not a spec file" for a missing file without a suffix, or a folder
-        raise UserError(f"{path}: no such file (known-failure rules: a .yaml, .yml or .json file)")
-    try:
-        return parse_rules(read_document(path))
-    except UserError as exc:
-        raise exc.located(file=str(path)) from None

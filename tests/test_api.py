@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from converter.api import validate_paths
+import converter
 
 from .conftest import SPECS
 
 
-def test_validate_paths_runs_every_case_of_the_given_specs():
-    results = validate_paths([SPECS / "trt_scale/seed-scale-4d.yaml"])
+def test_validate_runs_every_case_of_the_given_specs():
+    results = converter.validate([SPECS / "trt_scale/seed-scale-4d.yaml"]).results
     assert [(r.case, r.outcome) for r in results] == [("doc-example", "PASS"), ("random", "PASS")]
 
 

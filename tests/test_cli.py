@@ -155,7 +155,7 @@ def test_a_non_cpu_provider_never_falls_back_to_the_cpu_silently():
     if "AzureExecutionProvider" not in ort.get_available_providers():
         pytest.skip("this onnxruntime has no second execution provider to try")
     from converter.lowering import build_model
-    from converter.runtime import OrtRunner
+    from converter.runners.onnxruntime import OrtRunner
     from converter.spec import load_spec
 
     spec = load_spec(SPECS / "trt_scale/seed-scale-4d.yaml")

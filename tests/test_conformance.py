@@ -11,9 +11,10 @@ import functools
 
 import pytest
 
-from converter.spec import find_spec_files, load_spec
-from converter.runtimes import RunConfig
-from converter.validate import Options, check_spec
+from converter.selection import spec_files as find_spec_files
+from converter.spec import load_spec
+from converter.runners import RunConfig
+from converter.pipeline import Options, validate_spec
 
 from .conftest import SPECS
 
@@ -33,7 +34,7 @@ def _collect():
 def _results(path):
     spec = load_spec(path)
     options = Options(configs=tuple(RunConfig(opt_level=level) for level in OPT_LEVELS))
-    return {(r.case, r.opt_level): r for r in check_spec(spec, options)}
+    return {(r.case, r.opt_level): r for r in validate_spec(spec, options)}
 
 
 @pytest.mark.parametrize("path, case", _collect())

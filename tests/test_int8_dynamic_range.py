@@ -10,7 +10,7 @@ import pytest
 from converter.errors import SpecError
 from converter.lowering import build_model
 from converter.reference import run_network
-from converter.runtime import OrtRunner
+from converter.runners.onnxruntime import OrtRunner
 from converter.spec import parse_spec
 
 CPU = "CPUExecutionProvider"

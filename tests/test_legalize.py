@@ -13,7 +13,7 @@ from onnx import helper
 from converter.legalize import host_model
 from converter.lowering import build_model
 from converter.reference import run_network
-from converter.runtime import OrtRunner
+from converter.runners.onnxruntime import OrtRunner
 from converter.spec import parse_spec
 from converter.targets import Target
 from converter.targets.check import check_model, errors

@@ -123,7 +123,7 @@ def test_sigterm_writes_the_reports_exits_143_and_leaves_no_worker(tmp_path):
 def test_sigterm_during_convert_exits_143_with_one_line(tmp_path):
     """Outside validate too: the handler is installed for every command, and nothing is half-written."""
     script = (f"import sys, time; sys.path.insert(0, {str(REPO)!r}); import converter.api as api; "
-              "api.load_spec = lambda *a, **k: (print('loading', flush=True), time.sleep(600)); "
+              "api.load_spec_file = lambda *a, **k: (print('loading', flush=True), time.sleep(600)); "
               "from cli import main; main(['convert', 'x.yaml', '-o', 'm.onnx'])")
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -164,8 +164,8 @@ def test_a_case_whose_last_results_were_unsent_when_its_worker_was_lost_is_run_a
 
     from converter.plugins import load_plugins
     from converter.pool import Job, Pool, SpecInfo
-    from converter.runtimes import RunConfig
-    from converter.validate import PASS, Options
+    from converter.runners import RunConfig
+    from converter.pipeline import PASS, Options
 
     load_plugins((PLUGIN,))
     spec = tmp_path / "m.yaml"
@@ -198,7 +198,7 @@ def test_a_job_too_big_for_the_pipe_is_not_sent_ahead_to_a_worker_stuck_in_a_cas
 import sys
 sys.path.insert(0, {str(REPO)!r})
 from converter.pool import Job, Pool
-from converter.validate import Options
+from converter.pipeline import Options
 jobs = [Job(__import__("pathlib").Path({str(tmp_path / "a.yaml")!r}), ("hangs",)),
         Job(__import__("pathlib").Path({str(tmp_path / "b.yaml")!r}), ("fine-1", "z" * (1 << 20))),
         Job(__import__("pathlib").Path({str(tmp_path / "c.yaml")!r}), ("fine-1",))]
@@ -218,7 +218,7 @@ def test_a_worker_whose_results_wait_unread_is_not_timed_out_after_a_slow_consum
     ago (its result unread) and was reported as timed out, its worker killed."""
     from converter.plugins import load_plugins
     from converter.pool import Job, Pool
-    from converter.validate import Options
+    from converter.pipeline import Options
 
     from .test_runner import RESIZE_SPEC
 

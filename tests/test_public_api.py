@@ -163,10 +163,17 @@ def test_every_public_name_is_documented(module):
     assert module.__doc__
 
 
-def test_the_public_function_validate_is_not_replaced_by_the_submodule_of_that_name():
-    import converter.validate  # noqa: F401  (the submodule)
+def test_no_submodule_has_the_name_of_a_public_function():
+    """``spec2onnx.validate`` is the function, whatever is imported: no module of the package is called like a
+    public name (the package needs no class swap to keep it so)."""
+    import importlib.util
 
-    assert callable(spec2onnx.validate) and spec2onnx.validate.__module__.endswith(".public")
+    import converter.pipeline  # noqa: F401  (the module that validates)
+
+    assert callable(spec2onnx.validate) and spec2onnx.validate.__module__.endswith(".api")
+    for name in spec2onnx.__all__:
+        if name not in ("trt", "dml", "__version__"):
+            assert importlib.util.find_spec(f"converter.{name}") is None, name
 
 
 def test_convert_needs_no_cases_but_validate_does():

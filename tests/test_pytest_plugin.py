@@ -12,7 +12,7 @@ import pytest
 # imported twice in one process, so everything the plugin imports lazily is imported here first.
 import converter.api  # noqa: F401
 import converter.pytest_plugin  # noqa: F401
-import converter.validate  # noqa: F401
+import converter.pipeline  # noqa: F401
 import onnx.reference  # noqa: F401
 from tests.conftest import BAD_SPECS, REPO, SPECS
 

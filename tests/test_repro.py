@@ -6,7 +6,7 @@ from click.testing import CliRunner
 
 from cli import main
 from converter.repro import repro_parts
-from converter.validate import CaseResult
+from converter.pipeline import CaseResult
 
 SPEC = """
 name: {spec}

@@ -187,7 +187,7 @@ def test_bundled_suite_on_another_runtime_passes_with_its_declared_known_failure
 
 @pytest.mark.parametrize("opset", ["13", "max"])
 def test_bundled_suite_at_the_lowest_and_the_newest_opset(opset):
-    from converter.runtime import max_supported_opset
+    from converter.runners.onnxruntime import max_supported_opset
 
     opset = max_supported_opset() if opset == "max" else int(opset)
     result = invoke("validate", "-q", "-j", 2, "--opset", opset)
@@ -349,7 +349,7 @@ def test_only_big_outputs_get_more_than_one_intra_op_thread(write_spec, monkeypa
     from converter import api
     from converter.spec import load_spec
 
-    validate = importlib.import_module("converter.validate")  # (the package's ``validate`` is the public function)
+    validate = importlib.import_module("converter.pipeline")  # (the package's ``validate`` is the public function)
 
     small = load_spec(write_spec(RESIZE_SPEC.format(n=4, m=8), "small.yaml"))
     big = load_spec(write_spec(RESIZE_SPEC.format(n=512, m=1024), "big.yaml"))

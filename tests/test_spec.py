@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from converter.errors import SpecError
-from converter.spec import MAX_NAME_LENGTH, is_valid_name, load_spec
+from converter.names import MAX_NAME_LENGTH, is_valid_name
+from converter.spec import load_spec
 
 from .conftest import SPECS
 

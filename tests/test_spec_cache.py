@@ -164,9 +164,9 @@ def _models(folder: Path) -> list[Path]:
 
 def _validate(path: Path, **options) -> list[str]:
     from converter.api import make_options
-    from converter.validate import check_spec
+    from converter.pipeline import validate_spec
 
-    return [r.outcome for r in check_spec(load_spec(path), make_options(**options))]
+    return [r.outcome for r in validate_spec(load_spec(path), make_options(**options))]
 
 
 def test_a_cached_spec_is_lowered_once_per_opset(tmp_path, cache, monkeypatch):
@@ -179,21 +179,21 @@ def test_a_cached_spec_is_lowered_once_per_opset(tmp_path, cache, monkeypatch):
     assert _validate(path) == ["PASS", "PASS"]
     assert lowered == []  # from the entry
     assert _validate(path, opset=13) == ["PASS", "PASS"]
-    assert lowered == ["opset=13;provider=CPUExecutionProvider"] and len(_models(cache)) == 2
+    assert lowered == ["target=ort-cpu;opset=13;fixed=True;provider=CPUExecutionProvider;static=True"] and len(_models(cache)) == 2
 
 
 def test_a_spec_checked_twice_hits_its_model_entry(tmp_path, cache, monkeypatch):
     """The key is the network's content: checking the same Spec object again (the Python API's validate(spec)
     twice, say), after the first check filled the network's per-object lookups, uses the same entry."""
     from converter.api import make_options
-    from converter.validate import check_spec
+    from converter.pipeline import validate_spec
 
     spec = load_spec(_write(tmp_path))
-    assert [r.outcome for r in check_spec(spec, make_options())] == ["PASS", "PASS"]
+    assert [r.outcome for r in validate_spec(spec, make_options())] == ["PASS", "PASS"]
     lowered = []
     real = spec_cache.lowered_model
     monkeypatch.setattr(spec_cache, "lowered_model", lambda spec, variant, build: real(spec, variant, lambda: lowered.append(variant) or build()))
-    assert [r.outcome for r in check_spec(spec, make_options())] == ["PASS", "PASS"]
+    assert [r.outcome for r in validate_spec(spec, make_options())] == ["PASS", "PASS"]
     assert lowered == [] and len(_models(cache)) == 1
 
 
@@ -227,14 +227,14 @@ def test_a_spec_changed_after_loading_is_lowered_again(tmp_path, cache):
     import dataclasses
 
     from converter.api import make_options
-    from converter.validate import check_spec
+    from converter.pipeline import validate_spec
 
     path = _write(tmp_path)
     assert _validate(path) == ["PASS", "PASS"]
     other = load_spec(_write(tmp_path, SPEC.replace("operation: SUM", "operation: SUB"), "o.yaml"))
     for spec in (load_spec(path), load_spec(path)):  # loaded afresh, then from the spec cache
         changed = dataclasses.replace(spec, network=other.network)
-        assert [r.outcome for r in check_spec(changed, make_options())] == ["PASS", "FAIL"]
+        assert [r.outcome for r in validate_spec(changed, make_options())] == ["PASS", "FAIL"]
 
 
 def test_a_signed_model_entry_copied_to_another_key_is_rebuilt(tmp_path, cache):
@@ -267,12 +267,12 @@ def test_a_model_lowered_for_a_target_is_cached_with_its_opset_and_check(tmp_pat
     """--target (and --provider cuda) lower through the target's opset search and static check: the
     chosen opset and the check's findings are kept with the model, and a second run repeats neither."""
     from converter.api import make_options
-    from converter.validate import check_spec
+    from converter.pipeline import validate_spec
 
     path = _write(tmp_path)
     options = make_options(target="tensorrt")
-    first = list(check_spec(load_spec(path), options))
-    monkeypatch.setattr("converter.targets.opset.model_for_target", lambda *a, **k: pytest.fail("lowered again"))
-    second = list(check_spec(load_spec(path), options))
+    first = list(validate_spec(load_spec(path), options))
+    monkeypatch.setattr("converter.pipeline.model_for_target", lambda *a, **k: pytest.fail("lowered again"))
+    second = list(validate_spec(load_spec(path), options))
     assert [(r.outcome, r.opset, r.problems) for r in second] == [(r.outcome, r.opset, r.problems) for r in first]
     assert len(_models(cache)) == 1

@@ -2,7 +2,7 @@
 
 OpenVINO publishes no per-type kernel table for its ONNX frontend, so this one is measured: every
 model the lowerings emit for the bundled suite (at the spec's opset and at 13, 17 and 21, lowered
-for each target) is compiled on the CPU plugin at f32 inference precision, as converter/runtimes.py
+for each target) is compiled on the CPU plugin at f32 inference precision, as converter/runners/openvino.py
 runs models; every node of a model that compiles counts as compiled. The nodes of a model that does
 not are cut out into one-node models (constant inputs kept as initializers) and compiled alone.
 A row per compiled combination, in the kernel-table format of ort-*.json (closed since-version

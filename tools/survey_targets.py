@@ -17,14 +17,14 @@ from spec2onnx.selection import spec_files
 from spec2onnx.spec import load_spec
 from spec2onnx.targets import TARGET_NAMES, get_target
 from spec2onnx.targets.check import errors
-from spec2onnx.targets.opset import model_for_target
+from spec2onnx.pipeline import model_for_target
 from spec2onnx.targets.spec_rules import TargetRuleError
 
 
 def lowered(spec, target_name: str):
     """(model, None) or (None, why) for one spec lowered for one target (build errors are answers too)."""
 
-    try:  # model_for_target applies the spec rules (spec_rules.check_spec) before lowering
+    try:  # model_for_target applies the spec rules (spec_rules.refuse_spec) before lowering
         model, _, _, problems = model_for_target(spec, get_target(target_name), spec.opset or DEFAULT_OPSET)
         return (model, problems), None
     except TargetRuleError as exc:

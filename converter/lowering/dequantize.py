@@ -20,6 +20,7 @@ Paths, best first; the chosen one is named in each node's doc string ("[path] wh
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,10 +30,11 @@ from ..dtypes import FLOAT16, FLOAT32, INT8, INT16, INT32, INT64, UINT8, UINT16,
 from ..errors import SpecError
 from ..network import Layer, TensorType
 from ..registry import LayerKind, register_layer
+from ..targets import dla
 from ..schema import Attr, Enum
 from .builder import Lowered, LoweringContext, NodeBuilder
 from .scale import int8_to_float
-from .strides import Strides, check_strides, lower_strided
+from .strides import ROLES, Strides, check_strides, lower_strided
 
 INTEGER_TYPES = (INT8, INT16, INT32, UINT8, UINT16, UINT32)
 FLOAT_TYPES = (FLOAT32, FLOAT16)
@@ -279,7 +281,7 @@ def _choose_plan(ctx: LoweringContext) -> Plan:
 
 def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     if layer.attrs["strides"]:  # the strided buffers become full-shape views first (strides.py)
-        return lower_strided(_lower_dense, layer, ctx)
+        return lower_strided(_lower_dense, layer, ctx, choose_plan)
     return _lower_dense(layer, ctx)
 
 
@@ -385,4 +387,6 @@ register_layer(LayerKind(
     lower=lower,
     notes="input/zero point int8, int16, int32, uint8, uint16, uint32; scale/output float32, float16; "
           "1 to 8 dims, all inputs of one shape (or scale/zero point buffers read through strides); feature_level 1.0, 2.1, 3.0, 6.0, 6.2 enforce the seed's tables",
+    reference=".dequantize:reference",  # converter/reference/dequantize.py
+    target_rules={"tensorrt-dla": functools.partial(dla.check_strides, roles=ROLES)},
 ))

@@ -14,6 +14,7 @@ from ..dtypes import BFLOAT16, BOOL, FLOAT16, FLOAT32, INT8, INT32, INT64, DType
 from ..errors import SpecError
 from ..network import Layer, TensorType
 from ..registry import LayerKind, register_layer
+from ..targets import dla
 from ..schema import Enum
 from .builder import Lowered, LoweringContext, NodeBuilder
 from .scale import KEEP_PLUS_ZERO, int8_to_float, to_int8
@@ -269,4 +270,6 @@ register_layer(LayerKind(
     check=check,
     lower=lower,
     notes="types per operation as in the seed's table; EQUAL/GREATER/LESS output bool",
+    reference=".elementwise:reference",  # converter/reference/elementwise.py
+    target_rules={"tensorrt-dla": dla.check_elementwise},
 ))

@@ -9,18 +9,13 @@ from .. import __version__
 from ..errors import InternalError, UserError
 from ..memory import gc_paused
 from ..network import Network
+from ..opset import DEFAULT_OPSET, MIN_OPSET, ir_version_for
 from ..registry import layer_kind
 from ..targets import Target, target_for_provider
 from .builder import LoweringContext
 from .quantized import lower_quantized
 
-DEFAULT_OPSET = 17
-MIN_OPSET = 13
-
-
-def ir_version_for(opset: int) -> int:
-    """The lowest IR version that carries ``opset``: onnx's default (the newest) is rejected by older runtimes."""
-    return helper.find_min_ir_version_for([helper.make_opsetid("", opset)])
+__all__ = ["DEFAULT_OPSET", "MIN_OPSET", "build_model", "check_onnx", "ir_version_for"]
 
 
 def build_model(network: Network, *, name: str = "spec2onnx", opset: int = DEFAULT_OPSET,
@@ -77,11 +72,11 @@ def _build_model(network: Network, *, name: str, opset: int, provider: str, doc:
     if notes:
         helper.set_model_props(model, {"spec2onnx.legalizations": "\n".join(notes)})
     if check:
-        check_model(model)
+        check_onnx(model)
     return model
 
 
-def check_model(model: onnx.ModelProto) -> None:
+def check_onnx(model: onnx.ModelProto) -> None:
     """onnx's full checker, which includes strict, type-checked shape inference; a failure here is our bug."""
     try:
         onnx.checker.check_model(model, full_check=True)

@@ -18,6 +18,7 @@ from ..dtypes import FLOAT16, FLOAT32, INT8, INT32, INT64
 from ..errors import SpecError
 from ..network import MAX_ELEMENTS, Layer, TensorType
 from ..registry import LayerKind, register_layer
+from ..targets import dla
 from ..schema import Enum, Number, NumberArray, Scales, per_dimension
 from .builder import Lowered, LoweringContext, NodeBuilder
 from .scale import to_int8
@@ -603,4 +604,6 @@ register_layer(LayerKind(
     lower=lower,
     notes="types int8, float16, float32; NEAREST/LINEAR resize the innermost min(3, N) dimensions, CUBIC the innermost 2",
     tolerance=tolerance,
+    reference=".resize:reference",  # converter/reference/resize.py
+    target_rules={"tensorrt-dla": dla.check_resize},
 ))

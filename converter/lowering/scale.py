@@ -15,6 +15,7 @@ from ..dtypes import BFLOAT16, FLOAT16, FLOAT32, INT8, DType
 from ..errors import SpecError
 from ..network import Layer, TensorType
 from ..registry import LayerKind, register_layer
+from ..targets import dla
 from ..schema import Enum, Number, NumberArray
 from .builder import Lowered, LoweringContext, NodeBuilder
 
@@ -282,4 +283,6 @@ register_layer(LayerKind(
     check=check,
     lower=lower,
     notes="types int8, float16, float32, bfloat16; rank >= 4; output type = input type",
+    reference=".scale:reference",  # converter/reference/scale.py
+    target_rules={"tensorrt-dla": dla.check_scale},
 ))

@@ -108,9 +108,9 @@ def view_offsets(sizes: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray
     return offsets
 
 
-def lower_strided(lower, layer: Layer, ctx: LoweringContext) -> Lowered:
-    """``lower`` (dml.DequantizeLinear's) given the strided tensors as full-Sizes views."""
-    from .dequantize import choose_plan  # (dequantize imports this module for its attribute)
+def lower_strided(lower, layer: Layer, ctx: LoweringContext, choose_plan) -> Lowered:
+    """``lower`` (dml.DequantizeLinear's) given the strided tensors as full-Sizes views; ``choose_plan`` is
+    dequantize.py's (passed in: dequantize imports this module for its attribute)."""
 
     b = NodeBuilder(dataclasses.replace(layer, name=f"{layer.name}/strides"))
     sizes = ctx.input_types[0].shape

@@ -1,34 +1,23 @@
 """Independent numpy reference implementations: the oracle every lowering is checked against.
 
 Nothing in this package imports onnx, onnxruntime or ``converter.lowering``
-(tests/reference/test_independence.py checks it). Each layer kind maps, by its
-explicit spec name, to a function ``(layer, inputs: list[np.ndarray]) -> np.ndarray``.
+(tests/reference/test_independence.py checks it). Each layer kind's registration
+(``converter.registry.LayerKind.reference``) names its function here by module,
+``(layer, inputs: list[np.ndarray]) -> np.ndarray``: one module per kind family.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Callable
 
 import numpy as np
 
-from ..network import Layer, Network
-from . import dequantize, elementwise, resize, scale
+from ..network import Network
+from ..registry import reference_of, register_reference
+from . import scale
 from .quantized import run_quantized
 
-REFERENCES: dict[str, Callable[[Layer, list[np.ndarray]], np.ndarray]] = {
-    "trt.Scale": scale.reference,
-    "trt.ElementWise": elementwise.reference,
-    "trt.Resize": resize.reference,
-    "dml.DequantizeLinear": dequantize.reference,
-}
-
-
-def register_reference(name: str, fn: Callable[[Layer, list[np.ndarray]], np.ndarray]) -> None:
-    """Register the reference of a layer kind defined outside the package (see converter.plugins)."""
-    if name in REFERENCES:
-        raise ValueError(f"reference for {name} registered twice")
-    REFERENCES[name] = fn
+__all__ = ["register_reference", "run_network"]
 
 
 # Layer kinds whose arithmetic differs on a deployment target (run_network's ``arithmetic``; docs/deployment.md).
@@ -43,7 +32,7 @@ def run_network(network: Network, feeds: dict[str, np.ndarray], arithmetic: str 
     values: dict[str, np.ndarray] = dict(network.constants)
     values.update(feeds)
     for layer in network.layers:
-        fn, args, quantization = REFERENCES[layer.op], [values[t] for t in layer.inputs], network.quantization(layer)
+        fn, args, quantization = reference_of(layer.op), [values[t] for t in layer.inputs], network.quantization(layer)
         if arithmetic and layer.op in TARGET_ARITHMETIC:
             fn = functools.partial(TARGET_ARITHMETIC[layer.op], arithmetic=arithmetic)
         out = fn(layer, args) if quantization is None else run_quantized(fn, layer, args, *quantization)

@@ -17,27 +17,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import UserError
-from ..registry import did_you_mean
+from ..names import did_you_mean
+from ..providers import PROVIDER_ALIASES, PROVIDER_TARGETS, TARGET_PROVIDERS, full_provider
+from .profiles import PROFILES
 
 TARGET_NAMES = ("portable", "ort-cpu", "ort-cuda", "ort-dml", "tensorrt", "tensorrt-dla", "openvino")
-
-# onnxruntime execution provider (full name) -> the target whose model it runs.
-_PROVIDER_TARGETS = {
-    "CPUExecutionProvider": "ort-cpu",
-    "CUDAExecutionProvider": "ort-cuda",
-    "DmlExecutionProvider": "ort-dml",
-    "TensorrtExecutionProvider": "tensorrt",
-    "OpenVINOExecutionProvider": "openvino",
-}
 
 
 @dataclass(frozen=True)
 class Target:
     name: str  # one of TARGET_NAMES
-
-    @property
-    def is_portable(self) -> bool:
-        return self.name == "portable"
 
     def includes(self, name: str) -> bool:
         """True when a model for this target must also run on target ``name``.
@@ -45,8 +34,6 @@ class Target:
         portable includes ort-cpu, ort-cuda, tensorrt and openvino (not tensorrt-dla: DLA runs FP16/INT8 only);
         tensorrt-dla includes tensorrt (onnx-tensorrt parses its model too).
         """
-        from .profiles import PROFILES
-
         profile = PROFILES[self.name]
         return self.name == name or name in profile.get("all_of", ()) or name in profile.get("includes", ())
 
@@ -54,15 +41,11 @@ class Target:
     def deployment(self) -> bool:
         """Whether lowerings emit this target's deployment form (one node per layer where its importer has one,
         in the source's types), run on the host through a legalized copy (converter/legalize.py)."""
-        from .profiles import PROFILES
-
         return bool(PROFILES[self.name].get("deployment"))
 
     @property
     def preferences(self) -> dict:
         """Lowering preferences (converter/targets/profiles.py), e.g. ``scale_batchnorm``."""
-        from .profiles import PROFILES
-
         return PROFILES[self.name]["preferences"]
 
 
@@ -76,18 +59,11 @@ def get_target(name: str) -> Target:
 
 def target_for_provider(provider: str) -> Target:
     """The target an onnxruntime execution provider (full name) implies; ``portable`` for others."""
-    return Target(_PROVIDER_TARGETS.get(provider, "portable"))
-
-
-# The onnxruntime provider whose lowering choices a target's model starts from (lowerings that have
-# not learnt ctx.target yet still read ctx.provider).
-# The inverse of _PROVIDER_TARGETS, plus tensorrt-dla (TensorRT builds it); portable starts from the CPU EP's.
-_TARGET_PROVIDERS = {target: provider for provider, target in _PROVIDER_TARGETS.items()} | {
-    "tensorrt-dla": "TensorrtExecutionProvider"}
+    return Target(PROVIDER_TARGETS.get(provider, "portable"))
 
 
 def provider_for_target(target: Target) -> str:
-    return _TARGET_PROVIDERS.get(target.name, "CPUExecutionProvider")
+    return TARGET_PROVIDERS.get(target.name, "CPUExecutionProvider")
 
 
 def choose_target(target: str | None = None, provider: str | None = None) -> Target:
@@ -98,9 +74,7 @@ def choose_target(target: str | None = None, provider: str | None = None) -> Tar
     if target:
         return get_target(target)
     if provider:
-        from ..runtime import PROVIDER_ALIASES
-
-        full = PROVIDER_ALIASES.get(provider.lower(), provider)
+        full = full_provider(provider)
         if full not in PROVIDER_ALIASES.values():
             raise UserError(f"--provider {provider}: not an execution provider onnxruntime knows; "
                             f"known: {', '.join(sorted(PROVIDER_ALIASES))}")

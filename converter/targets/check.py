@@ -20,7 +20,8 @@ from pathlib import Path
 
 import onnx
 
-from . import dla
+from ..model_reading import read_model
+from . import dla, dla_guide, tensorrt_rules
 from .limits import Unverified, applies, broken
 from .model_view import ModelView, NodeView, UnreadValue
 from .profiles import PROFILES
@@ -185,14 +186,10 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict) -> tuple
                 found.append(problem(f"{limit['why']}{detail}", severity))
     try:
         if profile.get("importer"):
-            from . import tensorrt_rules
-
             found += [problem(tensorrt_rules.describe(rule, detail))
                       for rule, detail in tensorrt_rules.node_problems(node)]
         if profile.get("dla"):
             found += [problem(r) for r in dla.node_problems(node, view)]
-            from . import dla_guide
-
             found += [problem(r, "warning") for r in dla_guide.node_warnings(node, view)]
     except UnreadValue as exc:  # a rule needs a constant's value that check did not read
         found.append(problem(f"not verified: a rule needs the value of {exc}, whose data check does not read "
@@ -256,6 +253,4 @@ def _span(row: dict) -> str:
 def load_model_file(path, max_memory: int | None = None) -> onnx.ModelProto:
     """An ONNX model from ``path``, structure only (converter/model_reading.py: bounded, external data unread,
     large initializers as typed graph inputs); a UserError naming the file when it cannot be read as one."""
-    from ..model_reading import read_model
-
     return read_model(path, max_memory).model

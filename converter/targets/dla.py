@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .spec_rules import TargetRuleError
+from ..errors import TargetRuleError
+from ..registry import layer_kind
 
 
 class DlaRuleError(TargetRuleError):
@@ -41,8 +42,11 @@ NODE_RESIZE = {  # mode -> allowed (coordinate_transformation_mode, nearest_mode
 NODE_DTYPES = ("float", "float16", "int8")  # float32 models are built in FP16 precision for DLA
 
 
-def check_spec(spec) -> None:
-    """Raise SpecError, naming the layer field and the DLA rule, for the first layer DLA cannot run."""
+def refuse_layers(spec) -> None:
+    """Raise SpecError, naming the layer field and the DLA rule, for the first layer DLA cannot run.
+
+    The rules of a layer kind are its registration's ``target_rules["tensorrt-dla"]`` (converter/registry.py):
+    the functions below, named by the kind's lowering family."""
     net = spec.network
     for layer in net.layers:
         where = layer.field or f"network.layers[{layer.name}]"
@@ -52,20 +56,19 @@ def check_spec(spec) -> None:
             if dtype not in DLA_DTYPES and not is_bool_result:
                 raise DlaRuleError(f"tensor {tensor!r} is {dtype}; tensorrt-dla runs FP16 and INT8 only (DLA Support)",
                                 file=str(spec.path), field=where)
-        if layer.op == "trt.Scale":
-            power = np.asarray(layer.attrs.get("power", []))
-            if power.size and np.any(power != 1):
-                raise DlaRuleError(f"power {power.tolist()}: DLA does not support custom power values (Scale, DLA Support)",
-                                file=str(spec.path), field=f"{where}.power")
-        elif layer.op == "trt.ElementWise":
-            _check_elementwise(spec, layer, where)
-        elif layer.op == "trt.Resize":
-            _check_resize(spec, layer, where)
-        elif layer.op == "dml.DequantizeLinear":
-            _check_strides(spec, layer, where)
+        rule = layer_kind(layer.op).target_rules.get("tensorrt-dla")
+        if rule is not None:
+            rule(spec, layer, where)
 
 
-def _check_elementwise(spec, layer, where: str) -> None:
+def check_scale(spec, layer, where: str) -> None:
+    power = np.asarray(layer.attrs.get("power", []))
+    if power.size and np.any(power != 1):
+        raise DlaRuleError(f"power {power.tolist()}: DLA does not support custom power values (Scale, DLA Support)",
+                        file=str(spec.path), field=f"{where}.power")
+
+
+def check_elementwise(spec, layer, where: str) -> None:
     net, op = spec.network, layer.attrs["operation"]
     if op not in ELEMENTWISE_OPS:
         raise DlaRuleError(f"operation {op}: DLA runs {', '.join(ELEMENTWISE_OPS)} only", file=str(spec.path),
@@ -99,11 +102,11 @@ def _constant(net, tensor: str) -> bool:
         _constant(net, t) for t in producer.inputs)
 
 
-def _check_strides(spec, layer, where: str) -> None:
+def check_strides(spec, layer, where: str, *, roles) -> None:
     """A strided network-input buffer is viewed at run time by Reshape/Gather (converter/lowering/strides.py),
-    which have no DLA layer; a constant one is read through its strides at conversion."""
-    from ..lowering.strides import ROLES
-
+    which have no DLA layer; a constant one is read through its strides at conversion. ``roles``: the
+    strided input's index per role (strides.ROLES, given by the kind's registration)."""
+    ROLES = roles
     for role in layer.attrs.get("strides") or {}:
         if layer.inputs[ROLES[role]] not in spec.network.constants:
             raise DlaRuleError(f"strides on the run-time {role} {layer.inputs[ROLES[role]]!r}: its view needs Reshape or "
@@ -111,7 +114,7 @@ def _check_strides(spec, layer, where: str) -> None:
                                file=str(spec.path), field=f"{where}.strides.{role}")
 
 
-def _check_resize(spec, layer, where: str) -> None:
+def check_resize(spec, layer, where: str) -> None:
     mode = layer.attrs["resize_mode"]
     combo = (layer.attrs["coordinate_transformation"], layer.attrs["selector_for_single_pixel"],
              layer.attrs["nearest_rounding"] if mode == "NEAREST" else None)

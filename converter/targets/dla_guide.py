@@ -30,6 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from .trt_importer import node_layers
+
 DLA_RELEASE = "TensorRT 10.7 (Jetson/DriveOS; the last release with DLA there; not TensorRT 11.4's Windows-on-ARM DLA)"
 NVINFER = "NVIDIA/TensorRT v10.7.0 (17003e43da9858f574e3a4a1d795fcf218862fe3) include/NvInfer.h"
 GUIDE = "NVIDIA TensorRT guide, DLA Supported Layers and Restrictions"
@@ -238,8 +240,6 @@ NO_DLA = {"IGatherLayer": ("NvInfer.h:2595", "//! * No DLA support")}
 
 def node_warnings(node, view) -> list[str]:
     """The "GPU fallback" verdicts of ``node`` (a NodeView): the layers onnx-tensorrt builds from it that DLA does not run."""
-    from .trt_importer import node_layers
-
     found = []
     for layer in node_layers(node, view):
         if layer.kind not in DLA_LAYERS:

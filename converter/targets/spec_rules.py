@@ -11,19 +11,17 @@ Both raise DlaRuleError's parent, TargetRuleError (a SpecError: exit status 2, n
 
 from __future__ import annotations
 
-from ..errors import SpecError
+from ..errors import TargetRuleError
+from .dla import refuse_layers
+
+__all__ = ["TENSORRT_MAX_RANK", "TENSORRT_TYPES", "TargetRuleError", "refuse_spec"]
 
 TENSORRT_TYPES = ("float32", "float16", "bfloat16", "int32", "int64", "int8", "uint8", "bool")
 TENSORRT_MAX_RANK = 8  # nvinfer1::Dims::MAX_DIMS
 
 
-class TargetRuleError(SpecError):
-    """A spec the target cannot take at all: refused before lowering (exit status 2)."""
-
-
-def check_spec(spec, target) -> None:
-    from . import dla
-
+def refuse_spec(spec, target) -> None:
+    """TargetRuleError, naming the field and the rule, for a spec ``target`` cannot take whatever the lowering does."""
     if target.includes("tensorrt") or target.name == "tensorrt-dla":
         net = spec.network
         for kind, names in (("input", list(net.inputs)), ("output", list(net.outputs))):
@@ -47,4 +45,5 @@ def check_spec(spec, target) -> None:
                                       "(docs/OperatorKernels.md, DmlExecutionProvider)", file=str(spec.path),
                                       field=f"network.inputs.{name}" if name in spec.network.inputs else "network")
     if target.name == "tensorrt-dla":
-        dla.check_spec(spec)
+        refuse_layers(spec)
+

@@ -29,7 +29,7 @@ import numpy as np
 import onnx
 
 from .model_view import ModelView, NodeView
-from .tensorrt_rules import ONNX_TENSORRT
+from .tensorrt_rules import ONNX_TENSORRT, qdq_axis
 
 TRT_TYPES = {"float": "kFLOAT", "double": "kFLOAT", "float16": "kHALF", "bfloat16": "kBF16", "int8": "kINT8",
              "int32": "kINT32", "int64": "kINT64", "bool": "kBOOL", "uint8": "kUINT8", "float8e4m3fn": "kFP8",
@@ -411,8 +411,6 @@ def _gemm(node, layer, ins, out):
 
 
 def _qdq(node, layer, ins, out):
-    from .tensorrt_rules import qdq_axis
-
     rank = node.rank(0)
     scale = node.constants[1]
     if scale is not None and scale.size == 1:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from converter.dtypes import DTYPES
 from converter.registry import layer_kinds
-from converter.runtime import max_supported_opset
+from converter.runners.onnxruntime import max_supported_opset
 
 from .known_bugs import AVOID, LINE_BREAKS
 

@@ -18,9 +18,9 @@ from converter.errors import UserError
 from converter.spec import parse_spec
 from converter.targets import TARGET_NAMES, get_target
 from converter.targets.check import errors
-from converter.targets.opset import model_for_target, runnable_opset_above
+from converter.pipeline import model_for_target, runnable_opset_above
 from converter.targets.spec_rules import TargetRuleError
-from converter.validate import Options, check_spec
+from converter.pipeline import Options, validate_spec
 
 from .strategies import KINDS, VALID, chain_specs
 
@@ -57,7 +57,7 @@ def test_tensorrt_deployment_models_validate_through_their_host_copy(pair):
     spec = parse_spec(doc, __import__("pathlib").Path("fuzz.yaml"))
     try:
         # (TensorRT's table covers opsets 9..24: a higher one asked for is the user's choice, refused by the check)
-        results = list(check_spec(spec, Options(opset=min(opset, 24), target=get_target("tensorrt"))))
+        results = list(validate_spec(spec, Options(opset=min(opset, 24), target=get_target("tensorrt"))))
     except TargetRuleError:
         return
     bad = [f"{r.outcome} {r.case}: {'; '.join(r.problems)}" for r in results if r.outcome not in ("PASS",)

@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from converter.validate import Options, check_spec
+from converter.pipeline import Options, validate_spec
 from converter.lowering import build_model
 from converter.spec import load_spec, parse_spec
 
@@ -18,8 +18,8 @@ from .strategies import KINDS, VALID, chain_specs, renamed
 
 
 def _check(spec, opset: int):
-    """Results of every case (converter.validate.check_spec)."""
-    return list(check_spec(spec, Options(opset=opset)))
+    """Results of every case (converter.pipeline.validate_spec)."""
+    return list(validate_spec(spec, Options(opset=opset)))
 
 
 def _note(text: str) -> None:

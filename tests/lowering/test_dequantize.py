@@ -10,8 +10,9 @@ import pytest
 
 from converter import reference
 from converter.lowering import build_model
-from converter.runtime import OrtRunner, max_supported_opset
-from converter.spec import find_spec_files, load_spec
+from converter.runners.onnxruntime import OrtRunner, max_supported_opset
+from converter.selection import spec_files as find_spec_files
+from converter.spec import load_spec
 
 from ..conftest import SPECS
 from ..helpers import one_layer_spec

@@ -9,7 +9,7 @@ import pytest
 from converter.errors import SpecError
 from converter.lowering import build_model
 from converter.lowering.elementwise import OPERATIONS, TYPE_TABLE, broadcast_shape
-from converter.runtime import OrtRunner
+from converter.runners.onnxruntime import OrtRunner
 from converter.targets import get_target
 
 from ..helpers import node_types, one_layer_spec
@@ -182,10 +182,10 @@ def test_integer_division_by_a_small_runtime_divisor(dtype, op, target):
 def test_integer_division_broadcasts_at_every_opset_and_every_target_runs_it(dtype, op, divisor, a_shape, b_shape):
     """Edge values through every broadcast form, against Python's integers at opsets 13 and the newest onnxruntime
     loads, and the static check of every target at opsets 13 and 17 (tensorrt-dla refuses int32/int64 before lowering)."""
-    from converter.runtime import max_supported_opset
+    from converter.runners.onnxruntime import max_supported_opset
     from converter.targets import TARGET_NAMES
     from converter.targets.check import check_model, errors
-    from converter.targets.opset import model_for_target
+    from converter.pipeline import model_for_target
     from converter.targets.spec_rules import TargetRuleError
 
     info = np.iinfo(dtype)

@@ -15,8 +15,8 @@ import pytest
 from onnx import TensorProto, helper
 
 from converter import reference
-from converter.validate import Options, _resolved
-from converter.validate import _tolerance as spec_tolerances
+from converter.pipeline import Options, _resolved
+from converter.pipeline import _tolerance as spec_tolerances
 from converter.compare import compare, resolve_tolerance
 from converter.legalize import host_model
 from converter.lowering import build_model
@@ -25,7 +25,7 @@ from converter.lowering.builder import NodeBuilder
 from converter.network import Layer
 from converter.reference.resize_kernel import resize as kernel_resize
 from converter.registry import layer_kind
-from converter.runtime import OrtRunner
+from converter.runners.onnxruntime import OrtRunner
 from converter.spec import load_spec
 from converter.targets import TARGET_NAMES, Target
 
@@ -383,7 +383,7 @@ def test_int8_through_quantize_dequantize_runs_exactly_on_openvino(target):
     """OpenVINO's low-precision passes move a DequantizeLinear through Interpolate (and failed on a per-axis
     scale); the no-op Max after it keeps it in place. Every int8 output equals the reference."""
     pytest.importorskip("openvino")
-    from converter.runtimes import RunConfig, session
+    from converter.runners import RunConfig, session
 
     for name in ("dtypes.yaml", "ranks.yaml"):
         spec = load_spec(SPECS[0].parent / name)

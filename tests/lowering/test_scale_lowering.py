@@ -7,7 +7,7 @@ import onnxruntime as ort
 import pytest
 
 from converter.lowering import build_model
-from converter.runtime import OrtRunner, max_supported_opset
+from converter.runners.onnxruntime import OrtRunner, max_supported_opset
 
 from ..helpers import node_types, one_layer_spec
 

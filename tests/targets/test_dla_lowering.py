@@ -10,11 +10,11 @@ import pytest
 
 from converter.lowering import build_model
 from converter.reference import run_network
-from converter.runtime import OrtRunner
+from converter.runners.onnxruntime import OrtRunner
 from converter.spec import parse_spec
 from converter.targets import Target
 from converter.targets.check import check_model, errors
-from converter.targets.spec_rules import TargetRuleError, check_spec
+from converter.targets.spec_rules import TargetRuleError, refuse_spec
 
 DLA = Target("tensorrt-dla")
 CPU = "CPUExecutionProvider"
@@ -28,7 +28,7 @@ def _spec(inputs, layers, outputs, opset=17):
 
 
 def _lower(spec, opset=17):
-    check_spec(spec, DLA)
+    refuse_spec(spec, DLA)
     model = build_model(spec.network, name="s", opset=opset, provider=CPU, target=DLA)
     assert [p.reason for p in errors(check_model(model, DLA))] == []
     return model, {n.op_type for n in model.graph.node}
@@ -74,7 +74,7 @@ def test_int8_div_is_refused_for_dla():
     spec = _spec({"a": {"dtype": "int8", "shape": [1, 1, 1, 2]}, "b": {"dtype": "int8", "shape": [1, 1, 1, 2]}},
                  [{"name": "y", "op": "trt.ElementWise", "inputs": ["a", "b"], "operation": "DIV"}], ["y"])
     with pytest.raises(TargetRuleError, match=r"operation DIV on int8: 0/0 must give 0"):
-        check_spec(spec, DLA)
+        refuse_spec(spec, DLA)
 
 
 def test_float16_div_and_less_stay_in_float16():
@@ -116,7 +116,7 @@ def test_strided_run_time_buffers_are_refused_for_dla_and_constant_ones_lower(ro
     other = "zp" if role == "scale" else "s"
     inputs[other]["shape"] = [1, 2, 1, 2]
     with pytest.raises(TargetRuleError, match=rf"strides on the run-time {role} '{dense[role]}': its view needs Reshape"):
-        check_spec(_spec(inputs, [layer], ["y"], opset=21), DLA)
+        refuse_spec(_spec(inputs, [layer], ["y"], opset=21), DLA)
     buffer = {"dtype": inputs[dense[role]]["dtype"], "shape": [2], "data": [0.5, -2.0] if role == "scale" else [3, -4]}
     del inputs[dense[role]]
     spec = parse_spec({"name": "s", "opset": 21, "network": {"inputs": inputs, "constants": {dense[role]: buffer},

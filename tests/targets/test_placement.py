@@ -7,7 +7,7 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
-from converter.targets.placement import judge, read_profile, shape_only_nodes
+from converter.runners.placement import judge, read_profile, shape_only_nodes
 
 
 def shape_then_compute_model() -> onnx.ModelProto:

@@ -17,8 +17,8 @@ from converter.spec import load_spec
 from converter.targets import TARGET_NAMES, get_target
 from converter.targets.check import errors
 from converter.targets.spec_rules import TargetRuleError
-from converter.targets.opset import model_for_target
-from converter.validate import ERROR, FAIL
+from converter.pipeline import model_for_target
+from converter.pipeline import ERROR, FAIL
 
 from ..conftest import SPECS
 

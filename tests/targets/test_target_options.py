@@ -123,7 +123,7 @@ def test_dla_rules_refuse_a_spec_with_exit_2_naming_the_rule(dtype, op, yshape, 
 
 def test_dla_rules_accept_the_seed_combinations(write_spec):
     ok = write_spec(DLA_SPEC.format(dtype="float16", op="LESS", yshape="[1, 2, 1, 1]"))
-    dla.check_spec(load_spec(ok))  # NC11 broadcast: allowed
+    dla.refuse_layers(load_spec(ok))  # NC11 broadcast: allowed
     resize = write_spec("""\
 name: r
 network:
@@ -135,10 +135,10 @@ network:
 cases:
   - {name: c, inputs: {x: [[[[1, 2], [3, 4]]]]}}
 """, "r.yaml")
-    dla.check_spec(load_spec(resize))
+    dla.refuse_layers(load_spec(resize))
     cubic = write_spec(resize.read_text().replace("NEAREST", "CUBIC"), "c.yaml")
     with pytest.raises(dla.DlaRuleError, match="resize_mode CUBIC"):
-        dla.check_spec(load_spec(cubic))
+        dla.refuse_layers(load_spec(cubic))
     power = write_spec("""\
 name: p
 network:
@@ -150,7 +150,7 @@ cases:
   - {name: c, inputs: {x: [[[[1, 2], [3, 4]]]]}}
 """, "p.yaml")
     with pytest.raises(dla.DlaRuleError, match="custom power"):
-        dla.check_spec(load_spec(power))
+        dla.refuse_layers(load_spec(power))
 
 
 def test_tensorrt_refuses_a_spec_whose_inputs_have_no_tensorrt_type(write_spec, tmp_path):

@@ -1,4 +1,19 @@
-"""Checking the cases of one spec: lower once, run on each runtime configuration, compare.
+"""The pipeline: the one module that joins spec, lowering, targets and runners, for convert and validate alike.
+
+``lower_for_target`` is the one way a spec becomes a model: the target's spec rules, the lowering, the
+static check, and the opset search below. ``convert`` writes it; ``validate_spec`` runs it on each runtime
+configuration and compares every case with the numpy reference; every target, the default ort-cpu too,
+takes that path.
+
+Opset search (formerly targets/opset.py): Lowering for a target, at an opset where the target has a kernel for every node.
+
+onnxruntime matches an open kernel row ``N+`` only to nodes whose since-version is exactly N, so a
+newer opset can move a node past its CUDA kernel (Equal, Pad, Size at opset 19; DequantizeLinear at
+23; Cast, Reshape, Shape, Squeeze, Unsqueeze, Transpose at 24: ort-cuda-notes.md section 0). When the
+opset was not given on the command line, the model is lowered at the highest opset from the wanted
+one down to 13 at which no node has that problem, and the model says so in its metadata.
+
+Checking the cases of one spec: lower once, run on each runtime configuration, compare.
 
 Each case is compared three ways: runtime vs the numpy reference, and runtime and
 reference vs the spec's expected values. Where several runtime configurations run,
@@ -11,60 +26,37 @@ from __future__ import annotations
 import json
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
+from onnx import helper
+
 from . import reference, spec_cache
 from .compare import Tolerance, compare, resolve_tolerance
-from .errors import InternalError, UserError
+from .errors import InternalError, TargetRuleError, UserError
 from .lowering import build_model
-from .lowering.model import DEFAULT_OPSET
+from .opset import DEFAULT_OPSET, MIN_OPSET, newest_onnx_opset
 from .registry import layer_kind
-from .runtimes import RunConfig, session
+from .repro import write_repro
+from .results import BAD, ERROR, FAIL, OUTCOMES, PASS, XFAIL, XPASS, CaseResult
+from .files import check_writable_folder, write_atomic
+from .legalize import host_model
+from .runners import RunConfig, check_runtime, session
+from .runners.onnxruntime import OPT_LEVELS, check_convert_opset, check_opset, resolve_provider
 from .spec import Case, Spec
-from .targets import Target, target_for_provider
+from .targets import TARGET_NAMES, Target, choose_target, get_target, provider_for_target, target_for_provider
+from .targets.check import check_model, errors
+from .targets.dla_guide import DLA_RELEASE  # noqa: F401  (check prints it)
+from .targets.model_view import UnreadValue
+from .targets.spec_rules import refuse_spec
+from .targets.trt_importer import ONNX_TENSORRT, importer_view
+from .targets.trt_importer import render as render_layers
+from .spec import load_rules_file
 from .xfail import XfailRule
 
-PASS, FAIL, ERROR, XFAIL, XPASS = "PASS", "FAIL", "ERROR", "XFAIL", "XPASS"
-OUTCOMES = (PASS, FAIL, ERROR, XFAIL, XPASS)
-BAD = (FAIL, ERROR, XPASS)  # outcomes that fail a run
-
-
-@dataclass
-class CaseResult:
-    """The outcome of one case on one runtime configuration: PASS, FAIL, ERROR, XFAIL or XPASS, and why."""
-
-    spec: str  # spec name (the file, when the spec could not be loaded)
-    case: str
-    outcome: str
-    path: str = ""
-    ops: tuple[str, ...] = ()
-    runtime: str = "onnxruntime"
-    provider: str = "CPUExecutionProvider"
-    opset: int = 0
-    opt_level: str = "all"
-    seconds: float = 0.0
-    problems: list[str] = field(default_factory=list)
-    comparisons: list[dict] = field(default_factory=list)  # mismatch statistics, one per failed comparison
-    disagreements: list[dict] = field(default_factory=list)  # differences from the first runtime configuration
-    reason: str = ""  # why a case is a known failure
-    bad_input: bool = False  # the spec itself could not be loaded (a user error: exit status 2)
-    internal: bool = False  # lowering failed with an internal error: our bug (exit status 3)
-    label: str = ""  # the runtime configuration, shown when several run
-    host: str = ""  # "host: legalized copy, N nodes changed": the host ran a copy of the deployment model
-
-    @property
-    def id(self) -> str:
-        """``spec/case`` (with the runtime configuration when several ran), as reports and ``-k`` use it."""
-        if self.bad_input:
-            return f"{self.spec} (not loaded)"
-        return f"{self.spec}/{self.case}" + (f" [{self.label}]" if self.label else "")
-
-    @property
-    def kind(self) -> str:
-        """The layer kinds of the case's network joined by ``+`` (the summary table's rows)."""
-        return "+".join(self.ops) or "(not loaded)"
+__all__ = ["BAD", "ERROR", "FAIL", "OUTCOMES", "PASS", "XFAIL", "XPASS", "CaseResult", "Options", "model_for_target",
+           "opset_for", "refuse_unrunnable", "validate_spec", "wanted_opset"]
 
 
 @dataclass
@@ -91,7 +83,7 @@ def opset_for(spec: Spec, options: Options) -> int:
     return options.opset or spec.opset or DEFAULT_OPSET
 
 
-def check_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = None,
+def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = None,
                on_case_start: Callable[[str], None] = lambda name: None) -> Iterator[CaseResult]:
     """Results for the chosen cases of ``spec`` (all by default), one per case and runtime configuration."""
     opset = opset_for(spec, options)
@@ -107,17 +99,9 @@ def check_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = 
     target = options.target or target_for_provider(options.configs[0].provider)
     static: list[str] = []  # what the static check (converter/targets) finds: each case is an ERROR then
     host_note = ""  # "host: legalized copy, N nodes changed" where the host runs a copy of the deployment model
-    try:
-        if options.target is None and target.name == "ort-cpu":  # the default: no check, no opset search
-            provider = options.configs[0].provider
-            model_bytes = spec_cache.lowered_model(
-                spec, f"opset={opset};provider={provider}",
-                lambda: build_model(spec.network, name=spec.name, opset=opset, provider=provider, doc=spec.source).SerializeToString())
-        else:
-            model_bytes, opset, static, host_note = _lower_for_target(spec, options, target, opset)
+    try:  # every target, the default (ort-cpu, what the CPU provider implies) too: rules, lowering, check, opset search
+        model_bytes, opset, static, host_note = _lower_for_target(spec, options, target, opset)
     except Exception as exc:  # noqa: BLE001 - one broken spec must not hide the others
-        from .targets.spec_rules import TargetRuleError
-
         if isinstance(exc, TargetRuleError):  # refused before lowering: a user error, like a spec that does not load
             yield CaseResult(path, "<load>", ERROR, path=path, problems=[str(exc)], bad_input=True)
             return
@@ -167,8 +151,6 @@ def check_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = 
                          seconds=time.perf_counter() - t1 + (t1 - t0 if config == options.configs[0] else 0))
             res = _judge(spec, options, res)
             if res.outcome in BAD and options.repro_dir:
-                from .repro import write_repro
-
                 try:
                     write_repro(options.repro_dir, res, model_bytes, case, got, want if isinstance(want, dict) else None, options)
                 except OSError as exc:
@@ -189,12 +171,10 @@ def _threads(spec: Spec, options: Options) -> int:
 
 def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int) -> tuple[bytes, int, list[str], str]:
     """(model bytes to run, opset, static-check errors, host note): lowered for ``target`` at an opset where it has
-    every kernel, and checked; kept with the spec in the cache like the default path's model (the choice of
-    opset and the check are pure functions of the spec, the code and the key's variant). For a target with a
-    deployment form (tensorrt, tensorrt-dla) the model run is the host-legalized copy (converter/legalize.py);
-    the check is of the deployment model."""
-    from .targets.opset import model_for_target
-
+    every kernel, and checked; kept with the spec in the cache (the choice of opset and the check are pure
+    functions of the spec, the code and the key's variant). For a target with a deployment form (tensorrt,
+    tensorrt-dla) the model run is the host-legalized copy (converter/legalize.py); the check is of the
+    deployment model."""
     provider = None if options.target else options.configs[0].provider
     fixed = options.opset is not None
 
@@ -203,8 +183,6 @@ def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int) 
         static = [f"static check: {p}" for p in found if p.severity == "error"] if options.static_check else []
         note = ""
         if target.deployment:  # the host runs a legalized copy; the deployment model stays as convert writes it
-            from .legalize import host_model
-
             model, _, changed = host_model(model)
             note = f"host: legalized copy, {changed} nodes changed"
         return json.dumps({"opset": chosen, "static": static, "host": note}).encode() + b"\n" + model.SerializeToString()
@@ -213,8 +191,6 @@ def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int) 
     head, _, model_bytes = spec_cache.lowered_model(spec, variant, build).partition(b"\n")  # (JSON has no raw newline)
     meta = json.loads(head)
     if options.host_model_dir and meta.get("host"):
-        from .files import write_atomic
-
         Path(options.host_model_dir).mkdir(parents=True, exist_ok=True)
         write_atomic(Path(options.host_model_dir) / f"{spec.name}.host.onnx", model_bytes)
     return model_bytes, meta["opset"], meta["static"], meta.get("host", "")
@@ -319,3 +295,200 @@ def describe_exception(exc: BaseException, doing: str) -> str:
     where = f" ({Path(last.filename).name}:{last.lineno})" if last else ""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return f"{type(exc).__name__} while {doing}{where}: {text}"
+
+
+# The problems (check.py's reasons) that another opset may cure: a node past its kernel's since-version, an opset
+# outside TensorRT's range or newer than onnxruntime loads (profiles.py, ORT_MAX_OPSET).
+VERSION_MARKERS = ("no kernel for since-version", "is outside TensorRT's", "is newer than onnxruntime")
+
+
+def version_problems(problems) -> list:
+    return [p for p in problems if p.severity == "error" and any(m in p.reason for m in VERSION_MARKERS)]
+
+
+def model_for_target(spec, target, opset: int, *, fixed: bool = False, provider: str | None = None):
+    """(model, opset used, note, problems of check_model). ``fixed``: the opset was asked for; never change it.
+
+    A spec the target cannot take at all (targets/spec_rules.py: TensorRT types, the DLA rules) is refused first
+    (TargetRuleError, a SpecError naming the field and the rule).
+    """
+    refuse_spec(spec, target)
+    provider = provider or provider_for_target(target)
+    model = _lower(spec, target, opset, provider)
+    problems = check_model(model, target)
+    first = version_problems(problems)
+    if not fixed and first:
+        for lower in range(opset - 1, MIN_OPSET - 1, -1):
+            try:
+                candidate = _lower(spec, target, lower, provider)
+            except Exception:  # noqa: BLE001 - a spec this opset cannot express: try the next one
+                continue
+            found = check_model(candidate, target)
+            if not version_problems(found):
+                p = first[0]
+                note = f"opset {lower} instead of {opset}: at opset {opset}, {p.node} ({p.op}): {p.reason}"
+                return _stamp(candidate, target, note), lower, note, found
+    return _stamp(model, target, ""), opset, "", problems
+
+
+def _lower(spec, target, opset: int, provider: str):
+    """The spec's model lowered for ``target`` at ``opset`` (no metadata stamp, no check)."""
+    return build_model(spec.network, name=spec.name, opset=opset, provider=provider, doc=spec.source, target=target)
+
+
+def wanted_opset(spec, opset: int | None) -> int:
+    """The opset to convert (or check) at: ``opset`` when given (checked), else the spec's, else DEFAULT_OPSET."""
+    return check_convert_opset(opset) if opset is not None else (spec.opset or DEFAULT_OPSET)
+
+
+def refuse_unrunnable(spec, target, problems, hint: str = "", opset: int | None = None) -> None:
+    """A UserError when ``problems`` (of check_model) hold errors: the target cannot run the model.
+
+    With the ``opset`` the model was lowered at, the message names a higher opset where every node
+    runs, if there is one (model_for_target only ever goes down from the spec's opset: a newer one
+    is the user's choice, e.g. float16 DequantizeLinear needs opset 19)."""
+    failing = errors(problems)
+    if failing:
+        more = f"; and {len(failing) - 1} more" if len(failing) > 1 else ""
+        higher = runnable_opset_above(spec, target, opset) if opset is not None else None
+        also = f"; at --opset {higher} every node runs there" if higher else ""
+        raise UserError(f"{spec.path}: {len(failing)} nodes of the model lowered for {target.name} cannot run there: "
+                        f"{failing[0]}{more}{also}{hint}")
+
+
+def runnable_opset_above(spec, target, opset: int) -> int | None:
+    """The lowest opset above ``opset`` (up to the newest onnx writes) at which ``target`` runs every node."""
+    provider = provider_for_target(target)
+    for higher in range(opset + 1, newest_onnx_opset() + 1):
+        try:
+            model = _lower(spec, target, higher, provider)
+        except Exception:  # noqa: BLE001 - a spec this opset cannot express: try the next one
+            continue
+        if not errors(check_model(model, target)):
+            return higher
+    return None
+
+
+def _stamp(model, target, note: str):
+    props = {p.key: p.value for p in model.metadata_props}
+    props["spec2onnx.target"] = target.name
+    if note:
+        props["spec2onnx.opset_choice"] = note
+    helper.set_model_props(model, props)
+    return model
+
+
+def convert(spec: Spec, target: "Target | str | None", opset: int | None = None, *, provider: str | None = None,
+            hint: str = "") -> tuple:
+    """(model, opset used, note, Target): ``spec`` lowered for ``target`` (model_for_target), refused with a
+    UserError when the target cannot run a node of it (``hint`` ends the message). ``target``: a Target or a
+    name; ``"auto"`` (or None without ``provider``) tries auto_candidates; None with ``provider``: the target it
+    implies. ``opset``: None for the spec's (else DEFAULT_OPSET), searched down where a node would have no
+    kernel; given, it is kept."""
+    fixed, wanted = opset is not None, wanted_opset(spec, opset)
+    if target == "auto" or (target is None and provider is None):
+        return _auto_target(spec, wanted, fixed=fixed, hint=hint)
+    chosen = target if isinstance(target, Target) else choose_target(target, provider)
+    model, used, note, problems = model_for_target(spec, chosen, wanted, fixed=fixed)
+    refuse_unrunnable(spec, chosen, problems, hint, opset=used)
+    return model, used, note, chosen
+
+
+def auto_candidates(spec) -> list[str]:
+    """The targets ``--target auto`` tries, most portable first: portable, then the spec's own runtime family
+    (tensorrt for trt.* layers; ort-dml, DirectML through onnxruntime, for dml.* layers)."""
+    families = {op.split(".")[0] for op in spec.ops}
+    out = ["portable"]
+    if families == {"trt"}:
+        out.append("tensorrt")
+    elif families == {"dml"}:
+        out.append("ort-dml")
+    return out
+
+
+def _auto_target(spec, opset: int, *, fixed: bool, hint: str):
+    """(model, opset, note, target) for the first of auto_candidates the spec fits (the model says which target was
+    chosen and why: metadata ``spec2onnx.auto``); the last candidate's refusal otherwise."""
+    candidates = [t for t in auto_candidates(spec) if t in TARGET_NAMES]
+    why = []
+    for i, name in enumerate(candidates):
+        chosen = get_target(name)
+        try:
+            model, used, note, problems = model_for_target(spec, chosen, opset, fixed=fixed)
+            refuse_unrunnable(spec, chosen, problems, hint, opset=used)
+        except UserError as exc:
+            if i == len(candidates) - 1:
+                raise
+            why.append(f"not {name}: {str(exc).removeprefix(f'{spec.path}: ')}")
+            continue
+        props = {p.key: p.value for p in model.metadata_props}
+        props["spec2onnx.auto"] = name + (f" ({'; '.join(why)})" if why else " (the most portable target)")
+        helper.set_model_props(model, props)
+        return model, used, note, chosen
+    raise AssertionError("unreachable: the last candidate returns or raises")
+
+
+def check(spec: Spec, target: Target, opset: int | None = None) -> list:
+    """The problems (targets.check.Problem) of ``spec``'s model for ``target``, lowered as ``convert`` lowers it."""
+    return model_for_target(spec, target, wanted_opset(spec, opset), fixed=opset is not None)[3]
+
+
+def run(spec: Spec, feeds: dict, options: Options) -> dict:
+    """The outputs of ``spec``'s model, lowered as ``validate_spec`` lowers it, on ``options``' first runtime configuration."""
+    target = options.target or target_for_provider(options.configs[0].provider)
+    model_bytes, _, _, _ = _lower_for_target(spec, options, target, opset_for(spec, options))
+    return session(options.configs[0], model_bytes, threads=_threads(spec, options))(feeds)
+
+
+def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels=("all",), opset: int | None = None,
+                 tolerance: Tolerance | None = None, xfail_file: str | None = None, repro_dir: str | None = None,
+                 plugins: tuple[str, ...] = (), max_memory: int | None = None,
+                 target: str | None = None) -> Options:
+    """Options for a validation run, every name checked (unknown provider, opset, runtime, target: UserError).
+
+    ``target``: lower for it (and check the model statically) instead of for what the provider implies.
+    """
+    full_provider = resolve_provider(provider)
+    configs = []
+    for runtime in dict.fromkeys(runtimes or ("onnxruntime",)):
+        check_runtime(runtime)
+        if runtime == "onnxruntime":
+            for level in opt_levels or ():
+                if level not in OPT_LEVELS:  # the CLI's click.Choice checks it; the pytest plugin's option does not
+                    raise UserError(f"--opt-level {level}: not one of {', '.join(OPT_LEVELS)}")
+            configs += [RunConfig(runtime, full_provider, level) for level in dict.fromkeys(opt_levels or ("all",))]
+        else:
+            configs.append(RunConfig(runtime, "CPUExecutionProvider", "all"))
+    return Options(
+        configs=tuple(configs),
+        opset=check_opset(opset) if opset is not None else None,
+        tolerance=tolerance,
+        xfail=load_rules_file(xfail_file) if xfail_file else (),
+        xfail_file=xfail_file,
+        repro_dir=writable_folder("--repro-dir", repro_dir) if repro_dir is not None else None,
+        plugins=tuple(plugins),
+        max_memory=max_memory,
+        target=get_target(target) if target else None,
+    )
+
+
+def writable_folder(option: str, folder: str) -> str:
+    if not str(folder):
+        raise UserError(f"{option}: the folder name is empty")
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"{option} {folder}: cannot create the folder ({exc.strerror})") from None
+    check_writable_folder(option, folder)
+    return folder
+
+
+def importer_view_lines(report) -> list[str]:
+    """The lines ``check --layers`` shows for a checked file (a model_check.FileReport): the TensorRT layers
+    onnx-tensorrt builds from it."""
+    lines = [f"TensorRT layers onnx-tensorrt builds ({ONNX_TENSORRT}):"]
+    try:
+        lines.append(render_layers(importer_view(report.view.model, view=report.view)) or "(no layers)")
+    except UnreadValue as exc:
+        lines.append(f"(not shown: a layer needs the value of {exc}, whose data check does not read)")
+    return lines

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import tempfile
 
 import numpy as np
-from onnx import TensorProto, helper
+from onnx import TensorProto
 
-from .dtypes import BFLOAT16
-from .errors import RuntimeUnavailableError
+from .. import opset as opset_policy
+from ..dtypes import BFLOAT16
+from ..errors import RuntimeUnavailableError
+from ..opset import newest_loadable_opset, newest_onnx_opset
+from ..providers import OPT_LEVELS, PROVIDER_ALIASES, short_provider
+from .placement import describe, judge, read_profile
 
 try:
     import onnxruntime as ort
@@ -29,38 +32,11 @@ def require_onnxruntime():
         raise RuntimeUnavailableError(NO_ONNXRUNTIME)
     return ort
 
-PROVIDER_ALIASES = {
-    "cpu": "CPUExecutionProvider",
-    "cuda": "CUDAExecutionProvider",
-    "tensorrt": "TensorrtExecutionProvider",
-    "dml": "DmlExecutionProvider",
-    "directml": "DmlExecutionProvider",
-    "openvino": "OpenVINOExecutionProvider",
-    "rocm": "ROCMExecutionProvider",
-    "migraphx": "MIGraphXExecutionProvider",
-    "coreml": "CoreMLExecutionProvider",
-    "qnn": "QNNExecutionProvider",
-    "xnnpack": "XnnpackExecutionProvider",
-    "webgpu": "WebGpuExecutionProvider",
-}
 # Listed by get_available_providers() but running no ONNX operator themselves (a session on one alone needs the
 # CPU fallback, which OrtRunner forbids): refused by name, before any work.
 NOT_COMPUTE_PROVIDERS = {
     "AzureExecutionProvider": "sends requests to Azure endpoints and runs no ONNX operator locally",
 }
-OPT_LEVELS = {  # names in onnxruntime.GraphOptimizationLevel
-    "disabled": "ORT_DISABLE_ALL",
-    "basic": "ORT_ENABLE_BASIC",
-    "extended": "ORT_ENABLE_EXTENDED",
-    "all": "ORT_ENABLE_ALL",
-}
-
-
-def short_provider(provider: str) -> str:
-    for alias, full in PROVIDER_ALIASES.items():
-        if full == provider:
-            return alias
-    return provider
 
 
 def resolve_provider(name: str) -> str:
@@ -81,55 +57,27 @@ def resolve_provider(name: str) -> str:
     return full
 
 
-@functools.lru_cache(maxsize=None)
 def max_supported_opset() -> int:
-    """The newest default-domain opset the installed onnxruntime loads (probed once with a one-node model)."""
-    from onnx import defs
-
-    from .lowering.model import ir_version_for
-
+    """The newest default-domain opset the installed onnxruntime loads."""
     require_onnxruntime()
-    for opset in range(defs.onnx_opset_version(), 12, -1):
-        ir = ir_version_for(opset)
-        graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "probe",
-                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
-                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir)
-        try:
-            ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-            return opset
-        except Exception:  # noqa: BLE001 - any refusal means "not this opset"
-            continue
-    return 13
+    return newest_loadable_opset()
 
 
 def check_convert_opset(opset: int) -> int:
     """An opset to convert (or check) at. Without onnxruntime (convert needs none), any opset this onnx writes."""
-    import onnx
-    from onnx.defs import onnx_opset_version
-
-    from .errors import UserError
-    from .lowering.model import MIN_OPSET
-
     if ort is not None:
         return check_opset(opset)
-    if isinstance(opset, bool) or not isinstance(opset, int):
-        raise UserError(f"--opset {opset!r}: not an integer opset version")
-    if not MIN_OPSET <= opset <= onnx_opset_version():
-        raise UserError(f"--opset {opset}: supported opsets are {MIN_OPSET} to {onnx_opset_version()} (onnx {onnx.__version__})")
-    return opset
+    import onnx
+
+    return opset_policy.check_opset(opset, newest_onnx_opset(), f"onnx {onnx.__version__}")
 
 
 def check_opset(opset: int) -> int:
-    from .lowering.model import MIN_OPSET
-
+    """An opset the installed onnxruntime loads (a RuntimeUnavailableError otherwise)."""
     if isinstance(opset, bool) or not isinstance(opset, int):
-        raise RuntimeUnavailableError(f"--opset {opset!r}: not an integer opset version")
-    if opset < MIN_OPSET or opset > max_supported_opset():
-        raise RuntimeUnavailableError(
-            f"--opset {opset}: supported opsets are {MIN_OPSET} to {max_supported_opset()} (onnxruntime {ort.__version__})"
-        )
-    return opset
+        return opset_policy.check_opset(opset, 0, "", error=RuntimeUnavailableError)
+    return opset_policy.check_opset(opset, max_supported_opset(), f"onnxruntime {ort.__version__}",
+                                    error=RuntimeUnavailableError)
 
 
 class OrtRunner:
@@ -147,7 +95,7 @@ class OrtRunner:
         providers = [provider]
         if provider != "CPUExecutionProvider":
             # onnxruntime may place nodes on the CPU (shape computations by design, others for want of a kernel):
-            # the first run is profiled and a compute node on the CPU fails it (converter/targets/placement.py).
+            # the first run is profiled and a compute node on the CPU fails it (converter/runners/placement.py).
             providers.append("CPUExecutionProvider")
             self._profile_dir = tempfile.mkdtemp(prefix="spec2onnx-profile-")
             options.enable_profiling = True
@@ -158,8 +106,6 @@ class OrtRunner:
 
     def _check_placement(self) -> None:
         import onnx
-
-        from .targets.placement import describe, judge, read_profile
 
         path = self.session.end_profiling()
         try:

@@ -1,0 +1,67 @@
+"""The package's shape is kept by a tool, not by review: import-linter checks the contracts in pyproject.toml
+([tool.importlinter]: no import circles at any level, the layers, the references' independence, targets/
+as data, the fronts through the pipeline) on grimp's graph, which counts imports inside functions too."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO
+
+PACKAGE = REPO / "converter"
+MAX_INLINE_IMPORTS = 15
+REASONS = ("start-up time", "optional dependency")
+
+
+def test_lint_imports_keeps_every_contract():
+    exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.skip("import-linter is not installed (pip install -e '.[test]')")
+    # Run from outside the checkout: the installed spec2onnx is the one analysed (not ./converter).
+    done = subprocess.run([exe, str(REPO / "pyproject.toml")], capture_output=True, text=True, cwd=REPO.parent)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "0 broken" in done.stdout
+
+
+def _inline_imports():
+    """(file, line, text of the line) of every import of the package's own modules inside a function."""
+    found = set()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for func in ast.walk(ast.parse("\n".join(lines))):
+            if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for node in ast.walk(func):
+                    if isinstance(node, ast.ImportFrom) and node.level > 0:
+                        found.add((str(path.relative_to(REPO)), node.lineno, lines[node.lineno - 1]))
+    return sorted(found)
+
+
+def test_few_imports_of_the_package_inside_functions_each_with_its_reason():
+    inline = _inline_imports()
+    assert len(inline) <= MAX_INLINE_IMPORTS, "\n".join(f"{f}:{n}: {t.strip()}" for f, n, t in inline)
+    unexplained = [f"{f}:{n}: {t.strip()}" for f, n, t in inline if not any(r in t for r in REASONS)]
+    assert unexplained == [], "an import inside a function needs a comment naming its reason: " + ", ".join(REASONS)
+
+
+def test_the_graph_tool_finds_no_circle():
+    grimp = pytest.importorskip("grimp")
+    sys.path.insert(0, str(REPO))
+    try:
+        from tools.import_graph import circles, graph
+    finally:
+        sys.path.remove(str(REPO))
+    assert grimp and circles(*graph()) == []
+
+
+def test_the_circle_finder_finds_a_circle():
+    from tools.import_graph import circles
+
+    mods = ["a", "b", "c", "d"]
+    assert circles(mods, [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")]) == [["a", "b", "c"]]
+    assert circles(mods, [("a", "b"), ("b", "c")]) == []
