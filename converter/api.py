@@ -172,18 +172,20 @@ def convert(spec: SpecSource, output: str | os.PathLike | None = None, *, target
 
 
 def validate(specs: SpecSource | Iterable[SpecSource] | None = None, *, runtime: str | Iterable[str] = "onnxruntime",
-             provider: str = "cpu", opset: int | None = None, patterns: Iterable[str] = ()) -> ValidationReport:
+             provider: str = "cpu", opset: int | None = None, patterns: Iterable[str] = (),
+             target: str | None = None) -> ValidationReport:
     """Run every case of the given specs and compare (as ``spec2onnx validate`` does, in this process).
 
     ``specs``: a spec file or folder (searched recursively), a mapping, a ``Spec``, or a list of
     these; ``None`` validates the bundled conformance suite. Each case runs on ``runtime``
     (``onnxruntime``, ``onnx-reference``, ``openvino``, or several) and is compared with the numpy
     reference and with the spec's expected values. ``patterns`` (one pattern or a list) keeps only
-    case ids ``spec/case`` matching them (``-k``). A spec file that does not load is an ERROR result, as in the CLI;
+    case ids ``spec/case`` matching them (``-k``). ``target``: lower for it and check the model statically
+    (each case is an ERROR where it cannot run a node); default: what ``provider`` implies. A spec file that does not load is an ERROR result, as in the CLI;
     bad options (an unknown runtime, provider or opset) raise ``UserError``.
     """
-    options = pipeline.make_options(runtimes=(runtime,) if isinstance(runtime, str) else tuple(runtime), provider=provider,
-                           opset=opset)
+    options = pipeline.make_options(runtimes=(runtime,) if isinstance(runtime, str) else tuple(runtime),
+                                    provider=provider, opset=opset, target=target)
     patterns = (patterns,) if isinstance(patterns, str) else tuple(patterns)  # one pattern, not one per character
     items = [specs] if specs is None or isinstance(specs, (str, os.PathLike, Mapping, Spec)) else list(specs)
     t0 = time.perf_counter()

@@ -21,7 +21,13 @@ from ..names import did_you_mean
 from ..providers import PROVIDER_ALIASES, PROVIDER_TARGETS, TARGET_PROVIDERS, full_provider
 from .profiles import PROFILES
 
-TARGET_NAMES = ("portable", "ort-cpu", "ort-cuda", "ort-dml", "tensorrt", "tensorrt-dla", "openvino")
+
+def target_names() -> tuple[str, ...]:
+    """Every target: ``portable`` first, then each profile in profiles.py (a target is its PROFILES entry)."""
+    return ("portable", *(name for name in PROFILES if name != "portable"))
+
+
+TARGET_NAMES = target_names()  # the built-in ones (a profile added at run time shows in target_names())
 
 
 @dataclass(frozen=True)
@@ -46,14 +52,14 @@ class Target:
     @property
     def preferences(self) -> dict:
         """Lowering preferences (converter/targets/profiles.py), e.g. ``scale_batchnorm``."""
-        return PROFILES[self.name]["preferences"]
+        return PROFILES[self.name].get("preferences", {})
 
 
 def get_target(name: str) -> Target:
     """The target called ``name``; a UserError naming the allowed ones otherwise."""
-    if name not in TARGET_NAMES:
-        raise UserError(f"--target {name}: unknown target{did_you_mean(name, TARGET_NAMES)}; "
-                        f"targets: {', '.join(TARGET_NAMES)}")
+    names = target_names()
+    if name not in names:
+        raise UserError(f"--target {name}: unknown target{did_you_mean(name, names)}; targets: {', '.join(names)}")
     return Target(name)
 
 

@@ -47,6 +47,7 @@ class Problem:
 
 @lru_cache(maxsize=None)
 def table(name: str) -> dict:
+    """A target's table: a file in tables/ by name, or (a target added outside the package) an absolute path."""
     return json.loads((TABLES / name).read_text(encoding="utf-8"))
 
 

@@ -12,6 +12,7 @@ Both raise DlaRuleError's parent, TargetRuleError (a SpecError: exit status 2, n
 from __future__ import annotations
 
 from ..errors import TargetRuleError
+from ..registry import layer_kind
 from .dla import refuse_layers
 
 __all__ = ["TENSORRT_MAX_RANK", "TENSORRT_TYPES", "TargetRuleError", "refuse_spec"]
@@ -46,4 +47,9 @@ def refuse_spec(spec, target) -> None:
                                       field=f"network.inputs.{name}" if name in spec.network.inputs else "network")
     if target.name == "tensorrt-dla":
         refuse_layers(spec)
+    else:  # a kind's own rules for this target (its registration's target_rules; DLA's run in refuse_layers)
+        for layer in spec.network.layers:
+            rule = layer_kind(layer.op).target_rules.get(target.name)
+            if rule is not None:
+                rule(spec, layer, layer.field or f"network.layers[{layer.name}]")
 
