@@ -1,9 +1,9 @@
 """Extra layer kinds from outside the package (``--plugin MODULE_OR_FILE``).
 
 A plugin module registers its kinds on import, exactly as the built-in ones do:
-``spec2onnx.registry.register_layer(LayerKind(...))`` for the schema and the
-lowering, and ``spec2onnx.reference.register_reference(name, fn)`` for the
-numpy reference. Worker processes import the same plugins.
+``spec2onnx.registry.register_layer(LayerKind(...))`` with the schema, the lowering
+and the numpy reference (``reference=fn``; or later ``spec2onnx.reference.register_reference(name, fn)``).
+Worker processes import the same plugins (docs/architecture.md, "Adding a layer kind").
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ TENSORRT_TENSORS = {"elements": 2**31 - 1, "rank": 8,
 #                    kernel rounds the product and the sum separately (tests/lowering/test_scale_lowering.py);
 #                    another runtime may fuse them (FMA). CUDA: also slower than Mul+Add (0.247 against 0.122 ms, H100)
 # onnxruntime 1.31.1 (the kernel tables' version) loads models up to opset 26: InferenceSession refuses a
-# one-node model at 27 and 28, which onnx 1.23 writes (probed by converter/runtime.py max_supported_opset).
+# one-node model at 27 and 28, which onnx 1.23 writes (probed by converter/opset.py newest_loadable_opset).
 ORT_MAX_OPSET = 26
 
 PROFILES = {
