@@ -14,7 +14,6 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .budget import parse_size
 from .errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, InternalError, UserError, printable
 from .interrupts import Terminated, exit_status, terminate_as_interrupt
 
@@ -136,6 +135,8 @@ opset_option = click.option(
 def _size(ctx, param, value):
     if value is None:
         return None
+    from .budget import parse_size  # start-up time: budget imports numpy; --help and usage errors need none
+
     try:
         return parse_size(value)
     except UserError as exc:
