@@ -17,7 +17,7 @@ from pathlib import Path
 def graph(package: str = "spec2onnx"):
     import grimp
 
-    g = grimp.build_graph(package, include_external_packages=False)
+    g = grimp.build_graph(package, include_external_packages=False, cache_dir=None)  # (no stale cache)
     modules = sorted(g.modules)
     edges = sorted((m, t) for m in modules for t in g.find_modules_directly_imported_by(m))
     return modules, edges
