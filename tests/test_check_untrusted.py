@@ -209,7 +209,7 @@ def test_a_checker_refusal_onnxruntime_does_not_share_is_a_warning(tmp_path):
 
 
 def test_tensorrt_tensor_limits():
-    from converter.public import check
+    from converter.api import check
 
     # TensorRT: fewer than 2^31 elements per tensor (nvinfer1::ITensor), at most 8 dimensions (Dims64::MAX_DIMS)
     big = one_relu([2**20, 2**20])
@@ -302,7 +302,7 @@ def test_many_models_one_bad_file_hides_nothing(tmp_path):
 
 
 def test_a_constant_node_and_a_model_in_memory_with_external_data_are_not_read(tmp_path):
-    from converter.public import check
+    from converter.api import check
 
     tensor = external("w", [4], "w.bin")
     model = model_with([tensor], x_shape=(4,))
