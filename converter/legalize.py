@@ -15,6 +15,8 @@ deployment model is never changed. The rules, each with its reason (docs/deploym
    ``ort_nearest_exact``): one Gather per resized axis with the exact indices.
 3. LINEAR / CUBIC Resize of a shape onnxruntime's Resize refuses (linear: rank 2, 3, or 4 / 5 with the outer
    two scales 1; cubic: rank 2 or 4 with the outer two scales 1): folded to [1, P, ...] between two Reshapes.
+4.-6. (run-time shapes, empty tensors, Add/Sub of zero) and 7. (a Resize fed constant exact ``scales``: rules 2, 3
+   and 5 with sizes a * s, else kept): docs/deployment.md.
 
 Layers are found by the lowering's naming (converter/lowering/builder.py): a layer's nodes are named
 ``LAYER/Op_n`` and its last node ``LAYER``.
@@ -23,6 +25,7 @@ Layers are found by the lowering's naming (converter/lowering/builder.py): a lay
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 import numpy as np
 import onnx
@@ -148,17 +151,43 @@ def _noop_zero(node, inits, new_inits, why):
 
 
 def _resize(node, types, inits, new_inits, why):
-    """The Resize ``node`` as onnxruntime's CPU EP computes it exactly (rules 2 and 3), or None to keep it."""
+    """The Resize ``node`` as onnxruntime's CPU EP computes it exactly (rules 2 to 5, 7), or None to keep it."""
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     attrs = {k: v.decode() if isinstance(v, bytes) else v for k, v in attrs.items()}
-    if len(node.input) < 4 or node.input[0] not in types:
+    if node.input[0] not in types:
         return None
+    if len(node.input) < 4 or not node.input[3]:
+        return _resize_by_scales(node, attrs, types, inits, new_inits, why)
     if node.input[3] not in inits:
         return _resize_dynamic(node, attrs, types, why)
     shape = types[node.input[0]][1]
     if shape is None or None in shape:
         return None
     sizes = [int(v) for v in numpy_helper.to_array(inits[node.input[3]])]
+    return _resize_static(node, attrs, types, shape, sizes, new_inits, why)
+
+
+def _resize_by_scales(node, attrs, types, inits, new_inits, why):
+    """Rule 7: a Resize fed constant ``scales`` (the deployment form where a * s = b exactly on every axis,
+    lowering/resize.py ``exact_scales``): its sizes b = a * s, then rules 2, 3 and 5 as for ``sizes``. Kept as it is
+    (with its scales) where no rule applies: with exact scales onnxruntime's coordinates are those of ``sizes``
+    (its scale is then fl(b / a) = s). Scales that are not exact (not written by the lowering) are left alone."""
+    if len(node.input) < 3 or node.input[2] not in inits:
+        return None
+    shape = types[node.input[0]][1]
+    if shape is None or None in shape:
+        return None
+    scales = numpy_helper.to_array(inits[node.input[2]]).astype(np.float32)
+    if scales.shape != (len(shape),):
+        return None
+    sizes = [Fraction(float(s)) * a for a, s in zip(shape, scales)]
+    if any(b.denominator != 1 for b in sizes):
+        return None
+    return _resize_static(node, attrs, types, shape, [int(b) for b in sizes], new_inits, why)
+
+
+def _resize_static(node, attrs, types, shape, sizes, new_inits, why):
+    """Rules 2, 3 and 5 for a Resize of the static ``shape`` to ``sizes``."""
     changed = [ax for ax, (a, b) in enumerate(zip(shape, sizes)) if a != b]
     if 0 in sizes or 0 in shape:  # rule 5: an empty output has no value to compute (onnxruntime refuses these)
         if not changed:

@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
-from onnx import helper
+from onnx import helper, numpy_helper
 
 from converter.legalize import host_model
 from converter.lowering import build_model
@@ -17,6 +18,8 @@ from converter.runners.onnxruntime import OrtRunner
 from converter.spec import parse_spec
 from converter.targets import Target
 from converter.targets.check import check_model, errors
+from converter.targets.dla_guide import FALLBACK
+from converter.targets.trt_importer import importer_view
 
 TRT = Target("tensorrt")
 
@@ -121,3 +124,88 @@ def test_integer_floor_div_keeps_its_exact_nodes_each_saying_why():
                  [{"name": "y", "op": "trt.ElementWise", "inputs": ["a", "b"], "operation": "FLOOR_DIV"}])
     model = _deploy(spec)
     assert len(model.graph.node) > 1 and all(n.doc_string for n in model.graph.node)
+
+
+# --- Resize fed scales: DLA's IResizeLayer takes scales, not output dimensions (docs/deployment.md) ---------------
+
+DLA = Target("tensorrt-dla")
+
+
+def _resize_spec(dtype, in_shape, **attrs):
+    return _spec({"x": {"dtype": dtype, "shape": in_shape}}, [{"name": "y", "op": "trt.Resize", "inputs": ["x"], **attrs}])
+
+
+def _inits(model):
+    return {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+
+
+def test_dla_nearest_x2_given_scales_is_fed_scales_imports_with_set_scales_and_stays_on_dla():
+    spec = _resize_spec("float16", [1, 2, 2, 3], scales=[1, 1, 2, 2])
+    model = _deploy(spec, DLA)
+    (node,) = model.graph.node
+    # ONNX Resize(X, roi, scales): onnx-tensorrt calls IResizeLayer::setScales for constant scales (onnxOpImporters.cpp:4624)
+    assert node.op_type == "Resize" and list(node.input)[:2] == ["x", ""] and len(node.input) == 3
+    assert _inits(model)[node.input[2]].tolist() == [1, 1, 2, 2] and _inits(model)[node.input[2]].dtype == np.float32
+    (layer,) = importer_view(model)
+    assert layer.kind == "IResizeLayer" and layer.attr("scales") == (1.0, 1.0, 2.0, 2.0) and layer.attr("output_dims") is None
+    assert (layer.attr("mode"), layer.attr("coordinate_transformation"), layer.attr("nearest_rounding")) == \
+        ("kNEAREST", "kASYMMETRIC", "kFLOOR")
+    assert not [p for p in check_model(model, DLA) if p.reason.startswith(FALLBACK)]
+    # the host copy: NEAREST x2, ASYMMETRIC FLOOR, index floor(i / 2): every pixel repeated 2 x 2 (by hand)
+    host, _, _ = host_model(model)
+    x = np.arange(12, dtype=np.float16).reshape(1, 2, 2, 3) - 5.5
+    want = x.repeat(2, axis=2).repeat(2, axis=3)
+    assert OrtRunner(host.SerializeToString()).run({"x": x})["y"].tobytes() == want.tobytes()
+    # the same layer given its output shape: output dimensions, which DLA does not run (NvInfer.h:4103): GPU fallback
+    by_shape = _deploy(_resize_spec("float16", [1, 2, 2, 3], shape=[1, 2, 4, 6]), DLA)
+    assert importer_view(by_shape)[0].attr("output_dims") == (1, 2, 4, 6)
+    assert any("output dimensions (sizes) instead of scales" in p.reason for p in check_model(by_shape, DLA))
+
+
+def test_a_scale_that_is_not_exact_keeps_sizes_because_onnx_would_map_coordinates_by_it():
+    """5 -> 6 at scale 1.3 (floor(6.5) = 6), ASYMMETRIC FLOOR: the spec's index is floor(i * 5 / 6) = 0 0 1 2 3 4;
+    ONNX with scales maps by 1 / 1.3 and takes floor(5 / 1.3) = 3 at i = 5 (onnxruntime, run below)."""
+    spec = _resize_spec("float32", [1, 1, 1, 5], scales=[1, 1, 1, 1.3])
+    model = _deploy(spec)
+    (node,) = model.graph.node
+    assert len(node.input) == 4 and node.input[2] == "" and _inits(model)[node.input[3]].tolist() == [1, 1, 1, 6]
+    assert importer_view(model)[0].attr("output_dims") == (1, 1, 1, 6)
+    x = np.arange(5, dtype=np.float32).reshape(1, 1, 1, 5)
+    host = OrtRunner(host_model(model)[0].SerializeToString())
+    assert host.run({"x": x})["y"].ravel().tolist() == [0, 0, 1, 2, 3, 4]
+    by_scales = onnx.ModelProto()
+    by_scales.CopyFrom(model)
+    del by_scales.graph.node[0].input[3:]
+    by_scales.graph.node[0].input[2] = "s"
+    by_scales.graph.initializer.append(numpy_helper.from_array(np.array([1, 1, 1, 1.3], np.float32), "s"))
+    assert OrtRunner(by_scales.SerializeToString()).run({"x": x})["y"].ravel().tolist() == [0, 0, 1, 2, 3, 3]
+
+
+@pytest.mark.parametrize("dtype, shape, attrs, host_ops", [
+    # int8 NEAREST x2: Q/DQ around one Resize fed scales
+    ("int8", [1, 1, 2, 3], {"scales": [1, 1, 2, 2]}, ["DequantizeLinear", "Max", "Resize", "QuantizeLinear"]),
+    # rank-3 CUBIC: onnxruntime needs it folded; the host fold gets sizes (rule 7, then rule 3)
+    ("float32", [2, 3, 4], {"scales": [1, 2, 0.5], "resize_mode": "CUBIC", "coordinate_transformation": "HALF_PIXEL"},
+     ["Reshape", "Resize", "Reshape"]),
+    # LINEAR HALF_PIXEL x2, float16 (a DLA combination): one Resize fed scales, computed in float32 on the host
+    ("float16", [1, 2, 3, 3], {"scales": 2, "resize_mode": "LINEAR", "coordinate_transformation": "HALF_PIXEL"},
+     ["Cast", "Resize", "Cast"]),
+    # 14 -> 7: NEAREST HALF_PIXEL HALF_UP; scale 0.5 is exact (14 * 0.5 = 7)
+    ("float32", [1, 14], {"scales": [1, 0.5], "coordinate_transformation": "HALF_PIXEL", "nearest_rounding": "HALF_UP"},
+     None),
+])
+def test_a_resize_fed_scales_runs_on_the_host_as_the_reference_computes_it(dtype, shape, attrs, host_ops):
+    spec = _resize_spec(dtype, shape, **attrs)
+    target = DLA if dtype in ("float16", "int8") and attrs.get("resize_mode", "NEAREST") != "CUBIC" else TRT
+    model = _deploy(spec, target)
+    resize = next(n for n in model.graph.node if n.op_type == "Resize")
+    assert len(resize.input) == 3 and resize.input[2] in _inits(model)  # fed scales
+    host, _, _ = host_model(model)
+    if host_ops is not None:
+        assert _ops(host) == host_ops
+    rng = np.random.default_rng(1)
+    x = (rng.integers(-128, 128, shape) if dtype == "int8" else rng.uniform(-4, 4, shape)).astype(dtype)
+    got = OrtRunner(host.SerializeToString()).run({"x": x})["y"]
+    want = run_network(spec.network, {"x": x}, arithmetic=target.name)["y"]
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), atol=1e-5 if dtype == "float32" else 0, rtol=0)

@@ -11,6 +11,8 @@ docs/semantics.md, "trt.Resize".
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from ..compare import Tolerance
@@ -131,7 +133,7 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
         if not changed and ctx.target.deployment and x_type.dtype in (FLOAT16, FLOAT32):
             # still one IResizeLayer (TensorRT has no Identity layer on DLA); sizes equal to the input's: exact for
             # every mode (coordinates i, weights 0). The host runs an empty one as the input (legalize.py)
-            return b.finish(_resize_node(b, layer.attrs, x, b.const("sizes", np.array(out_shape, np.int64)), deployment=True))
+            return b.finish(_resize_node(b, layer.attrs, x, *_deployment_size(b, layer, x_type, out_shape), deployment=True))
         if not changed:
             # nothing to resize: the input itself (an int8 Identity, which onnx-tensorrt has no int8 layer for, goes
             # through DequantizeLinear / QuantizeLinear with scale 1 there: exact)
@@ -139,11 +141,11 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
         if ctx.target.deployment and x_type.dtype in (FLOAT16, FLOAT32):
             # the deployment form: one Resize in the input's type, which onnx-tensorrt imports as one IResizeLayer
             # with the spec's attributes (docs/deployment.md); the host runs a legalized copy (converter/legalize.py)
-            return b.finish(_resize_node(b, layer.attrs, x, b.const("sizes", np.array(out_shape, np.int64)), deployment=True))
+            return b.finish(_resize_node(b, layer.attrs, x, *_deployment_size(b, layer, x_type, out_shape), deployment=True))
         if ctx.target.deployment and x_type.dtype == INT8 and layer.attrs["resize_mode"] == "NEAREST":
             # int8 NEAREST copies values: one Resize between the DequantizeLinear / QuantizeLinear TensorRT takes int8 by
-            sizes = b.const("sizes", np.array(out_shape, np.int64))
-            return b.finish(_int8_around(b, ctx, INT8, x, lambda v: _resize_node(b, layer.attrs, v, sizes, deployment=True)))
+            size = _deployment_size(b, layer, x_type, out_shape)
+            return b.finish(_int8_around(b, ctx, INT8, x, lambda v: _resize_node(b, layer.attrs, v, *size, deployment=True)))
         if layer.attrs["resize_mode"] == "NEAREST" or 0 in out_shape:
             def body(v):
                 return _nearest_static(b, layer, ctx, v, x_type, out_shape, changed)
@@ -388,7 +390,33 @@ def _interpolate_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, size
     return b.op("Slice", [y, b.const("zeros", np.zeros(inner, np.int64)), wanted, axes], why="an output length of 0 at run time")
 
 
-def _resize_node(b: NodeBuilder, attrs, x: str, sizes: str, deployment: bool = False) -> str:
+def exact_scales(layer: Layer, x_type: TensorType, out_shape) -> np.ndarray | None:
+    """The layer's float32 scales where ONNX ``scales`` say the same as ``sizes``, else None.
+
+    Only for a layer given ``scales`` whose every axis has a * s == b exactly (s the float32 scale, real arithmetic):
+    then s = b / a, so ONNX's coordinate map from the scale (x / s, (x + 0.5) / s - 0.5) is TensorRT's and the
+    spec's length ratio L_in / L_out, onnxruntime's fl(b / a) is s, and floor(a * s) = b on every runtime. A
+    non-exact scale (3 * 1.5 = 4.5 -> 4; 10 * 0.1f) keeps ``sizes``: ONNX would map by 1 / s, TensorRT and the
+    spec by a / b (docs/deployment.md)."""
+    if layer.attrs["scales"] is None or len(layer.inputs) != 1 or None in x_type.shape:
+        return None
+    scales = per_dimension(layer.attrs["scales"], x_type.rank).astype(np.float32)
+    if all(Fraction(float(s)) * a == b for a, s, b in zip(x_type.shape, scales, out_shape)):
+        return scales
+    return None
+
+
+def _deployment_size(b: NodeBuilder, layer: Layer, x_type: TensorType, out_shape) -> tuple[str, str]:
+    """(sizes, scales) inputs of the deployment Resize: ``scales`` where exact (``exact_scales``), which
+    onnx-tensorrt imports with IResizeLayer::setScales (onnxOpImporters.cpp:4624) and DLA runs; else ``sizes``
+    (setOutputDimensions, :4542, which DLA does not run: NvInfer.h:4103)."""
+    scales = exact_scales(layer, x_type, out_shape)
+    if scales is not None:
+        return "", b.const("scales", scales)
+    return b.const("sizes", np.array(out_shape, np.int64)), ""
+
+
+def _resize_node(b: NodeBuilder, attrs, x: str, sizes: str, scales: str = "", deployment: bool = False) -> str:
     transform = _ONNX_TRANSFORM[attrs["coordinate_transformation"]]
     if transform == "half_pixel" and attrs["selector_for_single_pixel"] == "UPPER":
         transform = "pytorch_half_pixel"  # HALF_PIXEL, and coordinate 0 for an output length of 1
@@ -397,7 +425,8 @@ def _resize_node(b: NodeBuilder, attrs, x: str, sizes: str, deployment: bool = F
     if attrs["resize_mode"] == "NEAREST":
         extra = {"nearest_mode": ORT_NEAREST_MODE[attrs["nearest_rounding"]]}
         why = "" if deployment else "NEAREST as one Resize: onnxruntime's float32 coordinates give the exact indices here (docs/semantics.md)"
-    return b.op("Resize", [x, "", "", sizes], mode=attrs["resize_mode"].lower(), coordinate_transformation_mode=transform,
+    inputs = [x, "", scales] if scales else [x, "", "", sizes]  # ONNX Resize: X, roi, scales, sizes
+    return b.op("Resize", inputs, mode=attrs["resize_mode"].lower(), coordinate_transformation_mode=transform,
                 why=why, **extra)
 
 
