@@ -674,7 +674,7 @@ def _dla_node_refusals(model, layers: list) -> dict:
     for problem in (p for p in check_model(model, "tensorrt-dla") if p.severity == "error" or p.reason.startswith(FALLBACK)):
         layer = by_output.get(problem.node.split("/")[0])
         if layer is not None and layer not in found:
-            found[layer] = f"its node {problem.node} ({problem.op}) has no DLA layer: {problem.reason}"
+            found[layer] = f"its node {problem.node} ({problem.op}) does not run on DLA: {problem.reason}"
     return found
 
 

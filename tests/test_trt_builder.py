@@ -3,6 +3,8 @@ values TensorRT's documents print (the seeds, the TensorRT cookbook) or hand com
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import onnxruntime as ort
 import pytest
@@ -416,26 +418,42 @@ def test_build_serialized_network_maps_the_device_to_a_target():
         builder.build_serialized_network(network, None)
 
 
-def test_a_layer_whose_lowered_nodes_dla_cannot_run_falls_back_or_fails_the_build():
-    # float16 NEAREST x2 is lowered exactly with Gather nodes (today's lowering), which DLA has no layer for
+@pytest.mark.parametrize("how, value, rule", [
+    # DLA's IResizeLayer takes scales, not output dimensions (TensorRT 10.7 NvInfer.h:4103; dla_guide resize.output-dims):
+    # a layer given its output shape is a Resize with ONNX sizes, which onnx-tensorrt imports with setOutputDimensions
+    ("shape", (1, 1, 4, 4), r"IResizeLayer: scales, not output dimensions: output dimensions \(sizes\) instead of scales; NvInfer\.h:4103"),
+    # NEAREST H and W scales are integers in [1, 32] on DLA (NvInfer.h:4136; dla_guide resize.scales)
+    ("scales", (1, 1, 1, 64), r"IResizeLayer: 4 scales, .*: scales \[1\.0, 1\.0, 1\.0, 64\.0\]: H and W scales integers "
+                              r"in \[1, 32\]; NvInfer\.h:4136"),
+])
+def test_a_layer_whose_lowered_nodes_dla_cannot_run_falls_back_or_fails_the_build(how, value, rule):
+    # a float16 NEAREST ASYMMETRIC FLOOR Resize: a seed-legal DLA combination (dla.RESIZE_COMBINATIONS), lowered to
+    # one Resize node; the DLA guide's rule on that node decides (its "GPU fallback" verdict)
     builder = trt.Builder()
     network = builder.create_network(0)
     x = network.add_input("x", trt.float16, (1, 1, 2, 2))
     up = network.add_resize(x)
     up.name = "up"
-    up.scales = (1, 1, 2, 2)
+    setattr(up, how, value)
     network.mark_output(up.get_output(0))
     config = builder.create_builder_config()
     config.set_flag(trt.BuilderFlag.FP16)
     config.default_device_type = trt.DeviceType.DLA
-    if "Resize" in {n.op_type for n in network.to_onnx(target="tensorrt").graph.node}:
-        pytest.skip("the lowering now emits one Resize node: nothing falls back")
-    with pytest.raises(ValueError, match=r"add_resize\(\) \(layer 0\) 'up' cannot run on DLA: its node up/\S+ \(Gather\) has no DLA layer"):
+    assert config.can_run_on_DLA(up)  # the seed rules (the layer's attributes) allow it: the node's form refuses it
+    with pytest.raises(ValueError, match=r"add_resize\(\) \(layer 0\) 'up' cannot run on DLA: its node up \(Resize\) does "
+                                         r"not run on DLA: GPU fallback: .*" + rule):
         builder.build_serialized_network(network, config)
     config.set_flag(trt.BuilderFlag.GPU_FALLBACK)
     plan = builder.build_serialized_network(network, config)
     assert plan.target == "tensorrt" and plan.placement == {"up": trt.DeviceType.GPU}
-    assert spec2onnx.check(plan.model, "tensorrt").ok and "Gather" in plan.gpu_fallback[0][1]
+    assert [name for name, _ in plan.gpu_fallback] == ["up"] and re.search(rule, plan.gpu_fallback[0][1])
+    assert spec2onnx.check(plan.model, "tensorrt").ok
+    assert [n.op_type for n in plan.model.graph.node] == ["Resize"]
+    # the same layer by scales 2 x 2 (setting scales clears shape, as in TensorRT) runs on DLA: no fallback, the
+    # whole engine is tensorrt-dla
+    up.scales = (1, 1, 2, 2)
+    plan = builder.build_serialized_network(network, config)
+    assert plan.target == "tensorrt-dla" and plan.placement == {"up": trt.DeviceType.DLA} and plan.gpu_fallback == ()
 
 
 # --- issue 19 item 12: dynamic shapes are refused at the call that makes them -------------------------------

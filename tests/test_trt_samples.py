@@ -92,15 +92,13 @@ def test_sample_dla_fp16_with_gpu_fallback(tmp_path):
     s = sample("dla_fp16_fallback")
     plan = built(s, tmp_path)
     # DLA runs normalize and upsample in FP16; Scale with power 2 is not a DLA layer (Scale, DLA Support): GPU
-    # DLA resizes by scales, not output dimensions (NvInfer.h 10.7, IResizeLayer): the sample sets scales; where
-    # the lowering writes them as an ONNX `sizes` input, onnx-tensorrt sets output dimensions and upsample falls back
-    resize = next(n for n in plan.model.graph.node if n.op_type == "Resize")
-    by_sizes = len(resize.input) > 3 and resize.input[3] != ""
-    upsample = trt.DeviceType.GPU if by_sizes else trt.DeviceType.DLA
-    assert plan.placement == {"normalize": trt.DeviceType.DLA, "upsample": upsample, "square": trt.DeviceType.GPU}
+    # DLA resizes by scales, not output dimensions (NvInfer.h 10.7, IResizeLayer): the sample sets scales 2 x 2, exact
+    # (a * 2 = b), so the model's Resize is fed ONNX scales, which onnx-tensorrt imports with setScales: on DLA
+    (resize,) = [n for n in plan.model.graph.node if n.op_type == "Resize"]
+    assert len(resize.input) == 3 and resize.input[2] != ""  # X, roi, scales; no sizes
+    assert plan.placement == {"normalize": trt.DeviceType.DLA, "upsample": trt.DeviceType.DLA, "square": trt.DeviceType.GPU}
     fallback = dict(plan.gpu_fallback)
-    assert set(fallback) == ({"square", "upsample"} if by_sizes else {"square"}) and "custom power" in fallback["square"]
-    assert not by_sizes or "output dimensions" in fallback["upsample"]
+    assert set(fallback) == {"square"} and "custom power" in fallback["square"]
     assert plan.target == "tensorrt"  # a mixed DLA/GPU engine: the model onnx-tensorrt parses, placed at build
     props = {p.key: p.value for p in plan.model.metadata_props}
     assert props["spec2onnx.trt.builder_flags"] == "FP16,GPU_FALLBACK,TF32"
