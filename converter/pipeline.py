@@ -122,16 +122,24 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
             runners[config] = describe_exception(exc, f"creating the {config.runtime} session")
     tolerances = {name: _tolerance(spec, name, options) for name in spec.network.outputs}
     # The spec's expected values are its own arithmetic; where the target's differs (FP16 weights, DLA's rounding,
-    # docs/deployment.md), the runtime is compared with the reference of the target's arithmetic only.
+    # docs/deployment.md), the runtime is compared with the reference of the target's arithmetic at the normal
+    # tolerance, and with the expected values at that tolerance widened by what the target's arithmetic may add
+    # (reference.expected_widening); where no such bound follows, the spec's own arithmetic is compared with them.
     arithmetic = target.name if target.deployment else None
-    expected = not reference.arithmetic_differs(spec.network, arithmetic)
+    widening = {name: reference.expected_widening(spec.network, name, arithmetic) for name in spec.network.outputs}
+    own_arithmetic = [name for name, w in widening.items() if w is None]
     for case in cases:
         on_case_start(case.name)
         t0 = time.perf_counter()
         try:
             want = reference.run_network(spec.network, case.inputs, arithmetic=arithmetic)
             reference_problems = _compare_outputs(spec, case, "reference", want, tolerances, against_reference=None,
-                                                  expected=expected)
+                                                  widening=widening)
+            if own_arithmetic and case.expected:
+                own = reference.run_network(spec.network, case.inputs)
+                more = _compare_outputs(spec, case, "reference in the spec's arithmetic", own, tolerances,
+                                        against_reference=None, names=own_arithmetic)
+                reference_problems = (reference_problems[0] + more[0], reference_problems[1] + more[1])
         except Exception as exc:  # noqa: BLE001
             want, reference_problems = describe_exception(exc, "running the numpy reference"), ([], [])
         first_outputs = None
@@ -139,7 +147,7 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
             runner = runners[config]
             t1 = time.perf_counter()
             outcome, problems, stats, got = _check(spec, case, runner, want, tolerances, config.runtime, reference_problems,
-                                                   expected)
+                                                   widening)
             if static:
                 outcome, problems = ERROR, static + problems
             disagreements = []
@@ -214,7 +222,7 @@ def _resolved(tolerances, output: str, case: Case) -> Tolerance:
     return resolve_tolerance(dtype, cli, case_tol, spec_tol, kind_tol)
 
 
-def _check(spec: Spec, case: Case, runner, want, tolerances, runtime: str, reference_problems, expected: bool = True):
+def _check(spec: Spec, case: Case, runner, want, tolerances, runtime: str, reference_problems, widening=None):
     """(outcome, problems, comparison stats, runtime outputs or None).
 
     ``reference_problems`` (reference vs expected, computed once per case) count for every runtime.
@@ -227,30 +235,43 @@ def _check(spec: Spec, case: Case, runner, want, tolerances, runtime: str, refer
         return ERROR, [describe_exception(exc, f"running {runtime}")], [], None
     if isinstance(want, str):
         return ERROR, [want], [], got
-    problems, stats = _compare_outputs(spec, case, runtime, got, tolerances, against_reference=want, expected=expected)
+    problems, stats = _compare_outputs(spec, case, runtime, got, tolerances, against_reference=want, widening=widening)
     problems, stats = problems + reference_problems[0], stats + reference_problems[1]
     return (FAIL if problems else PASS), problems, stats, got
 
 
-def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerances, against_reference, expected: bool = True):
-    """(problems, stats) of ``outputs`` against the reference (when given) and the case's expected values."""
+def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerances, against_reference,
+                     widening: dict | None = None, names=None):
+    """(problems, stats) of ``outputs`` (those ``names``; default: every output) against the reference (when given,
+    at the tolerance) and the case's expected values (at the tolerance plus the output's ``widening``, an (atol,
+    rtol) the target's arithmetic adds; None: not compared here, see check_spec)."""
     problems, stats = [], []
-    for name in spec.network.outputs:
+    for name in spec.network.outputs if names is None else names:
         tol = _resolved(tolerances, name, case)
         actual = outputs.get(name)
-        targets = [("reference", against_reference[name])] if against_reference is not None else []
-        if expected and case.expected and name in case.expected:
-            targets.append(("expected", case.expected[name]))
-        for against, target in targets:
+        targets = [("reference", against_reference[name], tol, "")] if against_reference is not None else []
+        widen = (widening or {}).get(name, (0.0, 0.0))
+        if widen is not None and case.expected and name in case.expected:
+            note = ", widened by the target's arithmetic" if any(widen) else ""
+            targets.append(("expected", case.expected[name], _widened(tol, widen), note))
+        for against, target, tol, note in targets:
             if actual is None:
                 problems.append(f"output {name!r}: {what} produced no such output")
                 break
             mismatch = compare(actual, target, tol)
             if mismatch:
-                problems.append(f"output {name!r}: {what} vs {against} ({tol.describe()}): {mismatch.describe()}")
+                problems.append(f"output {name!r}: {what} vs {against} ({tol.describe()}{note}): {mismatch.describe()}")
                 stats.append({"output": name, "actual": what, "against": against,
                               "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp}, **mismatch.to_dict()})
     return problems, stats
+
+
+def _widened(tol: Tolerance, widen: tuple[float, float]) -> Tolerance:
+    """``tol`` with (atol, rtol) added: the target's arithmetic's share (reference.expected_widening)."""
+    atol, rtol = widen
+    if not (atol or rtol):
+        return tol
+    return Tolerance(atol=(tol.atol or 0.0) + atol, rtol=(tol.rtol or 0.0) + rtol, ulp=tol.ulp)
 
 
 def _disagreements(first: dict, got: dict, first_label: str, tolerances, case: Case) -> list[dict]:
