@@ -14,7 +14,8 @@ from converter.compare import Tolerance, compare
 from converter.reference import expected_widening, run_network
 from converter.spec import load_spec, parse_spec
 from converter.targets import get_target
-from converter.validate import FAIL, PASS, Options, check_spec
+from converter.pipeline import Options, validate_spec
+from converter.results import FAIL, PASS
 
 X = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
 # y = 1.1 x - 0.7, exact: 0.4, 1.5, ..., 10.3
@@ -32,7 +33,7 @@ def _spec(expected, power=None, tolerance=(0, 0), scale=1.1, shift=-0.7, x=X):
 
 
 def _results(spec, target):
-    return list(check_spec(spec, Options(target=get_target(target))))
+    return list(validate_spec(spec, Options(target=get_target(target))))
 
 
 def test_the_widening_is_the_derived_bound():
