@@ -1,6 +1,11 @@
-"""Regenerate ort-cpu.json and ort-cuda.json from onnxruntime's published kernel tables.
+"""Regenerate ort-cpu.json and ort-cuda.json: from the installed onnxruntime's kernel registry, or its published tables.
 
-Input: a Markdown transcription of docs/OperatorKernels.md (one row per registered kernel,
+From the registry (the way the committed tables are made; the checkout's tables, never site-packages)::
+
+    python -m tools.make_ort_tables --registry ort-cpu     # needs onnxruntime (the pinned version)
+    python -m tools.make_ort_tables --registry ort-cuda    # needs a CUDA build (onnxruntime-gpu)
+
+From a document (the older way, kept for a provider whose build is not at hand). Input: a Markdown transcription of docs/OperatorKernels.md (one row per registered kernel,
 ``| op | opset range | type constraints |``), such as the project's reference copies of
 microsoft/onnxruntime at 001d12d2623fd411ce0f83d05abb5e82304a3389. Usage::
 
@@ -43,7 +48,29 @@ def parse_rows(text: str) -> dict[str, list[dict]]:
     return ops
 
 
+def from_registry(target: str) -> None:
+    from pathlib import Path
+
+    from converter.targets.ort_kernels import FILES, PROVIDERS, dumps, registry_table
+
+    table = registry_table(PROVIDERS[target])
+    if table is None:
+        sys.exit(f"no {PROVIDERS[target]} kernels: onnxruntime (a CUDA build for ort-cuda) is not installed")
+    out = Path(__file__).resolve().parent.parent / "converter" / "targets" / "tables" / FILES[target]
+    out.write_text(dumps(table), encoding="utf-8")
+    print(f"wrote {out}: {sum(len(r) for r in table['ops'].values())} ai.onnx rows, "
+          f"{sum(len(r) for d in table['domains'].values() for r in d.values())} rows of other domains")
+
+
 def main(argv: list[str]) -> None:
+    if argv[:1] in (["-h"], ["--help"]) or not argv:
+        print(__doc__)
+        return
+    if argv[0] == "--registry" and len(argv) == 2 and argv[1] in ("ort-cpu", "ort-cuda"):
+        from_registry(argv[1])
+        return
+    if len(argv) != 3:
+        sys.exit("usage: python -m tools.make_ort_tables --registry ort-cpu|ort-cuda, or SOURCE.md OUT.json PROVIDER")
     source_md, out, provider = argv
     text = open(source_md, encoding="utf-8").read()
     commit = re.search(r"Commit: ([0-9a-f]{40})", text)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -92,13 +92,16 @@ def _check(view: ModelView, name: str) -> list[tuple[Problem, list[int] | None]]
         return [p for member in profile["all_of"] for p in _check(view, member)]
     problems = []
     if view.opset is None:
-        return [(Problem(name, "", "", "the model imports no ai.onnx opset"), None)]
-    if view.opset > profile.get("max_opset", view.opset):
+        # onnxruntime loads a model that imports only other domains (ai.onnx.ml, com.microsoft); a node of
+        # the ai.onnx domain in it has no opset to resolve against
+        if not profile.get("registry") or any(n.domain in ("", "ai.onnx") for n in view.graph.node):
+            return [(Problem(name, "", "", "the model imports no ai.onnx opset"), None)]
+    elif view.opset > profile.get("max_opset", view.opset):
         problems.append(Problem(name, "", "", f"opset {view.opset} is newer than onnxruntime 1.31 loads "
                                               f"(at most {profile['max_opset']})"))
     if "matrix" in profile:
         low, high = table(profile["matrix"])["opset"]
-        if not low <= view.opset <= high:
+        if view.opset is not None and not low <= view.opset <= high:
             problems.append(Problem(name, "", "", f"opset {view.opset} is outside TensorRT's {low}..{high}"))
     if "tensor_limits" in profile:
         problems += _tensor_limits(view, name, profile["tensor_limits"])
@@ -148,38 +151,74 @@ def _tensor_limits(view: ModelView, name: str, limits: dict) -> list[Problem]:
     return [Problem(name, "", "", why) for why in over.values()] + problems
 
 
-def _verdict(view: ModelView, node: NodeView, name: str, profile: dict) -> tuple[list[Problem], bool]:
+def _kernels(name: str, profile: dict) -> dict:
+    """The kernel table of a target: onnxruntime's registry (converter/targets/ort_kernels.py), or a committed table."""
+    if profile.get("registry"):
+        from .ort_kernels import kernel_table
+
+        return kernel_table(name)
+    return table(profile["kernels"])
+
+
+def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, depth: int = 0) -> tuple[list[Problem], bool]:
     """The node's problems, and whether a limit or DLA rule (whose wording may name tensors) found some."""
     types = _types(node)
 
     def problem(reason: str, severity: str = "error") -> Problem:
         return Problem(name, node.name, node.op, reason, severity, index=node.index, types=types)
 
-    if node.node.domain not in ("", "ai.onnx"):
-        return [problem(f"domain {node.node.domain!r}: only the ai.onnx domain is supported")], False
+    domain = "" if node.node.domain == "ai.onnx" else node.node.domain
+    if profile.get("constants_folded") and domain == "" and node.op == "Constant":
+        return [], False  # onnxruntime makes every Constant node an initializer when it loads the graph (graph.cc)
+    kernels = _kernels(name, profile) if "kernels" in profile else None
+    ops = None
+    if domain == "":
+        ops = kernels["ops"] if kernels else None
+    elif profile.get("registry") and domain in kernels.get("domains", {}):
+        ops = kernels["domains"][domain]
+        if node.since is None and domain in view.opsets:  # a domain onnx has no schemas for (com.microsoft)
+            node = replace(node, since=view.opsets[domain])
+    else:
+        return [problem(f"domain {node.node.domain!r}: only the ai.onnx domain is supported"
+                        if not profile.get("registry") else f"domain {node.node.domain!r}: no kernels of this domain")], False
     if node.since is None:
-        return [problem(f"no ONNX operator {node.op} at opset {view.opset}")], False
-    if "kernels" in profile:
-        reason = _kernel(node, table(profile["kernels"]), view.opset)
+        return [problem(f"no ONNX operator {node.op} at opset {view.opsets.get(domain)}")], False
+    for limit in profile.get("limits", ()):  # a model the runtime refuses to load: before any kernel or function
+        if limit.get("at_load") and applies(limit, node) and broken(limit, node, view):
+            return [problem(limit["why"])], False
+    if kernels is not None:
+        reason = _kernel(node, kernels, view.opsets.get(domain), ops=ops)
         if reason and profile.get("float16_via_float") and "float16" in node.input_types + node.output_types:
             # onnxruntime's InsertCastTransformer runs a float16 node that has only a float kernel in float
-            if _kernel(node, table(profile["kernels"]), view.opset, as_float=True) is None:
+            if _kernel(node, kernels, view.opsets.get(domain), as_float=True, ops=ops) is None:
                 reason = None
+        if reason and profile.get("functions") and depth < 8:
+            from .functions import expand  # converter/targets/functions.py: onnxruntime inlines the body
+
+            expanded = expand(view, node)
+            if expanded is not None:
+                inner = [p for n in expanded.nodes for p in _verdict(expanded, n, name, profile, depth + 1)[0]]
+                return [problem(f"in its function body (onnxruntime expands {node.op}, which has no kernel): "
+                                f"{p.node}: {p.reason}", p.severity) for p in inner], True
     else:
         reason = _matrix(node, table(profile["matrix"]))
-    if reason and profile.get("measured"):
-        # a measured table (OpenVINO): a refusal it recorded is an error; a combination never measured, a warning
-        refused = _measured_refusal(node, table(profile["kernels"]))
+    if profile.get("measured"):
+        # a measured table (OpenVINO): a refusal measured in this very form (attributes, constant inputs, ranks)
+        # is an error even where another form compiled; else a compiled row runs; else a refusal of these
+        # types is an error; a combination never measured, a warning
+        exact = _measured_refusal(node, kernels, exact=True)
+        refused = exact or (_measured_refusal(node, kernels) if reason else None)
         bound = "; ".join(f"{c}={','.join(sorted(v))}" for c, v in sorted(node.bindings().items()))
-        if refused is None:
+        if refused is not None:
+            return [problem(f"refused at since-version {node.since} with {bound}: {refused}")], False
+        if reason:
             return [problem(f"not measured at since-version {node.since} with {bound} "
                             "(python -m tools.measure_openvino)", "warning")], False
-        return [problem(f"refused at since-version {node.since} with {bound}: {refused}")], False
     if reason:
         return [problem(reason)], False
     found = []
     for limit in profile.get("limits", ()):
-        if applies(limit, node):
+        if not limit.get("at_load") and applies(limit, node):
             why = broken(limit, node, view)
             if why:
                 detail = "" if why == "always" else f": {why}"
@@ -198,9 +237,9 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict) -> tuple
     return found, True
 
 
-def _kernel(node: NodeView, kernels: dict, opset: int, as_float: bool = False) -> str | None:
+def _kernel(node: NodeView, kernels: dict, opset: int, as_float: bool = False, ops: dict | None = None) -> str | None:
     """None when some row of the kernel table runs ``node`` (its float16 taken as float: ``as_float``), else why none does."""
-    rows = kernels["ops"].get(node.op)
+    rows = (kernels["ops"] if ops is None else ops).get(node.op)
     if not rows:
         return "no kernel for this op"
     by_version = [r for r in rows if r["start"] == node.since or (r["end"] is not None and r["start"] <= node.since <= r["end"])]
@@ -220,12 +259,22 @@ def _kernel(node: NodeView, kernels: dict, opset: int, as_float: bool = False) -
     return f"no kernel for types {shown}"
 
 
-def _measured_refusal(node: NodeView, kernels: dict) -> str | None:
+def _measured_refusal(node: NodeView, kernels: dict, exact: bool = False) -> str | None:
+    """The error measured for this op, since-version and types; ``exact``: only one measured in this node's form."""
     bindings = {c: sorted(v) for c, v in node.bindings().items()}
-    for row in kernels.get("failed", {}).get(node.op, []):
-        if row["start"] == node.since and row["types"] == bindings:
+    rows = [r for r in kernels.get("failed", {}).get(node.op, []) if r["start"] == node.since and r["types"] == bindings]
+    form = {"attrs": _set_attrs(node), "constants": [c is not None for c in node.constants],
+            "ranks": [node.rank(i) for i in range(len(node.inputs))]}
+    for row in rows:
+        if all(row.get(key, value) == value for key, value in form.items()):
             return row["error"]
-    return None
+    return rows[0]["error"] if rows and not exact else None
+
+
+def _set_attrs(node: NodeView) -> dict:
+    """The node's explicitly set attributes, as tools/measure_openvino.py records them with a refusal."""
+    return {a.name: node.attrs[a.name] for a in node.node.attribute
+            if isinstance(node.attrs.get(a.name), (int, float, str, list))}
 
 
 def _matrix(node: NodeView, matrix: dict) -> str | None:

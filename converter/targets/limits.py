@@ -23,6 +23,9 @@ def applies(limit: dict, node: NodeView) -> bool:
     for name, bound in when.get("attr_gt", {}).items():
         if not (isinstance(node.attrs.get(name), (int, float)) and node.attrs[name] > bound):
             return False
+    given = {a.name for a in node.node.attribute}
+    if "attr_present" in when and not given & set(when["attr_present"]):
+        return False
     bindings = node.bindings()
     for constraint, types in when.get("types", {}).items():
         if not bindings.get(constraint, set()) & set(types):
@@ -68,6 +71,10 @@ def broken(limit: dict, node: NodeView, view: ModelView) -> str | None:
                                   "(external data, or over 64 KiB): not verified")
             if np.any(value.astype(np.float64) != 0):
                 return f"input {i} ({node.inputs[i]}) is not all zeros"
+    for i in require.get("one_element", []):
+        shape = node.input_shapes[i] if i < len(node.input_shapes) and node.inputs[i] else None
+        if shape is not None and all(d is not None for d in shape) and int(np.prod(shape, dtype=np.int64)) != 1:
+            return f"input {i} ({node.inputs[i]}) has shape {_shape(shape)}, not one element"
     for t in require.get("io_only", []):
         names = [n for n, nt in zip(node.inputs + list(node.node.output), node.input_types + node.output_types)
                  if nt == t and n not in view.graph_io and n not in view.constants]

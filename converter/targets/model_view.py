@@ -127,7 +127,9 @@ class ModelView:
 
     def __init__(self, model: onnx.ModelProto, inferred: onnx.ModelProto | None = None, unread: dict | None = None):
         self.model = model
-        self.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+        # domain ("" for ai.onnx) -> imported version
+        self.opsets = {("" if o.domain == "ai.onnx" else o.domain): o.version for o in model.opset_import}
+        self.opset = self.opsets.get("")
         if inferred is None:
             try:
                 inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False, data_prop=needs_data_prop(model))
@@ -228,9 +230,10 @@ class ModelView:
         key = (op, domain)
         if key not in self._schemas:
             schema = None
-            if domain in ("", "ai.onnx") and self.opset is not None:
+            domain = "" if domain == "ai.onnx" else domain
+            if self.opsets.get(domain) is not None:  # ai.onnx, ai.onnx.ml, ...: the schemas onnx knows
                 try:
-                    schema = defs.get_schema(op, max_inclusive_version=self.opset)
+                    schema = defs.get_schema(op, max_inclusive_version=self.opsets[domain], domain=domain)
                 except defs.SchemaError:
                     schema = None
             defaults = {}

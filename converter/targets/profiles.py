@@ -4,13 +4,15 @@ A limit applies to a node when its op matches (``op``: a name, a list, or "*") a
 condition holds; it is broken when a ``require`` condition fails (a limit without ``require``
 is broken whenever it applies). Conditions (see converter/targets/limits.py):
 
-  when:    attr {name: [values]}, attr_gt {name: n}, types {constraint: [types]}, types_any [types]
-  require: rank [ranks of input 0], unscaled {rank: [[axes], ...]} (output dims equal input dims on
+  when:    attr {name: [values]}, attr_gt {name: n}, attr_present [names] (set on the node, any value),
+           types {constraint: [types]}, types_any [types]
+  require: rank [ranks of input 0], one_element [inputs] (absent, or of one element), unscaled {rank: [[axes], ...]} (output dims equal input dims on
            one of the axis sets), attr {name: [values]}, types {constraint: [types]}, same_types [inputs],
            zero_input i (absent, or a constant of zeros), io_only [types] (such tensors only as graph
            inputs or outputs)
 
-``severity`` is "error" (the node does not run there) or "warning" (it runs, but its results are
+``at_load``: the runtime refuses the model when it loads it (schema validation), before any kernel lookup or
+function expansion. ``severity`` is "error" (the node does not run there) or "warning" (it runs, but its results are
 known to differ from ONNX's: the node still counts as running).
 """
 
@@ -35,6 +37,32 @@ ORT_RESIZE = [
      "why": "exclude_outside=1 needs mode cubic (or linear with antialias)", "source": UPSAMPLEBASE},
     {"op": "Resize", "when": {"attr": {"antialias": [1], "mode": ["nearest"]}},
      "why": "anti-aliasing needs mode linear or cubic", "source": UPSAMPLEBASE},
+]
+
+# Shown by onnxruntime 1.31.1 on onnx's node test cases (tools/ground_truth.py); the file:line is the one
+# the runtime's own error names (its build of microsoft/onnxruntime rel-1.31.1).
+ORT_1_31 = "onnxruntime 1.31.1 CPU on onnx 1.23.2's node test cases (docs/ground-truth.md)"
+ORT_KERNEL_LIMITS = [
+    {"op": "RNN", "when": {"attr": {"layout": [1]}},
+     "why": "onnxruntime's RNN kernel enforces layout == 0: 'Batchwise recurrent operations (layout == 1) are not supported'",
+     "source": "onnxruntime/core/providers/cpu/rnn/rnn.h:48 (RNN constructor), " + ORT_1_31},
+    {"op": "GRU", "when": {"attr": {"layout": [1]}},
+     "why": "onnxruntime's GRU kernel enforces layout == 0: 'Batchwise recurrent operations (layout == 1) are not supported'",
+     "source": "onnxruntime/core/providers/cpu/rnn/deep_cpu_gru.h:56 (DeepCpuGruOp constructor), " + ORT_1_31},
+    {"op": "LSTM", "when": {"attr": {"layout": [1]}},
+     "why": "onnxruntime's LSTM kernel enforces layout == 0: 'Batchwise recurrent operations (layout == 1) are not supported'",
+     "source": "onnxruntime/core/providers/cpu/rnn/lstm_base.h:53 (LSTMBase constructor), " + ORT_1_31},
+    {"op": "ConvInteger", "require": {"one_element": [3]},
+     "why": "onnxruntime's ConvInteger takes a per-tensor w_zero_point only: 'Non per-tensor quantization is not supported now'",
+     "source": "onnxruntime/core/providers/cpu/quantization/conv_integer.cc:52 (IsScalarOr1ElementVector(W_Zero_Point)), "
+               + ORT_1_31},
+    {"op": "Attention", "when": {"attr_present": ["left_window_size", "right_window_size"]}, "at_load": True,
+     "why": "onnxruntime 1.31 knows Attention up to version 24, which has no left_window_size/right_window_size "
+            "(onnx 1.23's Attention-25 added them): 'Unrecognized attribute' when the model loads", "source": ORT_1_31},
+    {"op": "StringNormalizer", "when": {"attr": {"case_change_action": ["LOWER", "UPPER"]}}, "severity": "warning",
+     "why": "onnxruntime builds a std::locale (default en_US.UTF-8) to change case: the session fails to load on a "
+            "system without that locale installed ('Failed to construct locale')",
+     "source": "onnxruntime/core/providers/cpu/text/string_normalizer.cc:235 (Locale), " + ORT_1_31},
 ]
 
 ORT_CUDA = [
@@ -92,9 +120,16 @@ ORT_MAX_OPSET = 26
 PROFILES = {
     # float16_via_float: onnxruntime/core/optimizer/insert_cast_transformer.cc runs a float16 node that has
     # only a float CPU kernel in float, between inserted Casts (at every optimization level)
-    "ort-cpu": {"kernels": "ort-cpu.json", "limits": ORT_RESIZE, "float16_via_float": True, "max_opset": ORT_MAX_OPSET,
+    # registry: the kernel table is the installed onnxruntime's registry, else the committed file (ort_kernels.py);
+    # constants_folded: Constant nodes become initializers; functions: a node no kernel takes is expanded
+    # into its ONNX function body, whose nodes are checked (converter/targets/functions.py)
+    "ort-cpu": {"kernels": "ort-cpu.json", "registry": True, "constants_folded": True, "functions": True,
+                "limits": ORT_RESIZE + ORT_KERNEL_LIMITS, "float16_via_float": True, "max_opset": ORT_MAX_OPSET,
                 "preferences": {"scale_batchnorm": True}},
-    "ort-cuda": {"kernels": "ort-cuda.json", "limits": ORT_RESIZE + ORT_CUDA, "max_opset": ORT_MAX_OPSET,
+    # no "functions" for ort-cuda: with the CPU EP present, a node the CUDA EP does not take goes to the CPU
+    # (if it has a CPU kernel) rather than being expanded for CUDA; not measured on a CUDA build here
+    "ort-cuda": {"kernels": "ort-cuda.json", "registry": True, "constants_folded": True,
+                 "limits": ORT_RESIZE + ORT_CUDA, "max_opset": ORT_MAX_OPSET,
                  "preferences": {"scale_batchnorm": False}},
     # onnxruntime's DirectML EP: its kernel table (tables/ort-dml.json, from docs/OperatorKernels.md's DML section,
     # generated from DmlExecutionProvider/src/Operators/OperatorRegistration.cpp); checked statically only (no

@@ -1,0 +1,142 @@
+"""ort-cpu tables from onnxruntime's registry, and what onnxruntime does before kernel lookup (issue 21, item 2).
+
+Expected verdicts come from the installed onnxruntime itself: each hand-made model is also loaded and run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from converter.targets import ort_kernels
+from converter.targets.check import check_model, errors
+
+needs_ort = pytest.mark.skipif(importlib.util.find_spec("onnxruntime") is None, reason="onnxruntime is not installed")
+
+
+def model(nodes, inputs, outputs, opsets=(("", 17),), inits=()):
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(*i) for i in inputs],
+                              [helper.make_tensor_value_info(*o) for o in outputs], initializer=list(inits))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets], ir_version=10)
+
+
+def onnxruntime_runs(m, feeds) -> bool:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    try:
+        ort.InferenceSession(m.SerializeToString(), options, providers=["CPUExecutionProvider"]).run(None, feeds)
+    except Exception:  # noqa: BLE001
+        return False
+    return True
+
+
+def static_runs(m) -> bool:
+    return not errors(check_model(m, "ort-cpu"))
+
+
+@needs_ort
+def test_committed_table_is_the_pinned_onnxruntime_registry():
+    import onnxruntime
+
+    committed = ort_kernels.committed("ort-cpu")
+    pinned = re.search(r"onnxruntime (\S+) kernel registry", committed["source"])[1]
+    if onnxruntime.__version__ != pinned:
+        pytest.skip(f"onnxruntime {onnxruntime.__version__} installed; the committed table is {pinned}'s")
+    live = ort_kernels.registry_table("CPUExecutionProvider")
+    assert json.loads(ort_kernels.dumps(live)) == committed  # python -m tools.make_ort_tables --registry ort-cpu
+    assert ort_kernels.dumps(live) == (ort_kernels.TABLES / "ort-cpu.json").read_text(encoding="utf-8")
+
+
+def test_registry_rows_follow_onnxruntime_kernel_defs():
+    # the shape of get_all_opkernel_def() entries (op_name, domain, version_range, type_constraints, provider)
+    class Def:
+        def __init__(self, op, domain, rng, types, provider="CPUExecutionProvider"):
+            self.op_name, self.domain, self.version_range, self.type_constraints, self.provider = op, domain, rng, types, provider
+
+    defs = [Def("Abs", "", (13, 2**31 - 1), {"T": ["tensor(float)"]}), Def("Abs", "", (13, 2**31 - 1), {"T": ["tensor(int8)"]}),
+            Def("Abs", "", (6, 12), {"T": ["tensor(float)"]}), Def("Abs", "", (13, 2**31 - 1), {"T": ["tensor(half)"]}, "CUDAExecutionProvider"),
+            Def("LabelEncoder", "ai.onnx.ml", (4, 2**31 - 1), {"T1": ["tensor(string)"], "T2": ["tensor(int64)"]}),
+            Def("LabelEncoder", "ai.onnx.ml", (4, 2**31 - 1), {"T1": ["tensor(int64)"], "T2": ["tensor(string)"]}),
+            Def("SequenceAt", "", (11, 2**31 - 1), {"S": ["seq(tensor(float))"], "I": ["tensor(int64)"]})]
+    rows = ort_kernels.registry_rows(defs, "CPUExecutionProvider")
+    assert rows[""]["Abs"] == [{"start": 13, "end": None, "types": {"T": ["float", "int8"]}},
+                               {"start": 6, "end": 12, "types": {"T": ["float"]}}]
+    # two type combinations stay two rows: merging them would allow string -> string
+    assert len(rows["ai.onnx.ml"]["LabelEncoder"]) == 2
+    assert rows[""]["SequenceAt"] == [{"start": 11, "end": None, "types": {"I": ["int64"]}}]
+
+
+def test_committed_table_is_the_fallback(monkeypatch):
+    monkeypatch.setenv("SPEC2ONNX_KERNEL_TABLES", "committed")
+    ort_kernels.kernel_table.cache_clear()
+    try:
+        assert ort_kernels.kernel_table("ort-cpu") is ort_kernels.committed("ort-cpu")
+    finally:
+        ort_kernels.kernel_table.cache_clear()
+
+
+X = ("x", TensorProto.FLOAT, [2, 3])
+Y = ("y", TensorProto.FLOAT, [2, 3])
+FEED = {"x": np.ones((2, 3), np.float32)}
+
+
+@needs_ort
+def test_constant_nodes_are_initializers():
+    # onnxruntime has no Constant kernel: graph.cc turns Constant nodes into initializers when it loads
+    c = helper.make_node("Constant", [], ["c"], value=numpy_helper.from_array(np.ones((2, 3), np.float32)))
+    m = model([c, helper.make_node("Add", ["x", "c"], ["y"])], [X], [Y])
+    assert static_runs(m) and onnxruntime_runs(m, FEED)
+
+
+@needs_ort
+@pytest.mark.parametrize("opset", [15, 18, 21])
+def test_castlike_runs_through_its_function_body(opset):
+    # no CastLike kernel in onnxruntime 1.31: it expands the context-dependent function (a Cast)
+    m = model([helper.make_node("CastLike", ["x", "t"], ["y"])], [X, ("t", TensorProto.DOUBLE, [1])],
+              [("y", TensorProto.DOUBLE, [2, 3])], opsets=(("", opset),))
+    assert static_runs(m)
+    assert onnxruntime_runs(m, FEED | {"t": np.ones(1, np.float64)})
+
+
+@needs_ort
+def test_a_function_body_is_checked_node_by_node():
+    # SoftmaxCrossEntropyLoss has no CPU kernel: onnxruntime expands its context-dependent body, and runs it
+    m = model([helper.make_node("SoftmaxCrossEntropyLoss", ["x", "t"], ["y"], reduction="mean")],
+              [("x", TensorProto.FLOAT, [2, 3]), ("t", TensorProto.INT64, [2])], [("y", TensorProto.FLOAT, [])],
+              opsets=(("", 17),))
+    assert static_runs(m) and onnxruntime_runs(m, FEED | {"t": np.array([0, 2], np.int64)})
+    problems = [p for p in check_model(m, "ort-cpu")]
+    assert problems == []
+    # the body's own ops are checked: at float16 the body's ops have kernels (float16 runs as float), but at
+    # int32 inputs onnx defines no body (x is float only): check refuses, as onnxruntime does
+    bad = model([helper.make_node("SoftmaxCrossEntropyLoss", ["x", "t"], ["y"])],
+                [("x", TensorProto.INT32, [2, 3]), ("t", TensorProto.INT64, [2])], [("y", TensorProto.INT32, [])])
+    assert not static_runs(bad)
+    assert not onnxruntime_runs(bad, {"x": np.ones((2, 3), np.int32), "t": np.array([0, 2], np.int64)})
+
+
+@needs_ort
+def test_a_model_of_only_ai_onnx_ml_runs():
+    node = helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml", keys_int64s=[1, 2], values_int64s=[5, 6])
+    m = model([node], [("x", TensorProto.INT64, [3])], [("y", TensorProto.INT64, [3])], opsets=(("ai.onnx.ml", 4),))
+    assert static_runs(m) and onnxruntime_runs(m, {"x": np.array([1, 2, 3], np.int64)})
+
+
+@needs_ort
+@pytest.mark.parametrize("op, gates", [("RNN", 1), ("GRU", 3), ("LSTM", 4)])
+def test_batchwise_recurrent_layout_is_refused(op, gates):
+    # onnxruntime enforces layout == 0 in the RNN/GRU/LSTM constructors (rnn.h:48, deep_cpu_gru.h:56, lstm_base.h:53)
+    w = numpy_helper.from_array(np.ones((1, gates * 4, 3), np.float32), "w")
+    r = numpy_helper.from_array(np.ones((1, gates * 4, 4), np.float32), "r")
+    for layout, runs in ((0, True), (1, False)):
+        node = helper.make_node(op, ["x", "w", "r"], ["y"], hidden_size=4, layout=layout)
+        x = ("x", TensorProto.FLOAT, [2, 5, 3])
+        m = model([node], [x], [("y", TensorProto.FLOAT, None)], inits=[w, r])
+        assert static_runs(m) == runs == onnxruntime_runs(m, {"x": np.ones((2, 5, 3), np.float32)})
