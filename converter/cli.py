@@ -410,9 +410,13 @@ def run(spec, case_name, input_files, output_dir, provider, opset, max_memory):
 @click.option("--layers", is_flag=True,
               help="tensorrt, tensorrt-dla: also print the TensorRT layers onnx-tensorrt builds from each model, with "
                    "their attributes (the importer view, docs/tensorrt.md).")
+@click.option("--probe", is_flag=True,
+              help="Ask the installed runtime instead of the tables where it is installed (onnxruntime: a session on "
+                   "that EP without CPU fallback; OpenVINO: query_model + compile); a line per target says whether "
+                   "its verdict was probed or static (docs/ground-truth.md).")
 @max_memory_option
 @handle_errors
-def check(paths, targets, verbose, json_path, layers, max_memory):
+def check(paths, targets, verbose, json_path, layers, max_memory, probe):
     """Check that TARGET can run each ONNX model in PATHS (files, or folders: their *.onnx, recursively).
 
     Untrusted files are read for their structure only: regular files of at most
@@ -440,6 +444,8 @@ def check(paths, targets, verbose, json_path, layers, max_memory):
         if report.error is not None:
             click.echo(f"spec2onnx: error: {report.error.splitlines()[0]}", err=True)
         else:
+            if probe:  # converter/targets/probe.py: the probed verdicts replace the static ones
+                _probe(report, names)
             if layers:
                 for line in pipeline.importer_view_lines(report):
                     _say(line)
@@ -459,6 +465,16 @@ def check(paths, targets, verbose, json_path, layers, max_memory):
     status = model_check.exit_status(reports, names)
     if status:
         sys.exit(status)
+
+
+def _probe(report, names) -> None:
+    from .targets.probe import check as probed
+
+    for name in names:
+        verdicts = probed(report.view.model, name, probe=True)
+        report.grouped[name] = [(p, None) for v in verdicts for p in v.problems]
+        for verdict in verdicts:
+            _say(f"{verdict.target}: {verdict.how}")
 
 
 @main.command(epilog=EPILOG)

@@ -1,0 +1,82 @@
+"""``check --probe``: the installed runtime asked, and the output says which verdicts were probed (issue 21, item 3)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from onnx import TensorProto, helper, numpy_helper
+
+from cli import main
+from converter.targets.probe import check
+
+needs_ort = pytest.mark.skipif(importlib.util.find_spec("onnxruntime") is None, reason="onnxruntime is not installed")
+needs_ov = pytest.mark.skipif(importlib.util.find_spec("openvino") is None, reason="OpenVINO is not installed")
+
+
+def relu(opset=17):
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
+
+
+def gru(layout):
+    w = numpy_helper.from_array(np.ones((1, 12, 3), np.float32), "w")
+    r = numpy_helper.from_array(np.ones((1, 12, 4), np.float32), "r")
+    graph = helper.make_graph([helper.make_node("GRU", ["x", "w", "r"], ["y"], hidden_size=4, layout=layout)], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializer=[w, r])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=10)
+
+
+def test_static_is_the_default_and_says_so():
+    (verdict,) = check(relu(), "ort-cpu")
+    assert verdict.how.startswith("static") and verdict.problems == []
+
+
+@needs_ort
+def test_onnxruntime_is_asked():
+    (ok,) = check(relu(), "ort-cpu", probe=True)
+    assert ok.how.startswith("probed: onnxruntime") and ok.problems == []
+    # GRU layout=1: onnxruntime refuses it when it builds the kernel (deep_cpu_gru.h:56)
+    (bad,) = check(gru(1), "ort-cpu", probe=True)
+    assert bad.problems and "layout" in bad.problems[0].reason
+
+
+@needs_ort
+def test_ort_cuda_without_a_cuda_build_stays_static():
+    import onnxruntime as ort
+
+    if "CUDAExecutionProvider" in ort.get_available_providers():
+        pytest.skip("a CUDA build: ort-cuda is probed here")
+    (verdict,) = check(relu(), "ort-cuda", probe=True)
+    assert verdict.how.startswith("static") and "CUDAExecutionProvider" in verdict.how
+
+
+@needs_ov
+def test_openvino_is_asked():
+    (ok,) = check(relu(), "openvino", probe=True)
+    assert ok.how.startswith("probed: OpenVINO") and ok.problems == []
+
+
+def test_tensorrt_is_never_probed_here():
+    verdicts = {v.target: v for v in check(relu(), "portable", probe=True)}
+    assert set(verdicts) == {"ort-cpu", "ort-cuda", "tensorrt", "openvino"}
+    assert verdicts["tensorrt"].how.startswith("static")
+
+
+@needs_ort
+def test_cli_names_probed_and_static_verdicts(tmp_path):
+    path = tmp_path / "gru.onnx"
+    path.write_bytes(gru(1).SerializeToString())
+    result = CliRunner().invoke(main, ["check", str(path), "--target", "ort-cpu", "--probe"])
+    assert result.exit_code == 1, result.output
+    assert "ort-cpu: probed: onnxruntime" in result.output
+    path.write_bytes(relu().SerializeToString())
+    result = CliRunner().invoke(main, ["check", str(path), "--target", "portable", "--probe"])
+    assert "tensorrt: static" in result.output and "ort-cpu: probed" in result.output
+    plain = CliRunner().invoke(main, ["check", str(path), "--target", "ort-cpu"])
+    assert plain.exit_code == 0 and "probed:" not in plain.output
