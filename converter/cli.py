@@ -444,8 +444,9 @@ def check(paths, targets, verbose, json_path, layers, max_memory, probe):
         if report.error is not None:
             click.echo(f"spec2onnx: error: {report.error.splitlines()[0]}", err=True)
         else:
-            if probe:  # converter/targets/probe.py: the probed verdicts replace the static ones
-                _probe(report, names)
+            if probe:  # the probed verdicts replace the static ones (converter/targets/probe.py)
+                for line in model_check.probe(report, names):
+                    _say(line)
             if layers:
                 for line in pipeline.importer_view_lines(report):
                     _say(line)
@@ -465,16 +466,6 @@ def check(paths, targets, verbose, json_path, layers, max_memory, probe):
     status = model_check.exit_status(reports, names)
     if status:
         sys.exit(status)
-
-
-def _probe(report, names) -> None:
-    from .targets.probe import check as probed
-
-    for name in names:
-        verdicts = probed(report.view.model, name, probe=True)
-        report.grouped[name] = [(p, None) for v in verdicts for p in v.problems]
-        for verdict in verdicts:
-            _say(f"{verdict.target}: {verdict.how}")
 
 
 @main.command(epilog=EPILOG)

@@ -275,3 +275,16 @@ def write_json(path, document: dict) -> None:
 
 def inputs_of(paths) -> list[Path]:
     return [Path(p) for p, _ in expand(paths)]
+
+
+def probe(report: FileReport, targets: list[str]) -> list[str]:
+    """``check --probe``: ask each target's installed runtime (converter/targets/probe.py); its verdict replaces
+    the static one in ``report``. Returns a line per target saying whether its verdict was probed or static."""
+    from .targets.probe import check as probed
+
+    lines = []
+    for name in targets:
+        verdicts = probed(report.view.model, name, probe=True)
+        report.grouped[name] = [(p, None) for v in verdicts for p in v.problems]
+        lines += [f"{v.target}: {v.how}" for v in verdicts]
+    return lines
