@@ -20,6 +20,7 @@ from .model_reading import read_model, without_data
 from .targets.check import Problem, check_grouped
 from .targets.check import expand as expand_problems
 from .targets.model_view import ModelView, needs_data_prop
+from .targets.probe import check as probed
 
 SCHEMA = "spec2onnx-check/1"
 SHOWN_NODES = 3  # node names shown in a summary line; -v / --json list every one
@@ -280,8 +281,6 @@ def inputs_of(paths) -> list[Path]:
 def probe(report: FileReport, targets: list[str]) -> list[str]:
     """``check --probe``: ask each target's installed runtime (converter/targets/probe.py); its verdict replaces
     the static one in ``report``. Returns a line per target saying whether its verdict was probed or static."""
-    from .targets.probe import check as probed
-
     lines = []
     for name in targets:
         verdicts = probed(report.view.model, name, probe=True)

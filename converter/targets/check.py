@@ -22,8 +22,10 @@ import onnx
 
 from ..model_reading import read_model
 from . import dla, dla_guide, tensorrt_rules
+from .functions import expand as expand_function
 from .limits import Unverified, applies, broken
 from .model_view import ModelView, NodeView, UnreadValue
+from .ort_kernels import kernel_table
 from .profiles import PROFILES
 
 TABLES = Path(__file__).parent / "tables"
@@ -154,8 +156,6 @@ def _tensor_limits(view: ModelView, name: str, limits: dict) -> list[Problem]:
 def _kernels(name: str, profile: dict) -> dict:
     """The kernel table of a target: onnxruntime's registry (converter/targets/ort_kernels.py), or a committed table."""
     if profile.get("registry"):
-        from .ort_kernels import kernel_table
-
         return kernel_table(name)
     return table(profile["kernels"])
 
@@ -193,9 +193,7 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, depth: i
             if _kernel(node, kernels, view.opsets.get(domain), as_float=True, ops=ops) is None:
                 reason = None
         if reason and profile.get("functions") and depth < 8:
-            from .functions import expand  # converter/targets/functions.py: onnxruntime inlines the body
-
-            expanded = expand(view, node)
+            expanded = expand_function(view, node)  # converter/targets/functions.py: onnxruntime inlines the body
             if expanded is not None:
                 inner = [p for n in expanded.nodes for p in _verdict(expanded, n, name, profile, depth + 1)[0]]
                 return [problem(f"in its function body (onnxruntime expands {node.op}, which has no kernel): "
