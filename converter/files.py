@@ -9,15 +9,25 @@ The rules for an output path (``--json``, ``--junit``, ``convert -o``, ``run -o`
 - a folder, a socket, a name longer than the file system allows, a folder that cannot be written,
   or an output that is also an input of the run are refused (``UserError``) before any work is done
   (``check_output``).
+
+Temporary files are named ``.<target name>.<host>-<pid>.<random>.tmp`` (``host``: 6 hex digits naming this
+machine and pid namespace). A writer killed with SIGKILL cannot remove its own; the next write to the same
+folder does (``sweep_stale_temps``): a file of exactly that naming, a regular file of this user's, whose
+writer is gone (same host, no process with that pid) or that is older than a day. Nothing else is touched.
 """
 
 from __future__ import annotations
 
 import errno
+import functools
+import hashlib
 import io
 import os
+import re
 import secrets
+import socket
 import stat
+import time
 from pathlib import Path
 from typing import Iterable
 
@@ -25,7 +35,9 @@ import numpy as np
 
 from .errors import UserError
 
-TEMP_SUFFIX = ".tmp"  # temporary files are named .<target name>.<random hex>.tmp, beside the target
+TEMP_SUFFIX = ".tmp"  # temporary files are named .<target name>.<host>-<pid>.<random hex>.tmp, beside the target
+_TEMP_RE = re.compile(r"\.(?P<name>.+)\.(?P<host>[0-9a-f]{6})-(?P<pid>[0-9]{1,10})\.[0-9a-f]{12}\.tmp\Z", re.DOTALL)
+STALE_AFTER = 24 * 3600  # seconds: a temporary file this old is stale whoever wrote it
 NAME_MAX = 255  # bytes in one file name on every common file system; os.pathconf says more where it can
 # Paths that name open files (/dev/stdout, /dev/fd/3, /proc/self/fd/1): replacing what they point to would be wrong.
 _OPEN_FILE_PATHS = ("/dev/stdout", "/dev/stderr")
@@ -84,6 +96,7 @@ def write_atomic(path: str | Path, data: bytes) -> None:
         mode = stat.S_IMODE(path.stat().st_mode)
     except OSError:
         mode = None
+    sweep_stale_temps(folder)
     fd, tmp = _create_temp(folder, path.name)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -232,14 +245,72 @@ def _probe_folder(where: str, folder: Path) -> None:
     os.unlink(tmp)
 
 
-def _temp_name(folder: Path, name: str) -> str:
-    """``.<name>.<random>.tmp``, with ``name`` shortened so the whole fits the file system's name limit."""
-    tag = f".{secrets.token_hex(6)}{TEMP_SUFFIX}"
-    room = _name_max(folder) - 1 - len(tag)
+@functools.lru_cache(maxsize=1)
+def _host() -> str:
+    """6 hex digits naming this machine and pid namespace: a pid means something only where it was taken."""
+    try:
+        namespace = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        namespace = ""
+    return hashlib.sha256(f"{socket.gethostname()}\0{namespace}".encode()).hexdigest()[:6]
+
+
+def temp_name(name: str, name_max: int = NAME_MAX) -> str:
+    """``.<name>.<host>-<pid>.<random>.tmp`` (no folder), ``name`` shortened to fit ``name_max`` bytes."""
+    tag = f".{_host()}-{os.getpid()}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
+    room = name_max - 1 - len(tag)
     encoded = os.fsencode(name)
     if len(encoded) > room:
         name = encoded[:room].decode("utf-8", errors="ignore") or "out"  # never a split UTF-8 character
-    return os.path.join(folder, f".{name}{tag}")
+    return f".{name}{tag}"
+
+
+def _temp_name(folder: Path, name: str) -> str:
+    return os.path.join(folder, temp_name(name, _name_max(folder)))
+
+
+def _writer_gone(host: str, pid: int) -> bool:
+    if host != _host() or os.name == "nt":  # another machine's pid; Windows' os.kill would kill
+        return False
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # EPERM: alive, someone else's
+        return False
+    return False
+
+
+def sweep_stale_temps(folder: str | Path | None = None, *, dir_fd: int | None = None) -> int:
+    """Remove the temporary files of our naming in ``folder`` (or the open folder ``dir_fd``) whose writer
+    is gone or that are older than STALE_AFTER; returns how many. Never raises: a folder that cannot be
+    listed, or a file that cannot be removed, is left as it is. Only regular files of this user's, not links."""
+    removed = 0
+    try:
+        names = os.listdir(dir_fd if dir_fd is not None else (folder or "."))
+    except OSError:
+        return 0
+    now = time.time()
+    for name in names:
+        match = _TEMP_RE.match(name)
+        if match is None:
+            continue
+        try:
+            info = os.stat(name if dir_fd is not None else os.path.join(folder or ".", name),
+                           dir_fd=dir_fd, follow_symlinks=False)
+            if not stat.S_ISREG(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+                continue
+            if now - info.st_mtime > STALE_AFTER or _writer_gone(match["host"], int(match["pid"])):
+                if dir_fd is not None:
+                    os.unlink(name, dir_fd=dir_fd)
+                else:
+                    os.unlink(os.path.join(folder or ".", name))
+                removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def _create_temp(folder: Path, name: str) -> tuple[int, str]:

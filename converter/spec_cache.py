@@ -9,8 +9,9 @@ An entry is used only when
 * its key matches: SHA-256 of the file's bytes, the spec's folder, the parser its suffix picks
   (JSON or YAML), and the source of every module of spec2onnx with the versions of Python, numpy,
   ml_dtypes and PyYAML (any change to the code that validates specs is a new key);
-* its HMAC-SHA-256, under a random key kept in the cache folder (a file of this user's that no one
-  else may read or write; otherwise nothing is cached), matches: an entry that was damaged, or written by anyone without that key, is a miss;
+* it is a signed entry of ``converter.signed_store`` for that key (HMAC-SHA-256 over kind, key and
+  content under a random key kept in the cache folder; a regular file, not through a link, size-capped):
+  an entry that was damaged, written by anyone without that key, or copied from another key's file, is a miss;
 * the estimate of its peak memory (kept beside it, covered by the HMAC) fits the budget of this
   run; otherwise the spec is loaded afresh, which refuses it with the usual message;
 * it unpickles with only the classes a spec is made of (the dataclasses of spec2onnx's spec,
@@ -18,8 +19,7 @@ An entry is used only when
 
 Lowered models (``lowered_model``) live under ``models/``, keyed by what the lowering reads (the
 spec's name, source and network, the opset and the provider) with the code and onnx's version, and
-signed the same way. Every entry's HMAC covers its key: a signed entry copied to another key's file
-is a miss.
+signed the same way.
 
 Only specs that read no ``.npy`` file (a file can change without the spec changing), use only
 spec2onnx's own layer kinds (a plugin's code is not in the key) and pickle to at most
@@ -32,7 +32,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-import hmac
 import io
 import os
 import pickle
@@ -40,11 +39,12 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from . import doc_cache
+from . import signed_store
 from .network import Spec
 from .registry import is_builtin
 
-MAGIC = b"s2o-spc1"
+MAGIC = b"s2o-spc2"
+MODEL_MAGIC = b"s2o-mdl2"
 MAX_ENTRY_BYTES = 1 << 20
 _HEADER = 16  # two 8-byte numbers: the estimate's total with one runtime configuration, and its runtime part
 _PACKAGE = __name__.rpartition(".")[0]  # converter in a checkout, spec2onnx when installed
@@ -79,8 +79,17 @@ def _key(data: bytes, spec_path: Path) -> str:
     return hashlib.sha256(_code_id() + os.fsencode(spec_path.resolve().parent) + b"\0" + parser + b"\0" + data).hexdigest()
 
 
+SPECS = signed_store.Kind(MAGIC, ("specs",), ".pickle", MAX_ENTRY_BYTES + 16)
+MODELS = signed_store.Kind(MODEL_MAGIC, ("models",), ".model", MAX_ENTRY_BYTES)
+
+
 def _entry(folder: Path, key: str) -> Path:
-    return folder / "specs" / key[:2] / f"{key[2:]}.pickle"
+    return signed_store.entry_path(folder, SPECS, key)
+
+
+def _folder_and_secret(usable: bool = True) -> tuple[Path | None, bytes | None]:
+    folder = signed_store.cache_dir() if usable else None
+    return folder, (signed_store.secret(folder) if folder is not None else None)
 
 
 class _SpecUnpickler(pickle.Unpickler):
@@ -92,12 +101,11 @@ class _SpecUnpickler(pickle.Unpickler):
 
 def get(data: bytes, spec_path: Path, budget: int, runs: int):
     """The cached Spec for a file holding ``data``, or None."""
-    folder = doc_cache.cache_dir()
-    secret = doc_cache.secret(folder) if folder is not None else None
+    folder, secret = _folder_and_secret()
     if secret is None:
         return None
-    payload = _read_signed(_entry(folder, key := _key(data, spec_path)), MAGIC, secret, key)
-    if payload is None:
+    payload = signed_store.read(folder, secret, SPECS, _key(data, spec_path))
+    if payload is None or len(payload) < _HEADER:
         return None
     total, runtime = int.from_bytes(payload[:8], "little"), int.from_bytes(payload[8:_HEADER], "little")
     if total + (runtime if runs > 1 else 0) > budget:
@@ -113,8 +121,7 @@ def put(data: bytes, spec_path: Path, spec, total: int, runtime: int) -> None:
     """Keep ``spec`` (loaded from ``data``, reading no other file) for the next load."""
     if not all(map(is_builtin, spec.ops)) or sum(a.nbytes for c in spec.cases for a in c.inputs.values()) > MAX_ENTRY_BYTES:
         return
-    folder = doc_cache.cache_dir()
-    secret = doc_cache.secret(folder) if folder is not None else None
+    folder, secret = _folder_and_secret()
     if secret is None:
         return
     try:
@@ -123,33 +130,7 @@ def put(data: bytes, spec_path: Path, spec, total: int, runtime: int) -> None:
         return
     if len(payload) > MAX_ENTRY_BYTES:
         return
-    key = _key(data, spec_path)
-    _write_signed(_entry(folder, key), MAGIC, secret, key, payload)
-
-
-def _sign(secret: bytes, key: str, payload: bytes) -> bytes:
-    """The HMAC of an entry, bound to its key: a signed entry copied to another key's file (another spec's,
-    another opset's model) is as foreign there as a forged one."""
-    return hmac.digest(secret, key.encode() + b"\0" + payload, "sha256")
-
-
-def _read_signed(path: Path, magic: bytes, secret: bytes, key: str) -> bytes | None:
-    """The payload of the entry at ``path``, or None: missing, unreadable, another kind, or not signed for ``key``."""
-    try:
-        blob = path.read_bytes()
-    except OSError:
-        return None
-    head = len(magic) + 32
-    if blob[:len(magic)] != magic or not hmac.compare_digest(_sign(secret, key, blob[head:]), blob[len(magic):head]):
-        return None
-    return blob[head:]
-
-
-def _write_signed(path: Path, magic: bytes, secret: bytes, key: str, payload: bytes) -> None:
-    doc_cache.write_atomic(path, magic + _sign(secret, key, payload) + payload)
-
-
-MODEL_MAGIC = b"s2o-mdl1"
+    signed_store.write(folder, secret, SPECS, _key(data, spec_path), payload)
 
 
 def _canonical_pickle(obj) -> bytes:
@@ -173,8 +154,7 @@ def lowered_model(spec, variant: str, build: Callable[[], bytes]) -> bytes:
     own layer kinds (a plugin's code is not in the key). The entry is signed like a spec's (a forged model
     would be a forged result) and at most MAX_ENTRY_BYTES.
     """
-    folder = doc_cache.cache_dir() if all(map(is_builtin, spec.ops)) else None
-    secret = doc_cache.secret(folder) if folder is not None else None
+    folder, secret = _folder_and_secret(all(map(is_builtin, spec.ops)))
     if secret is None or sum(a.nbytes for a in spec.network.constants.values()) > MAX_ENTRY_BYTES:
         return build()  # (big constants: the key's pickle would be over MAX_ENTRY_BYTES; not made to be thrown away)
     try:
@@ -190,11 +170,9 @@ def lowered_model(spec, variant: str, build: Callable[[], bytes]) -> bytes:
 
     digest = hashlib.sha256(_code_id() + b"\0".join([b"", variant.encode(), onnx.__version__.encode(), content]))
     key = digest.hexdigest()
-    path = folder / "models" / key[:2] / f"{key[2:]}.model"
-    cached = _read_signed(path, MODEL_MAGIC, secret, key)
+    cached = signed_store.read(folder, secret, MODELS, key)
     if cached is not None:
         return cached
     model = build()
-    if len(model) <= MAX_ENTRY_BYTES:
-        _write_signed(path, MODEL_MAGIC, secret, key, model)
+    signed_store.write(folder, secret, MODELS, key, model)  # (not when over MAX_ENTRY_BYTES)
     return model

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import hmac
 import os
 import pickle
 from pathlib import Path
 
 import pytest
 
-from converter import doc_cache
+from converter import doc_cache, signed_store
 from converter.errors import SpecError
 from converter.spec import load_spec, read_document
 
@@ -77,8 +76,10 @@ def test_a_damaged_entry_is_a_miss_and_is_rewritten(tmp_path, cache, damage):
     assert entry.read_bytes() == blob
 
 
-def _sign(cache: Path, payload: bytes) -> bytes:
-    return doc_cache.MAGIC + hmac.digest((cache / "key").read_bytes(), payload, "sha256") + payload
+def _sign(cache: Path, payload: bytes, entry: Path) -> bytes:
+    """``payload`` signed with the cache's key for ``entry``'s key, as only a holder of the key could."""
+    key = entry.parent.name + entry.stem
+    return doc_cache.MAGIC + signed_store.sign((cache / "key").read_bytes(), doc_cache.KIND, key, payload) + payload
 
 
 def test_even_a_signed_entry_never_runs_code(tmp_path, cache):
@@ -87,7 +88,7 @@ def test_even_a_signed_entry_never_runs_code(tmp_path, cache):
     (entry,) = _entries(cache)
     marker = tmp_path / "pwned"
     payload = pickle.dumps(TouchesWhenUnpickled(str(marker)))  # would call os.system when unpickled by pickle.loads
-    entry.write_bytes(_sign(cache, payload))
+    entry.write_bytes(_sign(cache, payload, entry))
     assert read_document(path) == want  # refused, parsed again
     assert not marker.exists()
 
@@ -101,7 +102,7 @@ def test_an_entry_with_a_checksum_but_not_the_key_is_a_miss(tmp_path, cache):
     payload = pickle.dumps(forged)
     entry.write_bytes(doc_cache.MAGIC + hashlib.sha256(payload).digest() + payload)
     assert read_document(path) == want
-    entry.write_bytes(_sign(cache, payload))  # with the key, it is used: the key is what protects the entries
+    entry.write_bytes(_sign(cache, payload, entry))  # with the key, it is used: the key is what protects the entries
     assert read_document(path) == forged
 
 
@@ -109,7 +110,7 @@ def test_a_signed_plain_document_is_still_validated(tmp_path, cache):
     path = _spec(tmp_path)
     read_document(path)
     (entry,) = _entries(cache)
-    entry.write_bytes(_sign(cache, pickle.dumps({"name": "cached", "network": {"inputs": {}}, "cases": []})))
+    entry.write_bytes(_sign(cache, pickle.dumps({"name": "cached", "network": {"inputs": {}}, "cases": []}), entry))
     with pytest.raises(SpecError, match="network"):
         load_spec(path)
 

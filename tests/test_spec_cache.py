@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import pickle
 from pathlib import Path
@@ -12,7 +11,7 @@ import numpy as np
 import pytest
 import yaml
 
-from converter import spec_cache
+from converter import signed_store, spec_cache
 from converter.errors import SpecError
 from converter.spec import load_spec
 
@@ -112,8 +111,8 @@ def test_even_a_signed_entry_unpickles_only_the_classes_of_a_spec(tmp_path, cach
     (entry,) = _entries(cache)
     marker = tmp_path / "pwned"
     payload = (1).to_bytes(8, "little") + (0).to_bytes(8, "little") + pickle.dumps(TouchesWhenUnpickled(str(marker)))
-    secret = (cache / "key").read_bytes()
-    entry.write_bytes(spec_cache.MAGIC + hmac.digest(secret, payload, "sha256") + payload)
+    secret, key = (cache / "key").read_bytes(), entry.parent.name + entry.stem
+    entry.write_bytes(spec_cache.MAGIC + signed_store.sign(secret, spec_cache.SPECS, key, payload) + payload)
     _same(load_spec(path), fresh)
     assert not marker.exists()
 
