@@ -20,6 +20,13 @@ spec2onnx's own tests/bad_specs) collects no spec. A file counts as a spec by
 ``selection.is_spec_file`` (a ``.yaml``/``.yml``/``.json`` mapping with ``network`` and ``cases``);
 a spec that does not load is a collection error with its one-line message.
 
+**Targets and refusals.** ``--s2o-target`` works for every target. A spec the target refuses (a type or
+layer it cannot take: ``tensorrt-dla`` and float32, ``portable`` and uint32), and a case whose model the
+target's static check refuses (a node it cannot run), is one line per case, never a traceback: skipped by
+default (``SKIPPED ... tensorrt-dla refuses: ...``, as pytest skips a test that does not apply to the
+platform; ``-ra`` lists them), failed with ``--s2o-refused=fail`` (for a suite that must run on the target).
+``spec2onnx validate`` counts the same specs as errors.
+
 pytest-xdist: every worker collects the same items in the same order (sorted files, the spec's case
 order), and an item is found again from its node id alone, so ``-n`` and ``--dist`` work as for
 Python tests. The plugin imports nothing heavy until a spec file is collected.
@@ -32,7 +39,7 @@ from pathlib import Path
 import pytest
 
 from .errors import UserError
-from .results import FAIL, PASS, XFAIL
+from .results import ERROR, FAIL, PASS, XFAIL
 
 SUFFIXES = (".yaml", ".yml", ".json")
 _OPTIONS_KEY = pytest.StashKey[object]()
@@ -52,6 +59,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--s2o-target", default=None, metavar="TARGET",
                     help="target to lower for (portable, ort-cpu, ort-cuda, tensorrt, tensorrt-dla, openvino); "
                          "default: the one the provider implies")
+    group.addoption("--s2o-refused", choices=("skip", "fail"), default="skip",
+                    help="a spec or case the target refuses (a type, a layer, a node it cannot run): skip it "
+                         "(default) or fail it; one line either way")
     group.addoption("--s2o-xfail-file", default=None, metavar="FILE",
                     help="known failures: a YAML list of {spec, case, runtime, provider, opt_level, reason}")
     group.addoption("--s2o-repro-dir", default=None, metavar="DIR",
@@ -148,8 +158,14 @@ class SpecFile(pytest.File):
                 names.append(item.case)
             options = replace(_options(self.config), configs=(item.run_config,))
             for result in validate_spec(self.spec, options, names):
-                self._results[(item.run_config, result.case)] = result
-        return self._results.pop(key)
+                if result.bad_input:  # refused before lowering (for the target): the answer for every case asked
+                    self._results.update({(item.run_config, name): result for name in names})
+                else:
+                    self._results[(item.run_config, result.case)] = result
+        result = self._results.pop(key, None)
+        if result is None:
+            raise CaseFailed(f"ERROR: no result for case {item.case!r} [a bug in spec2onnx: please report it with {self.path}]")
+        return result
 
     def repr_failure(self, excinfo):
         if excinfo.errisinstance(SpecLoadError):
@@ -159,6 +175,26 @@ class SpecFile(pytest.File):
 
 class CaseFailed(Exception):
     """A case that failed, errored or passed against its xfail entry; the message is validate's lines."""
+
+
+STATIC = "static check: "
+
+
+def _refusal(result, options, path: str) -> str | None:
+    """One line when the target refuses the spec (before lowering) or the case's model (its static check)."""
+    if result.outcome != ERROR or not result.problems:
+        return None
+    first = result.problems[0]
+    if result.bad_input:
+        first = first.removeprefix(f"{path}: ")
+    elif first.startswith(STATIC):
+        first = first[len(STATIC):]
+        more = sum(p.startswith(STATIC) for p in result.problems) - 1
+        first += f" (and {more} more)" if more else ""
+    else:
+        return None
+    target = options.target.name if options.target is not None else "the target"
+    return f"{target} refuses: {first}"
 
 
 class SpecCase(pytest.Item):
@@ -176,6 +212,15 @@ class SpecCase(pytest.Item):
             return
         if result.outcome == XFAIL:
             pytest.xfail(f"known failure: {result.reason}")
+        refusal = _refusal(result, _options(self.config), str(self.path))
+        if refusal is not None:
+            if self.config.option.s2o_refused == "skip":
+                try:  # reported at the spec file, not at this line of the plugin
+                    skipped = pytest.skip.Exception(refusal, _use_item_location=True)
+                except TypeError:  # (a pytest without that keyword)
+                    skipped = pytest.skip.Exception(refusal)
+                raise skipped
+            raise CaseFailed(refusal)
         # the lines validate prints under the case; pytest names the case itself
         lines = list(result.problems) or [result.outcome]
         if result.outcome != FAIL:
@@ -188,4 +233,4 @@ class SpecCase(pytest.Item):
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
-        return self.path, None, self.name
+        return self.path, 0, self.name  # (a line, 0: pytest reports a skip at the spec file with it)

@@ -11,6 +11,10 @@ import pytest
 # pytester's in-process runs drop the modules a run imported; numpy and onnxruntime cannot be
 # imported twice in one process, so everything the plugin imports lazily is imported here first.
 import converter.api  # noqa: F401
+import converter.targets.check  # noqa: F401 - (a second copy of TargetRuleError would not be caught as one)
+import converter.targets.dla  # noqa: F401
+import converter.targets.opset  # noqa: F401
+import converter.targets.spec_rules  # noqa: F401
 import converter.pytest_plugin  # noqa: F401
 import converter.pipeline  # noqa: F401
 import onnx.reference  # noqa: F401
@@ -174,3 +178,56 @@ def test_repro_dir_and_opt_level_reach_the_runner(pytester, suite):
     assert {p.name for p in folder.iterdir()} >= {"model.onnx", "command.txt", "expected.scale.npy"}
     command = (folder / "command.txt").read_text().splitlines()[0]
     assert "-k =wrong-scale/doc-example" in command and "--ort-opt-level disabled" in command
+
+
+def _cli_outcomes(tmp_path, target: str) -> tuple[int, int]:
+    """(cases passed, cases in refused specs or refused by the static check) by ``spec2onnx validate --json``."""
+    import json
+
+    from click.testing import CliRunner
+
+    from cli import main
+
+    report = tmp_path / f"{target}.json"
+    CliRunner().invoke(main, ["validate", "--quiet", "--target", target, "--json", str(report), str(SPECS)])
+    results = json.loads(report.read_text())["cases"]
+    passed = sum(r["outcome"] == "PASS" for r in results)
+    return passed, len(results) - passed
+
+
+@pytest.fixture(scope="module")
+def case_counts():
+    """Cases per bundled spec file (a refused spec is one result in validate's report, one test per case here)."""
+    from converter.spec import load_spec
+
+    return {p.resolve(): len(load_spec(p, require_cases=False).cases) for p in SPECS.rglob("*.yaml") if "_tools" not in p.parts}
+
+
+@pytest.mark.parametrize("target", __import__("converter.targets", fromlist=["TARGET_NAMES"]).TARGET_NAMES)
+def test_every_target_runs_the_bundled_suite_refusals_are_one_line_skips(pytester, tmp_path, target, case_counts):
+    """Issue 19 item 9: ``--s2o-target tensorrt-dla`` crashed with KeyError and ~1,650 lines per spec. Every
+    target runs the whole bundled suite; what it refuses is skipped with one line; what passes is what
+    ``spec2onnx validate --target`` passes."""
+    import json
+
+    pytester.makeini("[pytest]\n")
+    result = _run(pytester, str(SPECS), f"--s2o-target={target}", "-q", "-rs", "-p", "no:randomly")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) == 0 and outcomes.get("errors", 0) == 0, [line for line in result.outlines if not line.startswith("SKIPPED")][-60:]
+    passed, _ = _cli_outcomes(tmp_path, target)
+    assert outcomes.get("passed", 0) == passed
+    assert outcomes.get("passed", 0) + outcomes.get("skipped", 0) == sum(case_counts.values())
+    skips = [line for line in result.outlines if line.startswith("SKIPPED")]
+    assert all(f"{target} refuses: " in line and ".yaml" in line.split(":")[0] for line in skips), skips[:3]
+    assert "Traceback" not in result.stdout.str() and "KeyError" not in result.stdout.str()
+
+
+def test_refusals_fail_with_one_line_when_asked(pytester, suite):
+    result = _run(pytester, str(suite / "scale.yaml"), "--s2o-target=tensorrt-dla", "--s2o-refused=fail")
+    result.assert_outcomes(failed=2)
+    text = result.stdout.str()
+    assert text.count("tensorrt-dla refuses: network.layers[0]: tensor 'input1' is float32; tensorrt-dla runs FP16 "
+                      "and INT8 only") == 2  # each failure's one line (the short summary cuts it)
+    assert "Traceback" not in text and "KeyError" not in text
+    result = _run(pytester, str(suite / "scale.yaml"), "--s2o-target=tensorrt-dla", "-n", "2")
+    result.assert_outcomes(skipped=2)
