@@ -9,6 +9,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from .brief import brief
 from .dtypes import BFLOAT16, DType
 from .errors import SpecError, printable
 from .network import MAX_ELEMENTS, TensorType
@@ -50,7 +51,7 @@ def materialize(value: Any, ttype: TensorType, spec_dir: Path) -> np.ndarray:
 
 
 def _kind(value: Any) -> str:
-    return "nothing" if value is None else f"{type(value).__name__} {value!r}"[:80]
+    return "nothing" if value is None else f"{type(value).__name__} {brief(value)}"[:80]
 
 
 npy_reads = 0  # .npy files read so far in this process (a spec that reads one is never cached: converter/spec_cache.py)
@@ -133,20 +134,20 @@ def _scalar(v: Any, dtype: DType):
     if dtype.kind == "bool":
         if isinstance(v, bool) or v in (0, 1):
             return bool(v)
-        raise SpecError(f"{v!r} is not a bool (true/false, or 0/1)")
+        raise SpecError(f"{brief(v)} is not a bool (true/false, or 0/1)")
     if dtype.is_float:
         if isinstance(v, str) and v.lower() in _NONFINITE:
             return float(v)
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise SpecError(f"{v!r} is not a number")
+            raise SpecError(f"{brief(v)} is not a number")
         try:
             return float(v)
         except OverflowError:
-            raise SpecError(f"{v!r} is too large for a number ({dtype.name})") from None
+            raise SpecError(f"{brief(v)} is too large for a number ({dtype.name})") from None
     if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not v.is_integer()):
-        raise SpecError(f"{v!r} is not an integer ({dtype.name})")
+        raise SpecError(f"{brief(v)} is not an integer ({dtype.name})")
     if not dtype.min <= v <= dtype.max:
-        raise SpecError(f"{v!r} is out of range for {dtype.name} [{dtype.min}, {dtype.max}]")
+        raise SpecError(f"{brief(v)} is out of range for {dtype.name} [{dtype.min}, {dtype.max}]")
     return int(v)
 
 
@@ -218,13 +219,13 @@ def _bound(gen: dict, key: str, dtype: DType, default):
     """A generator parameter: a finite number within the tensor type's range."""
     value = gen.get(key, default)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SpecError(f"{key}: {value!r} is not a finite number")
+        raise SpecError(f"{key}: {brief(value)} is not a finite number")
     try:
         as_float = float(value)
     except OverflowError:
-        raise SpecError(f"{key}: {value!r} is out of range for {dtype.name}") from None
+        raise SpecError(f"{key}: {brief(value)} is out of range for {dtype.name}") from None
     if math.isnan(as_float) or math.isinf(as_float):
-        raise SpecError(f"{key}: {value!r} is not a finite number")
+        raise SpecError(f"{key}: {brief(value)} is not a finite number")
     if not dtype.min <= value <= dtype.max:
-        raise SpecError(f"{key}: {value!r} is out of range for {dtype.name} [{dtype.min:.8g}, {dtype.max:.8g}]")
+        raise SpecError(f"{key}: {brief(value)} is out of range for {dtype.name} [{dtype.min:.8g}, {dtype.max:.8g}]")
     return value

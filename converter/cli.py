@@ -198,7 +198,10 @@ def convert(spec, output, opset, target, provider, max_memory):
     is written; the file is written atomically. A node the target cannot run is
     an error (exit status 2, nothing written). Without --opset, ort-cuda and
     tensorrt models use the highest opset at or below the spec's at which the
-    target has a kernel for every node, and say so.
+    target has a kernel for every node, and say so (on stderr). With no opset
+    at all (neither --opset nor the spec's), the lowest one at which the
+    target runs every node when 17 is not one (tensorrt-dla and DirectML's
+    float16 DequantizeLinear: 19).
     """
     from . import api  # start-up time: --help, --version and usage errors import no onnx, onnxruntime or lowering
 
@@ -208,7 +211,7 @@ def convert(spec, output, opset, target, provider, max_memory):
     if "spec2onnx.auto" in props:
         click.echo(f"target auto: {props['spec2onnx.auto']}", err=True)
     if note:
-        click.echo(f"note: {note}")
+        click.echo(f"note: {note}", err=True)
     props = {p.key: p.value for p in model.metadata_props}
     click.echo(f"wrote {path} (opset {model.opset_import[0].version}, {len(model.graph.node)} nodes, "
                f"target {props.get('spec2onnx.target', '?')})")

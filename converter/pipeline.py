@@ -327,8 +327,12 @@ def version_problems(problems) -> list:
     return [p for p in problems if p.severity == "error" and any(m in p.reason for m in VERSION_MARKERS)]
 
 
-def model_for_target(spec, target, opset: int, *, fixed: bool = False, provider: str | None = None):
+def model_for_target(spec, target, opset: int, *, fixed: bool = False, provider: str | None = None,
+                     search_up: bool = False):
     """(model, opset used, note, problems of check_model). ``fixed``: the opset was asked for; never change it.
+    ``search_up``: no opset was given at all (neither asked for nor in the spec): when the target cannot run
+    every node at ``opset`` (an error, or a warning such as a DLA layer falling back to the GPU), the lowest
+    opset above at which it can (no error; no warning either, where one does that) is used instead.
 
     A spec the target cannot take at all (targets/spec_rules.py: TensorRT types, the DLA rules) is refused first
     (TargetRuleError, a SpecError naming the field and the rule).
@@ -349,7 +353,31 @@ def model_for_target(spec, target, opset: int, *, fixed: bool = False, provider:
                 p = first[0]
                 note = f"opset {lower} instead of {opset}: at opset {opset}, {p.node} ({p.op}): {p.reason}"
                 return _stamp(candidate, target, note), lower, note, found
+    if not fixed and search_up and problems:
+        found = _fully_runnable_above(spec, target, opset, provider, problems)
+        if found is not None:
+            higher, candidate, found_problems = found
+            p = (errors(problems) or problems)[0]
+            note = (f"opset {higher} instead of the default {opset} (no opset given; the lowest at which {target.name} "
+                    f"runs every node): at opset {opset}, {p.node} ({p.op}): {p.reason}")
+            return _stamp(candidate, target, note), higher, note, found_problems
     return _stamp(model, target, ""), opset, "", problems
+
+
+def _fully_runnable_above(spec, target, opset: int, provider: str, problems):
+    """(opset, model, its problems) for the lowest opset above ``opset`` at which ``target`` runs every node
+    with no error, and with no warning if ``problems`` at ``opset`` hold errors or warnings that it cures
+    (a DLA Cast falling back to the GPU); None when no opset does better."""
+    had_errors = bool(errors(problems))
+    for higher in range(opset + 1, newest_onnx_opset() + 1):
+        try:
+            candidate = _lower(spec, target, higher, provider)
+        except Exception:  # noqa: BLE001 - a spec this opset cannot express: try the next one
+            continue
+        found = check_model(candidate, target)
+        if not found or (had_errors and not errors(found)):
+            return higher, candidate, found
+    return None
 
 
 def _lower(spec, target, opset: int, provider: str):
@@ -405,12 +433,14 @@ def convert(spec: Spec, target: "Target | str | None", opset: int | None = None,
     UserError when the target cannot run a node of it (``hint`` ends the message). ``target``: a Target or a
     name; ``"auto"`` (or None without ``provider``) tries auto_candidates; None with ``provider``: the target it
     implies. ``opset``: None for the spec's (else DEFAULT_OPSET), searched down where a node would have no
-    kernel; given, it is kept."""
+    kernel, and with no opset in the spec either, up to the lowest at which the target runs every node
+    (a named target; not ``auto``); given, it is kept."""
     fixed, wanted = opset is not None, wanted_opset(spec, opset)
     if target == "auto" or (target is None and provider is None):
         return _auto_target(spec, wanted, fixed=fixed, hint=hint)
     chosen = target if isinstance(target, Target) else choose_target(target, provider)
-    model, used, note, problems = model_for_target(spec, chosen, wanted, fixed=fixed)
+    model, used, note, problems = model_for_target(spec, chosen, wanted, fixed=fixed,
+                                                   search_up=not fixed and spec.opset is None)
     refuse_unrunnable(spec, chosen, problems, hint, opset=used)
     return model, used, note, chosen
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .brief import brief
 from .errors import SpecError
 from .names import did_you_mean
 
@@ -41,7 +42,7 @@ class Enum(Attr):
 
     def parse(self, value: Any) -> str:
         if not isinstance(value, str) or value not in self.choices:
-            raise SpecError(f"{value!r} is not one of {', '.join(self.choices)}{did_you_mean(value, self.choices)}")
+            raise SpecError(f"{brief(value)} is not one of {', '.join(self.choices)}{did_you_mean(value, self.choices)}")
         return value
 
     def describe(self) -> str:
@@ -57,9 +58,9 @@ class Number(Attr):
     def parse(self, value: Any) -> float | int:
         number = parse_number(value, integer=self.integer)
         if self.minimum is not None and number < self.minimum:
-            raise SpecError(f"{value!r} is below the minimum {self.minimum}")
+            raise SpecError(f"{brief(value)} is below the minimum {self.minimum}")
         if self.maximum is not None and number > self.maximum:
-            raise SpecError(f"{value!r} is above the maximum {self.maximum}")
+            raise SpecError(f"{brief(value)} is above the maximum {self.maximum}")
         return number
 
     def describe(self) -> str:
@@ -79,7 +80,7 @@ class NumberArray(Attr):
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             value = [value]
         if not isinstance(value, list):
-            raise SpecError(f"expected a number or a list of numbers, got {type(value).__name__} {value!r}")
+            raise SpecError(f"expected a number or a list of numbers, got {type(value).__name__} {brief(value)}")
         array = nested_array(value)
         flat = [parse_number(v, integer=self.integer) for v in array.ravel()]
         dtype = np.int64 if self.integer else np.float32
@@ -106,19 +107,19 @@ def nested_array(value: Any) -> np.ndarray:
 
 def parse_number(value: Any, *, integer: bool = False) -> float | int:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SpecError(f"expected {'an integer' if integer else 'a number'}, got {value!r}")
+        raise SpecError(f"expected {'an integer' if integer else 'a number'}, got {brief(value)}")
     if integer:
         if isinstance(value, float) and not value.is_integer():
-            raise SpecError(f"expected an integer, got {value!r}")
+            raise SpecError(f"expected an integer, got {brief(value)}")
         if not -(2**63) <= value < 2**63:
-            raise SpecError(f"{value!r} does not fit in a 64-bit integer")
+            raise SpecError(f"{brief(value)} does not fit in a 64-bit integer")
         return int(value)
     try:
         number = float(value)
     except OverflowError:
-        raise SpecError(f"{value!r} is too large for a floating-point number") from None
+        raise SpecError(f"{brief(value)} is too large for a floating-point number") from None
     if math.isnan(number) or math.isinf(number):
-        raise SpecError(f"expected a finite number, got {value!r}")
+        raise SpecError(f"expected a finite number, got {brief(value)}")
     return number
 
 

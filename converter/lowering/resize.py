@@ -15,6 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..brief import brief
 from ..compare import Tolerance
 from ..dtypes import FLOAT16, FLOAT32, INT8, INT32, INT64
 from ..errors import SpecError
@@ -88,7 +89,7 @@ def check(layer: Layer, in_types) -> TensorType:
         got = values.size if values.ndim == 1 else f"a nested list of shape {list(values.shape)}"
         raise SpecError(f"needs {x.rank} values (one per dimension of the rank-{x.rank} input), got {got}", field=key)
     if np.any(values < 0):
-        raise SpecError(f"{values.tolist()} has a negative {'dimension' if key == 'shape' else 'scale'}", field=key)
+        raise SpecError(f"{brief(values)} has a negative {'dimension' if key == 'shape' else 'scale'}", field=key)
     out = [int(v) for v in values] if key == "shape" else [None if a is None else scaled_dim(a, float(s)) for a, s in zip(x.shape, values)]
     _check_resized_axes(layer, x, out, key)
     out_type = TensorType(x.dtype, tuple(out))

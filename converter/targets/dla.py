@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..brief import brief
 from ..errors import TargetRuleError
 from ..registry import layer_kind
 
@@ -64,7 +65,7 @@ def refuse_layers(spec) -> None:
 def check_scale(spec, layer, where: str) -> None:
     power = np.asarray(layer.attrs.get("power", []))
     if power.size and np.any(power != 1):
-        raise DlaRuleError(f"power {power.tolist()}: DLA does not support custom power values (Scale, DLA Support)",
+        raise DlaRuleError(f"power {brief(power)}: DLA does not support custom power values (Scale, DLA Support)",
                         file=str(spec.path), field=f"{where}.power")
 
 

@@ -40,7 +40,7 @@ class NodeView:
 
     @property
     def name(self) -> str:
-        return self.node.name or f"#{self.index} ({self.node.op_type})"
+        return self.node.name or f"#{self.index}"  # (messages add the op: "#0 (Conv)")
 
     def bindings(self) -> dict[str, set[str]]:
         """Type-constraint name (T, T1, ...) -> the element types this node binds it to."""

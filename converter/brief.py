@@ -1,0 +1,47 @@
+"""Values in messages, abbreviated: one line whatever the size of the list or array a message names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+LIMIT = 6  # values shown in full up to this many
+WIDTH = 80  # characters of anything else (a mapping, a long text)
+
+
+def brief(value: Any, limit: int = LIMIT) -> str:
+    """``value`` for a message, at most about WIDTH characters: a list, tuple or array of at most ``limit``
+    values as Python writes it; a longer one as its first values and its count, ``[2.0 x120]`` when they
+    are all equal, ``[1.0, 2.0, 3.0, ... 120 values]`` otherwise (with the shape when it has several
+    dimensions); anything else as ``repr`` gives it, cut after WIDTH characters with its length."""
+    if hasattr(value, "tolist") and hasattr(value, "shape"):  # a numpy array (or scalar)
+        shape, value = tuple(value.shape), value.tolist()
+    elif isinstance(value, (list, tuple)):
+        shape = None
+    else:
+        return _cut(repr(value))
+    flat = list(_flatten(value))
+    if len(flat) <= limit:
+        return _cut(repr(list(value) if isinstance(value, tuple) else value))
+    dims = f", shape {'x'.join(map(str, shape))}" if shape and len(shape) > 1 else ""
+    if all(_same(v, flat[0]) for v in flat):
+        return f"[{_cut(repr(flat[0]), 30)} x{len(flat)}{dims}]"
+    return f"[{', '.join(_cut(repr(v), 15) for v in flat[:3])}, ... {len(flat)} values{dims}]"
+
+
+def _cut(text: str, width: int = WIDTH) -> str:
+    return text if len(text) <= width else f"{text[:max(width - 20, 8)]}... ({len(text):,} characters)"
+
+
+def _flatten(value):
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _flatten(item)
+    else:
+        yield value
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b or (a != a and b != b))  # (NaN equals NaN here)
+    except Exception:  # noqa: BLE001 - values that do not compare are not the same
+        return False
