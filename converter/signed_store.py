@@ -152,8 +152,12 @@ def _read_key(path: Path) -> bytes | None:
         if not stat.S_ISREG(info.st_mode):
             _say_once(path, f"is {_what(info.st_mode)}, not a file")
             return None
-        if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & 0o077):
-            return None  # a key others could read or plant is no key (silently: a shared folder is not an error)
+        if hasattr(os, "getuid") and info.st_uid != os.getuid():
+            _say_once(path, "belongs to another user")  # a key others could plant is no key
+            return None
+        if info.st_mode & 0o077:
+            _say_once(path, f"may be read or written by others (mode {stat.S_IMODE(info.st_mode):04o}, not 0600)")
+            return None
         key = os.read(fd, KEY_BYTES + 1)
     except OSError:
         return None
