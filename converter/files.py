@@ -11,8 +11,8 @@ The rules for an output path (``--json``, ``--junit``, ``convert -o``, ``run -o`
   (``check_output``).
 
 Temporary files are named ``.<target name>.<host>-<pid>.<random>.tmp`` (``host``: 6 hex digits naming this
-machine and pid namespace). A writer killed with SIGKILL cannot remove its own; the next write to the same
-folder does (``sweep_stale_temps``): a file of exactly that naming, a regular file of this user's, whose
+machine and pid namespace). A writer killed with SIGKILL cannot remove its own; the next process writing to
+the same folder does, at its first write there (``sweep_stale_temps``): a file of exactly that naming, a regular file of this user's, whose
 writer is gone (same host, no process with that pid) or that is older than a day. Nothing else is touched.
 """
 
@@ -283,12 +283,19 @@ def _writer_gone(host: str, pid: int) -> bool:
     return False
 
 
+_SWEPT: set[tuple[int, int]] = set()  # (device, inode) of the folders swept by this process
+
+
 def sweep_stale_temps(folder: str | Path | None = None, *, dir_fd: int | None = None) -> int:
     """Remove the temporary files of our naming in ``folder`` (or the open folder ``dir_fd``) whose writer
-    is gone or that are older than STALE_AFTER; returns how many. Never raises: a folder that cannot be
+    is gone or that are older than STALE_AFTER, the first time this process writes there; returns how many. Never raises: a folder that cannot be
     listed, or a file that cannot be removed, is left as it is. Only regular files of this user's, not links."""
     removed = 0
     try:
+        info = os.fstat(dir_fd) if dir_fd is not None else os.stat(folder or ".")
+        if (info.st_dev, info.st_ino) in _SWEPT:  # once per folder and process: a run writing many files lists it once
+            return 0
+        _SWEPT.add((info.st_dev, info.st_ino))
         names = os.listdir(dir_fd if dir_fd is not None else (folder or "."))
     except OSError:
         return 0
