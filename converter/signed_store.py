@@ -227,9 +227,10 @@ def _read_open(fd: int, cap: int) -> bytes | None:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > cap:
             return None
-        chunks, size = [], 0
+        chunks, size, want = [], 0, info.st_size + 1  # (os.read allocates what it is asked for: ask for the size)
         while size <= cap:  # never more than cap + 1 bytes, whatever the file grows to
-            chunk = os.read(fd, cap + 1 - size)
+            chunk = os.read(fd, min(want, cap + 1 - size))
+            want = 1 << 16
             if not chunk:
                 break
             chunks.append(chunk)
