@@ -36,3 +36,39 @@ class TouchesWhenUnpickled:
 
     def __reduce__(self):
         return os.system, (f"touch {self.marker}",)
+
+
+def newest_opset_with_every_kernel() -> int:
+    """The newest opset at which the installed onnxruntime runs what the lowerings emit, not only loads it.
+
+    ``converter.runners.onnxruntime.max_supported_opset`` is the newest opset onnxruntime *loads* (a one-node
+    Identity model). onnxruntime 1.32.0 loads opset 28 but has no CPU kernel for DequantizeLinear-28
+    ("Could not find an implementation for DequantizeLinear(28)"), the one op of the lowerings new at 28
+    (onnx 1.23: DequantizeLinear-28), so tests of "the newest opset" run at the newest one with its kernel.
+    """
+    return _newest_opset_with_every_kernel()
+
+
+def _newest_opset_with_every_kernel(_memo: list = []) -> int:  # noqa: B006 - a per-process answer
+    if _memo:
+        return _memo[0]
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    from converter.opset import ir_version_for
+    from converter.runners.onnxruntime import max_supported_opset
+
+    for opset in range(max_supported_opset(), 12, -1):
+        graph = helper.make_graph(
+            [helper.make_node("DequantizeLinear", ["x", "s"], ["y"])], "probe",
+            [helper.make_tensor_value_info("x", TensorProto.INT8, [2])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+            [helper.make_tensor("s", TensorProto.FLOAT, [], [0.5])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir_version_for(opset))
+        try:
+            ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+        except Exception:  # noqa: BLE001 - no kernel (or not loadable) at this opset
+            continue
+        _memo.append(opset)
+        return opset
+    _memo.append(13)
+    return 13
