@@ -34,7 +34,7 @@ TABLES = Path(__file__).parent / "tables"
 @dataclass(frozen=True)
 class Problem:
     target: str
-    node: str  # node name (or #index (op) when it has none); "" for the model itself
+    node: str  # node name (or #index when it has none; str() adds the op); "" for the model itself
     op: str
     reason: str
     severity: str = "error"  # "error": it does not run there; "warning": it runs, results known to differ
@@ -79,7 +79,7 @@ def expand(view: ModelView, grouped) -> list[Problem]:
             continue
         for i in members:
             other = graph_nodes[i]
-            label = other.name or f"#{i} ({other.op_type})"
+            label = other.name or f"#{i}"  # (Problem.__str__ adds the op)
             problems.append(Problem(found.target, label, found.op, found.reason, found.severity, i, found.types))
     return problems
 
@@ -149,7 +149,7 @@ def _tensor_limits(view: ModelView, name: str, limits: dict) -> list[Problem]:
     for i, node in enumerate(view.graph.node):
         for out in node.output:
             if out in over:
-                problems.append(Problem(name, node.name or f"#{i} ({node.op_type})", node.op_type, over.pop(out), index=i))
+                problems.append(Problem(name, node.name or f"#{i}", node.op_type, over.pop(out), index=i))
     return [Problem(name, "", "", why) for why in over.values()] + problems
 
 
