@@ -57,7 +57,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--s2o-opt-level", action="append", default=[], metavar="LEVEL",
                     help="onnxruntime graph optimization level: disabled, basic, extended, all (default); repeatable")
     group.addoption("--s2o-target", default=None, metavar="TARGET",
-                    help="target to lower for (portable, ort-cpu, ort-cuda, tensorrt, tensorrt-dla, openvino); "
+                    help="target to lower for (portable, ort-cpu, ort-cuda, ort-dml, tensorrt, tensorrt-dla, openvino); "
                          "default: the one the provider implies")
     group.addoption("--s2o-refused", choices=("skip", "fail"), default="skip",
                     help="a spec or case the target refuses (a type, a layer, a node it cannot run): skip it "
