@@ -45,7 +45,7 @@ cases:
   - {{name: c, inputs: {{x: {{random: uniform, seed: 1}}}}}}
 """)
     with pytest.raises(dla.DlaRuleError) as refused:
-        dla.check_spec(load_spec(path))
+        dla.refuse_layers(load_spec(path))
     text = str(refused.value)
     assert "power [2.0 x120]: DLA does not support custom power values" in text and len(text) < 250, text
 

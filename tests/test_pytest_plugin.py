@@ -13,7 +13,6 @@ import pytest
 import converter.api  # noqa: F401
 import converter.targets.check  # noqa: F401 - (a second copy of TargetRuleError would not be caught as one)
 import converter.targets.dla  # noqa: F401
-import converter.targets.opset  # noqa: F401
 import converter.targets.spec_rules  # noqa: F401
 import converter.pytest_plugin  # noqa: F401
 import converter.pipeline  # noqa: F401
