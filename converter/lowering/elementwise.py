@@ -89,7 +89,7 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     dtype = ctx.input_types[0].dtype
     x, y = layer.inputs
     if dtype == INT8 and (op not in ("MAX", "MIN") or ctx.target.includes("tensorrt")):
-        return b.finish(_int8(b, op, x, y, ctx.target))
+        return b.finish(_int8(b, op, x, y, ctx.target, divisor=ctx.constant_inputs[1]))
     if dtype == INT8 and ctx.target.includes("ort-cuda"):  # MAX/MIN: exact in int32
         why = "onnxruntime's CUDA EP has no int8 Max/Min kernel: compare in int32 (exact), cast back"
         x, y = b.cast(x, INT32, why=why), b.cast(y, INT32, why=why)
@@ -142,8 +142,10 @@ def _deleted_as_noop(op: str, constants) -> bool:
     return zero(c, True)
 
 
-def _int8(b: NodeBuilder, op: str, x: str, y: str, target) -> str:
+def _int8(b: NodeBuilder, op: str, x: str, y: str, target, divisor=None) -> str:
     why = "int8 is quantized in TensorRT: compute in float32, then round and saturate"
+    # A constant divisor without zeros never gives 0/0: no NaN -> 0 step (no IsNaN/Where, which DLA lacks)
+    nan_free = divisor is not None and bool(np.all(np.asarray(divisor) != 0))
     xf, yf = int8_to_float(b, x, target, why), int8_to_float(b, y, target, why)
     if op in ("DIV", "FLOOR_DIV"):
         q = b.op("Div", [xf, yf])
@@ -151,7 +153,7 @@ def _int8(b: NodeBuilder, op: str, x: str, y: str, target) -> str:
         rounding = "Trunc" if op == "DIV" and target.includes("tensorrt") else ""  # else the final Cast truncates
         if op == "FLOOR_DIV":
             q = b.op("Floor", [q])
-        return to_int8(b, q, may_be_nan=True, rounding=rounding, target=target)
+        return to_int8(b, q, may_be_nan=not nan_free, rounding=rounding, target=target)
     z = b.op(_ONNX_OP[op], [xf, yf])
     # SUM, SUB, PROD, MAX and MIN of int8 values are exact integers in float32: only POWER needs rounding.
     return to_int8(b, z, may_be_nan=False, rounding="Round" if op == "POWER" else "", target=target)

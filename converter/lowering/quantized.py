@@ -42,7 +42,7 @@ def lower_quantized(lower, layer: Layer, ctx: LoweringContext, in_scales, out_sc
     b.lowered.extend(inner)
     y = inner_layer.name
     if out_type.dtype == INT8:
-        y = _quantize(b, y, out_scale, ctx, may_be_nan=_may_be_nan(layer))
+        y = _quantize(b, y, out_scale, ctx, may_be_nan=_may_be_nan(layer, ctx.constant_inputs))
     return b.finish(y)
 
 
@@ -54,9 +54,14 @@ def _dequantize(b: NodeBuilder, x: str, scale: float, ctx: LoweringContext) -> s
     return x if scale == 1.0 else b.op("Mul", [x, b.scalar("input_scale", scale, FLOAT32)], why="dequantize: times the input's scale")
 
 
-def _may_be_nan(layer: Layer) -> bool:
+def _may_be_nan(layer: Layer, constants=()) -> bool:
     """Whether the float32 layer can give NaN from finite inputs: not Scale with finite coefficients and no
-    power, nor SUM/SUB/PROD/MAX/MIN (finite operands give a finite value or +-inf, never NaN)."""
+    power, nor SUM/SUB/PROD/MAX/MIN (finite operands give a finite value or +-inf, never NaN), nor DIV and
+    FLOOR_DIV by a constant without zeros (a finite dividend over a nonzero divisor is finite or +-inf)."""
+    if layer.op == "trt.ElementWise" and layer.attrs["operation"] in ("DIV", "FLOOR_DIV"):
+        divisor = constants[1] if len(constants) > 1 else None
+        if divisor is not None and bool(np.all(np.asarray(divisor) != 0)):
+            return False
     if layer.op == "trt.Scale":
         coeff = [np.asarray(layer.attrs[k], np.float64) for k in ("scale", "shift")]
         power = np.asarray(layer.attrs["power"])

@@ -74,11 +74,6 @@ def check_elementwise(spec, layer, where: str) -> None:
     if op not in ELEMENTWISE_OPS:
         raise DlaRuleError(f"operation {op}: DLA runs {', '.join(ELEMENTWISE_OPS)} only", file=str(spec.path),
                         field=f"{where}.operation")
-    if op == "DIV" and net.types[layer.inputs[0]].dtype.name == "int8":
-        raise DlaRuleError("operation DIV on int8: 0/0 must give 0 (NaN has no int8 value: IsNaN/Where) and, without "
-                           "a dynamic range, the quotient truncates toward zero (Floor/Sign/Abs); DLA has none of these "
-                           "layers (it runs int8 through Q/DQ only)",
-                           file=str(spec.path), field=f"{where}.operation")
     if op in CONSTANT_INPUTS:
         low, high = CONSTANT_INPUTS[op]
         constants = sum(_constant(net, t) for t in layer.inputs)

@@ -70,11 +70,71 @@ def test_float16_scale_with_scale_and_shift_converts_and_the_host_rounds_x_times
     assert arithmetic_differs(spec.network, "tensorrt-dla") and not arithmetic_differs(spec.network, None)
 
 
-def test_int8_div_is_refused_for_dla():
-    spec = _spec({"a": {"dtype": "int8", "shape": [1, 1, 1, 2]}, "b": {"dtype": "int8", "shape": [1, 1, 1, 2]}},
+def test_int8_div_converts_for_dla_truncating_with_its_extra_layers_as_gpu_fallback():
+    """The seeds allow DIV on DLA with at most one constant input and name no type (ElementWise "DLA 支持"), so
+    int8 DIV converts. Without a range it truncates toward zero with 0/0 -> 0 (docs/semantics.md, ElementWise):
+    Sign/Floor (IUnaryLayer kSIGN/kFLOOR: DLA runs kABS only, NvInfer.h:2810) and IsNaN/Where (ISelectLayer:
+    not a DLA layer) are GPU-fallback warnings, never errors. By hand: 7/2 = 3.5 -> 3, -7/2 -> -3, 0/0 -> 0,
+    5/0 = inf -> 127, -128/-1 = 128 -> 127, -5/0 = -inf -> -128."""
+    shape = {"dtype": "int8", "shape": [1, 1, 1, 6]}
+    spec = _spec({"a": dict(shape), "b": dict(shape)},
                  [{"name": "y", "op": "trt.ElementWise", "inputs": ["a", "b"], "operation": "DIV"}], ["y"])
-    with pytest.raises(TargetRuleError, match=r"operation DIV on int8: 0/0 must give 0"):
-        refuse_spec(spec, DLA)
+    model, ops = _lower(spec)  # no refusal, no check error
+    assert {"DequantizeLinear", "Div", "QuantizeLinear"} <= ops
+    warnings = [p.reason for p in check_model(model, DLA) if p.severity == "warning"]
+    assert any("kSIGN" in w and "NvInfer.h:2810" in w for w in warnings)
+    assert any("kFLOOR" in w and "NvInfer.h:2810" in w for w in warnings)
+    assert any("ISelectLayer" in w for w in warnings) and all(w.startswith("GPU fallback") for w in warnings)
+    a = np.array([7, -7, 0, 5, -128, -5], np.int8).reshape(1, 1, 1, 6)
+    b = np.array([2, 2, 0, 0, -1, 0], np.int8).reshape(1, 1, 1, 6)
+    got = OrtRunner(model.SerializeToString(), CPU).run({"a": a, "b": b})["y"]
+    assert got.ravel().tolist() == [3, -3, 0, 127, 127, -128]
+    assert got.tobytes() == run_network(spec.network, {"a": a, "b": b})["y"].tobytes()
+
+
+def test_plain_int8_div_by_a_nonzero_constant_needs_no_nan_step():
+    """x / c with c a constant without zeros is never 0/0: no IsNaN/Where; the truncation (Sign, Floor) stays.
+    By hand: 7/-3 = -2.33 -> -2, -128/2 = -64, 127/-3 = -42.33 -> -42, 1/2 -> 0."""
+    spec = parse_spec({"name": "s", "opset": 17, "network": {
+        "inputs": {"a": {"dtype": "int8", "shape": [1, 2, 1, 2]}},
+        "constants": {"c": {"dtype": "int8", "shape": [1, 2, 1, 1], "data": [[[[-3]], [[2]]]]}},
+        "layers": [{"name": "y", "op": "trt.ElementWise", "inputs": ["a", "c"], "operation": "DIV"}],
+        "outputs": ["y"]}, "cases": [{"name": "c", "inputs": {"a": {"random": "integers", "seed": 0}}}]}, Path("s.yaml"))
+    model, ops = _lower(spec)
+    assert not ops & {"IsNaN", "Where"} and {"Sign", "Floor"} <= ops
+    a = np.array([7, 127, -128, 1], np.int8).reshape(1, 2, 1, 2)
+    got = OrtRunner(model.SerializeToString(), CPU).run({"a": a})["y"]
+    assert got.ravel().tolist() == [-2, -42, -64, 0]
+    assert got.tobytes() == run_network(spec.network, {"a": a})["y"].tobytes()
+
+
+def test_int8_div_by_a_nonzero_constant_with_a_range_is_all_dla_q_dq_around_one_div():
+    """A quantized DIV (dynamic range: the real quotient, rounded half to even; docs/semantics.md) by a constant
+    without zeros cannot give 0/0, so no NaN step: DequantizeLinear, Div, QuantizeLinear, all DLA layers, and
+    the importer view shows IDequantizeLayer -> IElementWiseLayer kDIV -> IQuantizeLayer with per-tensor
+    (scalar) scales. By hand (all scales 1, range 127): 7/2 = 3.5 -> 4, -7/2 -> -4, 5/2 = 2.5 -> 2 (even),
+    1/2 = 0.5 -> 0, 127/2 = 63.5 -> 64, -128/2 = -64."""
+    from converter.targets.trt_importer import importer_view
+
+    spec = parse_spec({"name": "s", "opset": 17, "network": {
+        "inputs": {"a": {"dtype": "int8", "shape": [1, 1, 1, 6]}},
+        "constants": {"two": {"dtype": "int8", "shape": [1, 1, 1, 1], "data": [[[[2]]]]}},
+        "layers": [{"name": "y", "op": "trt.ElementWise", "inputs": ["a", "two"], "operation": "DIV", "dynamic_range": 127}],
+        "outputs": ["y"]}, "cases": [{"name": "c", "inputs": {"a": {"random": "integers", "seed": 0}}}]}, Path("s.yaml"))
+    model, ops = _lower(spec)
+    assert ops == {"DequantizeLinear", "Div", "QuantizeLinear"}
+    assert [p.reason for p in check_model(model, DLA)] == []  # not even a GPU-fallback warning
+    kinds = [(l.kind, l.attr("op")) for l in importer_view(model)]
+    assert kinds == [("IDequantizeLayer", None), ("IDequantizeLayer", None), ("IElementWiseLayer", "kDIV"),
+                     ("IQuantizeLayer", None)]
+    inits = {i.name: i for i in model.graph.initializer}
+    for node in model.graph.node:
+        if node.op_type in ("QuantizeLinear", "DequantizeLinear"):
+            assert list(inits[node.input[1]].dims) == []  # a scalar scale: per-tensor quantization
+    a = np.array([7, -7, 5, 1, 127, -128], np.int8).reshape(1, 1, 1, 6)
+    got = OrtRunner(model.SerializeToString(), CPU).run({"a": a})["y"]
+    assert got.ravel().tolist() == [4, -4, 2, 0, 64, -64]
+    assert got.tobytes() == run_network(spec.network, {"a": a})["y"].tobytes()
 
 
 def test_float16_div_and_less_stay_in_float16():
