@@ -206,3 +206,35 @@ def test_int8_sum_with_a_dynamic_range_needs_no_nan_handling_on_dla():
     got = OrtRunner(model.SerializeToString(), CPU).run(feeds)["y"]
     # real a = q * 0.5, b scale 1; y = (a + b) / 2 rounded half to even: (-64-128)/2 = -96; (1.5+5)/2 = 3.25 -> 3; (63.5+127)/2 = 95.25 -> 95
     assert got.tolist() == [[[[-96, 3, 95]]]]
+
+
+def test_int8_dla_export_keeps_explicit_quantization_per_tensor_q_dq_around_the_layer():
+    """The tensorrt-dla deployment model keeps INT8 as explicit quantization (docs/deployment.md, "INT8 on DLA"):
+    the importer view is IDequantizeLayer -> IScaleLayer -> IQuantizeLayer, each Q/DQ with one scalar scale
+    (per-tensor: the DLA calibrator's per activation tensor scaling, NvInfer.h:7920) equal to range / 127 in
+    float32. By hand, input scale fl(12.7) / 127 (0.1 in float32), output scale 63.5 / 127 = 0.5:
+    channel 0 (2x + 1): x = 10, -20, 5 -> 3, -3, 2 -> 6, -6, 4; channel 1 (-0.5x): x = 3, 7, -128 ->
+    -0.15, -0.35, 6.4 -> -0.3 (-> 0), -0.7 (-> -1), 12.8 (-> 13)."""
+    from onnx import numpy_helper
+
+    from converter.targets.trt_importer import importer_view
+
+    spec = parse_spec({"name": "s", "opset": 17, "network": {
+        "inputs": {"x": {"dtype": "int8", "shape": [1, 2, 1, 3], "dynamic_range": 12.7}},
+        "layers": [{"name": "y", "op": "trt.Scale", "inputs": ["x"], "mode": "CHANNEL", "scale": [2, -0.5],
+                    "shift": [1, 0], "dynamic_range": 63.5}],
+        "outputs": ["y"]}, "cases": [{"name": "c", "inputs": {"x": {"random": "integers", "seed": 0}}}]}, Path("s.yaml"))
+    model, _ = _lower(spec)
+    assert [p.reason for p in check_model(model, DLA)] == []  # every node a DLA layer
+    layers = importer_view(model)
+    assert [(l.kind, l.inputs, l.outputs) for l in layers] == [
+        ("IDequantizeLayer", ("kINT8",), ("kFLOAT",)), ("IScaleLayer", ("kFLOAT",), ("kFLOAT",)),
+        ("IQuantizeLayer", ("kFLOAT",), ("kINT8",))]
+    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    scales = [inits[n.input[1]] for n in model.graph.node if n.op_type in ("DequantizeLinear", "QuantizeLinear")]
+    assert [s.shape for s in scales] == [(), ()]  # per-tensor
+    assert scales[0] == np.float32(12.7) / np.float32(127) and scales[1] == np.float32(0.5)
+    x = np.array([10, -20, 5, 3, 7, -128], np.int8).reshape(1, 2, 1, 3)
+    got = OrtRunner(model.SerializeToString(), CPU).run({"x": x})["y"]
+    assert got.ravel().tolist() == [6, -6, 4, 0, -1, 13]
+    assert got.tobytes() == run_network(spec.network, {"x": x})["y"].tobytes()
