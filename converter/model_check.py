@@ -19,7 +19,7 @@ from .files import write_atomic
 from .model_reading import read_model, without_data
 from .targets.check import Problem, check_grouped
 from .targets.check import expand as expand_problems
-from .targets.model_view import ModelView, needs_data_prop
+from .targets.model_view import ModelView, grouped_view, needs_data_prop
 from .targets.probe import check as probed
 
 SCHEMA = "spec2onnx-check/1"
@@ -91,7 +91,7 @@ def check_file(path, targets: list, max_memory: int | None = None) -> FileReport
         report.checker = checker_refusal(read.data, read.model)
         data, model, unread = read.data, read.model, read.unread
         del read
-        report.view = _view(model, data, unread)
+        report.view = _view(model, data, unread, report.checker)
         del model, data
         report.grouped = grouped_for(report.view, targets, report.checker)
     except UserError as exc:
@@ -115,8 +115,9 @@ def check_loaded(model, targets: list) -> dict:
         copy.CopyFrom(model)
         model = without_data(copy, unread)
     data = model.SerializeToString()
-    view = _view(model, data, unread)
-    grouped = grouped_for(view, targets, checker_refusal(data, model))
+    checker = checker_refusal(data, model)
+    view = _view(model, data, unread, checker)
+    grouped = grouped_for(view, targets, checker)
     return {t: sorted(expand_problems(view, g), key=lambda p: (p.severity != "error", p.index)) for t, g in grouped.items()}
 
 
@@ -159,9 +160,16 @@ def _unsorted(model) -> str | None:
     return None
 
 
-def _view(model, data: bytes, unread: dict):
+def _view(model, data: bytes, unread: dict, checker: str | None = "unknown"):
+    """The model's ModelView: types from onnx's shape inference once per group of equal nodes where the checker
+    accepted the model and that gives what inference of the whole model gives (targets/model_view.grouped_view),
+    else from inference of the whole model (from bytes: cheaper than from the ModelProto)."""
     import onnx
 
+    if checker is None:
+        view = grouped_view(model, unread)
+        if view is not None:
+            return view
     try:
         inferred = onnx.shape_inference.infer_shapes(data, strict_mode=False, data_prop=needs_data_prop(model))
     except Exception:  # noqa: BLE001 - a model onnx cannot infer is still checked, with what it declares

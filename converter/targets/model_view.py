@@ -284,3 +284,185 @@ def _plain(value):
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
+
+
+class _ByName:
+    """name -> one field of a (type, shape) record, through a name -> record number dict and a table of the
+    records (no per-name copy: a 10^6-node model has a few distinct records). Unknown names and untyped
+    records read as absent, as in a dict of the typed tensors only."""
+
+    __slots__ = ("_ids", "_table", "_field")
+
+    def __init__(self, ids: dict, table: list, field_: int):
+        self._ids, self._table, self._field = ids, table, field_
+
+    def get(self, name, default=None):
+        record = self._table[self._ids.get(name, 0)]
+        return default if record is None else record[self._field]
+
+    def __getitem__(self, name):
+        record = self._table[self._ids.get(name, 0)]
+        if record is None:
+            raise KeyError(name)
+        return record[self._field]
+
+    def __contains__(self, name) -> bool:
+        return self._table[self._ids.get(name, 0)] is not None
+
+    def __iter__(self):
+        return (name for name, i in self._ids.items() if self._table[i] is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def keys(self):
+        return list(self)
+
+    def values(self):
+        table, f = self._table, self._field
+        return [table[i][f] for i in self._ids.values() if table[i] is not None]
+
+    def items(self):
+        table, f = self._table, self._field
+        return [(name, table[i][f]) for name, i in self._ids.items() if table[i] is not None]
+
+
+class _Declined(Exception):
+    """The model is outside what per-group inference reproduces exactly: infer the whole model instead."""
+
+
+GROUP_INFERENCE_MISSES = 256  # distinct groups inferred one by one before the whole model is cheaper (+ 1 per 50 nodes)
+_SUBGRAPHS = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+
+
+def grouped_view(model: onnx.ModelProto, unread: dict | None = None, groups: int | None = None) -> ModelView | None:
+    """A ModelView whose types come from onnx's shape inference run once per group of nodes, not on the whole model;
+    None where that would not give what whole-model inference gives (the caller then infers the whole model).
+
+    onnx's inference of a node reads its op, domain, attributes, the types of its inputs, the values of constant
+    inputs (initializers, Constant nodes) and the declared types of its outputs (graph outputs, value_info), and
+    merges what it infers with the declared types. Nodes equal in all of these get equal output types, so the first
+    node of each such group is inferred by onnx (infer_shapes on a model of that node, its Constant producers, its
+    inputs with their types and constant values, its outputs as declared, the model's opsets and IR version), and
+    the others take its answer. What makes a node depend on more than that declines (None): data propagation
+    (Shape, Size), subgraphs, model-local functions, a domain other than ai.onnx, an input of unknown type; and so
+    does a model with more groups than ``groups`` (default: more than inferring the whole model costs). Only dim_param names differ from whole-model
+    inference (its generated ``unk__N`` names are unique in the model, here in the group): a dim_param reads as an
+    unknown dimension (None) either way. The grouping is ModelView.groups() (tests/targets/test_grouped_view.py
+    compares both on onnx's node test models)."""
+    graph = model.graph
+    if model.functions:
+        return None
+    view = ModelView.__new__(ModelView)
+    view.model, view.graph = model, graph
+    view.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+    if view.opset is None:
+        return None
+    unread = unread or {}
+    interned: dict[tuple, int] = {}  # (TypeProto bytes, tag) -> record number; 0: unknown
+    table: list = [None]  # record number -> (element type name, shape) or None (not a typed tensor)
+    type_bytes: list = [b""]
+
+    def record(tbytes: bytes, tag) -> int:
+        key = (tbytes, tag)
+        number = interned.get(key)
+        if number is None:
+            number = interned[key] = len(table)
+            table.append(_decode(onnx.TypeProto.FromString(tbytes)))
+            type_bytes.append(tbytes)
+        return number
+
+    ids: dict[str, int] = {"": 0}  # tensor name -> record number (with what a check reads of it: constant, graph I/O)
+    constants: dict[str, object] = {}
+    inputs = {i.name: i for i in graph.input}
+    for info in graph.input:
+        ids[info.name] = record(info.type.SerializeToString(), "io")
+    initializers = {}
+    for init in graph.initializer:
+        value = (Unread(type_name(init.data_type), init.dims, init.name)
+                 if init.data_location == TensorProto.EXTERNAL else numpy_helper.to_array(init))
+        constants[init.name] = value
+        initializers[init.name] = init
+        tbytes = (inputs[init.name].type.SerializeToString() if init.name in inputs else
+                  helper.make_tensor_type_proto(init.data_type, list(init.dims)).SerializeToString())
+        ids[init.name] = record(tbytes, ("io" if init.name in inputs else "const", _constant_key(value)))
+    for name, (dtype, dims) in unread.items():  # graph inputs of the read model, constants of unknown value
+        constants[name] = Unread(dtype, dims, name)
+        ids[name] = record(inputs[name].type.SerializeToString(), ("const", _constant_key(constants[name])))
+    declared: dict[str, int] = {"": -1}  # output name -> record number of its declared type
+    outputs = {o.name for o in graph.output}
+    for info in graph.output:
+        declared[info.name] = record(info.type.SerializeToString(), "io")
+    for info in graph.value_info:
+        declared.setdefault(info.name, record(info.type.SerializeToString(), None))
+    producers: dict[str, onnx.NodeProto] = {}  # Constant outputs: onnx's inference reads their values
+    nodes = graph.node
+    misses = [GROUP_INFERENCE_MISSES + len(nodes) // 50 if groups is None else groups]
+
+    def infer(node, attrs) -> tuple:
+        misses[0] -= 1
+        if misses[0] < 0 or node.domain not in ("", "ai.onnx") or node.op_type in ("Shape", "Size") or any(
+                a.type in _SUBGRAPHS for a in node.attribute):
+            raise _Declined
+        tiny = onnx.ModelProto(ir_version=model.ir_version)
+        tiny.opset_import.extend(model.opset_import)
+        tg = tiny.graph
+        tg.name = "group"
+        seen = set()
+        for name in node.input:
+            if not name or name in seen:
+                continue
+            seen.add(name)
+            if name in producers:
+                tg.node.append(producers[name])
+                continue
+            if name in initializers:
+                tg.initializer.append(initializers[name])
+                if name not in inputs:
+                    continue
+            number = ids.get(name)
+            if number is None or table[number] is None:
+                raise _Declined  # an input of unknown type: whole-model inference sees none, a graph input an empty one
+            tg.input.add(name=name).type.ParseFromString(type_bytes[number])
+        for name in node.output:
+            if name:
+                out = tg.output.add(name=name)
+                if name in declared:
+                    out.type.ParseFromString(type_bytes[declared[name]])
+        tg.node.append(node)
+        inferred = {o.name: o.type.SerializeToString()
+                    for o in onnx.shape_inference.infer_shapes(tiny, strict_mode=False, data_prop=False).graph.output}
+        const = node.op_type == "Constant"
+        return tuple(record(inferred.get(name, b""), ("io" if name in outputs else "", attrs if const else None))
+                     if name else 0 for name in node.output)
+
+    groups: dict[tuple, tuple] = {}
+    get, declared_get, update = ids.get, declared.get, ids.update
+    try:
+        for i, node in enumerate(nodes):
+            attrs = tuple([a.SerializeToString() for a in node.attribute]) if len(node.attribute) else ()
+            outs = tuple(node.output)
+            op = node.op_type
+            key = (op, node.domain, attrs, tuple(map(get, node.input)), tuple(map(declared_get, outs)))
+            found = groups.get(key)
+            if found is None:
+                found = groups[key] = (infer(node, attrs), [])
+            found[1].append(i)
+            update(zip(outs, found[0]))
+            if op == "Constant" and node.domain in ("", "ai.onnx"):
+                producers[outs[0]] = node
+                for attr in node.attribute:
+                    if attr.name == "value":
+                        constants[outs[0]] = (Unread(type_name(attr.t.data_type), attr.t.dims, outs[0])
+                                              if attr.t.data_location == TensorProto.EXTERNAL
+                                              else numpy_helper.to_array(attr.t))
+    except _Declined:
+        return None
+    view.types, view.shapes = _ByName(ids, table, 0), _ByName(ids, table, 1)
+    view.constants = constants
+    view.graph_io = (set(inputs) | outputs) - set(unread)
+    view._type_ids, view._type_count = ids, len(table)
+    view._nodes = None
+    view._schemas, view._defaults = {}, {}
+    view._groups = [(view._view(members[0], nodes[members[0]]), members) for _, members in groups.values()]
+    return view
