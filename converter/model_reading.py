@@ -89,7 +89,9 @@ def read_model(path, max_memory: int | None = None) -> ModelFile:
         nbytes = validate_tensor(path, "initializer", init, folder)
         if nbytes > KEEP_BYTES or init.data_location == TensorProto.EXTERNAL:
             unread[init.name] = (TensorProto.DataType.Name(init.data_type).lower(), tuple(init.dims))
-    for node in model.graph.node:  # Constant values are read by the check (tensor attributes of other ops are not)
+    # Constant values are read by the check (tensor attributes of other ops are not); a file without the bytes
+    # "Constant" (an op_type is stored as its UTF-8 bytes) has no Constant node, and a huge one is spared the loop
+    for node in model.graph.node if b"Constant" in data else ():
         if node.op_type != "Constant":
             continue
         for attr in node.attribute:
