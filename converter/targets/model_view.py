@@ -355,7 +355,8 @@ def grouped_view(model: onnx.ModelProto, unread: dict | None = None, groups: int
         return None
     view = ModelView.__new__(ModelView)
     view.model, view.graph = model, graph
-    view.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+    view.opsets = {("" if o.domain == "ai.onnx" else o.domain): o.version for o in model.opset_import}
+    view.opset = view.opsets.get("")
     if view.opset is None:
         return None
     unread = unread or {}
