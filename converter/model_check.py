@@ -2,7 +2,7 @@
 
 A file is read once (converter/model_reading.py: structure only, bounded), passed through onnx's
 checker (structure, topological order: a graph with a cycle is refused by every runtime), shape
-inference runs once, and every target's static check (converter/targets/check.py) runs on that one view.
+inference runs once (once per group of equal nodes where that gives the same types: model_view.grouped_view), and every target's static check (converter/targets/check.py) runs on that one view.
 A file that cannot be read is reported (one line) and the others are still checked. The JSON report's
 schema is in docs/check.md.
 """
