@@ -331,7 +331,9 @@ class _Declined(Exception):
     """The model is outside what per-group inference reproduces exactly: infer the whole model instead."""
 
 
-GROUP_INFERENCE_MISSES = 256  # distinct groups inferred one by one before the whole model is cheaper (+ 1 per 50 nodes)
+# groups inferred one by one before declining (+ 1 per 50 nodes): measured, a group's inference takes ~50 µs and
+# whole-model inference ~3.6 µs per node, so a declined model has spent at most ~0.3x of the latter on groups
+GROUP_INFERENCE_MISSES = 256
 _SUBGRAPHS = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
 
 
