@@ -13,7 +13,7 @@ if sys.version_info < (3, 11):
     pytest.skip("tomllib is Python 3.11+", allow_module_level=True)
 import tomllib
 
-CAPPED_BEFORE = ("onnx", "openvino")  # (onnxruntime stays below 1.32 until the ort-cpu tables cover it: pyproject)
+CAPPED_BEFORE = ("onnx", "openvino", "onnxruntime", "onnxruntime-gpu")
 
 
 def _requirements() -> list[str]:

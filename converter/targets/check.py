@@ -25,8 +25,8 @@ from . import dla, dla_guide, tensorrt_rules
 from .functions import expand as expand_function
 from .limits import Unverified, applies, broken
 from .model_view import ModelView, NodeView, UnreadValue
-from .ort_kernels import kernel_table
-from .profiles import PROFILES
+from .ort_kernels import kernel_table, modelled_version, newest_opset
+from .profiles import ORT_TABLES_VERSION, PROFILES
 
 TABLES = Path(__file__).parent / "tables"
 
@@ -98,9 +98,10 @@ def _check(view: ModelView, name: str) -> list[tuple[Problem, list[int] | None]]
         # the ai.onnx domain in it has no opset to resolve against
         if not profile.get("registry") or any(n.domain in ("", "ai.onnx") for n in view.graph.node):
             return [(Problem(name, "", "", "the model imports no ai.onnx opset"), None)]
-    elif view.opset > profile.get("max_opset", view.opset):
-        problems.append(Problem(name, "", "", f"opset {view.opset} is newer than onnxruntime 1.31 loads "
-                                              f"(at most {profile['max_opset']})"))
+    elif "max_opset" in profile and view.opset > _newest_opset(name, profile):
+        version = (modelled_version(name) if profile.get("registry") else None) or ORT_TABLES_VERSION
+        problems.append(Problem(name, "", "", f"opset {view.opset} is newer than onnxruntime {version} loads "
+                                              f"(at most {_newest_opset(name, profile)})"))
     if "matrix" in profile:
         low, high = table(profile["matrix"])["opset"]
         if view.opset is not None and not low <= view.opset <= high:
@@ -153,6 +154,20 @@ def _tensor_limits(view: ModelView, name: str, limits: dict) -> list[Problem]:
     return [Problem(name, "", "", why) for why in over.values()] + problems
 
 
+def _newest_opset(name: str, profile: dict) -> int:
+    """The newest opset the target's onnxruntime loads: the installed one's where its registry is the table."""
+    return newest_opset(name, profile["max_opset"]) if profile.get("registry") else profile["max_opset"]
+
+
+def _shown_here(limit: dict, name: str, profile: dict) -> bool:
+    """A limit shown on one onnxruntime version (``onnxruntime``: "1.31") holds where that version is modelled."""
+    shown = limit.get("onnxruntime")
+    if shown is None or not profile.get("registry"):
+        return True
+    version = modelled_version(name) or ORT_TABLES_VERSION
+    return version == shown or version.startswith(shown + ".")
+
+
 def _kernels(name: str, profile: dict) -> dict:
     """The kernel table of a target: onnxruntime's registry (converter/targets/ort_kernels.py), or a committed table."""
     if profile.get("registry"):
@@ -184,7 +199,7 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, depth: i
     if node.since is None:
         return [problem(f"no ONNX operator {node.op} at opset {view.opsets.get(domain)}")], False
     for limit in profile.get("limits", ()):  # a model the runtime refuses to load: before any kernel or function
-        if limit.get("at_load") and applies(limit, node) and broken(limit, node, view):
+        if limit.get("at_load") and _shown_here(limit, name, profile) and applies(limit, node) and broken(limit, node, view):
             return [problem(limit["why"])], False
     if kernels is not None:
         reason = _kernel(node, kernels, view.opsets.get(domain), ops=ops)
@@ -216,7 +231,7 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, depth: i
         return [problem(reason)], False
     found = []
     for limit in profile.get("limits", ()):
-        if not limit.get("at_load") and applies(limit, node):
+        if not limit.get("at_load") and _shown_here(limit, name, profile) and applies(limit, node):
             why = broken(limit, node, view)
             if why:
                 detail = "" if why == "always" else f": {why}"

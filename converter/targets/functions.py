@@ -38,11 +38,17 @@ def body(view: ModelView, node: NodeView) -> onnx.FunctionProto | None:
                 proto.ParseFromString(data if isinstance(data, bytes) else data.SerializeToString())
             else:
                 proto.CopyFrom(schema.function_body)
+            if not _same_ops_at(proto, opset):
+                return None
         elif schema.has_context_dependent_function:
             if any(t is None for n, t in zip(node.inputs, node.input_types) if n):
                 return None  # the builder needs every input's type
-            types = [helper.make_tensor_type_proto(_elem(t), None).SerializeToString() if n else
-                     onnx.TypeProto().SerializeToString() for n, t in zip(node.inputs, node.input_types)]
+            # with the shapes where known: a builder may read the input's rank (CausalConvWithState does),
+            # as onnxruntime's call of it (with the graph's inferred types) can
+            shapes = list(node.input_shapes) + [None] * (len(node.inputs) - len(node.input_shapes))
+            types = [helper.make_tensor_type_proto(_elem(t), list(s) if s is not None else None).SerializeToString()
+                     if n else onnx.TypeProto().SerializeToString()
+                     for n, t, s in zip(node.inputs, node.input_types, shapes)]
             try:
                 data = schema.get_context_dependent_function_with_opset_version(opset, node.node.SerializeToString(), types)
             except Exception:  # noqa: BLE001
@@ -57,6 +63,27 @@ def body(view: ModelView, node: NodeView) -> onnx.FunctionProto | None:
     except Exception:  # noqa: BLE001 - onnx cannot build the body for this node: nothing to expand
         return None
     return proto if proto.node else None
+
+
+def _same_ops_at(function: onnx.FunctionProto, opset: int) -> bool:
+    """Whether every ai.onnx op ``function`` calls has, at ``opset``, the version it had at the body's own opset.
+
+    onnx's C++ OpSchema::GetFunction(requested_opset) returns no body otherwise (ValidateReferencedOpsInFuncton,
+    onnx/defs/schema.cc), and onnxruntime inlines only a body it returns; onnx's Python binding does not make
+    that check. Shown by onnxruntime 1.32.0: Swish-24's body calls Constant and CastLike, both new at opset 25,
+    so at opset 28 'Could not find an implementation for Swish(24)' (onnx's test_swiglu)."""
+    own = next((o.version for o in function.opset_import if o.domain in ("", "ai.onnx")), None)
+    if own is None or own == opset:
+        return True
+    for node in function.node:
+        if node.domain not in ("", "ai.onnx"):
+            continue
+        try:
+            if onnx.defs.get_schema(node.op_type, opset).since_version != onnx.defs.get_schema(node.op_type, own).since_version:
+                return False
+        except onnx.defs.SchemaError:
+            return False
+    return True
 
 
 def _inline(function: onnx.FunctionProto, call: onnx.NodeProto) -> list[onnx.NodeProto]:

@@ -21,6 +21,8 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from ..opset import newest_loadable_opset
+
 TABLES = Path(__file__).parent / "tables"
 PROVIDERS = {"ort-cpu": "CPUExecutionProvider", "ort-cuda": "CUDAExecutionProvider"}
 FILES = {"ort-cpu": "ort-cpu.json", "ort-cuda": "ort-cuda.json"}
@@ -110,6 +112,23 @@ def kernel_table(target: str) -> dict:
         if table is not None:
             return table
     return committed(target)
+
+
+def modelled_version(target: str) -> str | None:
+    """The onnxruntime version whose kernels the check uses for ``target`` ("1.31.1"), from its table's source;
+    None for a table transcribed from documents (ort-cuda's committed table)."""
+    words = kernel_table(target)["source"].split()
+    return words[1] if len(words) > 2 and words[0] == "onnxruntime" and words[1][:1].isdigit() else None
+
+
+def newest_opset(target: str, committed_newest: int) -> int:
+    """The newest opset the modelled onnxruntime loads: ``committed_newest`` (the committed tables' version's,
+    profiles.ORT_MAX_OPSET) unless the installed onnxruntime's registry is the table in use; then that
+    onnxruntime's, probed once with a one-node model (opset.newest_loadable_opset), not the model checked."""
+    table = kernel_table(target)
+    if table is committed(target):
+        return committed_newest
+    return newest_loadable_opset()
 
 
 def dumps(table: dict) -> str:

@@ -57,6 +57,7 @@ ORT_KERNEL_LIMITS = [
      "source": "onnxruntime/core/providers/cpu/quantization/conv_integer.cc:52 (IsScalarOr1ElementVector(W_Zero_Point)), "
                + ORT_1_31},
     {"op": "Attention", "when": {"attr_present": ["left_window_size", "right_window_size"]}, "at_load": True,
+     "onnxruntime": "1.31",  # a fact of that version's schemas: a later onnxruntime may know Attention-25
      "why": "onnxruntime 1.31 knows Attention up to version 24, which has no left_window_size/right_window_size "
             "(onnx 1.23's Attention-25 added them): 'Unrecognized attribute' when the model loads", "source": ORT_1_31},
     {"op": "StringNormalizer", "when": {"attr": {"case_change_action": ["LOWER", "UPPER"]}}, "severity": "warning",
@@ -116,6 +117,7 @@ TENSORRT_TENSORS = {"elements": 2**31 - 1, "rank": 8,
 # onnxruntime 1.31.1 (the kernel tables' version) loads models up to opset 26: InferenceSession refuses a
 # one-node model at 27 and 28, which onnx 1.23 writes (probed by converter/opset.py newest_loadable_opset).
 ORT_MAX_OPSET = 26
+ORT_TABLES_VERSION = "1.31.1"  # the committed ort-cpu table's onnxruntime (tables/ort-cpu.json)
 
 PROFILES = {
     # float16_via_float: onnxruntime/core/optimizer/insert_cast_transformer.cc runs a float16 node that has
