@@ -98,10 +98,34 @@ def read_model(path, max_memory: int | None = None) -> ModelFile:
             if attr.type == onnx.AttributeProto.TENSOR:
                 validate_tensor(path, f"node {node.name or node.op_type!r} attribute {attr.name!r}:", attr.t, folder,
                                 label=False)
+    _check_value_types(path, model.graph)
     if unread:
         model = without_data(model, unread)
         data = model.SerializeToString()
     return ModelFile(path, model, data, size=size, unread=unread)
+
+
+def _check_value_types(path: str, graph: onnx.GraphProto) -> None:
+    """A graph input, output or value_info (also in subgraphs) whose tensor elem_type is no ONNX element type is
+    bad input (exit 2): onnx's enum has no name for it, so nothing downstream can read it."""
+    for section in ("input", "output", "value_info"):
+        for info in getattr(graph, section):
+            tproto = info.type
+            while True:  # a tensor type, possibly inside sequence/optional types
+                which = tproto.WhichOneof("value")
+                if which in ("sequence_type", "optional_type"):
+                    tproto = getattr(tproto, which).elem_type
+                    continue
+                break
+            if which in ("tensor_type", "sparse_tensor_type"):
+                et = getattr(tproto, which).elem_type
+                if et and et not in _TYPES:
+                    raise UserError(f"{path}: graph {section} {info.name!r}: elem_type {et} is not an ONNX element "
+                                    f"type (TensorProto.DataType: {min(_TYPES)}..{max(_TYPES)})")
+    for node in graph.node:
+        for attr in node.attribute:
+            for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
+                _check_value_types(path, sub)
 
 
 def _read_bounded(path: str, budget: int) -> bytes:

@@ -160,6 +160,39 @@ def test_onnxruntime_refuses_the_malformed_initializers_too(tmp_path):
             ort.InferenceSession(str(tmp_path / "m.onnx"), providers=["CPUExecutionProvider"])
 
 
+def _bad_elem_type_model(where):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])
+    odd = helper.make_tensor_value_info("odd", TensorProto.FLOAT, [2, 2])
+    odd.type.tensor_type.elem_type = 999  # no TensorProto.DataType has this value
+    if where == "input":
+        graph = helper.make_graph([helper.make_node("Relu", ["odd"], ["y"])], "g", [odd], [y])
+    elif where == "output":
+        graph = helper.make_graph([helper.make_node("Relu", ["x"], ["odd"])], "g", [x], [odd])
+    else:  # value_info inside an If's branch
+        body = helper.make_graph([helper.make_node("Relu", ["x"], ["odd"])], "b", [], [odd])
+        c = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+        graph = helper.make_graph([helper.make_node("If", ["c"], ["y"], then_branch=body, else_branch=body)], "g",
+                                  [c, x], [y])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+@pytest.mark.parametrize("where", ["input", "output", "subgraph output"])
+def test_an_unknown_elem_type_of_a_graph_value_is_one_line_not_an_internal_error(tmp_path, where):
+    # was exit 3: model_view.type_name -> TensorProto.DataType.Name(999) raised ValueError
+    onnx.save(_bad_elem_type_model(where), tmp_path / "m.onnx")
+    for target in ("ort-cpu", "tensorrt"):
+        result = CliRunner().invoke(main, ["check", str(tmp_path / "m.onnx"), "--target", target])
+        one_line_error(result, "m.onnx: ", "'odd': elem_type 999 is not an ONNX element type")
+
+
+def test_onnxruntime_refuses_an_unknown_elem_type_too(tmp_path):
+    ort = pytest.importorskip("onnxruntime")
+    onnx.save(_bad_elem_type_model("input"), tmp_path / "m.onnx")
+    with pytest.raises(Exception):
+        ort.InferenceSession(str(tmp_path / "m.onnx"), providers=["CPUExecutionProvider"])
+
+
 # ---- item 4: what the runtimes refuse ------------------------------------------------------------------------------
 
 
