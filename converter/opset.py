@@ -50,6 +50,27 @@ def newest_loadable_opset() -> int:
     return 13
 
 
+@functools.lru_cache(maxsize=None)
+def newest_loadable_ir() -> int:
+    """The newest IR version the installed onnxruntime loads (probed once with a one-node opset-13 model; 1.31.1:
+    13, 'Unsupported model IR version: 14'; 1.32.0: 14). onnxruntime must be installed."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "probe",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    for ir in range(onnx.IR_VERSION, 7, -1):
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=ir)
+        try:
+            ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+            return ir
+        except Exception:  # noqa: BLE001 - any refusal means "not this IR version"
+            continue
+    return 7
+
+
 def check_opset(opset, newest: int, by: str, *, label: str = "--opset ", error: type = UserError) -> int:
     """``opset`` when it is an integer from MIN_OPSET to ``newest`` (what ``by`` loads, named in the message);
     otherwise ``error`` (a UserError class) naming the value and the range."""

@@ -349,3 +349,25 @@ def test_a_constant_node_and_a_model_in_memory_with_external_data_are_not_read(t
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), tmp_path / "c.onnx")
     result = CliRunner().invoke(main, ["check", str(tmp_path / "c.onnx"), "--target", "openvino"])
     assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+
+
+@pytest.mark.parametrize("ir_version, runs", [(13, True), (14, False)])
+def test_an_ir_version_onnxruntime_refuses_fails_the_ort_targets(tmp_path, ir_version, runs):
+    # was: IR 14 (onnx 1.23's make_model default) said "every node runs on ort-cpu"; onnxruntime 1.31 refuses it
+    graph = helper.make_graph([helper.make_node("Abs", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=ir_version),
+              tmp_path / "m.onnx")
+    for target in ("ort-cpu", "ort-cuda", "ort-dml", "portable"):
+        result = CliRunner().invoke(main, ["check", str(tmp_path / "m.onnx"), "--target", target])
+        assert result.exit_code == (0 if runs else 1), (target, result.output)
+        if not runs:
+            assert f"IR version {ir_version} is newer than onnxruntime 1.31 loads (at most 13)" in result.output
+    ort = pytest.importorskip("onnxruntime")
+    if ort.__version__.startswith("1.31."):  # the table's version: the runtime agrees
+        if runs:
+            ort.InferenceSession(str(tmp_path / "m.onnx"), providers=["CPUExecutionProvider"])
+        else:
+            with pytest.raises(Exception, match="IR version"):
+                ort.InferenceSession(str(tmp_path / "m.onnx"), providers=["CPUExecutionProvider"])

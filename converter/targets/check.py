@@ -25,7 +25,7 @@ from . import dla, dla_guide, tensorrt_rules
 from .functions import expand as expand_function
 from .limits import Unverified, applies, broken
 from .model_view import ModelView, NodeView, UnreadValue
-from .ort_kernels import kernel_table, modelled_version, newest_opset
+from .ort_kernels import kernel_table, modelled_version, newest_ir_version, newest_opset
 from .profiles import ORT_TABLES_VERSION, PROFILES
 
 TABLES = Path(__file__).parent / "tables"
@@ -102,6 +102,10 @@ def _check(view: ModelView, name: str) -> list[tuple[Problem, list[int] | None]]
         version = (modelled_version(name) if profile.get("registry") else None) or ORT_TABLES_VERSION
         problems.append(Problem(name, "", "", f"opset {view.opset} is newer than onnxruntime {version} loads "
                                               f"(at most {_newest_opset(name, profile)})"))
+    if "max_ir_version" in profile and view.model.ir_version > _newest_ir(name, profile):
+        version = (modelled_version(name) if profile.get("registry") else None) or ORT_TABLES_VERSION
+        problems.append(Problem(name, "", "", f"IR version {view.model.ir_version} is newer than onnxruntime {version} "
+                                              f"loads (at most {_newest_ir(name, profile)})"))
     if "matrix" in profile:
         low, high = table(profile["matrix"])["opset"]
         if view.opset is not None and not low <= view.opset <= high:
@@ -157,6 +161,11 @@ def _tensor_limits(view: ModelView, name: str, limits: dict) -> list[Problem]:
 def _newest_opset(name: str, profile: dict) -> int:
     """The newest opset the target's onnxruntime loads: the installed one's where its registry is the table."""
     return newest_opset(name, profile["max_opset"]) if profile.get("registry") else profile["max_opset"]
+
+
+def _newest_ir(name: str, profile: dict) -> int:
+    """The newest IR version the target's onnxruntime loads: the installed one's where its registry is the table."""
+    return newest_ir_version(name, profile["max_ir_version"]) if profile.get("registry") else profile["max_ir_version"]
 
 
 def _shown_here(limit: dict, name: str, profile: dict) -> bool:

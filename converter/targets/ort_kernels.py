@@ -21,7 +21,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from ..opset import newest_loadable_opset
+from ..opset import newest_loadable_ir, newest_loadable_opset
 
 TABLES = Path(__file__).parent / "tables"
 PROVIDERS = {"ort-cpu": "CPUExecutionProvider", "ort-cuda": "CUDAExecutionProvider"}
@@ -129,6 +129,13 @@ def newest_opset(target: str, committed_newest: int) -> int:
     if table is committed(target):
         return committed_newest
     return newest_loadable_opset()
+
+
+def newest_ir_version(target: str, committed_newest: int) -> int:
+    """The newest IR version the modelled onnxruntime loads, like ``newest_opset`` (probed: opset.newest_loadable_ir)."""
+    if kernel_table(target) is committed(target):
+        return committed_newest
+    return newest_loadable_ir()
 
 
 def dumps(table: dict) -> str:

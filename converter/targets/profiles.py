@@ -118,6 +118,11 @@ TENSORRT_TENSORS = {"elements": 2**31 - 1, "rank": 8,
 # one-node model at 27 and 28, which onnx 1.23 writes (probed by converter/opset.py newest_loadable_opset).
 ORT_MAX_OPSET = 26
 ORT_TABLES_VERSION = "1.31.1"  # the committed ort-cpu table's onnxruntime (tables/ort-cpu.json)
+# ... and models up to IR version 13: "Unsupported model IR version: 14, max supported IR version: 13"
+# (onnxruntime/core/graph/model.cc, Model::Model; measured with 1.31.1; 1.32.0 loads 14:
+# with an onnxruntime installed, its own limit is probed, opset.newest_loadable_ir). onnx 1.23's helper.make_model writes IR 14
+# by default, so a model made without ir_version= is refused (tests/test_check_untrusted.py).
+ORT_MAX_IR_VERSION = 13
 
 PROFILES = {
     # float16_via_float: onnxruntime/core/optimizer/insert_cast_transformer.cc runs a float16 node that has
@@ -126,17 +131,17 @@ PROFILES = {
     # constants_folded: Constant nodes become initializers; functions: a node no kernel takes is expanded
     # into its ONNX function body, whose nodes are checked (converter/targets/functions.py)
     "ort-cpu": {"kernels": "ort-cpu.json", "registry": True, "constants_folded": True, "functions": True,
-                "limits": ORT_RESIZE + ORT_KERNEL_LIMITS, "float16_via_float": True, "max_opset": ORT_MAX_OPSET,
+                "limits": ORT_RESIZE + ORT_KERNEL_LIMITS, "float16_via_float": True, "max_opset": ORT_MAX_OPSET, "max_ir_version": ORT_MAX_IR_VERSION,
                 "preferences": {"scale_batchnorm": True}},
     # no "functions" for ort-cuda: with the CPU EP present, a node the CUDA EP does not take goes to the CPU
     # (if it has a CPU kernel) rather than being expanded for CUDA; not measured on a CUDA build here
     "ort-cuda": {"kernels": "ort-cuda.json", "registry": True, "constants_folded": True,
-                 "limits": ORT_RESIZE + ORT_CUDA, "max_opset": ORT_MAX_OPSET,
+                 "limits": ORT_RESIZE + ORT_CUDA, "max_opset": ORT_MAX_OPSET, "max_ir_version": ORT_MAX_IR_VERSION,
                  "preferences": {"scale_batchnorm": False}},
     # onnxruntime's DirectML EP: its kernel table (tables/ort-dml.json, from docs/OperatorKernels.md's DML section,
     # generated from DmlExecutionProvider/src/Operators/OperatorRegistration.cpp); checked statically only (no
     # DirectML here). Its Resize limits are not onnxruntime's CPU/CUDA ones (DML has its own kernel): none known.
-    "ort-dml": {"kernels": "ort-dml.json", "limits": [], "max_opset": ORT_MAX_OPSET,
+    "ort-dml": {"kernels": "ort-dml.json", "limits": [], "max_opset": ORT_MAX_OPSET, "max_ir_version": ORT_MAX_IR_VERSION,
                 "preferences": {"scale_batchnorm": False}},
     # deployment: lowerings emit what the target's importer reads as one layer per source layer, in the source's
     # types (float16 stays float16, CUBIC is one Resize); validate runs a host-legalized copy of it on onnxruntime's
