@@ -99,6 +99,7 @@ def read_model(path, max_memory: int | None = None) -> ModelFile:
                 validate_tensor(path, f"node {node.name or node.op_type!r} attribute {attr.name!r}:", attr.t, folder,
                                 label=False)
     _check_value_types(path, model.graph)
+    _check_inputs_typed(path, model.graph)
     if unread:
         model = without_data(model, unread)
         data = model.SerializeToString()
@@ -126,6 +127,17 @@ def _check_value_types(path: str, graph: onnx.GraphProto) -> None:
         for attr in node.attribute:
             for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
                 _check_value_types(path, sub)
+
+
+def _check_inputs_typed(path: str, graph: onnx.GraphProto) -> None:
+    """A tensor input of the main graph with elem_type 0 (UNDEFINED) is bad input (exit 2): nothing can be fed to
+    it, and onnxruntime ('Invalid tensor data type 0') and OpenVINO refuse the model. (Subgraph inputs may leave
+    their types to inference, so only the main graph's are held to this.)"""
+    initialized = {init.name for init in graph.initializer}
+    for info in graph.input:
+        if info.name not in initialized and info.type.WhichOneof("value") == "tensor_type" \
+                and info.type.tensor_type.elem_type == 0:
+            raise UserError(f"{path}: graph input {info.name!r}: elem_type 0 (UNDEFINED): an input needs an element type")
 
 
 def _read_bounded(path: str, budget: int) -> bytes:

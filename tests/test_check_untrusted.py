@@ -193,6 +193,22 @@ def test_onnxruntime_refuses_an_unknown_elem_type_too(tmp_path):
         ort.InferenceSession(str(tmp_path / "m.onnx"), providers=["CPUExecutionProvider"])
 
 
+def test_a_graph_input_without_an_element_type_is_one_line_and_the_runtimes_refuse_it(tmp_path):
+    # was: "every node runs" on every target; onnxruntime says 'Invalid tensor data type 0'
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    x.type.tensor_type.elem_type = 0  # UNDEFINED
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    model = helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [x], [y]),
+                              opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    onnx.save(model, tmp_path / "m.onnx")
+    for target in ("ort-cpu", "openvino", "tensorrt"):
+        result = CliRunner().invoke(main, ["check", str(tmp_path / "m.onnx"), "--target", target])
+        one_line_error(result, "m.onnx: ", "graph input 'x': elem_type 0 (UNDEFINED)")
+    ort = pytest.importorskip("onnxruntime")
+    with pytest.raises(Exception):
+        ort.InferenceSession(str(tmp_path / "m.onnx"), providers=["CPUExecutionProvider"])
+
+
 # ---- item 4: what the runtimes refuse ------------------------------------------------------------------------------
 
 
