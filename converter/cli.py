@@ -241,7 +241,9 @@ def convert(spec, output, opset, target, provider, max_memory):
                    "disagreements between them are listed.")
 @provider_option
 @target_option("Default: what --provider implies (cpu: ort-cpu, checked by running only). With --target, "
-               "each case is also an ERROR when the static check finds a node the target cannot run.")
+               "each case is also an ERROR when the static check finds a node the target cannot run; auto: per "
+               "spec, the target convert's default chooses (portable where the spec fits it, else its family's).",
+               extra=("auto",))
 @opset_option
 @click.option("--ort-opt-level", "opt_levels", type=click.Choice(["disabled", "basic", "extended", "all"]),
               multiple=True, default=("all",), show_default=True,

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
@@ -73,6 +73,7 @@ class Options:
     static_check: bool = True  # with a target: a node it cannot run makes each case an ERROR (False: run only)
     threads: int = 1  # onnxruntime's intra-op threads for a spec with big outputs (small ones always use 1)
     host_model_dir: str | None = None  # --save-host-model: write each host-legalized copy there (legalize.py)
+    auto_target: bool = False  # --target auto: per spec, the target convert's auto chooses (auto_candidates)
 
     @property
     def show_labels(self) -> bool:
@@ -100,6 +101,9 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
     static: list[str] = []  # what the static check (converter/targets) finds: each case is an ERROR then
     host_note = ""  # "host: legalized copy, N nodes changed" where the host runs a copy of the deployment model
     try:  # every target, the default (ort-cpu, what the CPU provider implies) too: rules, lowering, check, opset search
+        if options.auto_target:  # what convert --target auto writes for this spec: the most portable it fits
+            target = _auto_target(spec, opset, fixed=options.opset is not None, hint="")[3]
+            options = replace(options, target=target)
         model_bytes, opset, static, host_note = _lower_for_target(spec, options, target, opset)
     except Exception as exc:  # noqa: BLE001 - one broken spec must not hide the others
         if isinstance(exc, TargetRuleError):  # refused before lowering: a user error, like a spec that does not load
@@ -519,7 +523,8 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
         repro_dir=writable_folder("--repro-dir", repro_dir) if repro_dir is not None else None,
         plugins=tuple(plugins),
         max_memory=max_memory,
-        target=get_target(target) if target else None,
+        target=get_target(target) if target and target != "auto" else None,
+        auto_target=target == "auto",
     )
 
 
