@@ -7,7 +7,9 @@ From the registry (the way the committed tables are made; the checkout's tables,
 
 From a document (the older way, kept for a provider whose build is not at hand). Input: a Markdown transcription of docs/OperatorKernels.md (one row per registered kernel,
 ``| op | opset range | type constraints |``), such as the project's reference copies of
-microsoft/onnxruntime at 001d12d2623fd411ce0f83d05abb5e82304a3389. Usage::
+microsoft/onnxruntime at 001d12d2623fd411ce0f83d05abb5e82304a3389. A line ``Operator Domain: D`` (the
+document's own domain headings) puts the rows after it in domain D; rows before any such line, or under
+``ai.onnx``, are the ai.onnx ops. Usage::
 
     python -m tools.make_ort_tables ort-cpu-kernels.md ort-cpu.json "onnxruntime CPUExecutionProvider"
 
@@ -18,14 +20,27 @@ a row ``[a, b]`` matches nodes whose since-version is in a..b; an open row ``N+`
 
 from __future__ import annotations
 
-import json
 import re
 import sys
+
+
+def parse_domains(text: str) -> dict[str, dict[str, list[dict]]]:
+    """Rows by domain: ``Operator Domain: D`` lines switch the domain (ai.onnx before any)."""
+    chunks: dict[str, list[str]] = {}
+    domain = "ai.onnx"
+    for line in text.splitlines():
+        if m := re.fullmatch(r"\s*Operator Domain:\s*(\S+)\s*", line):
+            domain = m[1]
+            continue
+        chunks.setdefault(domain, []).append(line)
+    return {d: parse_rows("\n".join(lines)) for d, lines in chunks.items()}
 
 
 def parse_rows(text: str) -> dict[str, list[dict]]:
     ops: dict[str, list[dict]] = {}
     for line in text.splitlines():
+        if re.fullmatch(r"\s*Operator Domain:.*", line):
+            raise ValueError(f"a domain heading inside one domain's rows (use parse_domains): {line}")
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) != 3 or not re.fullmatch(r"[A-Z]\w*", cells[0]):
             continue
@@ -72,24 +87,23 @@ def main(argv: list[str]) -> None:
     if len(argv) != 3:
         sys.exit("usage: python -m tools.make_ort_tables --registry ort-cpu|ort-cuda, or SOURCE.md OUT.json PROVIDER")
     source_md, out, provider = argv
+    from converter.targets.ort_kernels import KERNEL_RULE, dumps
+
     text = open(source_md, encoding="utf-8").read()
     commit = re.search(r"Commit: ([0-9a-f]{40})", text)
+    by_domain = parse_domains(text)
+    ops = by_domain.pop("ai.onnx", {})
+    others = {d: rows for d, rows in by_domain.items() if rows}
     table = {
         "source": f"{provider} kernels in microsoft/onnxruntime docs/OperatorKernels.md"
-                  + (f" at {commit[1]}" if commit else "") + " (ai.onnx domain)",
-        "kernel_rule": "a row [a, b] matches since-versions a..b; an open row (end null) only its start",
-        "ops": parse_rows(text),
+                  + (f" at {commit[1]}" if commit else "")
+                  + (f" (ai.onnx, {', '.join(sorted(others))})" if others else " (ai.onnx domain)"),
+        "kernel_rule": KERNEL_RULE,
+        "ops": ops,
+        "domains": others,
     }
     with open(out, "w", encoding="utf-8") as handle:
-        handle.write("{\n")
-        handle.write(f' "source": {json.dumps(table["source"])},\n "kernel_rule": {json.dumps(table["kernel_rule"])},\n')
-        handle.write(' "ops": {\n')
-        items = sorted(table["ops"].items())
-        for i, (op, rows) in enumerate(items):
-            body = ",\n    ".join(json.dumps(r, separators=(",", ":")) for r in rows)
-            handle.write(f'  {json.dumps(op)}: [\n    {body}]' + (",\n" if i < len(items) - 1 else "\n"))
-        handle.write(" }\n}\n")
-
+        handle.write(dumps(table))
 
 if __name__ == "__main__":
     main(sys.argv[1:])

@@ -198,13 +198,13 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, depth: i
     ops = None
     if domain == "":
         ops = kernels["ops"] if kernels else None
-    elif profile.get("registry") and domain in kernels.get("domains", {}):
+    elif kernels is not None and domain in kernels.get("domains", {}):  # ort-cpu/cuda registry, ort-dml's doc table
         ops = kernels["domains"][domain]
         if node.since is None and domain in view.opsets:  # a domain onnx has no schemas for (com.microsoft)
             node = replace(node, since=view.opsets[domain])
     else:
         return [problem(f"domain {node.node.domain!r}: only the ai.onnx domain is supported"
-                        if not profile.get("registry") else f"domain {node.node.domain!r}: no kernels of this domain")], False
+                        if not (kernels and kernels.get("domains")) else f"domain {node.node.domain!r}: no kernels of this domain")], False
     if node.since is None:
         return [problem(f"no ONNX operator {node.op} at opset {view.opsets.get(domain)}")], False
     for limit in profile.get("limits", ()):  # a model the runtime refuses to load: before any kernel or function
