@@ -39,10 +39,11 @@ def refuse_spec(spec, target) -> None:
                 raise TargetRuleError(f"tensor {name!r} has {len(ttype.shape)} dimensions: {target.name} needs at most "
                                       f"{TENSORRT_MAX_RANK} (TensorRT's Dims::MAX_DIMS, NvInfer.h)",
                                       file=str(spec.path), field=where)
-    if target.name == "ort-dml":  # tables/ort-dml.json: no DirectML kernel takes bfloat16 (not even Cast)
+    if target.name == "ort-dml":  # tables/ort-dml.json: no DirectML compute kernel takes bfloat16, not even Cast (only
+        # If and the Sequence/Optional ops list it), so no layer of a bfloat16 tensor runs there
         for name, ttype in spec.network.types.items():
             if ttype.dtype.name == "bfloat16":
-                raise TargetRuleError(f"tensor {name!r} is bfloat16: onnxruntime's DirectML EP has no bfloat16 kernel "
+                raise TargetRuleError(f"tensor {name!r} is bfloat16: onnxruntime's DirectML EP has no bfloat16 compute kernel "
                                       "(docs/OperatorKernels.md, DmlExecutionProvider)", file=str(spec.path),
                                       field=f"network.inputs.{name}" if name in spec.network.inputs else "network")
     if target.name == "tensorrt-dla":
