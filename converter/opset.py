@@ -29,25 +29,28 @@ def ir_version_for(opset: int) -> int:
     return helper.find_min_ir_version_for([helper.make_opsetid("", opset)])
 
 
+def _onnxruntime_loads(opset: int, ir_version: int) -> bool:
+    """Whether the installed onnxruntime loads a one-node (Identity) model of ``opset`` and ``ir_version``."""
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "probe",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir_version)
+    try:
+        ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+        return True
+    except Exception:  # noqa: BLE001 - any refusal means "not this one"
+        return False
+
+
 @functools.lru_cache(maxsize=None)
 def newest_loadable_opset() -> int:
     """The newest default-domain opset the installed onnxruntime loads (probed once with a one-node model).
 
     onnxruntime must be installed (callers check first: runners.onnxruntime.require_onnxruntime)."""
-    import onnxruntime as ort
-    from onnx import TensorProto, helper
-
-    for opset in range(newest_onnx_opset(), 12, -1):
-        graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "probe",
-                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
-                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir_version_for(opset))
-        try:
-            ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-            return opset
-        except Exception:  # noqa: BLE001 - any refusal means "not this opset"
-            continue
-    return 13
+    return next((o for o in range(newest_onnx_opset(), 12, -1) if _onnxruntime_loads(o, ir_version_for(o))), 13)
 
 
 @functools.lru_cache(maxsize=None)
@@ -55,20 +58,8 @@ def newest_loadable_ir() -> int:
     """The newest IR version the installed onnxruntime loads (probed once with a one-node opset-13 model; 1.31.1:
     13, 'Unsupported model IR version: 14'; 1.32.0: 14). onnxruntime must be installed."""
     import onnx
-    import onnxruntime as ort
-    from onnx import TensorProto, helper
 
-    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "probe",
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
-    for ir in range(onnx.IR_VERSION, 7, -1):
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=ir)
-        try:
-            ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-            return ir
-        except Exception:  # noqa: BLE001 - any refusal means "not this IR version"
-            continue
-    return 7
+    return next((ir for ir in range(onnx.IR_VERSION, 7, -1) if _onnxruntime_loads(13, ir)), 7)
 
 
 def check_opset(opset, newest: int, by: str, *, label: str = "--opset ", error: type = UserError) -> int:
