@@ -21,11 +21,12 @@ from pathlib import Path
 import onnx
 
 from ..model_reading import read_model
+from ..opset import newest_loadable_ir, newest_loadable_opset
 from . import dla, dla_guide, tensorrt_rules
 from .functions import expand as expand_function
 from .limits import Unverified, applies, broken
 from .model_view import ModelView, NodeView, UnreadValue
-from .ort_kernels import kernel_table, modelled_version, newest_ir_version, newest_opset
+from .ort_kernels import installed_registry, kernel_table, modelled_version
 from .profiles import ORT_TABLES_VERSION, PROFILES
 
 TABLES = Path(__file__).parent / "tables"
@@ -98,14 +99,13 @@ def _check(view: ModelView, name: str) -> list[tuple[Problem, list[int] | None]]
         # the ai.onnx domain in it has no opset to resolve against
         if not profile.get("registry") or any(n.domain in ("", "ai.onnx") for n in view.graph.node):
             return [(Problem(name, "", "", "the model imports no ai.onnx opset"), None)]
-    elif "max_opset" in profile and view.opset > _newest_opset(name, profile):
-        version = (modelled_version(name) if profile.get("registry") else None) or ORT_TABLES_VERSION
-        problems.append(Problem(name, "", "", f"opset {view.opset} is newer than onnxruntime {version} loads "
-                                              f"(at most {_newest_opset(name, profile)})"))
-    if "max_ir_version" in profile and view.model.ir_version > _newest_ir(name, profile):
-        version = (modelled_version(name) if profile.get("registry") else None) or ORT_TABLES_VERSION
-        problems.append(Problem(name, "", "", f"IR version {view.model.ir_version} is newer than onnxruntime {version} "
-                                              f"loads (at most {_newest_ir(name, profile)})"))
+    for what, value, key, probed in (("opset", view.opset, "max_opset", newest_loadable_opset),
+                                     ("IR version", view.model.ir_version, "max_ir_version", newest_loadable_ir)):
+        if key in profile and value is not None:  # the installed onnxruntime's limit where its registry is the table
+            newest = probed() if profile.get("registry") and installed_registry(name) else profile[key]
+            if value > newest:
+                problems.append(Problem(name, "", "", f"{what} {value} is newer than onnxruntime "
+                                                      f"{_ort_version(name, profile)} loads (at most {newest})"))
     if "matrix" in profile:
         low, high = table(profile["matrix"])["opset"]
         if view.opset is not None and not low <= view.opset <= high:
@@ -158,14 +158,9 @@ def _tensor_limits(view: ModelView, name: str, limits: dict) -> list[Problem]:
     return [Problem(name, "", "", why) for why in over.values()] + problems
 
 
-def _newest_opset(name: str, profile: dict) -> int:
-    """The newest opset the target's onnxruntime loads: the installed one's where its registry is the table."""
-    return newest_opset(name, profile["max_opset"]) if profile.get("registry") else profile["max_opset"]
-
-
-def _newest_ir(name: str, profile: dict) -> int:
-    """The newest IR version the target's onnxruntime loads: the installed one's where its registry is the table."""
-    return newest_ir_version(name, profile["max_ir_version"]) if profile.get("registry") else profile["max_ir_version"]
+def _ort_version(name: str, profile: dict) -> str:
+    """The onnxruntime version the target's table models: the registry's in use, else the committed tables'."""
+    return (modelled_version(name) if profile.get("registry") else None) or ORT_TABLES_VERSION
 
 
 def _shown_here(limit: dict, name: str, profile: dict) -> bool:
@@ -173,7 +168,7 @@ def _shown_here(limit: dict, name: str, profile: dict) -> bool:
     shown = limit.get("onnxruntime")
     if shown is None or not profile.get("registry"):
         return True
-    version = modelled_version(name) or ORT_TABLES_VERSION
+    version = _ort_version(name, profile)
     return version == shown or version.startswith(shown + ".")
 
 

@@ -21,8 +21,6 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from ..opset import newest_loadable_ir, newest_loadable_opset
-
 TABLES = Path(__file__).parent / "tables"
 PROVIDERS = {"ort-cpu": "CPUExecutionProvider", "ort-cuda": "CUDAExecutionProvider"}
 FILES = {"ort-cpu": "ort-cpu.json", "ort-cuda": "ort-cuda.json"}
@@ -121,21 +119,11 @@ def modelled_version(target: str) -> str | None:
     return words[1] if len(words) > 2 and words[0] == "onnxruntime" and words[1][:1].isdigit() else None
 
 
-def newest_opset(target: str, committed_newest: int) -> int:
-    """The newest opset the modelled onnxruntime loads: ``committed_newest`` (the committed tables' version's,
-    profiles.ORT_MAX_OPSET) unless the installed onnxruntime's registry is the table in use; then that
-    onnxruntime's, probed once with a one-node model (opset.newest_loadable_opset), not the model checked."""
-    table = kernel_table(target)
-    if table is committed(target):
-        return committed_newest
-    return newest_loadable_opset()
-
-
-def newest_ir_version(target: str, committed_newest: int) -> int:
-    """The newest IR version the modelled onnxruntime loads, like ``newest_opset`` (probed: opset.newest_loadable_ir)."""
-    if kernel_table(target) is committed(target):
-        return committed_newest
-    return newest_loadable_ir()
+def installed_registry(target: str) -> bool:
+    """Whether ``target``'s table in use is the installed onnxruntime's registry (not the committed file): then the
+    check models that onnxruntime's own limits too (the newest opset and IR version it loads: opset.py probes
+    them once with a one-node model, never the model checked)."""
+    return kernel_table(target) is not committed(target)
 
 
 def dumps(table: dict) -> str:
