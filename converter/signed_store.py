@@ -250,23 +250,32 @@ def _write_file(folder: Path, parts: tuple[str, ...], name: str, blob: bytes) ->
     if dfd is None:
         return
     try:
-        files.sweep_stale_temps(dir_fd=dfd)
-        tmp = files.temp_name(name)
-        fd = os.open(tmp, _CREATE_FLAGS, 0o600, dir_fd=dfd)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(blob)
-            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        except BaseException:
-            try:
-                os.unlink(tmp, dir_fd=dfd)
-            except OSError:
-                pass
-            raise
+        _put(blob, name, dfd=dfd)
     except OSError:  # a read-only or full disk, a folder in the entry's place: no caching
         pass
     finally:
         os.close(dfd)
+
+
+def _put(blob: bytes, name: str, *, dfd: int | None = None, where: Path | None = None) -> None:
+    """Write ``blob`` as ``name`` in the folder open as ``dfd`` (or at the path ``where``): a new temporary file of
+    files.temp_name's naming (swept by the next writer if this one dies), renamed over ``name``; removed on failure."""
+    def at(n: str) -> str:
+        return n if dfd is not None else str(where / n)
+
+    files.sweep_stale_temps(where, dir_fd=dfd)
+    tmp = files.temp_name(name)
+    fd = os.open(at(tmp), _CREATE_FLAGS, 0o600, dir_fd=dfd)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(blob)
+        os.replace(at(tmp), at(name), src_dir_fd=dfd, dst_dir_fd=dfd)
+    except BaseException:
+        try:
+            os.unlink(at(tmp), dir_fd=dfd)
+        except OSError:
+            pass
+        raise
 
 
 # Where os.open has no dir_fd (Windows): the same checks by path, each part lstat'ed (a race is possible there).
@@ -303,18 +312,6 @@ def _write_by_path(folder: Path, parts: tuple[str, ...], name: str, blob: bytes)
     if where is None:
         return
     try:
-        files.sweep_stale_temps(where)
-        tmp = where / files.temp_name(name)
-        fd = os.open(tmp, _CREATE_FLAGS, 0o600)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(blob)
-            os.replace(tmp, where / name)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        _put(blob, name, where=where)
     except OSError:
         pass
