@@ -42,7 +42,9 @@ _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLO
     | getattr(os, "O_BINARY", 0)
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) \
     | getattr(os, "O_BINARY", 0)
-_AT = os.open in os.supports_dir_fd and os.replace in os.supports_dir_fd and os.mkdir in os.supports_dir_fd
+# openat-style access where the platform has it: os.replace renames with renameat like os.rename, but CPython
+# lists only os.rename in supports_dir_fd (testing os.replace there left this False everywhere)
+_AT = os.open in os.supports_dir_fd and os.rename in os.supports_dir_fd and os.mkdir in os.supports_dir_fd
 
 
 @dataclass(frozen=True)

@@ -144,7 +144,7 @@ def test_convert_interrupted_while_writing_keeps_the_old_model(tmp_path, monkeyp
     out = tmp_path / "model.onnx"
     out.write_bytes(OLD)
 
-    def interrupted(*args):
+    def interrupted(*args, **kwargs):  # (the cache renames relative to a folder: src_dir_fd=)
         raise KeyboardInterrupt
 
     monkeypatch.setattr(files.os, "replace", interrupted)
