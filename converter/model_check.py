@@ -10,9 +10,7 @@ schema is in docs/check.md.
 from __future__ import annotations
 
 import os
-from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .errors import UserError
 from .files import write_atomic
@@ -280,10 +278,6 @@ def write_json(path, document: dict) -> None:
     import json
 
     write_atomic(path, (json.dumps(document, indent=1) + "\n").encode("utf-8"))
-
-
-def inputs_of(paths) -> list[Path]:
-    return [Path(p) for p, _ in expand(paths)]
 
 
 def probe(report: FileReport, targets: list[str]) -> list[str]:

@@ -83,10 +83,6 @@ SPECS = signed_store.Kind(MAGIC, ("specs",), ".pickle", MAX_ENTRY_BYTES + 16)
 MODELS = signed_store.Kind(MODEL_MAGIC, ("models",), ".model", MAX_ENTRY_BYTES)
 
 
-def _entry(folder: Path, key: str) -> Path:
-    return signed_store.entry_path(folder, SPECS, key)
-
-
 def _folder_and_secret(usable: bool = True) -> tuple[Path | None, bytes | None]:
     folder = signed_store.cache_dir() if usable else None
     return folder, (signed_store.secret(folder) if folder is not None else None)

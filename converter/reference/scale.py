@@ -27,7 +27,6 @@ def reference(layer: Layer, inputs: list[np.ndarray], arithmetic: str | None = N
     float16, as TensorRT does with a warning) or "tensorrt-dla" (also x * scale rounded to FP16 before the shift
     is added, as DLA computes). docs/deployment.md."""
     (x,) = inputs
-    mode, axis = layer.attrs["mode"], layer.attrs["channel_axis"]
     coeff = {k: np.asarray(layer.attrs[k], np.float32) for k in _DEFAULTS}
     coeff = {k: (None if v.size == 0 else v) for k, v in coeff.items()}
     if arithmetic in ("tensorrt", "tensorrt-dla") and x.dtype == np.float16:

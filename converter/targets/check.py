@@ -20,7 +20,6 @@ from pathlib import Path
 
 import onnx
 
-from ..model_reading import read_model
 from ..opset import newest_loadable_ir, newest_loadable_opset
 from . import dla, dla_guide, tensorrt_rules
 from .functions import expand as expand_function
@@ -315,9 +314,3 @@ def _span(row: dict) -> str:
     if row["end"] is None:
         return f"{row['start']}+"
     return str(row["start"]) if row["start"] == row["end"] else f"[{row['start']}, {row['end']}]"
-
-
-def load_model_file(path, max_memory: int | None = None) -> onnx.ModelProto:
-    """An ONNX model from ``path``, structure only (converter/model_reading.py: bounded, external data unread,
-    large initializers as typed graph inputs); a UserError naming the file when it cannot be read as one."""
-    return read_model(path, max_memory).model
