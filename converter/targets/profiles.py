@@ -124,25 +124,31 @@ ORT_TABLES_VERSION = "1.31.1"  # the committed ort-cpu table's onnxruntime (tabl
 # by default, so a model made without ir_version= is refused (tests/test_check_untrusted.py).
 ORT_MAX_IR_VERSION = 13
 
+# What every onnxruntime target shares, whatever its execution provider, written once: onnxruntime's graph
+# loading happens before any execution provider sees the graph. constants_folded: every Constant node becomes an
+# initializer (onnxruntime/core/graph/graph.cc, Graph::Graph: "Constant nodes are converted to initializers"), so
+# no EP needs a Constant kernel (DirectML's table has none, and neither does the CPU EP's registry); max_opset and
+# max_ir_version: the newest opset and IR version that onnxruntime loads (model.cc).
+ONNXRUNTIME = {"family": "onnxruntime", "constants_folded": True, "max_opset": ORT_MAX_OPSET,
+               "max_ir_version": ORT_MAX_IR_VERSION}
+
 PROFILES = {
     # float16_via_float: onnxruntime/core/optimizer/insert_cast_transformer.cc runs a float16 node that has
     # only a float CPU kernel in float, between inserted Casts (at every optimization level)
     # registry: the kernel table is the installed onnxruntime's registry, else the committed file (ort_kernels.py);
-    # constants_folded: Constant nodes become initializers; functions: a node no kernel takes is expanded
+    # ONNXRUNTIME: what the onnxruntime family shares (above); functions: a node no kernel takes is expanded
     # into its ONNX function body, whose nodes are checked (converter/targets/functions.py)
-    "ort-cpu": {"kernels": "ort-cpu.json", "registry": True, "constants_folded": True, "functions": True,
-                "limits": ORT_RESIZE + ORT_KERNEL_LIMITS, "float16_via_float": True, "max_opset": ORT_MAX_OPSET, "max_ir_version": ORT_MAX_IR_VERSION,
+    "ort-cpu": {**ONNXRUNTIME, "kernels": "ort-cpu.json", "registry": True, "functions": True,
+                "limits": ORT_RESIZE + ORT_KERNEL_LIMITS, "float16_via_float": True,
                 "preferences": {"scale_batchnorm": True}},
     # no "functions" for ort-cuda: with the CPU EP present, a node the CUDA EP does not take goes to the CPU
     # (if it has a CPU kernel) rather than being expanded for CUDA; not measured on a CUDA build here
-    "ort-cuda": {"kernels": "ort-cuda.json", "registry": True, "constants_folded": True,
-                 "limits": ORT_RESIZE + ORT_CUDA, "max_opset": ORT_MAX_OPSET, "max_ir_version": ORT_MAX_IR_VERSION,
+    "ort-cuda": {**ONNXRUNTIME, "kernels": "ort-cuda.json", "registry": True, "limits": ORT_RESIZE + ORT_CUDA,
                  "preferences": {"scale_batchnorm": False}},
     # onnxruntime's DirectML EP: its kernel table (tables/ort-dml.json, from docs/OperatorKernels.md's DML section,
     # generated from DmlExecutionProvider/src/Operators/OperatorRegistration.cpp); checked statically only (no
     # DirectML here). Its Resize limits are not onnxruntime's CPU/CUDA ones (DML has its own kernel): none known.
-    "ort-dml": {"kernels": "ort-dml.json", "limits": [], "max_opset": ORT_MAX_OPSET, "max_ir_version": ORT_MAX_IR_VERSION,
-                "preferences": {"scale_batchnorm": False}},
+    "ort-dml": {**ONNXRUNTIME, "kernels": "ort-dml.json", "limits": [], "preferences": {"scale_batchnorm": False}},
     # deployment: lowerings emit what the target's importer reads as one layer per source layer, in the source's
     # types (float16 stays float16, CUBIC is one Resize); validate runs a host-legalized copy of it on onnxruntime's
     # CPU EP (converter/legalize.py, docs/deployment.md). scale_batchnorm: BatchNormalization is IScaleLayer there.
