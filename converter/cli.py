@@ -143,10 +143,25 @@ def _size(ctx, param, value):
         raise click.BadParameter(str(exc).split(": ", 1)[-1]) from None
 
 
-max_memory_option = click.option(
-    "--max-memory", default=None, metavar="SIZE", callback=_size,
-    help="Memory budget for one spec, e.g. 2G or 512M: a spec whose estimated peak (from its shapes, before "
-         "anything is allocated) is above it is refused (exit status 2). Default: 1/8 of the RAM.")
+def max_memory_option(what: str):
+    return click.option(
+        "--max-memory", default=None, metavar="SIZE", callback=_size,
+        help=f"Memory budget for {what}, e.g. 2G or 512M: {what.replace('one ', 'a ', 1)} "
+             "whose estimated peak (from its shapes, before anything is allocated) is above it is refused (exit status "
+             "2). Default: 1/8 of the RAM.")
+
+
+plugin_option = click.option(
+    "--plugin", "plugins", multiple=True, metavar="MODULE|FILE.py",
+    help="Import a module that registers extra layer kinds or targets (spec2onnx.plugins; docs/architecture.md, "
+         "the two recipes). Repeatable.")
+
+
+# The targets, for --help: a test holds this list to the registry's built-in ones (targets.target_names()); the
+# option itself takes any name the registry has when the command runs, a target a --plugin added included.
+TARGETS_HELP = ("A target: portable (every node runs on all of ort-cpu, ort-cuda, tensorrt and openvino), ort-cpu, "
+                "ort-cuda, ort-dml (onnxruntime's DirectML EP), tensorrt, tensorrt-dla, openvino, or one a --plugin adds. "
+                "The runtime need not be installed (docs/semantics.md, Targets).")
 
 
 @click.group(cls=_Group, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
@@ -168,13 +183,11 @@ def main():
     """
 
 
-def target_option(default_help: str, extra: tuple[str, ...] = ()):
-    return click.option(
-        "--target", default=None, metavar="TARGET",
-        type=click.Choice([*extra, "portable", "ort-cpu", "ort-cuda", "ort-dml", "tensorrt", "tensorrt-dla", "openvino"]),
-        help="Lower for this runtime and check that it runs every node: portable (all of ort-cpu, ort-cuda, "
-             f"tensorrt, openvino), ort-cpu, ort-cuda, ort-dml (DirectML), tensorrt, tensorrt-dla, openvino. {default_help} "
-             "The runtime need not be installed. docs/semantics.md, Targets.")
+def target_option(more_help: str):
+    # not a click.Choice of a list written here: the registry (converter/targets, through the library) checks the
+    # name when the command runs, after --plugin has imported what it adds
+    return click.option("--target", default=None, metavar="TARGET",
+                        help=f"Lower for this target and check that it runs every node. {TARGETS_HELP} {more_help}")
 
 
 @main.command(epilog=EPILOG)
@@ -182,15 +195,16 @@ def target_option(default_help: str, extra: tuple[str, ...] = ()):
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Where to write the model. Default: <spec name>.onnx in the current folder.")
 @opset_option
-@target_option("Default: what --provider implies (cuda: ort-cuda), else auto: portable where the spec fits it, else "
-               "the spec's own runtime family (tensorrt for trt.* layers), said on stderr. docs/deployment.md.",
-               extra=("auto",))
+@target_option("Also auto: portable where the spec fits it, else the spec's own runtime family (tensorrt for trt.* "
+               "layers), said on stderr. Default: what --provider implies (cuda: ort-cuda), else auto. "
+               "docs/deployment.md.")
 @click.option("--provider", default=None, metavar="NAME",
               help="Lower for this onnxruntime execution provider's target (cpu: ort-cpu, cuda: ort-cuda, "
                    "tensorrt: tensorrt, openvino: openvino); it need not be installed.")
-@max_memory_option
+@plugin_option
+@max_memory_option("one spec")
 @handle_errors
-def convert(spec, output, opset, target, provider, max_memory):
+def convert(spec, output, opset, target, provider, max_memory, plugins):
     """Convert SPEC to an ONNX model that TARGET runs fully.
 
     The model's inputs and outputs carry the spec's tensor names. It passes
@@ -205,6 +219,7 @@ def convert(spec, output, opset, target, provider, max_memory):
     """
     from . import api  # start-up time: --help, --version and usage errors import no onnx, onnxruntime or lowering
 
+    api.load_plugins(plugins)
     model, path, note = api.convert_spec(spec, output, opset=opset, provider=provider, target=target,
                                      max_memory=max_memory)
     props = {p.key: p.value for p in model.metadata_props}
@@ -242,8 +257,7 @@ def convert(spec, output, opset, target, provider, max_memory):
 @provider_option
 @target_option("Default: what --provider implies (cpu: ort-cpu, checked by running only). With --target, "
                "each case is also an ERROR when the static check finds a node the target cannot run; auto: per "
-               "spec, the target convert's default chooses (portable where the spec fits it, else its family's).",
-               extra=("auto",))
+               "spec, the target convert's default chooses (portable where the spec fits it, else its family's).")
 @opset_option
 @click.option("--ort-opt-level", "opt_levels", type=click.Choice(["disabled", "basic", "extended", "all"]),
               multiple=True, default=("all",), show_default=True,
@@ -263,12 +277,11 @@ def convert(spec, output, opset, target, provider, max_memory):
               help="Write JUnit XML for CI systems.")
 @click.option("--repro-dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="For every failing case, write its model, inputs, outputs and the command that reproduces it.")
-@click.option("--plugin", "plugins", multiple=True, metavar="MODULE|FILE.py",
-              help="Import extra layer kinds (see spec2onnx.plugins). Repeatable.")
+@plugin_option
 @click.option("--save-host-model", "host_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="With --target tensorrt or tensorrt-dla: write each host-legalized copy the CPU EP runs as "
                    "DIR/<spec>.host.onnx (the deployment model is what convert writes). docs/deployment.md.")
-@max_memory_option
+@max_memory_option("one spec")
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures, known failures and the summary (no progress bar).")
 @click.option("-v", "--verbose", is_flag=True, help="Print a line for every case, also on a terminal.")
 @handle_errors
@@ -389,7 +402,7 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
               show_default=True, help="Folder for the outputs, written as <output name>.npy.")
 @provider_option
 @opset_option
-@max_memory_option
+@max_memory_option("one spec")
 @handle_errors
 def run(spec, case_name, input_files, output_dir, provider, opset, max_memory):
     """Run SPEC's model on onnxruntime and write its outputs as .npy files.
@@ -403,13 +416,32 @@ def run(spec, case_name, input_files, output_dir, provider, opset, max_memory):
         click.echo(f"wrote {path}  {array.dtype}{list(array.shape)}  ({name})")
 
 
-@main.command(epilog=EPILOG)
+CHECK_EPILOG = """\b
+Examples:
+  spec2onnx check model.onnx                        # portable: ort-cpu, ort-cuda, tensorrt, openvino
+  spec2onnx check models/ --target tensorrt -q      # every *.onnx under models/, errors only
+  spec2onnx check model.onnx --target openvino --probe   # ask the installed OpenVINO
+  spec2onnx check model.onnx --target tensorrt --layers  # the TensorRT layers the importer builds
+
+\b
+Exit status: 0 every node of every file runs on every target (warnings allowed);
+1 some node does not run on some target;
+2 a file cannot be read as an ONNX model (the others are still checked),
+or bad usage (an unknown target, a --plugin that does not import);
+3 an internal error (a bug in spec2onnx: please report it, with --debug output);
+130 interrupted by Ctrl-C, 143 stopped by SIGTERM.
+"""
+
+
+@main.command(epilog=CHECK_EPILOG)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--target", "targets", multiple=True, metavar="TARGET",
-              help="portable (the default), ort-cpu, ort-cuda, tensorrt, tensorrt-dla or openvino "
-                   "(docs/semantics.md, Targets). Repeatable: each file is read once and checked for each.")
-@click.option("-v", "--verbose", is_flag=True, help="One line per node with a problem (default: counts per op, types "
-                                                     "and reason).")
+              help=f"{TARGETS_HELP} Default: portable. Repeatable: each file is read once and checked for each; "
+                   "a portable target's lines leave out the problems of a member also named (they are that member's).")
+@click.option("-v", "--verbose", is_flag=True, help="One line per node with a problem (default: one line per distinct "
+                                                     "problem, with its node count, op forms and first nodes).")
+@click.option("-q", "--quiet", is_flag=True, help="Errors and verdicts only: no warning lines (each verdict still "
+                                                   "counts the warnings).")
 @click.option("--json", "json_path", default=None, metavar="FILE",
               help="Write every file's verdicts and problems as JSON (schema: docs/check.md).")
 @click.option("--layers", is_flag=True,
@@ -419,21 +451,23 @@ def run(spec, case_name, input_files, output_dir, provider, opset, max_memory):
               help="Ask the installed runtime instead of the tables where it is installed (onnxruntime: a session on "
                    "that EP without CPU fallback; OpenVINO: query_model + compile); a line per target says whether "
                    "its verdict was probed or static (docs/ground-truth.md).")
-@max_memory_option
+@plugin_option
+@max_memory_option("one model")
 @handle_errors
-def check(paths, targets, verbose, json_path, layers, max_memory, probe):
+def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, plugins):
     """Check that TARGET can run each ONNX model in PATHS (files, or folders: their *.onnx, recursively).
 
     Untrusted files are read for their structure only: regular files of at most
     2 GiB, external data never read, --max-memory honoured (docs/check.md).
     onnx's checker runs first (a graph with a cycle runs nowhere). Problems are
-    summarised by op, types and reason; -v lists every node. Several files: a
-    table per target at the end. Exit status 0: every file runs on every
-    target (warnings allowed); 1: some file does not; 2: a file cannot be read as
-    an ONNX model (the others are still checked), or an unknown target.
+    summarised: one line per distinct problem with its node count; -v lists
+    every node, -q only errors. Several files: a table per target at the end.
     """
     from . import api, model_check, pipeline  # start-up time: --help and usage errors import no onnx or lowering
 
+    if verbose and quiet:
+        raise UserError("-q and -v: give one of them (-q: errors only; -v: every node)")
+    api.load_plugins(plugins)
     names = [pipeline.get_target(t).name for t in (targets or ("portable",))]
     names = list(dict.fromkeys(names))
     if layers and not set(names) & {"tensorrt", "tensorrt-dla"}:
@@ -456,9 +490,9 @@ def check(paths, targets, verbose, json_path, layers, max_memory, probe):
                 for line in pipeline.importer_view_lines(report):
                     _say(line)
             for name in names:
-                if name == "tensorrt-dla":
+                if name == "tensorrt-dla" and not quiet:
                     _say(f"DLA rules: {pipeline.DLA_RELEASE}")
-                for line in model_check.summary_lines(report, name, verbose):
+                for line in model_check.summary_lines(report, name, verbose, quiet=quiet, elsewhere=names):
                     _say(line)
                 _say(model_check.verdict_line(report, name))
         if json_path is not None:

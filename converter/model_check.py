@@ -190,27 +190,74 @@ def grouped_for(view, targets: list, checker: str | None) -> dict:
     return found
 
 
-def summary_lines(report: FileReport, target: str, verbose: bool = False) -> list[str]:
-    """One line per problem with ``verbose``; else one per (op, types, reason) with its node count."""
+def summary_lines(report: FileReport, target: str, verbose: bool = False, *, quiet: bool = False,
+                  elsewhere=()) -> list[str]:
+    """The lines ``check`` prints for ``target``'s problems with ``report``'s model.
+
+    ``verbose``: one line per problem (per node). Else one line per distinct problem with its node count: a
+    problem's reason, or its summary (Problem.summary) where problems of several ops share one (OpenVINO's "not
+    measured": one line for 1,625 nodes of 10 op forms, not ten), with its op forms and first nodes.
+    ``quiet``: errors only (the verdict line still counts the warnings). ``elsewhere``: targets checked in the same
+    run, whose problems are printed under their own name: a portable target's lines leave them out and say so.
+    """
     tag = {"error": "ERROR", "warning": "WARN "}
-    if verbose:
-        return [f"{tag.get(p.severity, 'ERROR')} {p}" for p in report.problems(target)]
-    merged: dict[tuple, list] = {}  # groups that differ in what the wording leaves out (shapes, ...) merged
+    kept, moved = [], {}
     for problem, members in report.grouped.get(target, ()):
-        key = (problem.severity, problem.target, problem.op, problem.types, problem.reason)  # a member of portable
-        entry = merged.setdefault(key, [problem, 0, []])
-        entry[1] += 1 if members is None else len(members)
-        if len(entry[2]) < SHOWN_NODES:
-            entry[2] += _labels(report, problem, members, SHOWN_NODES - len(entry[2]))
-    lines = []
-    for (severity, member, op, types, reason), (problem, count, shown) in merged.items():
-        if count == 1:
-            lines.append(f"{tag.get(severity, 'ERROR')} {problem}")
+        if quiet and problem.severity != "error":
             continue
+        if problem.target != target and problem.target in elsewhere:
+            moved[problem.target] = moved.get(problem.target, 0) + (1 if members is None else len(members))
+            continue
+        kept.append((problem, members))
+    if verbose:
+        found = sorted(expand_problems(report.view, kept), key=lambda p: (p.severity != "error", p.index))
+        lines = [f"{tag.get(p.severity, 'ERROR')} {p}" for p in found]
+    else:
+        lines = [_summary_line(tag.get(key[0], "ERROR"), key[1], entry) for key, entry in _merged(report, kept).items()]
+    for member, count in moved.items():
+        lines.append(f"      ({target} includes {member}: its {count:,} problem{'s' * (count != 1)} "
+                     f"{'are' if count != 1 else 'is'} listed under {member})")
+    return lines
+
+
+SHOWN_FORMS = 6  # op forms (op and types) named in a summary line that covers several
+
+
+def _merged(report: FileReport, grouped) -> dict:
+    """(severity, member target, summary or reason) -> the problems sharing it: their count, their op forms
+    ((op, types) -> [count, first node labels]) and their distinct reasons."""
+    merged: dict[tuple, dict] = {}
+    for problem, members in grouped:
+        key = (problem.severity, problem.target, problem.summary or problem.reason)  # target: a member of portable
+        entry = merged.setdefault(key, {"first": problem, "count": 0, "forms": {}, "reasons": set()})
+        n = 1 if members is None else len(members)
+        entry["count"] += n
+        entry["reasons"].add(problem.reason)
+        form = entry["forms"].setdefault((problem.op, problem.types), [0, []])
+        form[0] += n
+        if len(form[1]) < SHOWN_NODES:
+            form[1] += _labels(report, problem, members, SHOWN_NODES - len(form[1]))
+    return merged
+
+
+def _summary_line(tag: str, member: str, entry: dict) -> str:
+    problem, count, forms = entry["first"], entry["count"], entry["forms"]
+    if count == 1:
+        return f"{tag} {problem}"
+    reason = problem.reason if len(entry["reasons"]) == 1 else (problem.summary or problem.reason)
+    if len(forms) == 1:
+        (op, types), (_, shown) = next(iter(forms.items()))
         names = ", ".join(shown) + (", ..." if count > len(shown) else "")
         what = f"{op} ({types})" if types else op
-        lines.append(f"{tag.get(severity, 'ERROR')} {member}: {count:,} {what} nodes: {reason} ({names})")
-    return lines
+        return f"{tag} {member}: {count:,} {what} nodes: {reason} ({names})"
+    by_count = sorted(forms.items(), key=lambda f: -f[1][0])  # (stable: graph order among equal counts)
+    listed = ", ".join(f"{n:,} {op}" + (f" ({types})" if types else "") for (op, types), (n, _) in by_count[:SHOWN_FORMS])
+    more = f", and {len(forms) - SHOWN_FORMS} more op forms" if len(forms) > SHOWN_FORMS else ""
+    # the first node of each form, with its op (a named node's label is its name alone)
+    firsts = [shown[0] if shown[0].endswith(f"({op})") else f"{shown[0]} ({op})"
+              for (op, _), (_, shown) in list(forms.items())[:SHOWN_NODES] if shown]
+    names = ", ".join(firsts) + (", ..." if count > len(firsts) else "")
+    return f"{tag} {member}: {count:,} nodes of {len(forms)} op forms ({listed}{more}): {reason} ({names})"
 
 
 def _labels(report: FileReport, problem, members, at_most: int) -> list[str]:

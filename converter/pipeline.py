@@ -544,7 +544,14 @@ def importer_view_lines(report) -> list[str]:
     onnx-tensorrt builds from it."""
     lines = [f"TensorRT layers onnx-tensorrt builds ({ONNX_TENSORRT}):"]
     try:
-        lines.append(render_layers(importer_view(report.view.model, view=report.view)) or "(no layers)")
+        layers = importer_view(report.view.model, view=report.view)
     except UnreadValue as exc:
-        lines.append(f"(not shown: a layer needs the value of {exc}, whose data check does not read)")
-    return lines
+        return lines + [f"(not shown: a layer needs the value of {exc}, whose data check does not read)"]
+    rendered = render_layers(layers)
+    return lines + (LAYERS_LEGEND if "?" in rendered else []) + [rendered or "(no layers)"]
+
+
+# What a "?" in the importer view means (converter/targets/trt_importer.py): said once, before the layers.
+LAYERS_LEGEND = [
+    '  ("?OP": a node of an op this view does not model; onnx-tensorrt may still import it, as the check\'s verdict',
+    "   says, but the layers it builds are not listed. A \"?\" type: one onnx's shape inference left unknown.)"]

@@ -29,6 +29,9 @@ from .ort_kernels import installed_registry, kernel_table, modelled_version
 from .profiles import ORT_TABLES_VERSION, PROFILES
 
 TABLES = Path(__file__).parent / "tables"
+# What a user can do about a combination the OpenVINO table never measured: a command every install has (the table's
+# own maker, tools/measure_openvino.py, is a developer tool of the checkout, not installed)
+NOT_MEASURED_HINT = "spec2onnx check --probe --target openvino asks the installed OpenVINO"
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,9 @@ class Problem:
     severity: str = "error"  # "error": it does not run there; "warning": it runs, results known to differ
     index: int = field(default=-1, compare=False)  # the node's index in the graph; -1 for the model
     types: str = field(default="", compare=False)  # the node's element types (for summaries), e.g. "float"
+    # the reason without what differs from node to node (since-version, types): problems of several ops that share
+    # it are one line of check's summary (model_check.summary_lines); "": the reason itself
+    summary: str = field(default="", compare=False)
 
     def __str__(self) -> str:
         where = f"{self.node} ({self.op})" if self.node else "model"
@@ -80,7 +86,7 @@ def expand(view: ModelView, grouped) -> list[Problem]:
         for i in members:
             other = graph_nodes[i]
             label = other.name or f"#{i}"  # (Problem.__str__ adds the op)
-            problems.append(Problem(found.target, label, found.op, found.reason, found.severity, i, found.types))
+            problems.append(replace(found, node=label, index=i))
     return problems
 
 
@@ -182,8 +188,8 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, depth: i
     """The node's problems, and whether a limit or DLA rule (whose wording may name tensors) found some."""
     types = _types(node)
 
-    def problem(reason: str, severity: str = "error") -> Problem:
-        return Problem(name, node.name, node.op, reason, severity, index=node.index, types=types)
+    def problem(reason: str, severity: str = "error", summary: str = "") -> Problem:
+        return Problem(name, node.name, node.op, reason, severity, index=node.index, types=types, summary=summary)
 
     domain = "" if node.node.domain == "ai.onnx" else node.node.domain
     if profile.get("constants_folded") and domain == "" and node.op == "Constant":
@@ -228,8 +234,9 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, depth: i
         if refused is not None:
             return [problem(f"refused at since-version {node.since} with {bound}: {refused}")], False
         if reason:
-            return [problem(f"not measured at since-version {node.since} with {bound} "
-                            "(python -m tools.measure_openvino)", "warning")], False
+            return [problem(f"not measured at since-version {node.since} with {bound} ({NOT_MEASURED_HINT})", "warning",
+                            summary=f"not measured (openvino.json has no row of their since-version and types; they "
+                                    f"may well compile: {NOT_MEASURED_HINT})")], False
     if reason:
         return [problem(reason)], False
     found = []
