@@ -4,6 +4,10 @@
   rules per target) + its reference family + its specs;
 * a new target = one data file (its kernel table) + one profile entry (``PROFILES[name]``).
 
+Both are in one plugin module (``PLUGIN`` below, written to a file), as a user outside the package writes them:
+the tests load it in this process, and the command line loads it with ``--plugin`` (issue 26: the CLI's --target
+was a hand-written list, so the toy target worked from Python but not from convert, validate or check).
+
 The toy kind ``toy.Double`` doubles its input (ONNX Add(x, x)); its reference is numpy's ``2 * x``. The toy
 target ``toy-cpu`` is onnxruntime's CPU EP restricted to a kernel table that has float32 Add only.
 Expected values are hand computed.
@@ -12,55 +16,81 @@ Expected values are hand computed.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 import converter as spec2onnx
-from converter import registry
-from converter.errors import SpecError, TargetRuleError
-from converter.lowering.builder import NodeBuilder
-from converter.network import TensorType
+from converter import plugins, registry
+from converter.errors import SpecError
 from converter.targets.check import table
 from converter.targets.profiles import PROFILES
+
+from .conftest import REPO, child_env
+
+KIND, TARGET = "toy.Double", "toy-cpu"
+
+# The plugin: what a user writes, in a file of their own, importing the installed package's names.
+PLUGIN = '''
+import json
+from pathlib import Path
+
+from spec2onnx.errors import TargetRuleError
+from spec2onnx.lowering.builder import NodeBuilder
+from spec2onnx.network import TensorType
+from spec2onnx.registry import LayerKind, register_layer
+from spec2onnx.targets.profiles import PROFILES
 
 KIND, TARGET = "toy.Double", "toy-cpu"
 
 
-# --- recipe 1: the lowering family (its check, its lowering, its reference by name, its rules per target) ----
+# --- recipe 1: the lowering family (its check, its lowering, its reference, its rules per target) ---
 
-
-def _check(layer, types):
+def check(layer, types):
     return TensorType(types[0].dtype, types[0].shape)
 
 
-def _lower(layer, ctx):
+def lower(layer, ctx):
     b = NodeBuilder(layer)
     return b.finish(b.op("Add", [layer.inputs[0], layer.inputs[0]], why="x + x is 2x exactly"))
 
 
-def _reference(layer, inputs):  # the reference family: numpy only
+def reference(layer, inputs):  # the reference family: numpy only
     return (2 * inputs[0]).astype(inputs[0].dtype)
 
 
-def _toy_rule(spec, layer, where):
+def toy_rule(spec, layer, where):
     if spec.network.types[layer.inputs[0]].dtype.name != "float32":
         raise TargetRuleError(f"{TARGET} doubles float32 only", file=str(spec.path), field=where)
 
 
+register_layer(LayerKind(name=KIND, summary="output = 2 * input", inputs=("input",), min_inputs=1, attributes={},
+                         check=check, lower=lower, reference=reference, target_rules={TARGET: toy_rule}))
+
+# --- recipe 2: one data file (written beside this module) and one profile entry ---
+KERNELS = Path(__file__).with_name("toy-cpu.json")
+KERNELS.write_text(json.dumps({"source": "a test", "ops": {"Add": [
+    {"start": 14, "end": None, "types": {"T": ["float"]}}, {"start": 13, "end": 13, "types": {"T": ["float"]}}]}}))
+PROFILES[TARGET] = {"kernels": str(KERNELS), "preferences": {}}
+'''
+
+
 @pytest.fixture
-def toy(tmp_path):
-    registry.register_layer(registry.LayerKind(
-        name=KIND, summary="output = 2 * input", inputs=("input",), min_inputs=1, attributes={},
-        check=_check, lower=_lower, reference=_reference, target_rules={TARGET: _toy_rule}))
-    # --- recipe 2: one data file and one profile entry ---
-    kernels = tmp_path / "toy-cpu.json"
-    kernels.write_text(json.dumps({"source": "a test", "ops": {"Add": [
-        {"start": 14, "end": None, "types": {"T": ["float"]}}, {"start": 13, "end": 13, "types": {"T": ["float"]}}]}}))
-    PROFILES[TARGET] = {"kernels": str(kernels), "preferences": {}}
-    yield
+def plugin_file(tmp_path):
+    path = tmp_path / "toy_plugin.py"
+    path.write_text(PLUGIN)
+    return path
+
+
+@pytest.fixture
+def toy(plugin_file):
+    plugins.load_plugins([str(plugin_file)])
+    yield plugin_file
     del PROFILES[TARGET]
     registry._KINDS.pop(KIND)
+    plugins._LOADED.discard(str(plugin_file))
     table.cache_clear()
 
 
@@ -105,3 +135,39 @@ def test_the_toy_target_is_listed_and_refused_once_gone(toy):
     assert TARGET in target_names()
     with pytest.raises(spec2onnx.UserError, match="unknown target"):
         spec2onnx.convert(_spec(), target="toy-gpu")
+
+
+# --- the same plugin from the command line: --plugin, then --target takes what it added ---
+
+
+def _cli(cwd, *args):
+    done = subprocess.run([sys.executable, str(REPO / "cli.py"), *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, env=child_env(PATH="/usr/bin:/bin"), timeout=300)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+def test_the_toy_target_and_kind_work_from_the_command_line(plugin_file, tmp_path):
+    """convert, check and validate (in this process, -j 0, and in a worker process, -j 1, which imports the plugin
+    again) take ``--target toy-cpu`` once ``--plugin`` has added it, as a user's shell runs them."""
+    spec = tmp_path / "toy.json"
+    spec.write_text(json.dumps(_spec()))
+    converted = _cli(tmp_path, "convert", spec, "--target", TARGET, "--plugin", plugin_file, "-o", "toy.onnx")
+    assert converted.returncode == 0, converted.stderr
+    assert converted.stdout.strip() == f"wrote toy.onnx (opset 17, 1 nodes, target {TARGET})"
+    checked = _cli(tmp_path, "check", "toy.onnx", "--target", TARGET, "--plugin", plugin_file)
+    assert checked.returncode == 0 and f"toy.onnx: every node runs on {TARGET} (1 nodes)" in checked.stdout
+    for jobs in ("0", "1"):
+        validated = _cli(tmp_path, "validate", spec, "--target", TARGET, "--plugin", plugin_file, "-j", jobs, "-v")
+        assert validated.returncode == 0, validated.stdout + validated.stderr
+        assert "PASS  toy-double/hand" in validated.stdout and "1 case: 1 passed" in validated.stdout
+
+
+def test_without_the_plugin_the_toy_target_is_unknown_and_the_message_lists_the_registry(plugin_file, tmp_path):
+    spec = tmp_path / "toy.json"
+    spec.write_text(json.dumps(_spec()))
+    unknown = _cli(tmp_path, "check", spec, "--target", TARGET)
+    assert unknown.returncode == 2 and f"--target {TARGET}: unknown target" in unknown.stderr
+    assert len(unknown.stderr.strip().splitlines()) == 1
+    listed = _cli(tmp_path, "check", spec, "--target", "toy-gpu", "--plugin", plugin_file)
+    assert listed.returncode == 2 and "did you mean 'toy-cpu'" in listed.stderr and f", {TARGET}" in listed.stderr
