@@ -40,7 +40,7 @@ from .interrupts import exit_status
 from .model_check import check_file, check_loaded
 from .report import (Progress, counts, disagreement_lines, summary_line, summary_table, to_json,  # noqa: F401  (Progress, disagreement_lines, summary_table: for the CLI)
                      write_json, write_junit)
-from .results import BAD, CaseResult
+from .results import BAD, REFUSED, CaseResult, bad_outcomes  # noqa: F401  (BAD: for the CLI)
 from .safe_yaml import MAX_DEPTH, MAX_NODES
 from .selection import (case_names, find_specs, in_shard, parse_shard, select, spec_files,  # noqa: F401  (for the CLI)
                         spec_name_of)
@@ -84,19 +84,23 @@ class ValidationReport:
 
     results: tuple[CaseResult, ...]
     seconds: float
+    refused: str = "skip"  # what a REFUSED case (the target refuses the spec or its model) does: "skip" or "fail"
 
     @property
     def ok(self) -> bool:
-        """True when at least one case ran and none failed, errored or passed unexpectedly (XPASS)."""
-        return bool(self.results) and not self.failures
+        """True when a case ran (not REFUSED) and none failed, errored or passed unexpectedly (XPASS), nor (with
+        ``refused="fail"``) was refused."""
+        return any(r.outcome != REFUSED for r in self.results) and not self.failures
 
     @property
     def failures(self) -> tuple[CaseResult, ...]:
-        """The results that fail a run: FAIL, ERROR and XPASS (a spec that did not load is an ERROR)."""
-        return tuple(r for r in self.results if r.outcome in BAD)
+        """The results that fail a run: FAIL, ERROR and XPASS (a spec that did not load is an ERROR), and REFUSED
+        with ``refused="fail"``."""
+        failing = bad_outcomes(self.refused)
+        return tuple(r for r in self.results if r.outcome in failing)
 
     def counts(self) -> dict[str, int]:
-        """Results per outcome: PASS, FAIL, ERROR, XFAIL, XPASS."""
+        """Results per outcome: PASS, FAIL, ERROR, XFAIL, XPASS, REFUSED."""
         return counts(list(self.results))
 
     def summary(self) -> str:
@@ -173,7 +177,7 @@ def convert(spec: SpecSource, output: str | os.PathLike | None = None, *, target
 
 def validate(specs: SpecSource | Iterable[SpecSource] | None = None, *, runtime: str | Iterable[str] = "onnxruntime",
              provider: str = "cpu", opset: int | None = None, patterns: Iterable[str] = (),
-             target: str | None = None) -> ValidationReport:
+             target: str | None = None, refused: str = "skip") -> ValidationReport:
     """Run every case of the given specs and compare (as ``spec2onnx validate`` does, in this process).
 
     ``specs``: a spec file or folder (searched recursively), a mapping, a ``Spec``, or a list of
@@ -181,11 +185,13 @@ def validate(specs: SpecSource | Iterable[SpecSource] | None = None, *, runtime:
     (``onnxruntime``, ``onnx-reference``, ``openvino``, or several) and is compared with the numpy
     reference and with the spec's expected values. ``patterns`` (one pattern or a list) keeps only
     case ids ``spec/case`` matching them (``-k``). ``target``: lower for it and check the model statically
-    (each case is an ERROR where it cannot run a node); default: what ``provider`` implies. A spec file that does not load is an ERROR result, as in the CLI;
-    bad options (an unknown runtime, provider or opset) raise ``UserError``.
+    (each case is REFUSED where the target cannot take the spec or run a node of its model); default: what
+    ``provider`` implies. ``refused``: "skip" (a refusal is counted, not a failure) or "fail" (``report.ok`` is
+    False). A spec file that does not load is an ERROR result, as in the CLI; bad options (an unknown runtime,
+    provider or opset) raise ``UserError``.
     """
     options = pipeline.make_options(runtimes=(runtime,) if isinstance(runtime, str) else tuple(runtime),
-                                    provider=provider, opset=opset, target=target)
+                                    provider=provider, opset=opset, target=target, refused=refused)
     patterns = (patterns,) if isinstance(patterns, str) else tuple(patterns)  # one pattern, not one per character
     items = [specs] if specs is None or isinstance(specs, (str, os.PathLike, Mapping, Spec)) else list(specs)
     t0 = time.perf_counter()
@@ -201,7 +207,7 @@ def validate(specs: SpecSource | Iterable[SpecSource] | None = None, *, runtime:
             results += pipeline.validate_spec(spec, options, case_names(spec, patterns))
     if paths:
         results += run_validation(spec_files(paths), options, patterns=patterns, jobs=0)
-    return ValidationReport(tuple(results), time.perf_counter() - t0)
+    return ValidationReport(tuple(results), time.perf_counter() - t0, options.refused)
 
 
 def check(source: "SpecSource | onnx.ModelProto", target: str = "portable", *, opset: int | None = None) -> CheckReport:
@@ -468,12 +474,13 @@ def _show(value) -> str:
 
 
 def write_reports(results: list[CaseResult], *, json_path=None, junit_path=None, started, seconds: float, argv,
-                  interrupted: bool) -> None:
-    """Write the JSON report (docs/report-schema.md) and the JUnit XML a run asked for (paths checked before the run)."""
+                  interrupted: bool, refused: str = "skip") -> None:
+    """Write the JSON report (docs/report-schema.md) and the JUnit XML a run asked for (paths checked before the run);
+    ``refused``: the run's --refused, which makes a REFUSED case a JUnit <skipped> or <failure>."""
     if json_path is not None:
         write_json(json_path, to_json(results, started=started, seconds=seconds, argv=argv, interrupted=interrupted))
     if junit_path is not None:
-        write_junit(junit_path, results, seconds)
+        write_junit(junit_path, results, seconds, refused)
 
 
 def verdict(results: list[CaseResult], *, files, skipped, patterns, options: Options, xfail_file=None,
@@ -482,10 +489,10 @@ def verdict(results: list[CaseResult], *, files, skipped, patterns, options: Opt
 
     ``partial``: only some cases were asked for (-k, --shard, -x), so an xfail entry that matches none is no news."""
     lines = []
-    ran_ids = {(r.spec, r.case) for r in results if not r.bad_input and r.case != "<load>"}
-    ran = len(ran_ids)
+    selected = {(r.spec, r.case) for r in results if not r.bad_input and r.case != "<load>"}
+    ran = len({(r.spec, r.case) for r in results if not r.bad_input and r.case != "<load>" and r.outcome != REFUSED})
     if options.xfail and not (partial or interrupted is not None):
-        for index, rule in unmatched(options.xfail, ran_ids):
+        for index, rule in unmatched(options.xfail, selected):
             lines.append(f"spec2onnx: warning: --xfail-file {xfail_file}: entry [{index}] (spec {rule.spec!r}, case "
                          f"{rule.case!r}) matches no case of this run; fix or remove it")
     why_none = why_none_ran(files, skipped, results, patterns) if not ran and interrupted is None else None
@@ -499,7 +506,8 @@ def verdict(results: list[CaseResult], *, files, skipped, patterns, options: Opt
         return EXIT_INTERNAL, lines
     if min_cases and ran < min_cases:
         return EXIT_FAILED, lines + [f"spec2onnx: error: only {ran} cases ran, fewer than --min-cases {min_cases}"]
-    return (EXIT_FAILED if any(r.outcome in BAD for r in results) or not results else EXIT_OK), lines
+    failing = bad_outcomes(options.refused)
+    return (EXIT_FAILED if any(r.outcome in failing for r in results) or not ran else EXIT_OK), lines
 
 
 def why_none_ran(files, skipped, results, patterns) -> str | None:
@@ -510,6 +518,11 @@ def why_none_ran(files, skipped, results, patterns) -> str | None:
         return f"no spec file found (a spec is a .yaml, .yml or .json file whose top level has 'network' and 'cases'{more})"
     if len(not_loaded) == len(files):
         return None
+    refused = [r for r in results if r.outcome == REFUSED]
+    if refused:
+        first = refused[0]
+        return (f"the target refused every case selected ({len(refused)}; the first, {first.id}: "
+                f"{(first.problems or [REFUSED])[0]}), and a refused case validates nothing")
     loaded = len(files) - len(not_loaded)
     what = f"no case of the {loaded} spec{'s' * (loaded != 1)} loaded"
     return f"{what} matched -k {' '.join(patterns)}" if patterns else f"{what} was run"
@@ -521,4 +534,35 @@ make_options = pipeline.make_options
 def save_host_models(options: Options, folder) -> Options:
     """``options`` that also write each host-legalized copy into ``folder`` (``--save-host-model``; created)."""
     return dataclasses.replace(options, host_model_dir=pipeline.writable_folder("--save-host-model", folder))
+
+
+def host_line(results: list[CaseResult], options: Options) -> str | None:
+    """How many deployment models of a validation run ran as a host-legalized copy (docs/deployment.md), and where
+    ``--save-host-model`` wrote them; None when none did."""
+    hosts = {r.spec: r.host for r in results if r.host}
+    if not hosts:
+        return None
+    changed = sum(int(h.split(", ")[1].split()[0]) for h in hosts.values())  # "legalized copy, N nodes changed"
+    folder = options.host_model_dir
+    where = f"written to {folder} as <spec>.host.onnx" if folder else "--save-host-model DIR writes them"
+    return (f"host: legalized copies of {len(hosts)} deployment models ran, {changed} nodes changed in all "
+            f"(per case: the JSON report's 'host'; {where})")
+
+
+def unwritten_host_models(results: list[CaseResult], options: Options) -> str | None:
+    """Why ``--save-host-model DIR`` wrote nothing in a validation run (one line for the run), or None: only a
+    deployment target's host runs a legalized copy; any other target's host runs the very model convert writes."""
+    if options.host_model_dir is None or any(r.host for r in results):
+        return None
+    deployment = [name for name in pipeline.target_names() if pipeline.get_target(name).deployment]
+    if options.auto_target:
+        why = "--target auto chose none of them for a spec of this run"
+    else:
+        chosen = options.target or pipeline.target_for_provider(options.configs[0].provider)
+        why = (f"no spec of this run was lowered for {chosen.name}" if chosen.deployment else
+               f"{chosen.name} has no such copy: its host runs the very model convert writes")
+    return (f"spec2onnx: warning: --save-host-model {options.host_model_dir}: nothing written: only the deployment "
+            f"targets ({', '.join(deployment)}) run a host-legalized copy, and {why} (docs/deployment.md)")
+
+
 auto_candidates = pipeline.auto_candidates

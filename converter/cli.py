@@ -255,9 +255,14 @@ def convert(spec, output, opset, target, provider, max_memory, plugins):
               help="Runtime(s) to validate on; with several, each is compared with the reference and "
                    "disagreements between them are listed.")
 @provider_option
-@target_option("Default: what --provider implies (cpu: ort-cpu, checked by running only). With --target, "
-               "each case is also an ERROR when the static check finds a node the target cannot run; auto: per "
-               "spec, the target convert's default chooses (portable where the spec fits it, else its family's).")
+@target_option("Also auto: per spec, the target convert's default chooses (portable where the spec fits it, else "
+               "its family's). A case the target refuses (the spec: a type or layer it cannot take; or a node of its "
+               "model, by the static check) is REFUSED: see --refused. Default: what --provider implies (cpu: "
+               "ort-cpu).")
+@click.option("--refused", type=click.Choice(["skip", "fail"]), default="skip", show_default=True,
+              help="A REFUSED case (see --target) is counted and listed, and the run passes without it (skip); or it "
+                   "fails the run (fail: for a suite that must run on the target). A run in which every case is "
+                   "refused fails either way: it validated nothing.")
 @opset_option
 @click.option("--ort-opt-level", "opt_levels", type=click.Choice(["disabled", "basic", "extended", "all"]),
               multiple=True, default=("all",), show_default=True,
@@ -282,11 +287,12 @@ def convert(spec, output, opset, target, provider, max_memory, plugins):
               help="With --target tensorrt or tensorrt-dla: write each host-legalized copy the CPU EP runs as "
                    "DIR/<spec>.host.onnx (the deployment model is what convert writes). docs/deployment.md.")
 @max_memory_option("one spec")
-@click.option("-q", "--quiet", is_flag=True, help="Print only failures, known failures and the summary (no progress bar).")
+@click.option("-q", "--quiet", is_flag=True, help="Print only failures, known failures and the summary (no progress bar; "
+                                                   "REFUSED cases only with --refused fail, else counted).")
 @click.option("-v", "--verbose", is_flag=True, help="Print a line for every case, also on a terminal.")
 @handle_errors
-def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_only, runtimes, provider, target, opset,
-             opt_levels,
+def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_only, runtimes, provider, target, refused,
+             opset, opt_levels,
              atol, rtol, ulp, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, host_dir, max_memory, quiet,
              verbose):
     """Validate specs: run every case on a runtime and compare.
@@ -306,7 +312,15 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     \b
     Outcomes: PASS; FAIL (a comparison failed); ERROR (an exception, a crash
     or a timeout); XFAIL (a declared known failure failed); XPASS (a declared
-    known failure passed: the declaration is stale, and the run fails).
+    known failure passed: the declaration is stale, and the run fails);
+    REFUSED (--target T cannot take the spec or run its model: not a broken
+    spec; the run passes without it unless --refused fail).
+
+    \b
+    Examples:
+      spec2onnx validate                              # the bundled suite on onnxruntime's CPU EP
+      spec2onnx validate specs/ --target tensorrt-dla # REFUSED where DLA cannot take a spec
+      spec2onnx validate specs/ -j 4 --json r.json --junit r.xml
     """
     import datetime
     import time
@@ -317,7 +331,7 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     tolerance = api.Tolerance(atol, rtol, ulp) if (atol, rtol, ulp) != (None, None, None) else None
     options = api.make_options(runtimes=runtimes, provider=provider, target=target, opt_levels=opt_levels, opset=opset,
                                tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins,
-                               max_memory=max_memory)
+                               max_memory=max_memory, refused=refused)
     if host_dir is not None:
         options = api.save_host_models(options, host_dir)
     if paths:
@@ -347,22 +361,23 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
             _say(f"SKIP  {skipped} (not a spec: no top-level 'network' and 'cases', or --exclude)")
     terminal = sys.stdout.isatty() and sys.stderr.isatty()
     every_case = verbose or (not quiet and not terminal)
-    progress = api.Progress(len(files), enabled=terminal and not quiet and not verbose)
+    progress = api.Progress(len(files), enabled=terminal and not quiet and not verbose, refused=refused)
     results, interrupted = [], None  # interrupted: the KeyboardInterrupt (Ctrl-C) or Terminated (SIGTERM)
     workers = (os.cpu_count() or 1) if jobs is None else jobs
     try:
         for result in api.run_validation(files, options, patterns=patterns, jobs=workers, timeout=timeout, plugins=plugins):
             results.append(result)
             progress.update(result)
-            if every_case or result.outcome != "PASS":
+            quiet_refusal = quiet and result.outcome == "REFUSED" and refused == "skip"  # counted in the summary
+            if every_case or (result.outcome != "PASS" and not quiet_refusal):
                 progress.clear()
                 timing = f"  [{result.seconds * 1000:.1f} ms]" if result.outcome == "PASS" else ""
                 reason = f"  (known failure: {result.reason})" if result.outcome == "XFAIL" else ""
-                _say(f"{result.outcome:5} {printable(result.id)}{timing}{reason}")
+                _say(f"{result.outcome:5} {printable(result.id)}{timing}{reason}")  # (REFUSED: with its one line)
                 if result.outcome != "XFAIL" or verbose:  # a known failure's details only with -v
                     for problem in result.problems:
                         _say(f"      {printable(problem)}")
-            if fail_fast and result.outcome in api.BAD:
+            if fail_fast and result.outcome in api.bad_outcomes(refused):
                 break
     except KeyboardInterrupt as exc:
         interrupted = exc
@@ -377,18 +392,17 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
         for line in disagreements:
             _say(f"  {line}")
     stopped = "" if interrupted is None else " (terminated)" if exit_status(interrupted) != 130 else " (interrupted)"
-    hosts = {r.spec: r.host for r in results if r.host}
-    if hosts:  # deployment targets: the CPU EP ran each spec's host-legalized copy (docs/deployment.md)
-        changed = sum(int(h.split(", ")[1].split()[0]) for h in hosts.values())
-        _say(f"host: legalized copies of {len(hosts)} deployment models ran, {changed} nodes changed in all "
-             f"(per case: the JSON report's 'host'; --save-host-model DIR writes them)")
+    host = api.host_line(results, options)  # deployment targets: the CPU EP ran each spec's host-legalized copy
+    if host:
+        _say(host)
     _say(api.summary_line(results) + f" in {seconds:.2f} s" + stopped)
     api.write_reports(results, json_path=json_path, junit_path=junit_path, started=started, seconds=seconds,
-                      argv=sys.argv, interrupted=interrupted is not None)
+                      argv=sys.argv, interrupted=interrupted is not None, refused=refused)
     status, complaints = api.verdict(results, files=files, skipped=found.skipped, patterns=patterns, options=options,
                                      xfail_file=xfail_file, min_cases=min_cases,
                                      partial=bool(patterns or shard or fail_fast), interrupted=interrupted)
-    for line in complaints:
+    unwritten = api.unwritten_host_models(results, options)  # once per run, not per spec
+    for line in complaints + ([unwritten] if unwritten else []):
         click.echo(line, err=True)
     sys.exit(status)
 

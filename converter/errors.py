@@ -59,8 +59,14 @@ class SpecError(UserError):
     """The spec document is malformed or asks for something the source runtime forbids."""
 
 
-class TargetRuleError(SpecError):
-    """A spec the target cannot take at all: refused before lowering (exit status 2; converter/targets/spec_rules.py)."""
+class TargetRefusal(UserError):
+    """A target cannot run a spec's model: a node its static check refuses. Exit status 2 where the model must be
+    written for it (convert); ``validate`` counts the spec's cases as REFUSED (converter/results.py)."""
+
+
+class TargetRuleError(SpecError, TargetRefusal):
+    """A spec the target cannot take at all: refused before lowering (converter/targets/spec_rules.py), a
+    SpecError naming the field and the rule (exit status 2 in convert; REFUSED in validate)."""
 
 
 class RuntimeUnavailableError(UserError):

@@ -34,18 +34,19 @@ from onnx import helper
 
 from . import reference, spec_cache
 from .compare import Tolerance, compare, resolve_tolerance
-from .errors import InternalError, TargetRuleError, UserError
+from .errors import InternalError, TargetRefusal, UserError
 from .lowering import build_model
 from .opset import DEFAULT_OPSET, MIN_OPSET, newest_onnx_opset
 from .registry import layer_kind
 from .repro import write_repro
-from .results import BAD, ERROR, FAIL, OUTCOMES, PASS, XFAIL, XPASS, CaseResult
+from .results import BAD, ERROR, FAIL, OUTCOMES, PASS, REFUSAL_POLICIES, REFUSED, XFAIL, XPASS, CaseResult
 from .files import check_writable_folder, write_atomic
 from .legalize import host_model
 from .runners import RunConfig, check_runtime, session
 from .runners.onnxruntime import OPT_LEVELS, check_convert_opset, check_opset, resolve_provider
 from .spec import Case, Spec
-from .targets import TARGET_NAMES, Target, choose_target, get_target, provider_for_target, target_for_provider
+from .targets import (TARGET_NAMES, Target, choose_target, get_target, provider_for_target,  # noqa: F401
+                      target_for_provider, target_names)  # (target_names: for the fronts, through the api)
 from .targets.check import check_model, errors
 from .targets.dla_guide import DLA_RELEASE  # noqa: F401  (check prints it)
 from .targets.model_view import UnreadValue
@@ -55,7 +56,7 @@ from .targets.trt_importer import render as render_layers
 from .spec import load_rules_file
 from .xfail import XfailRule
 
-__all__ = ["BAD", "ERROR", "FAIL", "OUTCOMES", "PASS", "XFAIL", "XPASS", "CaseResult", "Options", "model_for_target",
+__all__ = ["BAD", "ERROR", "FAIL", "OUTCOMES", "PASS", "REFUSED", "XFAIL", "XPASS", "CaseResult", "Options", "model_for_target",
            "opset_for", "refuse_unrunnable", "validate_spec", "wanted_opset"]
 
 
@@ -70,10 +71,11 @@ class Options:
     plugins: tuple[str, ...] = ()  # --plugin modules, for reproduction commands
     max_memory: int | None = None  # bytes a spec may need (estimated before loading its data); None: the default budget
     target: Target | None = None  # --target: lower for it and check the model statically; None: what the provider implies
-    static_check: bool = True  # with a target: a node it cannot run makes each case an ERROR (False: run only)
+    static_check: bool = True  # with a target: a node it cannot run makes each case REFUSED (False: run only)
     threads: int = 1  # onnxruntime's intra-op threads for a spec with big outputs (small ones always use 1)
     host_model_dir: str | None = None  # --save-host-model: write each host-legalized copy there (legalize.py)
     auto_target: bool = False  # --target auto: per spec, the target convert's auto chooses (auto_candidates)
+    refused: str = "skip"  # --refused: a REFUSED case is counted and skipped, or ("fail") fails the run
 
     @property
     def show_labels(self) -> bool:
@@ -98,7 +100,7 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
                           label=config.label if options.show_labels else "", host=host_note, **kw)
 
     target = options.target or target_for_provider(options.configs[0].provider)
-    static: list[str] = []  # what the static check (converter/targets) finds: each case is an ERROR then
+    static: list[str] = []  # what the static check (converter/targets) finds: each case is REFUSED then
     host_note = ""  # "host: legalized copy, N nodes changed" where the host runs a copy of the deployment model
     try:  # every target, the default (ort-cpu, what the CPU provider implies) too: rules, lowering, check, opset search
         if options.auto_target:  # what convert --target auto writes for this spec: the most portable it fits
@@ -106,8 +108,11 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
             options = replace(options, target=target)
         model_bytes, opset, static, host_note = _lower_for_target(spec, options, target, opset)
     except Exception as exc:  # noqa: BLE001 - one broken spec must not hide the others
-        if isinstance(exc, TargetRuleError):  # refused before lowering: a user error, like a spec that does not load
-            yield CaseResult(path, "<load>", ERROR, path=path, problems=[str(exc)], bad_input=True)
+        if isinstance(exc, TargetRefusal):  # the target's rules refuse the spec (auto: its last candidate too)
+            problem = str(exc).removeprefix(f"{path}: ")
+            for case in cases:
+                for config in options.configs:
+                    yield result(case, config, REFUSED, problems=[problem])  # (no xfail: a refusal is no failure)
             return
         problem = describe_exception(exc, "building the model")
         internal = not isinstance(exc, UserError)
@@ -152,8 +157,8 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
             t1 = time.perf_counter()
             outcome, problems, stats, got = _check(spec, case, runner, want, tolerances, config.runtime, reference_problems,
                                                    widening)
-            if static:
-                outcome, problems = ERROR, static + problems
+            if static:  # the host ran the model; the target would not (its static check): refused, not broken
+                outcome, problems = REFUSED, static + problems
             disagreements = []
             if got is not None and first_outputs is None:
                 first_outputs, first_label = got, config.label
@@ -161,7 +166,7 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
                 disagreements = _disagreements(first_outputs, got, first_label, tolerances, case)
             res = result(case, config, outcome, problems=problems, comparisons=stats, disagreements=disagreements,
                          seconds=time.perf_counter() - t1 + (t1 - t0 if config == options.configs[0] else 0))
-            res = _judge(spec, options, res)
+            res = res if static else _judge(spec, options, res)
             if res.outcome in BAD and options.repro_dir:
                 try:
                     write_repro(options.repro_dir, res, model_bytes, case, got, want if isinstance(want, dict) else None, options)
@@ -395,7 +400,7 @@ def wanted_opset(spec, opset: int | None) -> int:
 
 
 def refuse_unrunnable(spec, target, problems, hint: str = "", opset: int | None = None) -> None:
-    """A UserError when ``problems`` (of check_model) hold errors: the target cannot run the model.
+    """A TargetRefusal (a UserError) when ``problems`` (of check_model) hold errors: the target cannot run the model.
 
     With the ``opset`` the model was lowered at, the message names a higher opset where every node
     runs, if there is one (model_for_target only ever goes down from the spec's opset: a newer one
@@ -405,8 +410,8 @@ def refuse_unrunnable(spec, target, problems, hint: str = "", opset: int | None 
         more = f"; and {len(failing) - 1} more" if len(failing) > 1 else ""
         higher = runnable_opset_above(spec, target, opset) if opset is not None else None
         also = f"; at --opset {higher} every node runs there" if higher else ""
-        raise UserError(f"{spec.path}: {len(failing)} nodes of the model lowered for {target.name} cannot run there: "
-                        f"{failing[0]}{more}{also}{hint}")
+        raise TargetRefusal(f"{spec.path}: {len(failing)} nodes of the model lowered for {target.name} cannot run "
+                            f"there: {failing[0]}{more}{also}{hint}")
 
 
 def runnable_opset_above(spec, target, opset: int) -> int | None:
@@ -498,11 +503,14 @@ def run(spec: Spec, feeds: dict, options: Options) -> dict:
 def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels=("all",), opset: int | None = None,
                  tolerance: Tolerance | None = None, xfail_file: str | None = None, repro_dir: str | None = None,
                  plugins: tuple[str, ...] = (), max_memory: int | None = None,
-                 target: str | None = None) -> Options:
+                 target: str | None = None, refused: str = "skip") -> Options:
     """Options for a validation run, every name checked (unknown provider, opset, runtime, target: UserError).
 
     ``target``: lower for it (and check the model statically) instead of for what the provider implies.
+    ``refused``: what a REFUSED case does to the run: "skip" (counted, the run may pass) or "fail".
     """
+    if refused not in REFUSAL_POLICIES:
+        raise UserError(f"--refused {refused}: not one of {', '.join(REFUSAL_POLICIES)}")
     full_provider = resolve_provider(provider)
     configs = []
     for runtime in dict.fromkeys(runtimes or ("onnxruntime",)):
@@ -525,6 +533,7 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
         max_memory=max_memory,
         target=get_target(target) if target and target != "auto" else None,
         auto_target=target == "auto",
+        refused=refused,
     )
 
 

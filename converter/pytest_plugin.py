@@ -8,10 +8,13 @@
 
 Installed, spec2onnx registers it (entry point ``pytest11``); from a source checkout, load it with
 ``-p converter.pytest_plugin``. A test is named ``SPEC/CASE`` after the spec's ``name`` and the
-case's (``SPEC/CASE [RUNTIME CONFIG]`` when several runtime configurations run), so its node id is
-``specs/trt_scale/seed-scale-4d.yaml::trt-scale-seed-4d/doc-example``. A failing case shows the
-lines ``spec2onnx validate`` prints for it; a known failure (``xfail``) is pytest's xfail, one that
-passes (XPASS) fails.
+case's, so its node id is ``specs/trt_scale/seed-scale-4d.yaml::trt-scale-seed-4d/doc-example``. With
+``--s2o-target`` (repeatable: each case runs once per target) the name ends in the target,
+``SPEC/CASE [tensorrt]``, even for one target: an id says what it was validated for, and the ids of a
+run without the option stay ``SPEC/CASE``. When several runtime configurations run, their label
+follows: ``SPEC/CASE [onnx-reference]``, ``SPEC/CASE [tensorrt ort[cpu,opt=disabled]]``. A failing case
+shows the lines ``spec2onnx validate`` prints for it; a known failure (``xfail``) is pytest's xfail,
+one that passes (XPASS) fails.
 
 **Which files are collected.** Only spec files the user asks for: those under (or named by) a path
 given on the command line, and those under the folders of the ini option ``spec2onnx_specs``. A
@@ -25,7 +28,12 @@ layer it cannot take: ``tensorrt-dla`` and float32, ``portable`` and uint32), an
 target's static check refuses (a node it cannot run), is one line per case, never a traceback: skipped by
 default (``SKIPPED ... tensorrt-dla refuses: ...``, as pytest skips a test that does not apply to the
 platform; ``-ra`` lists them), failed with ``--s2o-refused=fail`` (for a suite that must run on the target).
-``spec2onnx validate`` counts the same specs as errors.
+``spec2onnx validate --target`` counts the same cases as REFUSED (``--refused=skip|fail``).
+
+**A run that validates nothing fails.** When every spec case that ran was skipped (every one refused by
+the target, say), the session fails (exit status 1, TESTS_FAILED, not pytest's 5 that CI scripts often
+accept for an empty shard) and says why, so a CI job is not green with nothing validated;
+``--s2o-allow-all-skipped`` accepts such a run.
 
 pytest-xdist: every worker collects the same items in the same order (sorted files, the spec's case
 order), and an item is found again from its node id alone, so ``-n`` and ``--dist`` work as for
@@ -39,10 +47,10 @@ from pathlib import Path
 import pytest
 
 from .errors import UserError
-from .results import ERROR, FAIL, PASS, XFAIL
+from .results import FAIL, PASS, REFUSED, XFAIL
 
 SUFFIXES = (".yaml", ".yml", ".json")
-_OPTIONS_KEY = pytest.StashKey[object]()
+_OPTIONS_KEY = pytest.StashKey[dict]()  # target name (None: what the provider implies) -> the validation Options
 _ROOTS_KEY = pytest.StashKey[tuple]()
 
 
@@ -56,12 +64,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="ONNX opset to lower to (default: the spec's opset, else 17)")
     group.addoption("--s2o-opt-level", action="append", default=[], metavar="LEVEL",
                     help="onnxruntime graph optimization level: disabled, basic, extended, all (default); repeatable")
-    group.addoption("--s2o-target", default=None, metavar="TARGET",
-                    help="target to lower for (portable, ort-cpu, ort-cuda, ort-dml, tensorrt, tensorrt-dla, openvino); "
-                         "default: the one the provider implies")
+    group.addoption("--s2o-target", action="append", default=[], metavar="TARGET",
+                    help="target to lower for: portable, ort-cpu, ort-cuda, ort-dml, tensorrt, tensorrt-dla, openvino, "
+                         "or one a conftest.py or plugin adds to spec2onnx's target registry; repeatable: each case "
+                         "runs once per target, its test id ending in [TARGET]; default: the one the provider implies")
     group.addoption("--s2o-refused", choices=("skip", "fail"), default="skip",
                     help="a spec or case the target refuses (a type, a layer, a node it cannot run): skip it "
                          "(default) or fail it; one line either way")
+    group.addoption("--s2o-allow-all-skipped", action="store_true", default=False,
+                    help="accept a run in which every spec case was skipped (by default it fails: nothing was "
+                         "validated)")
     group.addoption("--s2o-xfail-file", default=None, metavar="FILE",
                     help="known failures: a YAML list of {spec, case, runtime, provider, opt_level, reason}")
     group.addoption("--s2o-repro-dir", default=None, metavar="DIR",
@@ -73,7 +85,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def _given(config: pytest.Config) -> dict:
     o = config.option
     given = {"runtimes": tuple(o.s2o_runtime), "provider": o.s2o_provider, "opset": o.s2o_opset,
-             "opt_levels": tuple(o.s2o_opt_level), "target": o.s2o_target, "xfail_file": o.s2o_xfail_file,
+             "opt_levels": tuple(o.s2o_opt_level), "targets": tuple(o.s2o_target), "xfail_file": o.s2o_xfail_file,
              "repro_dir": o.s2o_repro_dir}
     return {k: v for k, v in given.items() if v not in (None, ())}
 
@@ -87,20 +99,22 @@ def pytest_configure(config: pytest.Config) -> None:
             path = Path(arg.split("::")[0])
             roots.append((path if path.is_absolute() else config.invocation_params.dir / path).resolve())
     config.stash[_ROOTS_KEY] = tuple(roots)
+    config.pluginmanager.register(AllSkipped(config), "spec2onnx-all-skipped")
 
 
-def _options(config: pytest.Config):
-    """The validation options the --s2o-* flags ask for (built once; a bad one is a usage error)."""
+def _options(config: pytest.Config) -> dict:
+    """Target name (None: what the provider implies) -> the validation options the --s2o-* flags ask for, one
+    per --s2o-target in the order given (built once; a bad one is a usage error)."""
     if _OPTIONS_KEY not in config.stash:
         from .api import make_options  # start-up time: the plugin loads in every pytest run; this imports onnx and the lowering
 
         given = _given(config)
         kwargs = {"runtimes": given.get("runtimes", ("onnxruntime",)), "provider": given.get("provider", "cpu"),
                   "opt_levels": given.get("opt_levels", ("all",)), "opset": given.get("opset"),
-                  "target": given.get("target"), "xfail_file": given.get("xfail_file"),
-                  "repro_dir": given.get("repro_dir")}
+                  "xfail_file": given.get("xfail_file"), "repro_dir": given.get("repro_dir")}
         try:
-            config.stash[_OPTIONS_KEY] = make_options(**kwargs)
+            config.stash[_OPTIONS_KEY] = {target: make_options(**kwargs, target=target)
+                                          for target in dict.fromkeys(given.get("targets", (None,)))}
         except UserError as exc:
             text = str(exc)
             raise pytest.UsageError("--s2o-" + text[2:] if text.startswith("--") else text) from None
@@ -135,34 +149,33 @@ class SpecFile(pytest.File):
         except UserError as exc:
             raise SpecLoadError(str(exc)) from None
         self.spec, self._results = spec, {}
-        configs = _options(self.config).configs
-        several = len(configs) > 1
+        by_target = _options(self.config)
         for case in spec.cases:
-            for config in configs:
-                name = f"{spec.name}/{case.name}" + (f" [{config.label}]" if several else "")
-                yield SpecCase.from_parent(self, name=name, case=case.name, run_config=config)
+            for target, options in by_target.items():
+                several = len(options.configs) > 1
+                for config in options.configs:
+                    label = " ".join(([target] if target else []) + ([config.label] if several else []))
+                    name = f"{spec.name}/{case.name}" + (f" [{label}]" if label else "")
+                    yield SpecCase.from_parent(self, name=name, case=case.name, target=target, run_config=config)
 
     def result(self, item: "SpecCase"):
         """The item's CaseResult. The first item of this spec to run checks every case of the spec
-        selected in this process for its runtime configuration: one model and one session for them all.
+        selected in this process for its target and runtime configuration: one model and one session for them all.
         """
         from dataclasses import replace
 
         from .pipeline import validate_spec  # start-up time: the plugin loads in every pytest run; this imports onnx and the lowering
 
-        key = (item.run_config, item.case)
-        if key not in self._results:
-            names = [i.case for i in item.session.items if i.parent is self and i.run_config == item.run_config
-                     and (i.run_config, i.case) not in self._results] or [item.case]
+        way = (item.target, item.run_config)
+        if (way, item.case) not in self._results:
+            names = [i.case for i in item.session.items if i.parent is self and (i.target, i.run_config) == way
+                     and (way, i.case) not in self._results] or [item.case]
             if item.case not in names:
                 names.append(item.case)
-            options = replace(_options(self.config), configs=(item.run_config,))
+            options = replace(_options(self.config)[item.target], configs=(item.run_config,))
             for result in validate_spec(self.spec, options, names):
-                if result.bad_input:  # refused before lowering (for the target): the answer for every case asked
-                    self._results.update({(item.run_config, name): result for name in names})
-                else:
-                    self._results[(item.run_config, result.case)] = result
-        result = self._results.pop(key, None)
+                self._results[(way, result.case)] = result
+        result = self._results.pop((way, item.case), None)
         if result is None:
             raise CaseFailed(f"ERROR: no result for case {item.case!r} [a bug in spec2onnx: please report it with {self.path}]")
         return result
@@ -180,28 +193,25 @@ class CaseFailed(Exception):
 STATIC = "static check: "
 
 
-def _refusal(result, options, path: str) -> str | None:
+def _refusal(result, options) -> str | None:
     """One line when the target refuses the spec (before lowering) or the case's model (its static check)."""
-    if result.outcome != ERROR or not result.problems:
+    if result.outcome != REFUSED:
         return None
-    first = result.problems[0]
-    if result.bad_input:
-        first = first.removeprefix(f"{path}: ")
-    elif first.startswith(STATIC):
+    first = (result.problems or ["(no reason given)"])[0]
+    if first.startswith(STATIC):
         first = first[len(STATIC):]
         more = sum(p.startswith(STATIC) for p in result.problems) - 1
         first += f" (and {more} more)" if more else ""
-    else:
-        return None
     target = options.target.name if options.target is not None else "the target"
     return f"{target} refuses: {first}"
 
 
 class SpecCase(pytest.Item):
-    def __init__(self, *, case: str, run_config, **kwargs):
+    def __init__(self, *, case: str, target: str | None, run_config, **kwargs):
         super().__init__(**kwargs)
-        self.case, self.run_config = case, run_config
+        self.case, self.target, self.run_config = case, target, run_config
         self.result = None
+        self.user_properties.append(("spec2onnx.target", target or ""))  # (also marks a spec case's report)
 
     def runtest(self) -> None:
         result = self.parent.result(self)
@@ -212,7 +222,7 @@ class SpecCase(pytest.Item):
             return
         if result.outcome == XFAIL:
             pytest.xfail(f"known failure: {result.reason}")
-        refusal = _refusal(result, _options(self.config), str(self.path))
+        refusal = _refusal(result, _options(self.config)[self.target])
         if refusal is not None:
             if self.config.option.s2o_refused == "skip":
                 try:  # reported at the spec file, not at this line of the plugin
@@ -234,3 +244,37 @@ class SpecCase(pytest.Item):
 
     def reportinfo(self):
         return self.path, 0, self.name  # (a line, 0: pytest reports a skip at the spec file with it)
+
+
+
+class AllSkipped:
+    """Fails a session in which every spec case that ran was skipped (nothing validated), unless
+    --s2o-allow-all-skipped; one per session, registered by pytest_configure. Under pytest-xdist the controller
+    receives every worker's reports and decides; the workers only run their tests."""
+
+    def __init__(self, config: pytest.Config):
+        self.config, self.ran, self.skipped, self.why = config, 0, 0, ""
+
+    def pytest_runtest_logreport(self, report) -> None:
+        if report.when != "call" or not any(key == "spec2onnx.target" for key, _ in report.user_properties):
+            return
+        self.ran += 1
+        if report.skipped and not hasattr(report, "wasxfail"):  # (an xfail is a known failure that ran: not a skip)
+            self.skipped += 1
+            if not self.why and isinstance(report.longrepr, tuple):
+                self.why = f"{report.nodeid}: {report.longrepr[2].removeprefix('Skipped: ')}"
+
+    def _all_skipped(self) -> bool:
+        return (self.ran > 0 and self.skipped == self.ran and not self.config.option.s2o_allow_all_skipped
+                and not hasattr(self.config, "workerinput"))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
+        if self._all_skipped() and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if self._all_skipped():
+            terminalreporter.write_line(
+                f"spec2onnx: every one of the {self.ran} spec cases that ran was skipped, so nothing was validated "
+                f"and the run fails (--s2o-allow-all-skipped accepts it). The first: {self.why}", red=True)

@@ -18,10 +18,10 @@ from dataclasses import asdict
 from . import __version__
 from .errors import UserError
 from .files import write_atomic
-from .results import BAD, OUTCOMES, CaseResult
+from .results import OUTCOMES, REFUSED, CaseResult, bad_outcomes
 from .runners.onnxruntime import ort
 
-SCHEMA = "spec2onnx-report/1"
+SCHEMA = "spec2onnx-report/2"  # /2: the REFUSED outcome (in /1 a refusal was an ERROR with bad_input)
 
 
 def counts(results: list[CaseResult]) -> dict[str, int]:
@@ -33,21 +33,22 @@ def summary_line(results: list[CaseResult]) -> str:
     c = counts(results)
     total = len(results)
     parts = [f"{c['PASS']} passed", f"{c['FAIL']} failed", f"{c['ERROR']} errors"]
-    parts += [f"{c[o]} {o.lower()}" for o in ("XFAIL", "XPASS") if c[o]]
+    parts += [f"{c[o]} {o.lower()}" for o in ("XFAIL", "XPASS", REFUSED) if c[o]]
     return f"{total} case{'s' * (total != 1)}: " + ", ".join(parts)
 
 
 def summary_table(results: list[CaseResult]) -> str:
-    """Outcomes per layer kind (the ops of the case's network)."""
+    """Outcomes per layer kind (the ops of the case's network); the REFUSED column where the target refused some."""
     table: dict[str, Counter] = defaultdict(Counter)
     for r in results:
         table[r.kind][r.outcome] += 1
-    width = max([len(k) for k in table] + [len("layer kind"), len("total")])
-    lines = [f"{'layer kind':<{width}}  " + "  ".join(f"{o:>5}" for o in OUTCOMES)]
-    for kind in sorted(table):
-        lines.append(f"{kind:<{width}}  " + "  ".join(f"{table[kind][o]:>5}" for o in OUTCOMES))
     total = counts(results)
-    lines.append(f"{'total':<{width}}  " + "  ".join(f"{total[o]:>5}" for o in OUTCOMES))
+    shown = [o for o in OUTCOMES if o != REFUSED or total[o]]
+    width = max([len(k) for k in table] + [len("layer kind"), len("total")])
+    lines = [f"{'layer kind':<{width}}  " + "  ".join(f"{o:>5}" for o in shown)]
+    for kind in sorted(table):
+        lines.append(f"{kind:<{width}}  " + "  ".join(f"{table[kind][o]:>{max(5, len(o))}}" for o in shown))
+    lines.append(f"{'total':<{width}}  " + "  ".join(f"{total[o]:>{max(5, len(o))}}" for o in shown))
     return "\n".join(lines)
 
 
@@ -107,11 +108,14 @@ def _escape_char(match: re.Match) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def to_junit(results: list[CaseResult], seconds: float) -> bytes:
-    """JUnit XML (well-formed whatever the paths, names and messages hold: see ``xml_text``)."""
+def to_junit(results: list[CaseResult], seconds: float, refused: str = "skip") -> bytes:
+    """JUnit XML (well-formed whatever the paths, names and messages hold: see ``xml_text``). A REFUSED case is
+    <skipped> (``refused="skip"``, as pytest skips a test that does not apply) or a <failure> ("fail")."""
     c = counts(results)
-    suite = ET.Element("testsuite", name="spec2onnx", tests=str(len(results)), failures=str(c["FAIL"] + c["XPASS"]),
-                       errors=str(c["ERROR"]), skipped=str(c["XFAIL"]), time=f"{seconds:.3f}")
+    failing_refusals = c[REFUSED] if refused == "fail" else 0
+    suite = ET.Element("testsuite", name="spec2onnx", tests=str(len(results)),
+                       failures=str(c["FAIL"] + c["XPASS"] + failing_refusals), errors=str(c["ERROR"]),
+                       skipped=str(c["XFAIL"] + c[REFUSED] - failing_refusals), time=f"{seconds:.3f}")
     for r in results:
         name = r.case + (f" [{r.label}]" if r.label else "")
         case = ET.SubElement(suite, "testcase", classname=f"spec2onnx.{r.spec}", name=name, time=f"{r.seconds:.6f}",
@@ -123,6 +127,9 @@ def to_junit(results: list[CaseResult], seconds: float) -> bytes:
             ET.SubElement(case, "error", message=(r.problems or ["error"])[0][:500], type="ERROR").text = detail
         elif r.outcome == "XFAIL":
             ET.SubElement(case, "skipped", message=f"known failure: {r.reason}", type="XFAIL").text = detail
+        elif r.outcome == REFUSED:
+            tag = "failure" if refused == "fail" else "skipped"
+            ET.SubElement(case, tag, message=(r.problems or [REFUSED])[0][:500], type=REFUSED).text = detail
     root = ET.Element("testsuites", name="spec2onnx", tests=str(len(results)))
     root.append(suite)
     for element in root.iter():
@@ -155,8 +162,8 @@ def _finite(value):
     return value
 
 
-def write_junit(path: str, results: list[CaseResult], seconds: float) -> None:
-    _write_report(path, to_junit(results, seconds))
+def write_junit(path: str, results: list[CaseResult], seconds: float, refused: str = "skip") -> None:
+    _write_report(path, to_junit(results, seconds, refused))
 
 
 def _json_default(value):
@@ -170,8 +177,8 @@ def _json_default(value):
 class Progress:
     """A live progress bar on a terminal (stderr), by spec files started; nothing when not a terminal."""
 
-    def __init__(self, total_specs: int, enabled: bool | None = None, stream=sys.stderr):
-        self.total, self.cases, self.bad = total_specs, 0, 0
+    def __init__(self, total_specs: int, enabled: bool | None = None, stream=sys.stderr, refused: str = "skip"):
+        self.total, self.cases, self.bad, self.failing = total_specs, 0, 0, bad_outcomes(refused)
         self.specs: set[str] = set()
         self.stream = stream
         self.enabled = stream.isatty() if enabled is None else enabled
@@ -179,7 +186,7 @@ class Progress:
 
     def update(self, result: CaseResult) -> None:
         self.cases += 1
-        self.bad += result.outcome in BAD
+        self.bad += result.outcome in self.failing
         self.specs.add(result.path)
         if self.enabled:
             width = 30

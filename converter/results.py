@@ -4,14 +4,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-PASS, FAIL, ERROR, XFAIL, XPASS = "PASS", "FAIL", "ERROR", "XFAIL", "XPASS"
-OUTCOMES = (PASS, FAIL, ERROR, XFAIL, XPASS)
-BAD = (FAIL, ERROR, XPASS)  # outcomes that fail a run
+PASS, FAIL, ERROR, XFAIL, XPASS, REFUSED = "PASS", "FAIL", "ERROR", "XFAIL", "XPASS", "REFUSED"
+# REFUSED: the target cannot take the spec, or cannot run a node of its model (validate --target): not a broken spec
+OUTCOMES = (PASS, FAIL, ERROR, XFAIL, XPASS, REFUSED)
+BAD = (FAIL, ERROR, XPASS)  # outcomes that fail a run (and REFUSED with --refused=fail: bad_outcomes)
+REFUSAL_POLICIES = ("skip", "fail")  # --refused: a refusal is counted and skipped (the default), or fails the run
+
+
+def bad_outcomes(refused: str = "skip") -> tuple[str, ...]:
+    """The outcomes that fail a run under the ``--refused`` policy (REFUSAL_POLICIES)."""
+    return BAD + ((REFUSED,) if refused == "fail" else ())
 
 
 @dataclass
 class CaseResult:
-    """The outcome of one case on one runtime configuration: PASS, FAIL, ERROR, XFAIL or XPASS, and why."""
+    """The outcome of one case on one runtime configuration: PASS, FAIL, ERROR, XFAIL, XPASS or REFUSED, and why."""
 
     spec: str  # spec name (the file, when the spec could not be loaded)
     case: str

@@ -127,6 +127,10 @@ def test_without_the_kinds_rule_the_toy_targets_table_refuses_int32_add(toy, mon
     monkeypatch.setitem(registry._KINDS, KIND, registry.replace(registry.layer_kind(KIND), target_rules={}))
     refused = spec2onnx.check(_spec(dtype="int32"), target=TARGET)
     assert not refused.ok and "no kernel for types T=int32" in refused.problems[0], refused.problems
+    # validate: the host runs the model, the toy target would not (its static check): REFUSED, not ERROR
+    [result] = spec2onnx.validate(_spec(dtype="int32"), target=TARGET).results
+    assert result.outcome == "REFUSED" and result.problems[0].startswith(f"static check: {TARGET}: ")
+    assert "no kernel for types T=int32" in result.problems[0]
 
 
 def test_the_toy_target_is_listed_and_refused_once_gone(toy):

@@ -180,7 +180,7 @@ def test_repro_dir_and_opt_level_reach_the_runner(pytester, suite):
 
 
 def _cli_outcomes(tmp_path, target: str) -> tuple[int, int]:
-    """(cases passed, cases in refused specs or refused by the static check) by ``spec2onnx validate --json``."""
+    """(cases passed, cases REFUSED: by the target's spec rules or its static check) by ``validate --json``."""
     import json
 
     from click.testing import CliRunner
@@ -190,13 +190,12 @@ def _cli_outcomes(tmp_path, target: str) -> tuple[int, int]:
     report = tmp_path / f"{target}.json"
     CliRunner().invoke(main, ["validate", "--quiet", "--target", target, "--json", str(report), str(SPECS)])
     results = json.loads(report.read_text())["cases"]
-    passed = sum(r["outcome"] == "PASS" for r in results)
-    return passed, len(results) - passed
+    return sum(r["outcome"] == "PASS" for r in results), sum(r["outcome"] == "REFUSED" for r in results)
 
 
 @pytest.fixture(scope="module")
 def case_counts():
-    """Cases per bundled spec file (a refused spec is one result in validate's report, one test per case here)."""
+    """Cases per bundled spec file (a refused spec is one REFUSED result per case, in validate's report as here)."""
     from converter.spec import load_spec
 
     return {p.resolve(): len(load_spec(p, require_cases=False).cases) for p in SPECS.rglob("*.yaml") if "_tools" not in p.parts}
@@ -213,8 +212,8 @@ def test_every_target_runs_the_bundled_suite_refusals_are_one_line_skips(pyteste
     result = _run(pytester, str(SPECS), f"--s2o-target={target}", "-q", "-rs", "-p", "no:randomly")
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed", 0) == 0 and outcomes.get("errors", 0) == 0, [line for line in result.outlines if not line.startswith("SKIPPED")][-60:]
-    passed, _ = _cli_outcomes(tmp_path, target)
-    assert outcomes.get("passed", 0) == passed
+    passed, refused = _cli_outcomes(tmp_path, target)
+    assert outcomes.get("passed", 0) == passed and outcomes.get("skipped", 0) == refused  # the same verdicts
     assert outcomes.get("passed", 0) + outcomes.get("skipped", 0) == sum(case_counts.values())
     skips = [line for line in result.outlines if line.startswith("SKIPPED")]
     assert all(f"{target} refuses: " in line and ".yaml" in line.split(":")[0] for line in skips), skips[:3]
@@ -232,3 +231,88 @@ def test_refusals_fail_with_one_line_when_asked(pytester, suite):
     assert "Traceback" not in text and "KeyError" not in text
     result = _run(pytester, str(suite / "scale.yaml"), "--s2o-target=tensorrt-dla", "-n", "2")
     result.assert_outcomes(skipped=2)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # every case skipped: nothing validated (below)
+
+
+# --- issue 26: what a new user stumbled on ---
+
+
+def test_s2o_target_is_repeatable_each_case_runs_once_per_target_and_its_id_names_it(pytester, suite):
+    """The last --s2o-target used to win, silently, and ids did not say which target a test was for."""
+    scale = str(suite / "scale.yaml")
+    result = _run(pytester, scale, "--s2o-target=ort-cpu", "--s2o-target=tensorrt", "--collect-only", "-q")
+    ids = [line for line in result.outlines if "::" in line]
+    assert ids == ["specs/scale.yaml::trt-scale-seed-4d/doc-example [ort-cpu]",
+                   "specs/scale.yaml::trt-scale-seed-4d/doc-example [tensorrt]",
+                   "specs/scale.yaml::trt-scale-seed-4d/random [ort-cpu]",
+                   "specs/scale.yaml::trt-scale-seed-4d/random [tensorrt]"]
+    result = _run(pytester, scale, "--s2o-target=ort-cpu", "--s2o-target=tensorrt", "-v")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["*doc-example [[]tensorrt[]] PASSED*"])
+    one = _run(pytester, scale, "--s2o-target=tensorrt", "--collect-only", "-q")  # named for one target too
+    assert [line for line in one.outlines if "::" in line][0] == "specs/scale.yaml::trt-scale-seed-4d/doc-example [tensorrt]"
+
+
+def test_the_target_and_the_runtime_configuration_are_both_in_the_id(pytester, suite):
+    result = _run(pytester, str(suite / "scale.yaml"), "--s2o-target=tensorrt", "--s2o-runtime=onnxruntime",
+                  "--s2o-runtime=onnx-reference", "--collect-only", "-q")
+    ids = [line.split("::")[1] for line in result.outlines if "::" in line]
+    assert ids[:2] == ["trt-scale-seed-4d/doc-example [tensorrt ort[cpu]]",
+                       "trt-scale-seed-4d/doc-example [tensorrt onnx-reference]"]
+
+
+def test_one_target_refusing_does_not_hide_another(pytester, suite):
+    """tensorrt-dla refuses the float32 seed (DLA runs FP16/INT8 only, the seeds' DLA rules); ort-cpu runs it."""
+    result = _run(pytester, str(suite / "scale.yaml"), "--s2o-target=tensorrt-dla", "--s2o-target=ort-cpu", "-rs")
+    result.assert_outcomes(passed=2, skipped=2)
+    assert result.ret == pytest.ExitCode.OK  # something was validated
+    result.stdout.fnmatch_lines(["SKIPPED*tensorrt-dla refuses: network.layers[[]0[]]: tensor 'input1' is float32*"])
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_a_run_where_every_case_is_skipped_fails_and_says_so(pytester, suite, workers, monkeypatch):
+    """Every case refused: a CI job went green with nothing validated. Now it fails (exit 1), unless asked."""
+    monkeypatch.setenv("PYTHONPATH", str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    run = pytester.runpytest_subprocess if workers else pytester.runpytest_inprocess
+    result = run(*PLUGIN, str(suite / "scale.yaml"), "--s2o-target=tensorrt-dla", *workers)
+    result.assert_outcomes(skipped=2)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["spec2onnx: every one of the 2 spec cases that ran was skipped, so nothing was "
+                                 "validated and the run fails (--s2o-allow-all-skipped accepts it). The first: "
+                                 "specs/scale.yaml::trt-scale-seed-4d/* tensorrt-dla refuses: *float32*"])
+    allowed = run(*PLUGIN, str(suite / "scale.yaml"), "--s2o-target=tensorrt-dla", "--s2o-allow-all-skipped", *workers)
+    allowed.assert_outcomes(skipped=2)
+    assert allowed.ret == pytest.ExitCode.OK and "nothing was validated" not in allowed.stdout.str()
+
+
+def test_a_known_failure_is_not_a_skip(pytester, suite):
+    """xfail is pytest's skipped outcome with wasxfail: a known failure ran and was checked."""
+    rules = pytester.path / "xfail.yaml"
+    rules.write_text("- {spec: wrong-scale, case: doc-example, reason: the doc example is wrong}\n")
+    result = _run(pytester, str(suite / "wrong.yaml"), f"--s2o-xfail-file={rules}", "-k", "doc-example")
+    result.assert_outcomes(xfailed=1, deselected=1)
+    assert result.ret == pytest.ExitCode.OK
+
+
+def test_the_help_names_every_target_of_the_registry(pytester):
+    from converter.targets import TARGET_NAMES
+
+    result = _run(pytester, "--help")
+    text = " ".join(result.stdout.str().split())
+    listed = text.split("--s2o-target=TARGET target to lower for: ")[1].split(", or one a conftest.py")[0]
+    assert set(listed.split(", ")) == set(TARGET_NAMES)
+
+
+def test_a_target_a_conftest_adds_works(pytester, suite, tmp_path, monkeypatch):
+    """A target added by the recipe (a kernel table and a PROFILES entry) in the project's conftest.py, in a pytest
+    process of its own as a user runs it. The table has Mul and Add (float, since 14): the seed's Scale lowers to
+    them where the target asks for no BatchNormalization (its preferences are empty)."""
+    table = tmp_path / "mul-add.json"
+    table.write_text('{"source": "a test", "ops": {"Mul": [{"start": 14, "end": null, "types": {"T": ["float"]}}], '
+                     '"Add": [{"start": 14, "end": null, "types": {"T": ["float"]}}]}}')
+    pytester.makeconftest(f"from converter.targets.profiles import PROFILES\n"
+                          f"PROFILES['mul-add'] = {{'kernels': {str(table)!r}, 'preferences': {{}}}}\n")
+    monkeypatch.setenv("PYTHONPATH", str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    result = pytester.runpytest_subprocess(*PLUGIN, str(suite / "scale.yaml"), "--s2o-target=mul-add", "-v")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*trt-scale-seed-4d/doc-example [[]mul-add[]] PASSED*"])

@@ -94,8 +94,8 @@ def test_validate_target_lowers_for_it_runs_on_cpu_and_checks_statically(write_s
     result = invoke("validate", spec, "-j", "0", "--target", "ort-cuda")
     assert result.exit_code == 0, result.output
     result = invoke("validate", spec, "-j", "0", "--target", "ort-cuda", "--opset", "19")
-    assert result.exit_code == 1
-    assert "ERROR eq19/c" in result.output and "static check: ort-cuda: eq (Equal)" in result.output
+    assert result.exit_code == 1  # its only case refused: nothing validated
+    assert "REFUSED eq19/c" in result.output and "static check: ort-cuda: eq (Equal)" in result.output
 
 
 DLA_SPEC = """\
@@ -119,12 +119,14 @@ cases:
     ("float16", "LESS", "[1, 1, 2, 1]", "NCHW, NC11 or N111"),
     ("float16", "FLOOR_DIV", "[1, 2, 2, 2]", "DLA runs SUM"),
 ])
-def test_dla_rules_refuse_a_spec_with_exit_2_naming_the_rule(dtype, op, yshape, rule, write_spec, tmp_path):
+def test_dla_rules_refuse_a_spec_naming_the_rule(dtype, op, yshape, rule, write_spec, tmp_path):
+    """convert: exit status 2 (no model for the target); validate: the case is REFUSED (issue 26), and as the only
+    case was refused, the run validated nothing (exit status 1)."""
     spec = write_spec(DLA_SPEC.format(dtype=dtype, op=op, yshape=yshape))
     result = invoke("convert", spec, "-o", tmp_path / "m.onnx", "--target", "tensorrt-dla")
     assert result.exit_code == 2 and rule in result.output and "network.layers[0]" in result.output
     result = invoke("validate", spec, "-j", "0", "--target", "tensorrt-dla")
-    assert result.exit_code == 2 and rule in result.output
+    assert result.exit_code == 1 and rule in result.output and "REFUSED dla/c" in result.output
 
 
 def test_dla_rules_accept_the_seed_combinations(write_spec):
