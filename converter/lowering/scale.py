@@ -128,7 +128,7 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
                FLOAT16: "compute in float32 and round once to float16, as the reference does",
                BFLOAT16: "the CPU EP has no bfloat16 Mul/Add/Pow; compute in float32, round once to bfloat16"}[x_type.dtype]
         y = int8_to_float(b, y, ctx.target, why) if x_type.dtype == INT8 else b.cast(y, FLOAT32, why=why)
-    channels = _per_channel_affine(layer, x_type.shape, coeff) if ctx.target.preferences["scale_batchnorm"] else None
+    channels = _per_channel_affine(layer, x_type.shape, coeff) if ctx.target.preferences.get("scale_batchnorm") else None
     if channels is not None:
         y = _batch_norm(b, y, *channels)
     else:
