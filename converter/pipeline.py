@@ -447,7 +447,7 @@ def convert(spec: Spec, target: "Target | str | None", opset: int | None = None,
     fixed, wanted = opset is not None, wanted_opset(spec, opset)
     if target == "auto" or (target is None and provider is None):
         return _auto_target(spec, wanted, fixed=fixed, hint=hint)
-    chosen = target if isinstance(target, Target) else choose_target(target, provider)
+    chosen = target if isinstance(target, Target) else choose_target(target, provider, also=("auto",))
     model, used, note, problems = model_for_target(spec, chosen, wanted, fixed=fixed,
                                                    search_up=not fixed and spec.opset is None)
     refuse_unrunnable(spec, chosen, problems, hint, opset=used)
@@ -531,7 +531,7 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
         repro_dir=writable_folder("--repro-dir", repro_dir) if repro_dir is not None else None,
         plugins=tuple(plugins),
         max_memory=max_memory,
-        target=get_target(target) if target and target != "auto" else None,
+        target=get_target(target, also=("auto",)) if target and target != "auto" else None,
         auto_target=target == "auto",
         refused=refused,
     )

@@ -175,3 +175,19 @@ def test_without_the_plugin_the_toy_target_is_unknown_and_the_message_lists_the_
     assert len(unknown.stderr.strip().splitlines()) == 1
     listed = _cli(tmp_path, "check", spec, "--target", "toy-gpu", "--plugin", plugin_file)
     assert listed.returncode == 2 and "did you mean 'toy-cpu'" in listed.stderr and f", {TARGET}" in listed.stderr
+
+
+def test_an_unknown_target_lists_what_each_command_takes(tmp_path):
+    """convert and validate also take auto (and say so); check does not."""
+    from click.testing import CliRunner
+
+    from cli import main
+
+    spec = REPO / "specs" / "trt_scale" / "seed-scale-4d.yaml"
+    for command in (["convert", str(spec), "-o", str(tmp_path / "m.onnx")], ["validate", str(spec), "-j", "0"]):
+        result = CliRunner().invoke(main, [*command, "--target", "autp"])
+        assert result.exit_code == 2 and "did you mean 'auto'?); targets: auto, portable, ort-cpu" in result.output
+    result = CliRunner().invoke(main, ["check", str(spec), "--target", "autp"])
+    assert result.exit_code == 2 and "targets: portable, ort-cpu" in result.output and "auto" not in \
+        result.output.split("targets: ")[1]
+    assert not (tmp_path / "m.onnx").exists()

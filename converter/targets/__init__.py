@@ -55,9 +55,10 @@ class Target:
         return PROFILES[self.name].get("preferences", {})
 
 
-def get_target(name: str) -> Target:
-    """The target called ``name``; a UserError naming the allowed ones otherwise."""
-    names = target_names()
+def get_target(name: str, also: tuple[str, ...] = ()) -> Target:
+    """The target called ``name``; a UserError naming the allowed ones otherwise (``also``: the other names the
+    caller takes, e.g. ``auto``, which the message lists first)."""
+    names = (*also, *target_names())
     if name not in names:
         raise UserError(f"--target {name}: unknown target{did_you_mean(name, names)}; targets: {', '.join(names)}")
     return Target(name)
@@ -72,13 +73,13 @@ def provider_for_target(target: Target) -> str:
     return TARGET_PROVIDERS.get(target.name, "CPUExecutionProvider")
 
 
-def choose_target(target: str | None = None, provider: str | None = None) -> Target:
+def choose_target(target: str | None = None, provider: str | None = None, also: tuple[str, ...] = ()) -> Target:
     """``target`` when given; else the target ``provider`` implies (cuda: ort-cuda); else portable.
 
     Works without that provider installed: only the names are looked at.
     """
     if target:
-        return get_target(target)
+        return get_target(target, also)
     if provider:
         full = full_provider(provider)
         if full not in PROVIDER_ALIASES.values():
