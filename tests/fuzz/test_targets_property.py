@@ -60,6 +60,9 @@ def test_tensorrt_deployment_models_validate_through_their_host_copy(pair):
         results = list(validate_spec(spec, Options(opset=min(opset, 24), target=get_target("tensorrt"))))
     except TargetRuleError:
         return
-    bad = [f"{r.outcome} {r.case}: {'; '.join(r.problems)}" for r in results if r.outcome not in ("PASS",)
-           and not r.bad_input]
+    # a spec the target's rules refuse before lowering is REFUSED, a user's spec (it was an ERROR with bad_input);
+    # a model that fails its own target's static check ("static check: ...") stays our bug, as any other outcome
+    refused_spec = [r for r in results if r.outcome == "REFUSED" and not r.problems[0].startswith("static check: ")]
+    bad = [f"{r.outcome} {r.case}: {'; '.join(r.problems)}" for r in results if r.outcome != "PASS"
+           and r not in refused_spec and not r.bad_input]
     assert not bad, "\n".join(bad)
