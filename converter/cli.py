@@ -18,8 +18,10 @@ from .errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, Interna
 from .interrupts import Terminated, exit_status, terminate_as_interrupt
 
 EPILOG = """\b
-Exit status: 0 everything passed (known failures allowed);
-1 a case failed, errored or passed unexpectedly (XPASS), or fewer than --min-cases ran;
+Exit status: 0 everything passed (known failures allowed, and REFUSED cases
+unless --refused fail);
+1 a case failed, errored or passed unexpectedly (XPASS), was REFUSED with
+--refused fail, or no case ran (every one REFUSED), or fewer than --min-cases;
 2 bad input or usage (a malformed spec, a missing file, an unknown provider or runtime);
 3 an internal error (a bug in spec2onnx: please report it, with --debug output);
 130 interrupted by Ctrl-C, 143 stopped by SIGTERM (kill, timeout, a CI
@@ -285,7 +287,9 @@ def convert(spec, output, opset, target, provider, max_memory, plugins):
 @plugin_option
 @click.option("--save-host-model", "host_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="With --target tensorrt or tensorrt-dla: write each host-legalized copy the CPU EP runs as "
-                   "DIR/<spec>.host.onnx (the deployment model is what convert writes). docs/deployment.md.")
+                   "DIR/<spec>.host.onnx (the deployment model is what convert writes). Where nothing is written "
+                   "(another target's host runs the deployment model itself), a warning line says so. "
+                   "docs/deployment.md.")
 @max_memory_option("one spec")
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures, known failures and the summary (no progress bar; "
                                                    "REFUSED cases only with --refused fail, else counted).")
