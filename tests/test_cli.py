@@ -135,7 +135,8 @@ def test_layers_lists_kinds_attributes_and_values():
 
 def test_help_documents_exit_codes():
     result = invoke("validate", "--help")
-    assert "Exit status: 0 everything passed (known failures allowed);" in result.output
+    assert "Exit status: 0 everything passed (known failures allowed, and REFUSED cases" in result.output
+    assert "was REFUSED with\n  --refused fail, or no case ran (every one REFUSED)" in result.output
     assert "2 bad input or usage" in result.output and "3 an internal error" in result.output
 
 
