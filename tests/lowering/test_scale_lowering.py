@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 
 from converter.lowering import build_model
@@ -96,9 +95,23 @@ def test_bfloat16_runs_on_the_cpu_ep_where_onnxruntime_has_no_bf16_kernels():
 @pytest.mark.parametrize("opset", sorted({13, 14, 17, 18, 21, max_supported_opset()}))
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "int8"])
 def test_every_supported_opset_gives_a_valid_runnable_model(opset, dtype):
+    """At every opset the model passes onnx's checker, loads, runs, and gives what the numpy reference gives
+    (converter/reference/scale.py: independent of the lowering), at the dtype's default tolerance."""
+    from converter.compare import compare, default_tolerance
+    from converter.reference import run_network
+
     spec = scale_spec(dtype, scale=[2, 3], shift=[1, 0], power=[2, 1])
     model = build_model(spec.network, opset=opset)  # runs onnx's full checker and strict shape inference
-    ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(opset)
+    if dtype == "int8":  # the whole range: (2x + 1)^2 saturates at 127 on channel 0, 3x at -128/127 on channel 1
+        x = rng.integers(-128, 128, (1, 2, 2, 2)).astype(np.int8)
+    else:  # small values, exact in every dtype, so that (2x + 1)^2 stays finite in float16
+        x = (rng.integers(-32, 32, (1, 2, 2, 2)) / 8).astype(spec.network.types["x"].dtype.numpy)
+    got = OrtRunner(model.SerializeToString()).run({"x": x})["y"]
+    want = run_network(spec.network, {"x": x})["y"]
+    assert got.dtype == want.dtype and got.shape == want.shape == (1, 2, 2, 2)
+    assert compare(got, want, default_tolerance(spec.network.types["y"].dtype)) is None, (got, want)
+    assert not np.array_equal(want.astype(np.float32), x.astype(np.float32))  # the layer does something here
 
 
 def test_per_channel_powers_are_powf_even_when_all_equal():
