@@ -220,9 +220,11 @@ def _resize_static(node, attrs, types, shape, sizes, new_inits, why):
         why.append(WHY_NEAREST)
         return nodes
     rank = len(shape)
-    if not changed or _ort_runs(mode, rank, changed):
+    # an unchanged shape is still checked: onnxruntime refuses a rank-1 (or rank-6) linear Resize even to its own size
+    axes = changed or [rank - 1]
+    if _ort_runs(mode, rank, axes):
         return None
-    inner = rank - min(changed)
+    inner = rank - min(axes)
     width = 4 if (mode == "cubic" or inner <= 2) else 5
     pad = width - 2 - inner
     outer = int(np.prod(shape[: rank - inner], dtype=np.int64))

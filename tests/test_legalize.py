@@ -119,6 +119,19 @@ def test_half_pixel_upper_is_pytorch_half_pixel_and_cubic_is_one_resize():
                                atol=2e-3, rtol=2e-3)
 
 
+@pytest.mark.parametrize("shape, mode", [([3], "LINEAR"), ([1], "LINEAR"), ([2, 1, 1, 1, 1, 3], "LINEAR"),
+                                         ([3, 2, 1], "CUBIC")])
+def test_a_resize_to_its_own_shape_that_onnxruntime_refuses_at_that_rank_is_folded_on_the_host(shape, mode):
+    # found by the target property test: onnxruntime's ScalesValidation refuses a rank-1 'Linear' Resize even with
+    # scale 1 (upsamplebase.h: "'Linear' mode only supports 2-D inputs or 3-D inputs ..."); the host copy folds it
+    spec = _spec({"x": {"dtype": "float32", "shape": shape}},
+                 [{"name": "y", "op": "trt.Resize", "inputs": ["x"], "shape": shape, "resize_mode": mode}])
+    host, changes, _ = host_model(_deploy(spec))
+    assert _ops(host) == ["Reshape", "Resize", "Reshape"] and "folded" in changes[0]
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    np.testing.assert_array_equal(OrtRunner(host.SerializeToString()).run({"x": x})["y"], x)  # resized to itself
+
+
 def test_integer_floor_div_keeps_its_exact_nodes_each_saying_why():
     spec = _spec({"a": {"dtype": "int32", "shape": [1, 1, 1, 4]}, "b": {"dtype": "int32", "shape": [1, 1, 1, 4]}},
                  [{"name": "y", "op": "trt.ElementWise", "inputs": ["a", "b"], "operation": "FLOOR_DIV"}])
