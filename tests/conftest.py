@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import sys
 import tempfile
 from pathlib import Path
@@ -65,8 +66,45 @@ LIBRARY = _one_copy_of_the_library()
 collect_ignore = ["bad_specs"]
 
 
+# Hypothesis explores: each run draws a new seed for every property test (tests/fuzz/conftest.py's profiles are
+# not derandomized), printed in the header and the summary; `--hypothesis-seed=N` or HYPOTHESIS_SEED=N replays
+# a run. The controller draws it and hands it to xdist's workers through the environment (they start after this).
+_SEED_VARIABLE = "HYPOTHESIS_SEED"
+
+
+@pytest.hookimpl(tryfirst=True)  # before hypothesis' own pytest_configure reads --hypothesis-seed
+def pytest_configure(config):
+    given = getattr(config.option, "hypothesis_seed", None)
+    if given is None:
+        given = os.environ.get(_SEED_VARIABLE) or str(random.SystemRandom().randrange(2**32))
+        config.option.hypothesis_seed = given
+    os.environ[_SEED_VARIABLE] = str(given)
+
+
+def _seed_line(config) -> str:
+    seed = getattr(config.option, "hypothesis_seed", None)
+    return f"hypothesis seed {seed} (replay this run: pytest --hypothesis-seed={seed}, or {_SEED_VARIABLE}={seed})"
+
+
 def pytest_report_header(config):
-    return f"spec2onnx under test: {LIBRARY}"
+    return [f"spec2onnx under test: {LIBRARY}", _seed_line(config)]
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """The property tests' counts of examples (record_property "examples", tests/fuzz/test_targets_property.py: how
+    many each checked in full, and why the others were not judged), then the seed. Here, not in tests/fuzz: under
+    xdist only the controller prints, and it loads no conftest below this one."""
+    lines = []
+    for report in terminalreporter.stats.get("passed", []) + terminalreporter.stats.get("failed", []):
+        counts = dict(report.user_properties).get("examples")
+        if report.when == "call" and counts:
+            shown = ", ".join(f"{n} {why}" for why, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+            lines.append(f"{report.nodeid.split('::')[-1]}: {shown}")
+    if lines:
+        terminalreporter.section("examples per property test")
+        for line in sorted(lines):
+            terminalreporter.write_line(line)
+    terminalreporter.write_line(_seed_line(config))
 
 
 @pytest.fixture
