@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import machine
 from .model_view import ModelView, NodeView, Unread
 
 
@@ -26,6 +27,9 @@ def applies(limit: dict, node: NodeView) -> bool:
     given = {a.name for a in node.node.attribute}
     if "attr_present" in when and not given & set(when["attr_present"]):
         return False
+    for name in when.get("attr_nonempty", ()):
+        if not isinstance(node.attrs.get(name), list) or not node.attrs[name]:
+            return False
     bindings = node.bindings()
     for constraint, types in when.get("types", {}).items():
         if not bindings.get(constraint, set()) & set(types):
@@ -51,6 +55,16 @@ def broken(limit: dict, node: NodeView, view: ModelView) -> str | None:
     for name, allowed in require.get("attr", {}).items():
         if name in node.attrs and node.attrs[name] not in allowed:
             return f"{name}={node.attrs[name]!r} (allowed: {', '.join(map(str, allowed))})"
+    if "locale" in require:  # the locale the attribute names (onnxruntime's default without it), on this machine
+        name = node.attrs.get(require["locale"])
+        name = machine.ONNXRUNTIME_DEFAULT_LOCALE if not isinstance(name, str) else name
+        whose = "onnxruntime's default" if node.attrs.get(require["locale"]) is None else f"attribute {require['locale']}"
+        found = machine.installed(name)
+        if found is None:
+            return Unverified(f"locale {name!r} ({whose}): whether this machine has it is not probed on this platform "
+                              "(only on glibc Linux)")
+        if not found:
+            return f"locale {name!r} ({whose}) is not installed on this machine"
     bindings = node.bindings()
     for constraint, allowed in require.get("types", {}).items():
         bad = bindings.get(constraint, set()) - set(allowed)

@@ -5,11 +5,12 @@ condition holds; it is broken when a ``require`` condition fails (a limit withou
 is broken whenever it applies). Conditions (see converter/targets/limits.py):
 
   when:    attr {name: [values]}, attr_gt {name: n}, attr_present [names] (set on the node, any value),
-           types {constraint: [types]}, types_any [types]
+           attr_nonempty [names] (a list attribute with at least one entry), types {constraint: [types]}, types_any [types]
   require: rank [ranks of input 0], one_element [inputs] (absent, or of one element), unscaled {rank: [[axes], ...]} (output dims equal input dims on
            one of the axis sets), attr {name: [values]}, types {constraint: [types]}, same_types [inputs],
            zero_input i (absent, or a constant of zeros), io_only [types] (such tensors only as graph
-           inputs or outputs)
+           inputs or outputs), locale name (the locale that attribute names, or onnxruntime's default, is
+           installed on this machine: converter/targets/machine.py; where it cannot be asked, a warning)
 
 ``at_load``: the runtime refuses the model when it loads it (schema validation), before any kernel lookup or
 function expansion. ``severity`` is "error" (the node does not run there) or "warning" (it runs, but its results are
@@ -60,10 +61,16 @@ ORT_KERNEL_LIMITS = [
      "onnxruntime": "1.31",  # a fact of that version's schemas: a later onnxruntime may know Attention-25
      "why": "onnxruntime 1.31 knows Attention up to version 24, which has no left_window_size/right_window_size "
             "(onnx 1.23's Attention-25 added them): 'Unrecognized attribute' when the model loads", "source": ORT_1_31},
-    {"op": "StringNormalizer", "when": {"attr": {"case_change_action": ["LOWER", "UPPER"]}}, "severity": "warning",
-     "why": "onnxruntime builds a std::locale (default en_US.UTF-8) to change case: the session fails to load on a "
-            "system without that locale installed ('Failed to construct locale')",
-     "source": "onnxruntime/core/providers/cpu/text/string_normalizer.cc:235 (Locale), " + ORT_1_31},
+    # the machine's own locales (converter/targets/machine.py asks glibc as libstdc++'s std::locale does); measured on
+    # 1.31.1 and 1.32.0 alike: the locale is built at load for a case change, and for stopwords compared without case
+    # (is_case_sensitive=0), never for NONE without stopwords; "C", "POSIX", "C.UTF-8" and "" (the environment's) load
+    *({"op": "StringNormalizer", "when": when, "require": {"locale": "locale"},
+       "why": "onnxruntime builds a std::locale to " + what + ": the session fails to load where that locale is not "
+              "installed ('Failed to construct locale')",
+       "source": "onnxruntime/core/providers/cpu/text/string_normalizer.cc:235 (Locale), " + ORT_1_31 + "; 1.32.0 alike"}
+      for when, what in (({"attr": {"case_change_action": ["LOWER", "UPPER"]}}, "change case"),
+                         ({"attr": {"case_change_action": ["NONE"], "is_case_sensitive": [0]}, "attr_nonempty": ["stopwords"]},
+                          "compare stopwords without case"))),
 ]
 
 ORT_CUDA = [

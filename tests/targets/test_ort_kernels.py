@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -140,3 +142,94 @@ def test_batchwise_recurrent_layout_is_refused(op, gates):
         x = ("x", TensorProto.FLOAT, [2, 5, 3])
         m = model([node], [x], [("y", TensorProto.FLOAT, None)], inits=[w, r])
         assert static_runs(m) == runs == onnxruntime_runs(m, {"x": np.ones((2, 5, 3), np.float32)})
+
+
+# --- StringNormalizer's locale: a fact of the machine, asked of it (converter/targets/machine.py, issue 25 class 4) ---
+
+def _normalizer(locale=None, **attrs):
+    if locale is not None:
+        attrs["locale"] = locale
+    node = helper.make_node("StringNormalizer", ["x"], ["y"], **attrs)
+    return model([node], [("x", TensorProto.STRING, [3])], [("y", TensorProto.STRING, None)])
+
+
+def _onnxruntime_loads(m) -> bool:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    try:
+        ort.InferenceSession(m.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    except Exception:  # noqa: BLE001
+        return False
+    return True
+
+
+LOCALE_CASES = [dict(case_change_action=a, is_case_sensitive=s, **({"stopwords": ["monday"]} if w else {}))
+                for a in ("NONE", "LOWER", "UPPER") for s in (0, 1) for w in (False, True)]
+
+
+@needs_ort
+@pytest.mark.parametrize("locale", [None, "C", "POSIX", "", "C.UTF-8", "en_US.UTF-8", "xx_XX.UTF-8", "C\0junk",
+                                    "LC_CTYPE=C;LC_NUMERIC=C"])
+def test_check_says_what_onnxruntime_does_with_the_locales_of_this_machine(locale):
+    # ground truth: onnxruntime itself, on this machine, for every combination that builds a locale or not (1.31.1 and
+    # 1.32.0: at load, for a case change or stopwords compared without case); whichever locales this machine has
+    for attrs in LOCALE_CASES:
+        m = _normalizer(locale, **attrs)
+        assert static_runs(m) == _onnxruntime_loads(m), (locale, attrs, [str(p) for p in check_model(m, "ort-cpu")])
+
+
+def _verdicts(monkeypatch, answer):
+    from converter.targets import machine
+
+    monkeypatch.setattr(machine, "installed", lambda name: answer)
+    return {str(attrs): check_model(_normalizer(**attrs), "ort-cpu") for attrs in LOCALE_CASES}
+
+
+def test_a_missing_locale_is_a_refusal_naming_it_and_an_installed_one_runs(monkeypatch):
+    needs_locale = {str(a) for a in LOCALE_CASES
+                    if a["case_change_action"] != "NONE" or (a["is_case_sensitive"] == 0 and "stopwords" in a)}
+    assert len(needs_locale) == 9
+    for attrs, problems in _verdicts(monkeypatch, False).items():
+        if attrs in needs_locale:
+            assert [p.severity for p in problems] == ["error"], attrs
+            assert "locale 'en_US.UTF-8' (onnxruntime's default) is not installed on this machine" in problems[0].reason
+        else:
+            assert problems == [], attrs
+    assert all(problems == [] for problems in _verdicts(monkeypatch, True).values())
+    unknown = _verdicts(monkeypatch, None)  # a platform where the machine is not asked: a warning, as before
+    assert all([p.severity for p in unknown[a]] == ["warning"] and "not probed" in unknown[a][0].reason
+               for a in needs_locale)
+
+
+def test_the_probe_answers_only_where_it_makes_libstdcxx_call(monkeypatch):
+    from converter.targets import machine
+
+    assert machine.installed("C") is True and machine.installed("POSIX") is True  # the classic locale, never looked up
+    monkeypatch.setattr(machine, "glibc", lambda: False)
+    machine.installed.cache_clear()
+    try:
+        assert machine.installed("en_US.UTF-8") is None and machine.installed("C") is True
+    finally:
+        machine.installed.cache_clear()
+
+
+@needs_ort
+def test_a_machine_that_has_the_locale_runs_it_and_check_says_so(tmp_path):
+    # a machine with en_US.UTF-8: glibc's LOCPATH makes one of this one, for onnxruntime and check alike (one child)
+    import shutil
+    import subprocess
+    import sys
+
+    if not shutil.which("localedef"):
+        pytest.skip("localedef (glibc's locale compiler) is not installed")
+    built = subprocess.run(["localedef", "-i", "en_US", "-f", "UTF-8", str(tmp_path / "en_US.UTF-8")],
+                           capture_output=True, text=True)
+    if not (tmp_path / "en_US.UTF-8" / "LC_CTYPE").is_file():
+        pytest.skip(f"localedef could not build en_US.UTF-8 here: {built.stderr.strip()[:200]}")
+    code = ("import sys; sys.path.insert(0, '.'); from tests.targets import test_ort_kernels as t; "
+            "m = t._normalizer(case_change_action='LOWER'); print(t.static_runs(m), t._onnxruntime_loads(m))")
+    child = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2], capture_output=True,
+                           text=True, env={**os.environ, "LOCPATH": str(tmp_path)}, timeout=300)
+    assert child.stdout.split() == ["True", "True"], child.stdout + child.stderr
