@@ -42,7 +42,7 @@ from .repro import write_repro
 from .results import BAD, ERROR, FAIL, OUTCOMES, PASS, REFUSAL_POLICIES, REFUSED, XFAIL, XPASS, CaseResult
 from .files import check_writable_folder, write_atomic
 from .legalize import host_model
-from .runners import RunConfig, check_runtime, session
+from .runners import RunConfig, check_runtime, machine_has, session
 from .runners.onnxruntime import OPT_LEVELS, check_convert_opset, check_opset, resolve_provider
 from .spec import Case, Spec
 from .targets import (TARGET_NAMES, Target, choose_target, get_target, provider_for_target,  # noqa: F401
@@ -296,7 +296,7 @@ def _disagreements(first: dict, got: dict, first_label: str, tolerances, case: C
 def _judge(spec: Spec, options: Options, res: CaseResult) -> CaseResult:
     """Apply the known-failure rules: a declared failure becomes XFAIL, a declared one that passes XPASS."""
     for rule in spec.xfail + options.xfail:
-        if rule.matches(spec.name, res.case, res.runtime, res.provider, res.opt_level):
+        if rule.matches(spec.name, res.case, res.runtime, res.provider, res.opt_level, machine_has):
             res.reason = rule.reason
             if res.outcome == PASS:
                 res.outcome = XPASS

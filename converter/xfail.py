@@ -8,10 +8,13 @@ file given with ``--xfail-file`` (a YAML list, each entry naming ``spec``)::
         provider: cuda             # optional: an onnxruntime provider (alias or full name)
         opt_level: disabled        # optional: an onnxruntime optimization level
         case: "tie-*"              # optional: case-name glob (default: every case)
+        machine: openvino-bfloat16-rounding  # optional: only where this fact of the machine holds (MACHINE_FACTS)
         reason: OpenVINO's CPU plugin rounds ... (required)
 
 A matching case that fails is reported as XFAIL; one that passes as XPASS,
-which fails the run (the entry is stale and should go).
+which fails the run (the entry is stale and should go). An entry with ``machine``
+applies only on a machine where that fact holds (asked of the runtime itself, once
+per process: converter/runners machine_has); elsewhere the case must pass.
 
 Entries that name nothing real are reported, not ignored: an unknown ``runtime``,
 ``provider`` or ``opt_level`` is an error where the entry is read (exit status 2);
@@ -25,12 +28,19 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from .errors import SpecError
 from .providers import PROVIDER_ALIASES, RUNTIMES
 
-KEYS = ("spec", "case", "runtime", "provider", "opt_level", "reason")
+KEYS = ("spec", "case", "runtime", "provider", "opt_level", "machine", "reason")
+
+# Facts of the validating machine a known failure may depend on (converter/runners/__init__.py machine_has asks them).
+MACHINE_FACTS = {
+    "openvino-bfloat16-rounding": "OpenVINO's CPU plugin here rounds float32 results to bfloat16 other than to nearest "
+                                  "even (without avx512_core: ov::intel_cpu::bfloat16_t truncates when the kept last "
+                                  "bit is even)",
+}
 
 
 @dataclass(frozen=True)
@@ -41,21 +51,26 @@ class XfailRule:
     runtime: str | None = None
     provider: str | None = None
     opt_level: str | None = None
+    machine: str | None = None
 
-    def matches(self, spec: str, case: str, runtime: str, provider: str, opt_level: str) -> bool:
+    def matches(self, spec: str, case: str, runtime: str, provider: str, opt_level: str,
+                machine_has: Callable[[str], bool] | None = None) -> bool:
+        """``machine_has(fact)``: whether a MACHINE_FACTS fact holds here (asked only of a rule that names one)."""
         if not (fnmatch.fnmatchcase(spec, self.spec) and fnmatch.fnmatchcase(case, self.case)):
             return False
         if self.runtime and self.runtime != runtime:
             return False
         if self.provider and PROVIDER_ALIASES.get(self.provider.lower(), self.provider) != provider:
             return False
-        return not (self.opt_level and (runtime != "onnxruntime" or self.opt_level != opt_level))
+        if self.opt_level and (runtime != "onnxruntime" or self.opt_level != opt_level):
+            return False
+        return not self.machine or (machine_has is not None and machine_has(self.machine))
 
 
 def parse_rules(doc: Any, *, spec_name: str | None = None) -> tuple[XfailRule, ...]:
     """Rules from a list of mappings; inside a spec ``spec`` defaults to (and must be) the spec itself."""
     if not isinstance(doc, list):
-        raise SpecError("must be a list of {runtime, provider, opt_level, case, reason} entries")
+        raise SpecError("must be a list of {runtime, provider, opt_level, machine, case, reason} entries")
     rules = []
     for i, entry in enumerate(doc):
         where = f"[{i}]"
@@ -67,7 +82,8 @@ def parse_rules(doc: Any, *, spec_name: str | None = None) -> tuple[XfailRule, .
                 raise SpecError(f"unknown key {key!r}; allowed: {', '.join(allowed)}", field=f"{where}.{key}")
             if not isinstance(value, str) or not value:
                 raise SpecError(f"{value!r} must be non-empty text", field=f"{where}.{key}")
-        for key, check in (("runtime", _check_runtime), ("provider", _check_provider), ("opt_level", _check_opt_level)):
+        for key, check in (("runtime", _check_runtime), ("provider", _check_provider), ("opt_level", _check_opt_level),
+                           ("machine", _check_machine)):
             if key in entry:
                 problem = check(entry[key])
                 if problem:
@@ -91,6 +107,10 @@ def _check_provider(name: str) -> str:
     if name.lower() in PROVIDER_ALIASES or name in known:
         return ""
     return f"unknown onnxruntime provider {name!r}; one of {', '.join(PROVIDER_ALIASES)} or a full name such as CUDAExecutionProvider"
+
+
+def _check_machine(name: str) -> str:
+    return "" if name in MACHINE_FACTS else f"unknown machine fact {name!r}; one of {', '.join(MACHINE_FACTS)}"
 
 
 def _check_opt_level(name: str) -> str:

@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import RuntimeUnavailableError
+from ..errors import InternalError, RuntimeUnavailableError
 from ..providers import RUNTIMES, short_provider
 from . import onnx_reference, openvino
 from .onnxruntime import OrtRunner
@@ -59,3 +59,10 @@ def session(config: RunConfig, model_bytes: bytes, threads: int = 1) -> Callable
     if config.runtime == "openvino":
         return openvino.runner(model_bytes)
     raise RuntimeUnavailableError(f"unknown runtime {config.runtime!r}")
+
+
+def machine_has(fact: str) -> bool:
+    """Whether a fact of this machine named in xfail.MACHINE_FACTS holds (a known failure's ``machine``)."""
+    if fact == "openvino-bfloat16-rounding":
+        return importlib.util.find_spec("openvino") is not None and not openvino.rounds_bfloat16_to_nearest_even()
+    raise InternalError(f"no probe for the machine fact {fact!r}")  # xfail.parse_rules admits only MACHINE_FACTS

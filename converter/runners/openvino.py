@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 
@@ -46,3 +47,25 @@ def runner(model_bytes: bytes):
         return out
 
     return run
+
+
+# float32 values whose bfloat16 rounding tells round-to-nearest-even from what OpenVINO's CPU plugin does without
+# avx512_core: ov::intel_cpu::bfloat16_t(float) is (bits + ((bits & 0x10000) >> 1)) >> 16 (it rounds up only when the
+# kept last bit is odd: truncation when it is even), openvinotoolkit/openvino src/plugins/intel_cpu/src/utils/
+# bfloat16.hpp, used by cpu_convert.cpp's ConvertPrecision<float, bfloat16_t>; with avx512_core its jit converter
+# rounds to nearest even (jit_uni_vcvtneps2bf16). 3 + 0.75 * 2^-6: nearest even 3.015625, that rule 3.0.
+BF16_PROBE = np.array([3.01171875, -3.01171875, 1.01171875, 1.0 + 2**-8 + 2**-20], np.float32)
+
+
+@functools.lru_cache(maxsize=None)
+def rounds_bfloat16_to_nearest_even() -> bool:
+    """Whether OpenVINO's CPU plugin, on this machine, rounds float32 results to bfloat16 to nearest even (a Cast
+    f32 -> bf16 of BF16_PROBE, compiled as runner() compiles models). Asked once per process."""
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Cast", ["x"], ["y"], to=TensorProto.BFLOAT16)], "probe",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [len(BF16_PROBE)])],
+                              [helper.make_tensor_value_info("y", TensorProto.BFLOAT16, [len(BF16_PROBE)])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    got = runner(model.SerializeToString())({"x": BF16_PROBE})["y"]
+    return bool(np.array_equal(got.view(np.uint16), BF16_PROBE.astype(BFLOAT16.numpy).view(np.uint16)))

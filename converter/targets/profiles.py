@@ -106,6 +106,17 @@ OPENVINO = [
     {"op": ["Max", "Min"], "when": {"types": {"T": ["float", "float16", "bfloat16", "double"]}}, "severity": "warning",
      "why": "OpenVINO's Maximum/Minimum return the other operand when one is NaN (like C fmax); ONNX propagates NaN",
      "source": OV},
+    # a node that rounds its float32 result to bfloat16 (a Cast to it; arithmetic in it, computed in float32 there)
+    *({"op": ops, "when": {"types": {constraint: ["bfloat16"]}}, "severity": "warning",
+       "why": "on a CPU without avx512_core, OpenVINO's CPU plugin rounds a float32 result to bfloat16 with (bits + "
+              "((bits & 0x10000) >> 1)) >> 16, not to nearest even: when the kept last bit is even it truncates, so a "
+              "result can be one bfloat16 step towards zero (3 + 0.75 * 2^-6 gives 3); with avx512_core it rounds to "
+              "nearest even",
+       "source": "openvinotoolkit/openvino src/plugins/intel_cpu/src/utils/bfloat16.hpp (bfloat16_t::round_to_nearest_even) "
+                 "and src/plugins/intel_cpu/src/nodes/common/cpu_convert.cpp (jit_uni_vcvtneps2bf16 only with "
+                 "avx512_core); measured with OpenVINO 2026.4.1 on an AVX2-only AMD EPYC (tests/test_runner.py)"}
+      for ops, constraint in (([*_OV_ARITH, "Reciprocal", "Sqrt", "BatchNormalization", "MatMul", "Gemm"], "T"),
+                              (["Cast", "CastLike"], "T2"), (["Resize"], "T1"))),
 ]
 
 # TensorRT's per-tensor limits, checked on every tensor of a model (declared or inferred static shapes):
