@@ -2,8 +2,14 @@
 
 From the registry (the way the committed tables are made; the checkout's tables, never site-packages)::
 
-    python -m tools.make_ort_tables --registry ort-cpu     # needs onnxruntime (the pinned version)
+    python -m tools.make_ort_tables --registry ort-cpu     # needs onnxruntime
     python -m tools.make_ort_tables --registry ort-cuda    # needs a CUDA build (onnxruntime-gpu)
+
+It records the installed onnxruntime's registry: as the table itself when that is the pinned version (the table's
+own, profiles.py ORT_TABLES_VERSION), else as that version's entry under ``versions`` (the ops whose rows differ
+from the pinned ones), keeping the other versions recorded. ``--pin`` makes the installed version the pinned one
+(every other recorded version is kept, re-expressed against it); then set ORT_TABLES_VERSION, ORT_MAX_OPSET and
+ORT_MAX_IR_VERSION in converter/targets/profiles.py to that version's.
 
 From a document (the older way, kept for a provider whose build is not at hand). Input: a Markdown transcription of docs/OperatorKernels.md (one row per registered kernel,
 ``| op | opset range | type constraints |``), such as the project's reference copies of
@@ -63,29 +69,53 @@ def parse_rows(text: str) -> dict[str, list[dict]]:
     return ops
 
 
-def from_registry(target: str) -> None:
+def record(existing: dict | None, live: dict, pin: bool) -> dict:
+    """The committed table with ``live`` (one onnxruntime version's registry table) recorded in it."""
+    from converter.targets.ort_kernels import applied, difference, table_version
+
+    version = table_version(live)
+    if existing is None or table_version(existing) is None:  # a first table, or one transcribed from documents
+        return live
+    tables = {table_version(existing): {k: v for k, v in existing.items() if k != "versions"}}
+    for other, patch in existing.get("versions", {}).items():
+        tables[other] = applied(existing, patch)
+    tables[version] = live
+    pinned = version if pin else table_version(existing)
+    base = tables.pop(pinned)
+    versions = {v: difference(base, t) for v, t in sorted(tables.items())}
+    return {**base, **({"versions": versions} if versions else {})}
+
+
+def from_registry(target: str, pin: bool = False) -> None:
+    import json
     from pathlib import Path
 
-    from converter.targets.ort_kernels import FILES, PROVIDERS, dumps, registry_table
+    from converter.targets.ort_kernels import FILES, PROVIDERS, dumps, registry_table, table_version
 
-    table = registry_table(PROVIDERS[target])
-    if table is None:
+    live = registry_table(PROVIDERS[target])
+    if live is None:
         sys.exit(f"no {PROVIDERS[target]} kernels: onnxruntime (a CUDA build for ort-cuda) is not installed")
     out = Path(__file__).resolve().parent.parent / "converter" / "targets" / "tables" / FILES[target]
+    existing = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else None
+    table = record(existing, live, pin)
     out.write_text(dumps(table), encoding="utf-8")
-    print(f"wrote {out}: {sum(len(r) for r in table['ops'].values())} ai.onnx rows, "
-          f"{sum(len(r) for d in table['domains'].values() for r in d.values())} rows of other domains")
+    where = "pinned" if table_version(table) == table_version(live) else "under versions"
+    print(f"wrote {out}: onnxruntime {table_version(live)}'s registry ({where}): "
+          f"{sum(len(r) for r in live['ops'].values())} ai.onnx rows, "
+          f"{sum(len(r) for d in live['domains'].values() for r in d.values())} rows of other domains")
 
 
 def main(argv: list[str]) -> None:
     if argv[:1] in (["-h"], ["--help"]) or not argv:
         print(__doc__)
         return
-    if argv[0] == "--registry" and len(argv) == 2 and argv[1] in ("ort-cpu", "ort-cuda"):
-        from_registry(argv[1])
+    pin = "--pin" in argv
+    registry = [a for a in argv if a != "--pin"]
+    if registry[:1] == ["--registry"] and len(registry) == 2 and registry[1] in ("ort-cpu", "ort-cuda"):
+        from_registry(registry[1], pin)
         return
     if len(argv) != 3:
-        sys.exit("usage: python -m tools.make_ort_tables --registry ort-cpu|ort-cuda, or SOURCE.md OUT.json PROVIDER")
+        sys.exit("usage: python -m tools.make_ort_tables --registry ort-cpu|ort-cuda [--pin], or SOURCE.md OUT.json PROVIDER")
     source_md, out, provider = argv
     from converter.targets.ort_kernels import KERNEL_RULE, dumps
 

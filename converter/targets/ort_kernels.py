@@ -6,11 +6,16 @@ CUDAExecutionProvider kernels too). The committed tables (tables/ort-cpu.json, t
 are the same data for the pinned onnxruntime (tools/make_ort_tables.py writes them from the registry;
 tests/targets/test_ort_kernels.py proves they are equal); they are the fallback on a machine without
 onnxruntime, or without a CUDA build for ort-cuda. ``SPEC2ONNX_KERNEL_TABLES=committed`` forces them.
+A committed table also records the registries of other onnxruntime versions, as the ops whose rows differ
+from the pinned one's (``versions``; ``committed_for``), so that the test compares every recorded version's
+registry, whichever one is installed, and names the command that records a new one.
 
-Table format: ``{"source", "kernel_rule", "ops": {op: [row]}, "domains": {domain: {op: [row]}}}``;
+Table format: ``{"source", "kernel_rule", "ops": {op: [row]}, "domains": {domain: {op: [row]}},
+"versions": {version: {"source", "ops": {op: [row] | null}, "domains": {domain: {op: [row] | null}}}}}``;
 ``ops`` is the ai.onnx domain, ``domains`` the others (ai.onnx.ml, com.microsoft, ...). A row is
 ``{"start", "end", "types": {constraint: [type]}}``; ``end`` null is onnxruntime's open range (INT_MAX),
-which matches since-version ``start`` only (kernel_registry.cc VerifyKernelDef).
+which matches since-version ``start`` only (kernel_registry.cc VerifyKernelDef). In ``versions``, an op's
+rows replace the pinned table's; null: that version registers no kernel for the op.
 """
 
 from __future__ import annotations
@@ -115,8 +120,7 @@ def kernel_table(target: str) -> dict:
 def modelled_version(target: str) -> str | None:
     """The onnxruntime version whose kernels the check uses for ``target`` ("1.31.1"), from its table's source;
     None for a table transcribed from documents (ort-cuda's committed table)."""
-    words = kernel_table(target)["source"].split()
-    return words[1] if len(words) > 2 and words[0] == "onnxruntime" and words[1][:1].isdigit() else None
+    return table_version(kernel_table(target))
 
 
 def installed_registry(target: str) -> bool:
@@ -126,20 +130,78 @@ def installed_registry(target: str) -> bool:
     return kernel_table(target) is not committed(target)
 
 
+def table_version(table: dict) -> str | None:
+    """"1.31.1" of a table whose source is "onnxruntime 1.31.1 kernel registry ..."; None for a transcribed one."""
+    words = table["source"].split()
+    return words[1] if len(words) > 2 and words[0] == "onnxruntime" and words[1][:1].isdigit() else None
+
+
+def recorded_versions(target: str) -> list[str]:
+    """The onnxruntime versions whose registries the committed table of ``target`` records (pinned first)."""
+    table = committed(target)
+    return [v for v in [table_version(table), *table.get("versions", {})] if v]
+
+
+def committed_for(target: str, version: str) -> dict | None:
+    """The committed table of ``target`` as onnxruntime ``version`` registers it; None when not recorded."""
+    table = committed(target)
+    if version == table_version(table):
+        return {k: v for k, v in table.items() if k != "versions"}
+    patch = table.get("versions", {}).get(version)
+    return None if patch is None else applied(table, patch)
+
+
+def applied(pinned: dict, patch: dict) -> dict:
+    """The table a ``versions`` entry stands for: ``pinned`` with that version's rows (``difference``'s inverse)."""
+    ops = {**pinned["ops"], **patch["ops"]}
+    domains = {d: {**pinned["domains"].get(d, {}), **patch["domains"].get(d, {})}
+               for d in sorted(set(pinned["domains"]) | set(patch["domains"]))}
+    return {"source": patch["source"], "kernel_rule": pinned["kernel_rule"],
+            "ops": {op: rows for op, rows in sorted(ops.items()) if rows is not None},
+            "domains": {d: {op: rows for op, rows in sorted(o.items()) if rows is not None} for d, o in domains.items()}}
+
+
+def difference(pinned: dict, other: dict) -> dict:
+    """``other`` as a ``versions`` entry against ``pinned``: its source, and the ops whose rows differ."""
+    def changed(a: dict, b: dict) -> dict:
+        return {op: b.get(op) for op in sorted(set(a) | set(b)) if a.get(op) != b.get(op)}
+
+    domains = {d: changed(pinned["domains"].get(d, {}), other["domains"].get(d, {}))
+               for d in sorted(set(pinned["domains"]) | set(other["domains"]))}
+    return {"source": other["source"], "ops": changed(pinned["ops"], other["ops"]),
+            "domains": {d: ops for d, ops in domains.items() if ops}}
+
+
 def dumps(table: dict) -> str:
     """The committed file's text: one row per line, ops sorted (stable diffs)."""
-    def block(ops: dict, indent: str) -> str:
+    def ops_block(ops: dict, indent: str) -> list[str]:
         items = sorted(ops.items())
         lines = []
         for i, (op, rows) in enumerate(items):
+            comma = "," if i < len(items) - 1 else ""
+            if rows is None:  # (versions: the op has no kernel in that version)
+                lines.append(f"{indent}{json.dumps(op)}: null{comma}")
+                continue
             body = f",\n{indent}  ".join(json.dumps(r, separators=(",", ":")) for r in rows)
-            lines.append(f'{indent}{json.dumps(op)}: [\n{indent}  {body}]' + ("," if i < len(items) - 1 else ""))
-        return "\n".join(lines)
+            lines.append(f"{indent}{json.dumps(op)}: [\n{indent}  {body}]{comma}")
+        return lines
+
+    def body(part: dict, indent: str) -> list[str]:  # "ops" and "domains" of a table or of one of its versions
+        lines = [f'{indent}"ops": {{', *ops_block(part["ops"], indent + " "), f"{indent}}},", f'{indent}"domains": {{']
+        domains = sorted(part.get("domains", {}).items())
+        for i, (domain, ops) in enumerate(domains):
+            lines += [f"{indent} {json.dumps(domain)}: {{", *ops_block(ops, indent + "  "),
+                      f"{indent} }}" + ("," if i < len(domains) - 1 else "")]
+        return lines + [f"{indent}}}"]
 
     parts = [f' "source": {json.dumps(table["source"])},', f' "kernel_rule": {json.dumps(table["kernel_rule"])},',
-             ' "ops": {', block(table["ops"], "  "), " },", ' "domains": {']
-    domains = sorted(table.get("domains", {}).items())
-    for i, (domain, ops) in enumerate(domains):
-        parts += [f'  {json.dumps(domain)}: {{', block(ops, "   "), "  }" + ("," if i < len(domains) - 1 else "")]
-    parts.append(" }")
+             *body(table, " ")]
+    versions = sorted(table.get("versions", {}).items())
+    if versions:
+        parts[-1] += ","
+        parts.append(' "versions": {')
+        for i, (version, patch) in enumerate(versions):
+            parts += [f"  {json.dumps(version)}: {{", f'   "source": {json.dumps(patch["source"])},', *body(patch, "   "),
+                      "  }" + ("," if i < len(versions) - 1 else "")]
+        parts.append(" }")
     return "{\n" + "\n".join(parts) + "\n}\n"

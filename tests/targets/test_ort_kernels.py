@@ -44,16 +44,38 @@ def static_runs(m) -> bool:
 
 
 @needs_ort
-def test_committed_table_is_the_pinned_onnxruntime_registry():
+def test_the_committed_table_records_the_installed_onnxruntime_registry():
+    # whichever onnxruntime is installed: the pinned one (the table itself) or another recorded version (the ops
+    # that differ, under "versions"); a version not recorded fails here, naming the command that records it
     import onnxruntime
 
-    committed = ort_kernels.committed("ort-cpu")
-    pinned = re.search(r"onnxruntime (\S+) kernel registry", committed["source"])[1]
-    if onnxruntime.__version__ != pinned:
-        pytest.skip(f"onnxruntime {onnxruntime.__version__} installed; the committed table is {pinned}'s")
+    version = onnxruntime.__version__
+    recorded = ort_kernels.recorded_versions("ort-cpu")
+    if version not in recorded:
+        pytest.fail(f"onnxruntime {version} is installed; tables/ort-cpu.json records {', '.join(recorded)}: record it "
+                    "with python -m tools.make_ort_tables --registry ort-cpu, then measure and document it with "
+                    "python -m tools.ground_truth --write-docs (tools/ground_truth.py DOCUMENTED, KNOWN_BY_VERSION)")
     live = ort_kernels.registry_table("CPUExecutionProvider")
-    assert json.loads(ort_kernels.dumps(live)) == committed  # python -m tools.make_ort_tables --registry ort-cpu
-    assert ort_kernels.dumps(live) == (ort_kernels.TABLES / "ort-cpu.json").read_text(encoding="utf-8")
+    assert live == ort_kernels.committed_for("ort-cpu", version)
+    text = (ort_kernels.TABLES / "ort-cpu.json").read_text(encoding="utf-8")
+    assert ort_kernels.dumps(ort_kernels.committed("ort-cpu")) == text  # the file as the tool writes it
+
+
+def test_every_recorded_version_survives_a_change_of_the_pinned_one():
+    from tools.make_ort_tables import record
+
+    table = ort_kernels.committed("ort-cpu")
+    pinned, *others = ort_kernels.recorded_versions("ort-cpu")
+    assert pinned == ort_kernels.table_version(table) and others  # 1.31.1 pinned; 1.32.0 recorded
+    every = {v: ort_kernels.committed_for("ort-cpu", v) for v in [pinned, *others]}
+    assert len({json.dumps(t, sort_keys=True) for t in every.values()}) == len(every)  # the versions differ
+    repinned = record(table, every[others[-1]], pin=True)
+    assert ort_kernels.table_version(repinned) == others[-1] and set(repinned["versions"]) == {pinned, *others[:-1]}
+    for version, full in every.items():
+        patch = repinned["versions"].get(version)
+        assert (ort_kernels.applied(repinned, patch) if patch else {k: v for k, v in repinned.items() if k != "versions"}) == full
+    assert record(repinned, every[pinned], pin=True) == table  # and back, to the very same table
+    assert record(table, every[pinned], pin=False) == table  # recording a recorded version again changes nothing
 
 
 def test_registry_rows_follow_onnxruntime_kernel_defs():
