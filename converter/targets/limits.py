@@ -30,6 +30,9 @@ def applies(limit: dict, node: NodeView) -> bool:
     for name in when.get("attr_nonempty", ()):
         if not isinstance(node.attrs.get(name), list) or not node.attrs[name]:
             return False
+    for i in when.get("not_constant", ()):  # the input is given, and its value is known only at run time
+        if i >= len(node.inputs) or not node.inputs[i] or node.constants[i] is not None:
+            return False
     bindings = node.bindings()
     for constraint, types in when.get("types", {}).items():
         if not bindings.get(constraint, set()) & set(types):

@@ -5,7 +5,8 @@ condition holds; it is broken when a ``require`` condition fails (a limit withou
 is broken whenever it applies). Conditions (see converter/targets/limits.py):
 
   when:    attr {name: [values]}, attr_gt {name: n}, attr_present [names] (set on the node, any value),
-           attr_nonempty [names] (a list attribute with at least one entry), types {constraint: [types]}, types_any [types]
+           attr_nonempty [names] (a list attribute with at least one entry), not_constant [inputs] (given, and not
+           a constant), types {constraint: [types]}, types_any [types]
   require: rank [ranks of input 0], one_element [inputs] (absent, or of one element), unscaled {rank: [[axes], ...]} (output dims equal input dims on
            one of the axis sets), attr {name: [values]}, types {constraint: [types]}, same_types [inputs],
            zero_input i (absent, or a constant of zeros), io_only [types] (such tensors only as graph
@@ -106,6 +107,18 @@ OPENVINO = [
     {"op": ["Max", "Min"], "when": {"types": {"T": ["float", "float16", "bfloat16", "double"]}}, "severity": "warning",
      "why": "OpenVINO's Maximum/Minimum return the other operand when one is NaN (like C fmax); ONNX propagates NaN",
      "source": OV},
+    # OpenVINO's CPU plugin takes no node with an input or output of dynamic rank (src/plugins/intel_cpu/src/node.cpp,
+    # Node::Node: "CPU plug-in doesn't support ... operation with dynamic rank"); a reduction's output rank is dynamic
+    # when its axes are not a constant, keepdims is 0 and the axes are not of exactly one element (OpenVINO's
+    # src/core/shape_inference/include/reduce_shape_inference.hpp: one axis is "unique by definition", more may repeat)
+    {"op": ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum",
+            "ReduceLogSumExp", "ReduceSumSquare"], "when": {"attr": {"keepdims": [0]}, "not_constant": [1]},
+     "require": {"one_element": [1]},
+     "why": "OpenVINO's CPU plugin takes no operation of dynamic rank, and a reduction whose axes are not a constant "
+            "has a dynamic output rank unless keepdims=1 or the axes are one element",
+     "source": "openvinotoolkit/openvino src/plugins/intel_cpu/src/node.cpp (Node::Node) and "
+               "src/core/shape_inference/include/reduce_shape_inference.hpp; measured with OpenVINO 2026.4.1 "
+               "(test_reduce_log_sum_asc_axes_expanded: axes [2] refused, test_reduce_sum_do_not_keepdims_example: [1] runs)"},
     # a node that rounds its float32 result to bfloat16 (a Cast to it; arithmetic in it, computed in float32 there)
     *({"op": ops, "when": {"types": {constraint: ["bfloat16"]}}, "severity": "warning",
        "why": "on a CPU without avx512_core, OpenVINO's CPU plugin rounds a float32 result to bfloat16 with (bits + "
