@@ -130,3 +130,16 @@ def _tiny_model():
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def test_writing_the_installed_versions_section_keeps_the_other_versions_and_the_prose():
+    doc = (f"prose before\n{gt.BEGIN}\nold corpus\n<!-- section: ort-cpu 1.31.1 -->\nkept as it was\n"
+           f"<!-- section: ort-cpu 1.32.0 -->\nold 1.32.0\n{gt.END}\nprose after\n")
+    result = gt.Result("ort-cpu", "onnxruntime 1.32.0", [gt.Outcome("test_x", None, "it fails")], 0.0, "1.32.0")
+    written = gt.write_docs(doc, gt.Corpus([gt.Case("test_x", _tiny_model(), [])]), [result])
+    corpus, sections = gt.sections(written)
+    assert written.startswith(f"prose before\n{gt.BEGIN}\n") and written.endswith(f"{gt.END}\nprose after\n")
+    assert corpus.startswith("Corpus: onnx ") and "old corpus" not in written
+    assert sections[("ort-cpu", "1.31.1")] == "kept as it was"
+    assert "| test_x | runs | it fails | NOT EXPLAINED |" in sections[("ort-cpu", "1.32.0")]
+    assert gt.write_docs(written, gt.Corpus([gt.Case("test_x", _tiny_model(), [])]), [result]) == written  # stable
