@@ -143,3 +143,12 @@ def test_writing_the_installed_versions_section_keeps_the_other_versions_and_the
     assert sections[("ort-cpu", "1.31.1")] == "kept as it was"
     assert "| test_x | runs | it fails | NOT EXPLAINED |" in sections[("ort-cpu", "1.32.0")]
     assert gt.write_docs(written, gt.Corpus([gt.Case("test_x", _tiny_model(), [])]), [result]) == written  # stable
+
+
+@pytest.mark.parametrize("target, release", [("ort-cpu", "9.9.9"), ("openvino", "2099.1.0")])
+def test_a_runtime_version_not_documented_fails_naming_what_to_run(target, release):
+    # CI installs the newest releases: one nobody has measured must fail loudly, not pass on thresholds alone
+    result = gt.Result(target, f"runtime {release}", [gt.Outcome("test_x", None, None)], 0.0, release)
+    with pytest.raises(pytest.fail.Exception, match="python -m tools.ground_truth --write-docs") as failed:
+        _hold(result, 1)
+    assert ("make_ort_tables --registry ort-cpu" in str(failed.value)) == (target == "ort-cpu")

@@ -255,3 +255,12 @@ def test_a_machine_that_has_the_locale_runs_it_and_check_says_so(tmp_path):
     child = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2], capture_output=True,
                            text=True, env={**os.environ, "LOCPATH": str(tmp_path)}, timeout=300)
     assert child.stdout.split() == ["True", "True"], child.stdout + child.stderr
+
+
+@needs_ort
+def test_an_onnxruntime_the_table_does_not_record_fails_naming_the_command(monkeypatch):
+    import onnxruntime
+
+    monkeypatch.setattr(onnxruntime, "__version__", "9.9.9")
+    with pytest.raises(pytest.fail.Exception, match=r"onnxruntime 9\.9\.9 is installed.*make_ort_tables --registry ort-cpu"):
+        test_the_committed_table_records_the_installed_onnxruntime_registry()
