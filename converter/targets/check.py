@@ -25,7 +25,8 @@ from . import dla, dla_guide, tensorrt_rules
 from .functions import expand as expand_function
 from .limits import Unverified, applies, broken
 from .model_view import ModelView, NodeView, UnreadValue
-from .ort_kernels import installed_registry, kernel_table, modelled_version
+from .ort_kernels import committed, installed_registry, kernel_table, modelled_version
+from .placement import cpu_preferred
 from .profiles import ORT_TABLES_VERSION, PROFILES
 
 TABLES = Path(__file__).parent / "tables"
@@ -117,17 +118,57 @@ def _check(view: ModelView, name: str) -> list[tuple[Problem, list[int] | None]]
             problems.append(Problem(name, "", "", f"opset {view.opset} is outside TensorRT's {low}..{high}"))
     if "tensor_limits" in profile:
         problems += _tensor_limits(view, name, profile["tensor_limits"])
-    grouped = [(p, None) for p in problems]
+    return [(p, None) for p in problems] + _nodes(view, name, profile)
+
+
+def _nodes(view: ModelView, name: str, profile: dict, depth: int = 0) -> list[tuple[Problem, list[int] | None]]:
+    """The problems of the graph's nodes (check_grouped's answer without the model's own)."""
+    grouped = []
     for node, members in view.groups():
-        found, by_rule = _verdict(view, node, name, profile)
+        found, by_rule = _verdict(view, node, name, profile, depth)
         if not found:
             continue
         if by_rule and len(members) > 1:  # a rule's wording may name the node's tensors: each node on its own
             for i in members:
-                grouped += [(p, None) for p in _verdict(view, view.node_view(i), name, profile)[0]]
+                grouped += [(p, None) for p in _verdict(view, view.node_view(i), name, profile, depth)[0]]
             continue
         grouped += [(p, members) for p in found]
+    if profile.get("placement"):
+        grouped += _placed_on_cpu(view, name, profile, grouped, inlined=depth > 0)
     return grouped
+
+
+def _placed_on_cpu(view: ModelView, name: str, profile: dict, grouped, inlined: bool) -> list[tuple[Problem, None]]:
+    """The nodes onnxruntime moves to the CPU EP although the target's EP takes them (converter/targets/placement.py)."""
+    if not any(node.op in profile["placement"]["cpu_outputs"] for node, _ in view.groups()):
+        return []  # nothing writes to CPU memory: nothing is moved (decided on the groups, not node by node)
+    refused = {i for p, members in grouped if p.severity == "error" for i in (members if members is not None else [p.index])}
+    taken = set(range(len(view.graph.node))) - refused
+    fallback = _fallback_kernels(name, profile)
+
+    def has_cpu_kernel(i: int) -> bool:
+        node = view.node_view(i)
+        ops = _domain_ops(fallback, node.node.domain)
+        return ops is not None and node.since is not None and _kernel(node, fallback, view.opset, ops=ops) is None
+
+    moved = cpu_preferred(view, taken, profile["placement"], has_cpu_kernel, fold=not inlined)
+    problems = []
+    for i, why in sorted(moved.items()):
+        node = view.node_view(i)
+        problems.append((Problem(name, node.name, node.op, why, index=i, types=_types(node)), None))
+    return problems
+
+
+def _fallback_kernels(name: str, profile: dict) -> dict:
+    """The kernel table of the EP that takes what the target's EP does not (ort-cuda: the CPU EP's), from the same
+    onnxruntime as the target's own table: the installed registry where that is in use, else the committed file."""
+    fallback = profile["fallback"]
+    return kernel_table(fallback) if installed_registry(name) else committed(fallback)
+
+
+def _domain_ops(kernels: dict, domain: str) -> dict | None:
+    """A kernel table's ops of ``domain`` ("" or "ai.onnx": the ai.onnx ops); None where it has no such domain."""
+    return kernels["ops"] if domain in ("", "ai.onnx") else kernels.get("domains", {}).get(domain)
 
 
 def _types(node: NodeView) -> str:
@@ -216,10 +257,18 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, depth: i
             # onnxruntime's InsertCastTransformer runs a float16 node that has only a float kernel in float
             if _kernel(node, kernels, view.opsets.get(domain), as_float=True, ops=ops) is None:
                 reason = None
+        if reason and profile.get("fallback"):
+            # onnxruntime's partitioner offers a node the EP does not take to the next EP (the CPU EP) before it
+            # inlines a function: a session without CPU fallback then refuses it
+            fallback = _fallback_kernels(name, profile)
+            ops_there = _domain_ops(fallback, domain)
+            if ops_there is not None and _kernel(node, fallback, view.opsets.get(domain), ops=ops_there) is None:
+                return [problem(f"{reason}; onnxruntime assigns it to the CPU EP, which has one "
+                                "(a session without CPU fallback refuses it)")], False
         if reason and profile.get("functions") and depth < 8:
             expanded = expand_function(view, node)  # converter/targets/functions.py: onnxruntime inlines the body
             if expanded is not None:
-                inner = [p for n in expanded.nodes for p in _verdict(expanded, n, name, profile, depth + 1)[0]]
+                inner = expand(expanded, _nodes(expanded, name, profile, depth + 1))
                 return [problem(f"in its function body (onnxruntime expands {node.op}, which has no kernel): "
                                 f"{p.node}: {p.reason}", p.severity) for p in inner], True
     else:

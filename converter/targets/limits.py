@@ -33,6 +33,9 @@ def applies(limit: dict, node: NodeView) -> bool:
     for i in when.get("not_constant", ()):  # the input is given, and its value is known only at run time
         if i >= len(node.inputs) or not node.inputs[i] or node.constants[i] is not None:
             return False
+    for key, names in (("inputs_present", node.inputs), ("outputs_present", list(node.node.output))):
+        if key in when and not any(i < len(names) and names[i] for i in when[key]):
+            return False
     bindings = node.bindings()
     for constraint, types in when.get("types", {}).items():
         if not bindings.get(constraint, set()) & set(types):
@@ -68,6 +71,25 @@ def broken(limit: dict, node: NodeView, view: ModelView) -> str | None:
                               "(only on glibc Linux)")
         if not found:
             return f"locale {name!r} ({whose}) is not installed on this machine"
+    for name, allowed in require.get("attr_prefix", {}).items():
+        value = node.attrs.get(name)
+        if isinstance(value, list):
+            given = [str(v).lower() for v in value]
+            if given != [a.lower() for a in allowed[:len(given)]]:
+                return f"{name}={value!r} (allowed: the first {len(given)} of {', '.join(allowed)})"
+    for name in require.get("symmetric", []):
+        value = node.attrs.get(name)
+        if isinstance(value, list) and value[:len(value) // 2] != value[len(value) // 2:]:
+            return f"{name}={value!r} (allowed: each begin equal to its end)"
+    if "value_kinds" in require:
+        kinds = _kinds(view, [n for n in node.inputs + list(node.node.output) if n])
+        bad = sorted({k for k in kinds.values() if k not in require["value_kinds"]})
+        if bad:
+            return f"a {bad[0].replace('_type', '')} value ({next(n for n, k in kinds.items() if k == bad[0])})"
+    if "dim_sum" in require:
+        why = _dim_sum(node, *require["dim_sum"])
+        if why:
+            return why
     bindings = node.bindings()
     for constraint, allowed in require.get("types", {}).items():
         bad = bindings.get(constraint, set()) - set(allowed)
@@ -98,6 +120,40 @@ def broken(limit: dict, node: NodeView, view: ModelView) -> str | None:
         if names:
             return f"{t} tensor {names[0]} is neither a graph input nor a graph output"
     return None
+
+
+def _kinds(view: ModelView, names: list[str]) -> dict[str, str]:
+    """name -> the kind of its type (tensor_type, sequence_type, optional_type, ...) where the graph declares or infers it."""
+    wanted, found = set(names), {}
+    graph = view.graph
+    for infos in (graph.input, graph.output, graph.value_info):
+        for info in infos:
+            if info.name in wanted and info.type.WhichOneof("value"):
+                found[info.name] = info.type.WhichOneof("value")
+    return found
+
+
+def _dim(node: NodeView, i: int, axis: int) -> int | None:
+    """Input ``i``'s dimension ``axis`` (negative: from the end); 0 for an absent input; None when unknown."""
+    if i >= len(node.inputs) or not node.inputs[i]:
+        return 0
+    shape = node.input_shapes[i]
+    if shape is None or not -len(shape) <= axis < len(shape):
+        return None
+    return shape[axis]
+
+
+def _dim_sum(node: NodeView, total, parts) -> str | None:
+    """Why input ``total[0]``'s dimension ``total[1]`` differs from the sum of the ``parts`` ([input, axis] each,
+    an absent input counting 0); None when they agree or a dimension is unknown (then nothing is told)."""
+    want = _dim(node, *total)
+    dims = [_dim(node, *part) for part in parts]
+    if not want or None in dims:  # an absent or unknown total, or an unknown part: not checked
+        return None
+    if want == sum(dims):
+        return None
+    shown = " + ".join(f"{node.inputs[i]} dim {a} ({d})" for (i, a), d in zip(parts, dims) if _dim(node, i, 0) != 0)
+    return f"{node.inputs[total[0]]} dim {total[1]} is {want}, not {shown} = {sum(dims)}"
 
 
 def _unscaled(node: NodeView, axes) -> bool | None:

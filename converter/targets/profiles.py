@@ -6,12 +6,18 @@ is broken whenever it applies). Conditions (see converter/targets/limits.py):
 
   when:    attr {name: [values]}, attr_gt {name: n}, attr_present [names] (set on the node, any value),
            attr_nonempty [names] (a list attribute with at least one entry), not_constant [inputs] (given, and not
-           a constant), types {constraint: [types]}, types_any [types]
+           a constant), types {constraint: [types]}, types_any [types], inputs_present [indices] /
+           outputs_present [indices] (one of them given)
   require: rank [ranks of input 0], one_element [inputs] (absent, or of one element), unscaled {rank: [[axes], ...]} (output dims equal input dims on
            one of the axis sets), attr {name: [values]}, types {constraint: [types]}, same_types [inputs],
            zero_input i (absent, or a constant of zeros), io_only [types] (such tensors only as graph
            inputs or outputs), locale name (the locale that attribute names, or onnxruntime's default, is
-           installed on this machine: converter/targets/machine.py; where it cannot be asked, a warning)
+           installed on this machine: converter/targets/machine.py; where it cannot be asked, a warning),
+           attr_prefix {name: [values]} (a list attribute, where set, is a prefix of the values,
+           case-insensitively), symmetric [names] (an ints attribute's first half equals its second: pads),
+           value_kinds [kinds] (every input and output whose type is known is of these: tensor_type, sequence_type,
+           optional_type, ...), dim_sum [[input, axis], [[input, axis], ...]] (that dimension is the sum of those;
+           an absent input counts 0, an unknown dimension is not checked)
 
 ``at_load``: the runtime refuses the model when it loads it (schema validation), before any kernel lookup or
 function expansion. ``severity`` is "error" (the node does not run there) or "warning" (it runs, but its results are
@@ -74,19 +80,95 @@ ORT_KERNEL_LIMITS = [
                           "compare stopwords without case"))),
 ]
 
+# The CUDA EP's own refusals. "goes to the CPU EP": CUDAExecutionProvider::GetCapability does not take the node
+# (onnxruntime/core/providers/cuda/cuda_execution_provider.cc, RNNNeedFallbackToCPU, ConvTransposeNeedFallbackToCPU,
+# CastNeedFallbackToCPU; stored version 0018ddb68e9b), so a session without CPU fallback refuses it; the others fail
+# when the session is created or run. "measured": onnxruntime-gpu 1.31.1 on an H100 (tools/data/cuda-ep-node-cases-*.json).
+CUDA_EP = "microsoft/onnxruntime onnxruntime/core/providers/cuda/cuda_execution_provider.cc GetCapability"
+CUDA_H100 = "measured: onnxruntime-gpu 1.31.1 on an H100, onnx's node test cases (tools/data/cuda-ep-node-cases-2026-11-27.json)"
+_TO_CPU = "the CUDA EP leaves it to the CPU EP"
 ORT_CUDA = [
     {"op": "BatchNormalization", "require": {"rank": [1, 2, 3, 4, 5]},
      "why": "run-time error on CUDA: 'Input dim size should be < 6 for BatchNorm' (measured on an H100, 2026-11-23)",
      "source": "onnxruntime cpu/nn/batch_norm_helper.h NormalizeDims, " + CUDA_NOTES + " (c)"},
     {"op": "BatchNormalization", "require": {"same_types": [0, 1, 2, 3, 4]},
      "why": "the CUDA kernel binds scale, B, mean and var to X's type", "source": CUDA_NOTES + " (c)"},
+    {"op": "BatchNormalization", "when": {"attr": {"training_mode": [1]}},
+     "why": "the CUDA BatchNormalization kernel refuses training_mode=1 when the session is created (cuda/nn/batch_norm.h:44)",
+     "source": CUDA_H100},
     {"op": "DequantizeLinear", "when": {"attr_gt": {"block_size": 0}}, "require": {"types": {"T1": ["int4", "uint4"]}},
      "why": "blocked DequantizeLinear on CUDA handles int4/uint4 only: 'Unsupported quantization type' at run time "
             "(measured on an H100, 2026-11-23)",
      "source": "onnxruntime cuda/tensor/quantize_linear.cc, " + CUDA_NOTES + " (a)"},
     {"op": "Resize", "when": {"attr": {"antialias": [1]}}, "require": {"rank": [2, 3, 4, 5], "unscaled": {"4": [[0, 1]], "5": [[0, 1]]}},
      "why": "CUDA anti-aliased Resize is NCHW only ('NHWC is not supported yet')", "source": CUDA_NOTES + " (b)"},
+    {"op": ["ArgMax", "ArgMin"], "when": {"attr": {"select_last_index": [1]}},
+     "why": f"select_last_index=1: {_TO_CPU} (every such case of onnx's corpus was assigned to the CPU EP)", "source": CUDA_H100},
+    {"op": "ConvTranspose", "when": {"attr": {"auto_pad": ["SAME_UPPER", "SAME_LOWER"]}},
+     "why": f"auto_pad SAME_UPPER/SAME_LOWER may pad asymmetrically, which cuDNN does not: {_TO_CPU}",
+     "source": CUDA_EP + " (ConvTransposeNeedFallbackToCPU)"},
+    {"op": "ConvTranspose", "require": {"symmetric": ["pads"]},
+     "why": f"cuDNN pads symmetrically only: {_TO_CPU}", "source": CUDA_EP + " (ConvTransposeNeedFallbackToCPU)"},
+    {"op": ["RNN", "GRU", "LSTM"], "when": {"attr_present": ["activation_alpha", "activation_beta", "clip"]},
+     "why": f"activation_alpha, activation_beta and clip are not in cuDNN's RNNs: {_TO_CPU}",
+     "source": CUDA_EP + " (RNNNeedFallbackToCPU)"},
+    {"op": "LSTM", "require": {"attr_prefix": {"activations": ["sigmoid", "tanh", "tanh", "sigmoid", "tanh", "tanh"]}},
+     "why": f"cuDNN's LSTM has sigmoid/tanh/tanh only: {_TO_CPU}", "source": CUDA_EP + " (RNNNeedFallbackToCPU)"},
+    {"op": "GRU", "require": {"attr_prefix": {"activations": ["sigmoid", "tanh", "sigmoid", "tanh"]}},
+     "why": f"cuDNN's GRU has sigmoid/tanh only: {_TO_CPU}", "source": CUDA_EP + " (RNNNeedFallbackToCPU)"},
+    {"op": "RNN", "require": {"attr_prefix": {"activations": ["tanh", "tanh"]}},
+     "why": f"cuDNN's RNN has tanh only: {_TO_CPU}", "source": CUDA_EP + " (RNNNeedFallbackToCPU)"},
+    {"op": "LSTM", "when": {"attr": {"input_forget": [1]}},
+     "why": f"input_forget=1 is not in cuDNN's LSTM: {_TO_CPU}", "source": CUDA_EP + " (RNNNeedFallbackToCPU)"},
+    {"op": "LSTM", "when": {"inputs_present": [7]},
+     "why": f"cuDNN's LSTM has no peepholes (input P): {_TO_CPU}", "source": CUDA_EP + " (RNNNeedFallbackToCPU)"},
+    {"op": "GRU", "when": {"attr_present": ["linear_before_reset"]}, "require": {"attr": {"linear_before_reset": [1]}},
+     "why": f"cuDNN's GRU needs linear_before_reset=1 (checked where the attribute is set): {_TO_CPU}",
+     "source": CUDA_EP + " (RNNNeedFallbackToCPU)"},
+    {"op": ["RNN", "GRU", "LSTM"], "when": {"attr": {"layout": [1]}},
+     "why": "the CUDA RNN kernels refuse layout=1 when the session is created (cuda/rnn/cudnn_rnn_base.h:116)",
+     "source": CUDA_H100},
+    {"op": "Cast", "when": {"attr": {"to": [8]}}, "why": f"a Cast to string: {_TO_CPU}", "source": CUDA_EP + " (CastNeedFallbackToCPU)"},
+    {"op": "Cast", "when": {"types": {"T1": ["float16"], "T2": ["float4e2m1"]}},
+     "why": "the CUDA Cast kernel has no float16 -> float4e2m1 conversion: \"Unimplemented 'to' argument value: 23\" at run time",
+     "source": CUDA_H100},
+    {"op": "Cast", "when": {"types": {"T1": ["float4e2m1"], "T2": ["float16"]}},
+     "why": "a float4e2m1 -> float16 Cast fails when a CUDA session is created (core/optimizer/transformer_memcpy.cc:253)",
+     "source": CUDA_H100},
+    {"op": "Attention", "when": {"attr": {"qk_matmul_output_mode": [1, 2, 3]}, "outputs_present": [3]},
+     "why": "the CUDA Attention kernel writes qk_matmul_output in mode 0 only: 'Only kNone and kQK output modes are "
+            "supported' at run time", "source": CUDA_H100},
+    {"op": ["If", "Loop", "Identity"], "require": {"value_kinds": ["tensor_type", "sequence_type"]},
+     "why": f"the CUDA kernel takes tensors and sequences, no optional values (the CPU one does): {_TO_CPU}",
+     "source": "microsoft/onnxruntime docs/OperatorKernels.md at 001d12d: the CUDA If/Loop/Identity rows list "
+               "tensor and seq(tensor) types, the CPU ones optional types too (the kernel tables keep tensor types only)"},
+    {"op": "Attention", "require": {"dim_sum": [[3, -1], [[1, -2], [4, -2]]]},
+     "why": "onnxruntime's Attention needs attn_mask's last dimension to be the total key/value sequence length "
+            "(past_key's plus K's): a run-time error otherwise (attention_helper.h)", "source": CUDA_H100},
 ]
+
+# What onnxruntime's graph partitioner does around the CUDA EP's kernels, for check (converter/targets/placement.py):
+# GetCpuPreferredNodes (onnxruntime/core/framework/fallback_cpu_capability.cc, stored version 039e489f3ff5) moves to the
+# CPU a node the CUDA EP takes whose inputs are all CPU tensors (the output of a kernel that writes to CPU memory,
+# or of a node already moved), small initializers (at most 100 elements) or graph inputs, unless one input is a
+# float16/bfloat16/float8 tensor or one CPU tensor is an input that the CUDA kernel itself reads from CPU memory.
+# Before that, onnxruntime's level-1 ConstantFolding (onnxruntime/core/optimizer/constant_folding.cc, on by default)
+# makes initializers of every deterministic node whose inputs are all constant and of a Shape of a static shape.
+# cpu_outputs/cpu_inputs: the kernels' OutputMemoryType/InputMemoryType(OrtMemTypeCPU...) in their registrations
+# (onnxruntime/core/providers/cuda/tensor/*.cc, ...).
+CUDA_PLACEMENT = {
+    "cpu_outputs": {"Shape": [0], "Size": [0]},
+    "cpu_inputs": {"Reshape": [1], "Expand": [1], "Tile": [1], "Slice": [1, 2, 3, 4], "Squeeze": [1], "Unsqueeze": [1],
+                   "ConstantOfShape": [0], "Range": [0, 1, 2], "TopK": [1], "Split": [1], "Pad": [1, 2, 3],
+                   "Resize": [1, 2, 3], "Upsample": [1], "ReduceSum": [1], "ReduceMax": [1], "ReduceMin": [1],
+                   "ReduceMean": [1], "ReduceProd": [1], "ReduceL1": [1], "ReduceL2": [1], "ReduceLogSum": [1],
+                   "ReduceLogSumExp": [1], "ReduceSumSquare": [1], "CumSum": [1], "OneHot": [1], "Clip": [1, 2],
+                   "Dropout": [1, 2], "Trilu": [1], "NonMaxSuppression": [2, 3, 4], "If": [0], "Loop": [0, 1]},
+    "small_initializer": 100,
+    "stays": ["float16", "bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz"],
+    "not_folded": ["RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike", "Multinomial", "Bernoulli",
+                   "DequantizeLinear"],
+}
 
 # The Resize modes and the Q/DQ zero points of docs/operators.md's prose are not here: the importer's own
 # conditions (converter/targets/tensorrt_rules.py, each citing its line of onnxOpImporters.cpp) replace them
@@ -172,9 +254,14 @@ PROFILES = {
     "ort-cpu": {**ONNXRUNTIME, "kernels": "ort-cpu.json", "registry": True, "functions": True,
                 "limits": ORT_RESIZE + ORT_KERNEL_LIMITS, "float16_via_float": True,
                 "preferences": {"scale_batchnorm": True}},
-    # no "functions" for ort-cuda: with the CPU EP present, a node the CUDA EP does not take goes to the CPU
-    # (if it has a CPU kernel) rather than being expanded for CUDA; not measured on a CUDA build here
-    "ort-cuda": {**ONNXRUNTIME, "kernels": "ort-cuda.json", "registry": True, "limits": ORT_RESIZE + ORT_CUDA,
+    # ort-cuda: every node on the CUDA EP alone (a session with session.disable_cpu_ep_fallback, as --probe asks).
+    # fallback: a node the CUDA EP has no kernel for goes to this target's EP when that has one (the partitioner
+    # offers it to the CPU EP next), and only a node no EP takes is inlined as its function body ("functions",
+    # graph_partitioner.cc InlineNodes), whose nodes go to CUDA again; placement: GetCpuPreferredNodes (above).
+    # The load-time limits of onnxruntime's schemas (at_load) hold for every EP.
+    "ort-cuda": {**ONNXRUNTIME, "kernels": "ort-cuda.json", "registry": True, "functions": True,
+                 "fallback": "ort-cpu", "placement": CUDA_PLACEMENT,
+                 "limits": [limit for limit in ORT_KERNEL_LIMITS if limit.get("at_load")] + ORT_RESIZE + ORT_CUDA,
                  "preferences": {"scale_batchnorm": False}},
     # onnxruntime's DirectML EP: its kernel table (tables/ort-dml.json, from docs/OperatorKernels.md's DML section,
     # generated from DmlExecutionProvider/src/Operators/OperatorRegistration.cpp); checked statically only (no
