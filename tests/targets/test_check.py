@@ -46,16 +46,26 @@ def test_cuda_batchnorm_needs_coefficients_of_the_input_type():
     assert found and "different types" in found[0]
 
 
-@pytest.mark.parametrize("opset, ok", [(18, True), (19, False)])
-def test_cuda_equal_kernel_is_registered_for_since_version_13_only(opset, ok):
-    # CUDA Equal is "13+", ONNX has Equal-19: at opset 19 the node's since-version is 19 (notes, section 0)
+@pytest.mark.parametrize("opset", [18, 19])
+def test_cuda_equal_19_is_registered_though_the_document_has_13_plus(opset):
+    # OperatorKernels.md at 001d12d lists CUDA Equal as "13+" only (which matches since-version 13 only: notes,
+    # section 0), but onnxruntime-gpu 1.31.1 ran onnx's test_equal (Equal-19, int32) on the CUDA EP alone (H100,
+    # tools/data/cuda-ep-node-cases-2026-11-27.json): the table has a measured row for it
     model = one_node("Equal", [("a", TensorProto.INT32, [4]), ("b", TensorProto.INT32, [4])], ("y", TensorProto.BOOL, [4]),
                      opset=opset)
-    found = reasons(model, "ort-cuda")
-    assert (found == []) == ok
-    if not ok:
-        assert "since-version 19" in found[0] and "13+" in found[0]
+    assert reasons(model, "ort-cuda") == []
     assert reasons(model, "ort-cpu") == []  # the CPU EP registers Equal 19+
+
+
+def test_cuda_gru_22_has_no_kernel_and_goes_to_the_cpu():
+    # CUDA GRU is "14+" (matches since-version 14 only); at opset 22 the node is GRU-22, and onnx's GRU cases at
+    # opset 22 were all assigned to the CPU EP on the H100 ("graph nodes that are assigned to the default CPU EP")
+    x, w, r = [1, 2, 3], [1, 6, 3], [1, 6, 2]
+    model = one_node("GRU", [("x", TensorProto.FLOAT, x), ("w", TensorProto.FLOAT, w), ("r", TensorProto.FLOAT, r)],
+                     ("y", TensorProto.FLOAT, [1, 1, 2, 2]), opset=22, hidden_size=2)
+    found = reasons(model, "ort-cuda")
+    assert len(found) == 1 and "since-version 22" in found[0] and "14+" in found[0] and "CPU EP" in found[0]
+    assert reasons(model, "ort-cpu") == []
 
 
 def test_int8_max_has_no_cuda_kernel():

@@ -1,0 +1,440 @@
+"""Measure ort-cuda: run every case of onnx's node test corpus on onnxruntime's CUDA EP; write the cases and the table.
+
+onnxruntime-gpu's kernel registry cannot always be read (1.31.1's ``get_all_opkernel_def()`` dies of SIGSEGV on a
+GPU machine and raises "no CUDA-capable device" without one: docs/ground-truth.md), so the ort-cuda table is
+made from measurement where it cannot, as tools/measure_openvino.py does for OpenVINO. Two steps:
+
+1. **Probe** (needs a CUDA EP; ``--provider CPUExecutionProvider`` runs the same probes on the CPU EP, a dry run
+   that any machine can do): every case of the installed onnx's ``collect_testcases()`` whose graph inputs are
+   all tensors is loaded and run twice, as the H100 measurement of issue 24 defines it:
+
+   - ``cuda_only``: ``InferenceSession(providers=[P])`` with ``session.disable_cpu_ep_fallback=1``, then a run
+     on the case's first data set; true when nothing raised. This is what ``check --target ort-cuda`` answers.
+   - ``cuda_then_cpu``: ``InferenceSession(providers=[P, 'CPUExecutionProvider'])``, then a run.
+
+   Inputs numpy cannot hand over (bfloat16, float8, int4) go in as OrtValues of their ONNX type; where even that
+   fails, loading is taken as the verdict. The probes run in a child process, one case at a time with a
+   timeout: a case that kills it (a crash of the runtime) or hangs is recorded as failed, with why, and a new
+   child goes on with the next case. The cases file (``--cases``) has the format of the committed
+   tools/data/cuda-ep-node-cases-2026-11-27.json.
+
+2. **Table** (no GPU needed): tables/ort-cuda.json is the transcription of docs/OperatorKernels.md
+   (tools/data/ort-cuda-kernels.md) plus a row for every (op, since-version, types) that ran under ``cuda_only``
+   and that the transcription has no kernel for: what the measured build registers beyond the document. A node
+   of a case that ran is recorded when the table has no row for it; a node of an op that neither the CUDA nor
+   the CPU table has and whose schema defines a function ran as its function body (onnxruntime inlines a node no
+   execution provider takes: graph_partitioner.cc InlineNodes), so its body's nodes are recorded instead.
+   Measured rows are closed ``[N, N]`` (the since-version measured, nothing newer) with the measured types.
+
+Usage (from a checkout)::
+
+    python -m tools.measure_cuda --cases out/cases.json            # probe the CUDA EP, write the cases and the table
+    python -m tools.measure_cuda --provider CPUExecutionProvider --cases /tmp/c.json --table /tmp/t.json
+    python -m tools.measure_cuda --from-cases tools/data/cuda-ep-node-cases-2026-11-27.json   # the committed table
+
+Without ``--table`` the checkout's converter/targets/tables/ort-cuda.json is written (never an installed copy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TABLE = REPO / "converter" / "targets" / "tables" / "ort-cuda.json"  # the checkout's, never site-packages
+TRANSCRIPTION = REPO / "tools" / "data" / "ort-cuda-kernels.md"
+CASES = REPO / "tools" / "data" / "cuda-ep-node-cases-2026-11-27.json"  # the committed H100 measurement
+TIMEOUT = 120.0  # seconds one case may take (a session with cuDNN autotuning takes a few)
+ERROR_CHARS = 120
+
+
+def short(text: str) -> str:
+    """A runtime's error as the cases file keeps it: without onnxruntime's prefix and source paths, 120 characters."""
+    line = " ".join(str(text).split())
+    return line.replace("[ONNXRuntimeError] : ", "").replace("/onnxruntime_src/onnxruntime/", "")[:ERROR_CHARS]
+
+
+# ---------------------------------------------------------------------------------------------------- the cases file
+
+def read_cases(path: Path) -> tuple[dict, list[dict]]:
+    """(meta, cases) of a cases file: each case {"case", "cuda_only", "cuda_then_cpu", "error"[, "cuda_then_cpu_error"]}."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return data["meta"], data["cases"]
+
+
+def dumps_cases(meta: dict, cases: list[dict]) -> str:
+    """The cases file's text: the meta block, then one case per line (stable diffs)."""
+    lines = ",\n".join("  " + json.dumps(case) for case in cases)
+    return '{\n "meta": ' + json.dumps(meta, indent=2).replace("\n", "\n ") + ',\n "cases": [\n' + lines + "\n ]\n}\n"
+
+
+def case_entry(name: str, cuda_only: str | None, cuda_then_cpu: str | None) -> dict:
+    """One case's record from the two probes' errors (None: it ran)."""
+    entry = {"case": name, "cuda_only": cuda_only is None, "cuda_then_cpu": cuda_then_cpu is None,
+             "error": short(cuda_only or "")}
+    if cuda_then_cpu and short(cuda_then_cpu) != entry["error"]:
+        entry["cuda_then_cpu_error"] = short(cuda_then_cpu)
+    return entry
+
+
+# ------------------------------------------------------------------------------------------------------- the probes
+
+def corpus() -> dict:
+    """name -> onnx's node test case, for every case without sequence or map inputs (as the H100 measurement:
+    1,777 of onnx 1.23.1's cases; an optional input the Python API cannot feed leaves loading as the verdict)."""
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the generators' numpy overflow warnings
+        cases = collect_testcases()
+    out = {}
+    for case in cases:
+        inits = {i.name for i in case.model.graph.initializer}
+        kinds = {i.type.WhichOneof("value") for i in case.model.graph.input if i.name not in inits}
+        if kinds <= {"tensor_type", "optional_type"}:
+            out[case.name] = case
+    return out
+
+
+def _feed(ort, value, type_proto):
+    """An OrtValue of a case's input: from numpy, or from its raw bytes with the ONNX element type (bfloat16, ...)."""
+    import numpy as np
+    from onnx import TensorProto, numpy_helper
+
+    if isinstance(value, TensorProto):
+        value = numpy_helper.to_array(value)
+    if value is None or isinstance(value, (list, dict)):
+        raise TypeError("not a tensor (an empty optional, a sequence or a map)")
+    array = np.asarray(value)
+    if array.dtype.kind in "OSU":
+        return array  # strings: no OrtValue from numpy; session.run takes the array
+    try:
+        return ort.OrtValue.ortvalue_from_numpy(array)
+    except Exception:  # noqa: BLE001 - an ml_dtypes array (bfloat16, float8, int4): its bits with the ONNX type
+        elem = type_proto.tensor_type.elem_type
+        bits = array.view(np.dtype(f"uint{8 * array.dtype.itemsize}")) if array.dtype.itemsize in (1, 2, 4, 8) else array
+        return ort.OrtValue.ortvalue_from_numpy_with_onnx_type(np.ascontiguousarray(bits), elem)
+
+
+def probe_case(ort, case, providers: list[str], only: bool) -> str | None:
+    """None when ``case`` loads and runs with ``providers`` (``only``: CPU fallback disabled); else the error."""
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    if only:
+        options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+    try:
+        session = ort.InferenceSession(case.model.SerializeToString(), options, providers=providers)
+    except Exception as exc:  # noqa: BLE001 - any failure is the measurement
+        return str(exc) or type(exc).__name__
+    inits = {i.name for i in case.model.graph.initializer}
+    declared = [i for i in case.model.graph.input if i.name not in inits]
+    values = list(case.data_sets[0][0]) if case.data_sets else []
+    try:
+        feeds = {i.name: _feed(ort, v, i.type) for i, v in zip(declared, values)}
+    except Exception:  # noqa: BLE001 - an input the Python API cannot hand over at all: loading is the verdict
+        return None
+    try:
+        if any(not isinstance(v, ort.OrtValue) for v in feeds.values()):
+            session.run(None, feeds)
+        else:
+            session.run_with_ort_values([o.name for o in session.get_outputs()], feeds)
+    except Exception as exc:  # noqa: BLE001
+        return str(exc) or type(exc).__name__
+    return None
+
+
+def worker(provider: str) -> int:
+    """The child: reads case names from stdin, writes one JSON line of both probes' errors per case."""
+    import onnxruntime as ort
+
+    cases = corpus()
+    pair = [provider] if provider == "CPUExecutionProvider" else [provider, "CPUExecutionProvider"]
+    print(json.dumps({"ready": ort.__version__}), flush=True)
+    for line in sys.stdin:
+        name = line.strip()
+        case = cases[name]
+        only = probe_case(ort, case, [provider], only=True)
+        then = probe_case(ort, case, pair, only=False)
+        print(json.dumps({"case": name, "cuda_only": only, "cuda_then_cpu": then}), flush=True)
+    return 0
+
+
+class _Child:
+    """One worker process (``python -m tools.measure_cuda --worker P``) and its output lines, read with a timeout."""
+
+    def __init__(self, provider: str, start_timeout: float):
+        self.process = subprocess.Popen([sys.executable, "-m", "tools.measure_cuda", "--worker", provider],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                        cwd=REPO, text=True, bufsize=1)
+        self.buffer = ""
+        ready = self.line(start_timeout)
+        if ready is None:
+            raise RuntimeError(f"the onnxruntime worker did not start: {self.died()}")
+        self.version = json.loads(ready)["ready"]
+
+    def line(self, timeout: float) -> str | None:
+        """The next line the child writes; None when it died or ``timeout`` passed first."""
+        deadline = time.monotonic() + timeout
+        stream = self.process.stdout
+        while "\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([stream], [], [], left)[0]:
+                return None
+            chunk = os.read(stream.fileno(), 65536).decode("utf-8", "replace")
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition("\n")
+        return line
+
+    def died(self) -> str:
+        """Why the child stopped answering (killing it if it still runs)."""
+        code = self.process.poll()
+        if code is None:
+            self.process.kill()
+            self.process.wait()
+            return "hung"
+        if code < 0:
+            return f"the process died of {signal.Signals(-code).name}"
+        return f"the process exited with status {code}"
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+
+
+def probe(provider: str, names: list[str], timeout: float = TIMEOUT, log=None) -> tuple[str, list[dict]]:
+    """(the worker's onnxruntime version, a case record per name), each probed in a child process."""
+    results, child, version = [], None, "?"
+    pending = list(names)
+    try:
+        while pending:
+            if child is None:
+                child = _Child(provider, start_timeout=max(timeout, 300.0))
+                version = child.version
+            name = pending.pop(0)
+            child.process.stdin.write(name + "\n")
+            child.process.stdin.flush()
+            answer = child.line(timeout)
+            if answer is None:
+                why = child.died()
+                why = f"timed out after {timeout:.0f} s" if why == "hung" else why
+                child = None
+                results.append(case_entry(name, why, why))
+            else:
+                found = json.loads(answer)
+                results.append(case_entry(name, found["cuda_only"], found["cuda_then_cpu"]))
+            if log and len(results) % 100 == 0:
+                log(f"{len(results)} of {len(names)} cases")
+    finally:
+        if child is not None:
+            child.close()
+    return version, results
+
+
+# -------------------------------------------------------------------------------------------------------- the table
+
+def transcription() -> dict:
+    """tools/data/ort-cuda-kernels.md as a kernel table (tools/make_ort_tables.py's parser)."""
+    from tools.make_ort_tables import parse_domains
+
+    return parse_domains(TRANSCRIPTION.read_text(encoding="utf-8")).get("ai.onnx", {})
+
+
+def _no_row(node, *tables: dict) -> bool:
+    """Whether none of ``tables`` (op -> rows) has a kernel for ``node`` (onnxruntime's matching: check._kernel)."""
+    from converter.targets.check import _kernel
+
+    rows = [row for ops in tables for row in ops.get(node.op, [])]
+    return _kernel(node, {"ops": {node.op: rows}}, None) is not None
+
+
+def _record(view, node, ops: dict, cpu: dict, measured: dict, depth: int = 0) -> None:
+    """Record a node that ran on the CUDA EP where ``ops`` has no kernel for it (its function body, if it was inlined)."""
+    from converter.targets.functions import expand
+
+    if node.node.domain not in ("", "ai.onnx") or node.since is None or node.op == "Constant":
+        return  # Constant nodes are initializers by the time onnxruntime assigns kernels
+    if any(n and t is None for n, t in zip(node.inputs, node.input_types)) or not _no_row(node, ops, measured):
+        return
+    body = expand(view, node) if _no_row(node, cpu) and depth < 8 else None
+    if body is not None:  # no kernel on either EP and a function: onnxruntime inlined it, its body ran on CUDA
+        for inner in body.nodes:
+            _record(body, inner, ops, cpu, measured, depth + 1)
+        return
+    row = {"start": node.since, "end": node.since,
+           "types": {c: sorted(v) for c, v in sorted(node.bindings().items())}}
+    rows = measured.setdefault(node.op, [])
+    if row not in rows:
+        rows.append(row)
+
+
+def build_table(meta: dict, cases: list[dict], corpus_cases: dict | None = None) -> dict:
+    """The ort-cuda table: the transcription plus a closed row per measured (op, since-version, types) it lacks."""
+    import onnx
+
+    from converter.targets.model_view import ModelView
+    from converter.targets.ort_kernels import KERNEL_RULE, committed
+
+    corpus_cases = corpus() if corpus_cases is None else corpus_cases
+    ops = transcription()
+    cpu = committed("ort-cpu")["ops"]
+    measured: dict[str, list[dict]] = {}
+    used = 0
+    for entry in cases:
+        case = corpus_cases.get(entry["case"])
+        if not entry["cuda_only"] or case is None:
+            continue
+        used += 1
+        view = ModelView(case.model)
+        for node in view.nodes:
+            _record(view, node, ops, cpu, measured)
+    added = 0
+    for op, rows in measured.items():
+        new = [_row(op, version, [r for r in rows if r["start"] == version], ops.get(op, []))
+               for version in sorted({r["start"] for r in rows}, reverse=True)]
+        added += len(new)
+        ops[op] = sorted(ops.get(op, []) + new, key=lambda r: (-r["start"], r["end"] is None))
+    source = (f"onnxruntime {_version(meta)} CUDAExecutionProvider kernels: docs/OperatorKernels.md at "
+              f"{_commit()} (tools/data/ort-cuda-kernels.md) and {added} rows (\"measured\": true) of what ran on "
+              f"{meta.get('machine', '?').split(',')[0]} ({meta.get('onnxruntime', '?')}, {meta.get('measured', '?')}) "
+              f"beyond it: {used} node test cases of onnx {onnx.__version__} that ran with the CUDA EP alone "
+              "(python -m tools.measure_cuda)")
+    return {"source": source, "kernel_rule": KERNEL_RULE + "; a measured row matches its since-version only and takes the "
+                                             "types of the transcribed kernel it continues (types_of) and those measured",
+            "ops": ops, "domains": {}}
+
+
+def _row(op: str, version: int, rows: list[dict], transcribed: list[dict]) -> dict:
+    """One closed row for a measured since-version: the types of the newest transcribed kernel before it, with
+    every measured type added ("types_of" names that kernel's since-version).
+
+    onnxruntime registers a kernel for a new ONNX version of an op by closing the old registration's range and
+    repeating it from the new version, with the same types; the measurement shows the new version is registered,
+    and every combination measured on the H100 is among the older kernel's types (only Pad-24's new Tind is not)."""
+    types: dict[str, set[str]] = {}
+    for row in rows:
+        for constraint, names in row["types"].items():
+            types.setdefault(constraint, set()).update(names)
+    older = [r for r in transcribed if r["start"] < version]
+    row = {"start": version, "end": version, "types": {}, "measured": True}
+    if older:
+        before = max(older, key=lambda r: r["start"])
+        for constraint, names in before["types"].items():
+            types.setdefault(constraint, set()).update(names)
+        row["types_of"] = before["start"]
+    row["types"] = {c: sorted(v) for c, v in sorted(types.items())}
+    return row
+
+
+def _version(meta: dict) -> str:
+    words = str(meta.get("onnxruntime", "")).split()
+    return next((w for w in words if w[:1].isdigit()), "?")
+
+
+def _commit() -> str:
+    import re
+
+    found = re.search(r"Commit: ([0-9a-f]{40})", TRANSCRIPTION.read_text(encoding="utf-8"))
+    return found[1][:7] if found else "?"
+
+
+def write_table(table: dict, path: Path) -> None:
+    from converter.targets.ort_kernels import dumps
+
+    text = dumps(table)
+    if not table["domains"]:
+        text = text.replace(',\n "domains": {\n }\n}', ',\n "domains": {}\n}')
+    Path(path).write_text(text, encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------------------------------------- the CLI
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.measure_cuda", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    parser.add_argument("--provider", default="CUDAExecutionProvider",
+                        help="the execution provider to probe (default CUDAExecutionProvider; CPUExecutionProvider: a dry run)")
+    parser.add_argument("--cases", type=Path, help="write the probed cases here (the committed file's format)")
+    parser.add_argument("--from-cases", type=Path, metavar="FILE", help="probe nothing: make the table from this cases file")
+    parser.add_argument("--table", type=Path, default=TABLE, help=f"where to write the table (default: {TABLE.relative_to(REPO)})")
+    parser.add_argument("--no-table", action="store_true", help="write only the cases file")
+    parser.add_argument("-k", dest="pattern", help="only the cases whose name contains this")
+    parser.add_argument("--timeout", type=float, default=TIMEOUT, help=f"seconds one case may take (default {TIMEOUT:.0f})")
+    parser.add_argument("--worker", metavar="PROVIDER", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        return worker(args.worker)
+    if args.from_cases:
+        meta, cases = read_cases(args.from_cases)
+    else:
+        if args.cases is None and args.no_table:
+            parser.error("nothing to write: give --cases, or leave out --no-table")
+        names = sorted(n for n in corpus() if not args.pattern or args.pattern in n)
+        start = time.perf_counter()
+        version, cases = probe(args.provider, names, args.timeout, log=lambda m: print(m, file=sys.stderr))
+        meta = _meta(args.provider, version, len(cases), time.perf_counter() - start)
+        if args.cases:
+            args.cases.parent.mkdir(parents=True, exist_ok=True)
+            args.cases.write_text(dumps_cases(meta, cases), encoding="utf-8")
+            print(f"wrote {args.cases}: {len(cases)} cases, {sum(c['cuda_only'] for c in cases)} ran with "
+                  f"{args.provider} alone, {sum(c['cuda_then_cpu'] for c in cases)} with the CPU EP beside it")
+    if not args.no_table:
+        table = build_table(meta, cases)
+        write_table(table, args.table)
+        print(f"wrote {args.table}: {sum(map(len, table['ops'].values()))} rows, "
+              f"{sum(r.get('measured', False) for rows in table['ops'].values() for r in rows)} of them measured")
+    return 0
+
+
+def _meta(provider: str, version: str, count: int, seconds: float) -> dict:
+    import platform
+
+    import onnx
+
+    return {
+        "what": f"onnx {onnx.__version__} node test cases (onnx.backend.test.case.node.collect_testcases; tensor inputs "
+                f"only), each loaded and run on {provider}",
+        "machine": _machine(provider) + f", Python {platform.python_version()}",
+        "onnxruntime": f"onnxruntime {version}",
+        "provider": provider,
+        "cuda_only": f"InferenceSession(providers=['{provider}']) with session.disable_cpu_ep_fallback=1, then run on "
+                     "the case's first data set; true when nothing raised",
+        "cuda_then_cpu": f"InferenceSession(providers=['{provider}', 'CPUExecutionProvider']), then run; true when nothing raised",
+        "note": "inputs of types numpy cannot hand over (bfloat16, float8, int4) went in as OrtValues; where even that "
+                "failed, loading was taken as the truth; a case that crashed or hung the process is failed, with why",
+        "measured": time.strftime("%Y-%m-%d"),
+        "cases": count,
+        "seconds": round(seconds, 1),
+        "error": f"the first {ERROR_CHARS} characters of onnxruntime's message, without its '[ONNXRuntimeError] : ' "
+                 "prefix and '/onnxruntime_src/onnxruntime/' paths; cuda_then_cpu_error only where it differs from error",
+    }
+
+
+def _machine(provider: str) -> str:
+    if provider == "CUDAExecutionProvider":
+        try:
+            out = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                                 capture_output=True, text=True, timeout=30).stdout.strip().splitlines()
+            if out:
+                name, _, driver = out[0].partition(",")
+                return f"{name.strip()}, driver {driver.strip()}"
+        except (OSError, subprocess.SubprocessError):
+            pass
+    import platform
+
+    return f"{platform.machine()} CPU ({platform.node() or 'host'})"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
