@@ -10,6 +10,11 @@ with its reason. For each case and target:
 - runtime: onnxruntime's CPU EP (``InferenceSession`` + ``run`` on the case's inputs) for ort-cpu;
   OpenVINO's CPU plugin (``read_model`` + ``compile_model`` at f32 + infer) for openvino.
   "runs" when that raises nothing (the outputs' values are not compared: a verdict is about running).
+- ort-cuda: no GPU is needed: the runtime's verdicts are the recorded ones of the committed measurement
+  (tools/data/cuda-ep-node-cases-*.json, ``cuda_only``: onnxruntime-gpu's CUDA EP alone, CPU fallback
+  disabled; python -m tools.measure_cuda records a new one on a GPU machine), on every case of the installed
+  corpus that the measurement has (tensor inputs of any type: nothing is fed here). The static check uses the
+  committed tables, which model the measured onnxruntime. Its section is the recording's onnxruntime version's.
 
 Each runtime runs the cases in a worker process, one case at a time within CASE_SECONDS: a case that hangs or
 crashes the runtime is killed and counted as failing, and the worker restarted (OpenVINO once spent 35 minutes
@@ -24,6 +29,7 @@ Usage (from a checkout, with onnxruntime and OpenVINO installed)::
 
     python -m tools.ground_truth                 # print the confusion matrices and disagreements
     python -m tools.ground_truth --write-docs    # rewrite the installed versions' sections of docs/ground-truth.md
+    python -m tools.ground_truth --write-docs --target ort-cuda   # only ort-cuda's section (no runtime needed)
 
 tests/targets/test_ground_truth.py runs the same comparison and holds the thresholds.
 """
@@ -78,6 +84,11 @@ KNOWN: dict[str, dict[str, str]] = {
     },
 }
 KNOWN_BY_VERSION: dict[str, dict[str, dict[str, str]]] = {"ort-cpu": {}, "openvino": {}}
+
+# ort-cuda: against the committed recording of onnxruntime-gpu 1.31.1 on an H100 (CUDA_CASES), where every verdict agrees
+DOCUMENTED["ort-cuda"] = ("1.31.1",)
+KNOWN["ort-cuda"] = {}
+KNOWN_BY_VERSION["ort-cuda"] = {}
 
 
 # Disagreements that come and go between runs or machines (the same runtime, the same case): always listed.
@@ -280,6 +291,8 @@ def _serve(make, conn) -> None:
 def available(target: str) -> bool:
     import importlib.util
 
+    if target == "ort-cuda":
+        return CUDA_CASES.is_file()
     return importlib.util.find_spec({"ort-cpu": "onnxruntime", "openvino": "openvino"}[target]) is not None
 
 
@@ -327,6 +340,107 @@ def measure(target: str, cases: list[Case]) -> Result:
     finally:
         runtime.close()
     return Result(target, runtime.version, outcomes, time.perf_counter() - start, runtime.release)
+
+
+# ---- ort-cuda: against a recorded measurement of onnxruntime's CUDA EP (no GPU at hand) ----------------------
+CUDA_CASES = REPO / "tools" / "data" / "cuda-ep-node-cases-2026-11-27.json"
+
+
+class RecordedCUDA:
+    """onnxruntime's CUDA EP as tools/measure_cuda.py recorded it: ``cuda_only``, the CUDA EP alone."""
+
+    name = "onnxruntime CUDA EP (recorded)"
+
+    def __init__(self, path: Path = CUDA_CASES):
+        import json
+
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        meta = data["meta"]
+        self.release = next((w for w in str(meta["onnxruntime"]).split() if w[:1].isdigit()), "?")
+        self.version = (f"{meta['onnxruntime']}, CUDA EP alone, on {meta['machine'].split(',')[0]} "
+                        f"(recorded {meta['measured']}, {Path(path).name})")
+        self.verdicts = {c["case"]: None if c["cuda_only"] else (c["error"] or "failed") for c in data["cases"]}
+
+    def run(self, case: Case) -> str | None:
+        return self.verdicts[case.name]
+
+
+def recorded_cases(path: Path = CUDA_CASES) -> list[Case]:
+    """Every case of the installed onnx's corpus that the recorded measurement has (inputs are not needed)."""
+    from onnx.backend.test.case.node import collect_testcases
+
+    verdicts = RecordedCUDA(path).verdicts
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        collected = collect_testcases()
+    return [Case(c.name, c.model, []) for c in collected if c.name in verdicts]
+
+
+def measure_recorded(cases: list[Case] | None = None, path: Path = CUDA_CASES) -> Result:
+    """ort-cuda's static verdicts (committed tables: the measured onnxruntime's) against the recorded ones."""
+    from converter.targets import ort_kernels
+    from converter.targets.check import check_model, errors
+
+    runtime = RecordedCUDA(path)
+    cases = recorded_cases(path) if cases is None else cases
+    saved = os.environ.get("SPEC2ONNX_KERNEL_TABLES")
+    os.environ["SPEC2ONNX_KERNEL_TABLES"] = "committed"  # the recording is of 1.31.1, as the committed tables
+    ort_kernels.kernel_table.cache_clear()
+    try:
+        start = time.perf_counter()
+        outcomes = []
+        for case in cases:
+            found = errors(check_model(case.model, "ort-cuda"))
+            outcomes.append(Outcome(case.name, str(found[0]) if found else None, runtime.run(case)))
+        return Result("ort-cuda", runtime.version, outcomes, time.perf_counter() - start, runtime.release)
+    finally:
+        if saved is None:
+            os.environ.pop("SPEC2ONNX_KERNEL_TABLES", None)
+        else:
+            os.environ["SPEC2ONNX_KERNEL_TABLES"] = saved
+        ort_kernels.kernel_table.cache_clear()
+
+
+def held_out(cases: list[Case], folds: int = 2, path: Path = CUDA_CASES) -> Result:
+    """ort-cuda with its measured table rows made from part of the recording only: each fold of op families
+    (a case and its _expanded twin together) is checked with a table built from the other folds' cases
+    (tools/measure_cuda.py build_table), so its agreement says what the rules and the transcription predict
+    for ops whose measurement they did not see."""
+    import zlib
+
+    from converter.targets import check
+    from tools import measure_cuda
+
+    meta, recorded = measure_cuda.read_cases(path)
+    by_name = {c.name: c for c in cases}
+    real = check.kernel_table
+    outcomes, seconds = [], 0.0
+    try:
+        for k in range(folds):
+            fold = [n for n in by_name if zlib.crc32(n.split("_expanded")[0].encode()) % folds == k]
+            train = [c for c in recorded if c["case"] in by_name and c["case"] not in set(fold)]
+            table = measure_cuda.build_table(meta, train, by_name)
+            check.kernel_table = lambda target, table=table: table if target == "ort-cuda" else real(target)
+            result = measure_recorded([by_name[n] for n in fold], path)
+            outcomes += result.outcomes
+            seconds += result.seconds
+    finally:
+        check.kernel_table = real
+    runtime = RecordedCUDA(path)
+    return Result("ort-cuda", f"{runtime.version}; measured rows from the other {folds - 1} of {folds} folds of op "
+                              "families only", sorted(outcomes, key=lambda o: o.case), seconds, runtime.release)
+
+
+def report_recorded(path: Path = CUDA_CASES) -> tuple[Result, str]:
+    """ort-cuda against the recording: its result, and its section's text (the section, then the held-out matrix)."""
+    cases = recorded_cases(path)
+    result = measure_recorded(cases, path)
+    print(f"ort-cuda: {len(cases)} recorded cases in {result.seconds:.1f} s", file=sys.stderr)
+    held = held_out(cases, path=path)
+    print(f"ort-cuda held out: {held.seconds:.1f} s", file=sys.stderr)
+    return result, "\n".join([section_text(result, len(cases)), "",
+                              "Held out (the measured rows of the table built without the checked case's op family, "
+                              "`tools.ground_truth.held_out`):", "", matrix(held, len(cases))])
 
 
 def matrix(result: Result, corpus_size: int) -> str:
@@ -391,10 +505,12 @@ def sections(doc: str) -> tuple[str, dict[tuple[str, str], str]]:
     return pieces[0].strip(), {(t, v): text.strip() for t, v, text in zip(pieces[1::3], pieces[2::3], pieces[3::3])}
 
 
-def write_docs(doc: str, corpus_: Corpus, results: list[Result]) -> str:
-    """``doc`` with the corpus text and the measured versions' sections replaced; other versions' sections kept."""
+def write_docs(doc: str, corpus_: Corpus, results: list[Result], texts: dict | None = None) -> str:
+    """``doc`` with the corpus text and the measured versions' sections replaced; other versions' sections kept.
+    ``texts``: (target, version) -> a section's text made otherwise (ort-cuda's, from a recording)."""
     _, kept = sections(doc)
     kept.update({(r.target, r.release): section_text(r, len(corpus_.cases)) for r in results})
+    kept.update(texts or {})
     body = "\n\n".join([corpus_text(corpus_), *(f"<!-- section: {t} {v} -->\n{text}" for (t, v), text in
                                                  sorted(kept.items(), key=lambda kv: (kv[0][0], _key(kv[0][1]))))])
     head, _, rest = doc.partition(BEGIN)
@@ -413,21 +529,31 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.ground_truth", description=__doc__.split("\n\n")[0])
     parser.add_argument("--write-docs", action="store_true",
                         help=f"rewrite the installed runtimes' sections of {DOC.relative_to(REPO)} (others are kept)")
-    parser.add_argument("--target", action="append", choices=sorted(RUNTIMES), help="only this target (repeatable)")
+    parser.add_argument("--target", action="append", choices=sorted([*RUNTIMES, "ort-cuda"]),
+                        help="only this target (repeatable)")
+    parser.add_argument("--cuda-cases", type=Path, default=CUDA_CASES, metavar="FILE",
+                        help="ort-cuda's recorded verdicts (python -m tools.measure_cuda --cases FILE; default: the "
+                             f"committed {CUDA_CASES.relative_to(REPO)})")
     args = parser.parse_args(argv)
+    targets = args.target or [*sorted(RUNTIMES), "ort-cuda"]
     corpus_ = corpus()
     results = []
-    for target in args.target or sorted(RUNTIMES):
+    for target in [t for t in targets if t in RUNTIMES]:
         if not available(target):
             print(f"{target}: its runtime is not installed; not measured", file=sys.stderr)
             continue
         results.append(measure(target, corpus_.cases))
         print(f"{target}: {len(corpus_.cases)} cases in {results[-1].seconds:.1f} s", file=sys.stderr)
+    texts = {}
+    if "ort-cuda" in targets:  # a recording: no runtime is needed (tools/data/cuda-ep-node-cases-*.json)
+        recorded, text = report_recorded(args.cuda_cases)
+        texts[(recorded.target, recorded.release)] = text
     if args.write_docs:
-        DOC.write_text(write_docs(DOC.read_text(encoding="utf-8"), corpus_, results), encoding="utf-8")
-        print(f"wrote {DOC}: the sections of {', '.join(f'{r.target} {r.release}' for r in results)}")
+        DOC.write_text(write_docs(DOC.read_text(encoding="utf-8"), corpus_, results, texts), encoding="utf-8")
+        written = [f"{r.target} {r.release}" for r in results] + [f"{t} {v}" for t, v in texts]
+        print(f"wrote {DOC}: the sections of {', '.join(written)}")
     else:
-        print(report(results, corpus_))
+        print("\n\n".join([report(results, corpus_), *texts.values()]))
     return 0
 
 

@@ -152,3 +152,25 @@ def test_a_runtime_version_not_documented_fails_naming_what_to_run(target, relea
     with pytest.raises(pytest.fail.Exception, match="python -m tools.ground_truth --write-docs") as failed:
         _hold(result, 1)
     assert ("make_ort_tables --registry ort-cpu" in str(failed.value)) == (target == "ort-cpu")
+
+
+# ---- ort-cuda: the static check against the recorded CUDA EP (tools/data/cuda-ep-node-cases-*.json; no GPU) ----
+
+@pytest.fixture(scope="module")
+def recorded():
+    return gt.recorded_cases()
+
+
+def test_the_cuda_recording_covers_the_installed_corpus(recorded):
+    # every case the H100 measured (onnx 1.23.1, 1,777 cases) that the installed onnx still has is compared
+    import json
+
+    data = json.loads(gt.CUDA_CASES.read_text(encoding="utf-8"))
+    assert data["meta"]["cases"] == len(data["cases"]) == 1777
+    assert {"case", "cuda_only", "cuda_then_cpu", "error"} <= set(data["cases"][0])
+    assert len(recorded) >= 0.95 * len(data["cases"])
+    assert all(c.name in {r["case"] for r in data["cases"]} for c in recorded)
+
+
+def test_ort_cuda_agrees_with_the_recorded_cuda_ep(recorded):
+    _hold(gt.measure_recorded(recorded), len(recorded))
