@@ -124,21 +124,21 @@ def _feed(ort, value, type_proto):
         return ort.OrtValue.ortvalue_from_numpy_with_onnx_type(np.ascontiguousarray(bits), elem)
 
 
-def probe_case(ort, case, providers: list[str], only: bool) -> str | None:
-    """None when ``case`` loads and runs with ``providers`` (``only``: CPU fallback disabled); else the error."""
+def probe_case(ort, model: bytes, feeds_in: list, providers: list[str], only: bool) -> str | None:
+    """None when the model loads and runs on ``feeds_in`` ([(name, ONNX TypeProto bytes, value)]) with
+    ``providers`` (``only``: CPU fallback disabled); else the error."""
+    from onnx import TypeProto
+
     options = ort.SessionOptions()
     options.log_severity_level = 4
-    if only:
+    if only and providers != ["CPUExecutionProvider"]:  # (onnxruntime refuses the option with the CPU EP named)
         options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
     try:
-        session = ort.InferenceSession(case.model.SerializeToString(), options, providers=providers)
+        session = ort.InferenceSession(model, options, providers=providers)
     except Exception as exc:  # noqa: BLE001 - any failure is the measurement
         return str(exc) or type(exc).__name__
-    inits = {i.name for i in case.model.graph.initializer}
-    declared = [i for i in case.model.graph.input if i.name not in inits]
-    values = list(case.data_sets[0][0]) if case.data_sets else []
     try:
-        feeds = {i.name: _feed(ort, v, i.type) for i, v in zip(declared, values)}
+        feeds = {name: _feed(ort, value, TypeProto.FromString(type_bytes)) for name, type_bytes, value in feeds_in}
     except Exception:  # noqa: BLE001 - an input the Python API cannot hand over at all: loading is the verdict
         return None
     try:
@@ -151,20 +151,40 @@ def probe_case(ort, case, providers: list[str], only: bool) -> str | None:
     return None
 
 
+def _case_file(folder: str, index: int, case) -> str:
+    """The case as the worker reads it (a pickle this process writes to its own temporary folder): the worker
+    then needs neither onnx's corpus generator (seconds at every start) nor anything from this process."""
+    import pickle
+
+    inits = {i.name for i in case.model.graph.initializer}
+    declared = [i for i in case.model.graph.input if i.name not in inits]
+    values = list(case.data_sets[0][0]) if case.data_sets else []
+    feeds = [(i.name, i.type.SerializeToString(), v) for i, v in zip(declared, values)]
+    path = os.path.join(folder, f"{index}.pkl")
+    with open(path, "wb") as handle:
+        pickle.dump((case.name, case.model.SerializeToString(), feeds), handle)
+    return path
+
+
 def worker(provider: str) -> int:
-    """The child: reads case names from stdin, writes one JSON line of both probes' errors per case."""
+    """The child: reads case files (_case_file) from stdin, writes one JSON line of both probes' errors per case."""
+    import pickle
+
     import onnxruntime as ort
 
-    cases = corpus()
     pair = [provider] if provider == "CPUExecutionProvider" else [provider, "CPUExecutionProvider"]
-    print(json.dumps({"ready": ort.__version__}), flush=True)
+    print(json.dumps({"ready": ort.__version__, "providers": list(ort.get_available_providers())}), flush=True)
     for line in sys.stdin:
-        name = line.strip()
-        case = cases[name]
-        only = probe_case(ort, case, [provider], only=True)
-        then = probe_case(ort, case, pair, only=False)
+        with open(line.strip(), "rb") as handle:
+            name, model, feeds = pickle.load(handle)  # noqa: S301 - written by the parent process, just now
+        only = probe_case(ort, model, feeds, [provider], only=True)
+        then = probe_case(ort, model, feeds, pair, only=False)
         print(json.dumps({"case": name, "cuda_only": only, "cuda_then_cpu": then}), flush=True)
     return 0
+
+
+class Unavailable(RuntimeError):
+    """The execution provider to measure is not in the installed onnxruntime (or it cannot start)."""
 
 
 class _Child:
@@ -174,11 +194,15 @@ class _Child:
         self.process = subprocess.Popen([sys.executable, "-m", "tools.measure_cuda", "--worker", provider],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                         cwd=REPO, text=True, bufsize=1)
-        self.buffer = ""
+        self.buffer, self.closed = "", False
         ready = self.line(start_timeout)
         if ready is None:
-            raise RuntimeError(f"the onnxruntime worker did not start: {self.died()}")
-        self.version = json.loads(ready)["ready"]
+            raise Unavailable(f"onnxruntime could not start in a child process ({self.died()})")
+        found = json.loads(ready)
+        self.version = found["ready"]
+        if provider not in found["providers"]:
+            self.close()
+            raise Unavailable(f"onnxruntime {self.version} has no {provider} (it has {', '.join(found['providers'])})")
 
     def line(self, timeout: float) -> str | None:
         """The next line the child writes; None when it died or ``timeout`` passed first."""
@@ -190,6 +214,7 @@ class _Child:
                 return None
             chunk = os.read(stream.fileno(), 65536).decode("utf-8", "replace")
             if not chunk:
+                self.closed = True  # its end of the pipe closed: it exited or was killed
                 return None
             self.buffer += chunk
         line, _, self.buffer = self.buffer.partition("\n")
@@ -197,7 +222,10 @@ class _Child:
 
     def died(self) -> str:
         """Why the child stopped answering (killing it if it still runs)."""
-        code = self.process.poll()
+        try:
+            code = self.process.wait(timeout=30 if self.closed else 0)
+        except subprocess.TimeoutExpired:
+            code = None
         if code is None:
             self.process.kill()
             self.process.wait()
@@ -212,36 +240,37 @@ class _Child:
         self.process.wait()
 
 
-def probe(provider: str, names: list[str], timeout: float = TIMEOUT, log=None) -> tuple[str, list[dict]]:
-    """(the worker's onnxruntime version, a case record per name), each probed in a child process."""
+def probe(provider: str, cases: list, timeout: float = TIMEOUT, log=None) -> tuple[str, list[dict]]:
+    """(the worker's onnxruntime version, a case record per case of onnx's corpus), each probed in a child process."""
+    import shutil
+    import tempfile
+
     results, child, version = [], None, "?"
-    pending = list(names)
+    folder = tempfile.mkdtemp(prefix="measure-cuda-")
     try:
-        while pending:
+        for i, case in enumerate(cases):
             if child is None:
-                child = _Child(provider, start_timeout=max(timeout, 300.0))
+                child = _Child(provider, start_timeout=max(timeout, 120.0))
                 version = child.version
-            name = pending.pop(0)
-            child.process.stdin.write(name + "\n")
+            child.process.stdin.write(_case_file(folder, i, case) + "\n")
             child.process.stdin.flush()
             answer = child.line(timeout)
             if answer is None:
                 why = child.died()
-                why = f"timed out after {timeout:.0f} s" if why == "hung" else why
+                why = f"timed out after {timeout:g} s" if why == "hung" else why
                 child = None
-                results.append(case_entry(name, why, why))
+                results.append(case_entry(case.name, why, why))
             else:
                 found = json.loads(answer)
-                results.append(case_entry(name, found["cuda_only"], found["cuda_then_cpu"]))
+                results.append(case_entry(case.name, found["cuda_only"], found["cuda_then_cpu"]))
             if log and len(results) % 100 == 0:
-                log(f"{len(results)} of {len(names)} cases")
+                log(f"{len(results)} of {len(cases)} cases")
     finally:
         if child is not None:
             child.close()
+        shutil.rmtree(folder, ignore_errors=True)
     return version, results
 
-
-# -------------------------------------------------------------------------------------------------------- the table
 
 def transcription() -> dict:
     """tools/data/ort-cuda-kernels.md as a kernel table (tools/make_ort_tables.py's parser)."""
@@ -367,9 +396,11 @@ def main(argv=None) -> int:
                         help="the execution provider to probe (default CUDAExecutionProvider; CPUExecutionProvider: a dry run)")
     parser.add_argument("--cases", type=Path, help="write the probed cases here (the committed file's format)")
     parser.add_argument("--from-cases", type=Path, metavar="FILE", help="probe nothing: make the table from this cases file")
-    parser.add_argument("--table", type=Path, default=TABLE, help=f"where to write the table (default: {TABLE.relative_to(REPO)})")
+    parser.add_argument("--table", type=Path, help=f"where to write the table (default: {TABLE.relative_to(REPO)}, for a "
+                        "measurement of CUDAExecutionProvider on the whole corpus; a dry run or a -k subset writes none)")
     parser.add_argument("--no-table", action="store_true", help="write only the cases file")
-    parser.add_argument("-k", dest="pattern", help="only the cases whose name contains this")
+    parser.add_argument("-k", dest="patterns", action="append", metavar="TEXT",
+                        help="only the cases whose name contains this (repeatable)")
     parser.add_argument("--timeout", type=float, default=TIMEOUT, help=f"seconds one case may take (default {TIMEOUT:.0f})")
     parser.add_argument("--worker", metavar="PROVIDER", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -380,20 +411,32 @@ def main(argv=None) -> int:
     else:
         if args.cases is None and args.no_table:
             parser.error("nothing to write: give --cases, or leave out --no-table")
-        names = sorted(n for n in corpus() if not args.pattern or args.pattern in n)
+        found = corpus()
+        chosen = [found[n] for n in sorted(found) if not args.patterns or any(p in n for p in args.patterns)]
         start = time.perf_counter()
-        version, cases = probe(args.provider, names, args.timeout, log=lambda m: print(m, file=sys.stderr))
+        try:
+            version, cases = probe(args.provider, chosen, args.timeout, log=lambda m: print(m, file=sys.stderr))
+        except Unavailable as exc:
+            print(f"python -m tools.measure_cuda: {exc}: nothing measured", file=sys.stderr)
+            return 2
         meta = _meta(args.provider, version, len(cases), time.perf_counter() - start)
         if args.cases:
             args.cases.parent.mkdir(parents=True, exist_ok=True)
             args.cases.write_text(dumps_cases(meta, cases), encoding="utf-8")
             print(f"wrote {args.cases}: {len(cases)} cases, {sum(c['cuda_only'] for c in cases)} ran with "
                   f"{args.provider} alone, {sum(c['cuda_then_cpu'] for c in cases)} with the CPU EP beside it")
-    if not args.no_table:
-        table = build_table(meta, cases)
-        write_table(table, args.table)
-        print(f"wrote {args.table}: {sum(map(len, table['ops'].values()))} rows, "
-              f"{sum(r.get('measured', False) for rows in table['ops'].values() for r in rows)} of them measured")
+    whole = args.from_cases or not args.patterns
+    path = args.table or (TABLE if whole and meta.get("provider", "CUDAExecutionProvider") == "CUDAExecutionProvider" else None)
+    if args.no_table:
+        return 0
+    if path is None:
+        print("no table written: the committed one is made only from a CUDAExecutionProvider measurement of the whole "
+              "corpus (give --table FILE to write this one elsewhere)")
+        return 0
+    table = build_table(meta, cases)
+    write_table(table, path)
+    print(f"wrote {path}: {sum(map(len, table['ops'].values()))} rows, "
+          f"{sum(r.get('measured', False) for rows in table['ops'].values() for r in rows)} of them measured")
     return 0
 
 
