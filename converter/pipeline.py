@@ -360,7 +360,8 @@ def model_for_target(spec, target, opset: int, *, fixed: bool = False, provider:
             found = check_model(candidate, target)
             if not version_problems(found):
                 p = first[0]
-                note = f"opset {lower} instead of {opset}: at opset {opset}, {p.node} ({p.op}): {p.reason}"
+                where = f"{p.node} ({p.op}): " if p.node else ""  # "" for the model's own (its opset, IR version)
+                note = f"opset {lower} instead of {opset}: at opset {opset}, {where}{p.reason}"
                 return _stamp(candidate, target, note), lower, note, found
     if not fixed and search_up and problems:
         found = _fully_runnable_above(spec, target, opset, provider, problems)

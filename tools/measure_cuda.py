@@ -327,14 +327,18 @@ def build_table(meta: dict, cases: list[dict], corpus_cases: dict | None = None)
         view = ModelView(case.model)
         for node in view.nodes:
             _record(view, node, ops, cpu, measured)
-    added = 0
+    added = inferred = 0
     for op, rows in measured.items():
+        versions = {r["start"] for r in rows}
         new = [_row(op, version, [r for r in rows if r["start"] == version], ops.get(op, []))
-               for version in sorted({r["start"] for r in rows}, reverse=True)]
-        added += len(new)
+               for version in sorted(versions, reverse=True)]
+        between = _between(op, ops.get(op, []), versions)
+        new += [dict(_row(op, version, [], ops.get(op, [])), measured=False, inferred=True) for version in between]
+        added, inferred = added + len(new) - len(between), inferred + len(between)
         ops[op] = sorted(ops.get(op, []) + new, key=lambda r: (-r["start"], r["end"] is None))
     source = (f"onnxruntime {_version(meta)} CUDAExecutionProvider kernels: docs/OperatorKernels.md at "
-              f"{_commit()} (tools/data/ort-cuda-kernels.md) and {added} rows (\"measured\": true) of what ran on "
+              f"{_commit()} (tools/data/ort-cuda-kernels.md), {inferred} rows (\"inferred\": true) of the since-versions "
+              f"between a transcribed open row and a measured one, and {added} rows (\"measured\": true) of what ran on "
               f"{meta.get('machine', '?').split(',')[0]} ({meta.get('onnxruntime', '?')}, {meta.get('measured', '?')}) "
               f"beyond it: {used} node test cases of onnx {onnx.__version__} that ran with the CUDA EP alone "
               "(python -m tools.measure_cuda)")
@@ -363,6 +367,27 @@ def _row(op: str, version: int, rows: list[dict], transcribed: list[dict]) -> di
         row["types_of"] = before["start"]
     row["types"] = {c: sorted(v) for c, v in sorted(types.items())}
     return row
+
+
+def _between(op: str, transcribed: list[dict], measured: set[int]) -> list[int]:
+    """ONNX's since-versions of ``op`` between the transcription's open row N+ and the newest measured version:
+    registered too. A build that registers since-version M > N has closed the N+ kernel into a range and
+    registered every version after it up to M (onnxruntime adds one registration per ONNX version; a gap would
+    leave a model at that opset without a kernel that both neighbours have), so Identity-21 is there when
+    Identity-23 ran, though no case of the corpus is at opset 21."""
+    import onnx.defs
+
+    open_rows = [r["start"] for r in transcribed if r["end"] is None]
+    if not open_rows or not measured:
+        return []
+    low, high = max(open_rows), max(measured)
+    found = set()
+    for opset in range(low, high + 1):
+        try:
+            found.add(onnx.defs.get_schema(op, max_inclusive_version=opset).since_version)
+        except onnx.defs.SchemaError:
+            continue
+    return sorted((v for v in found if low < v < high and v not in measured), reverse=True)
 
 
 def _version(meta: dict) -> str:
