@@ -144,9 +144,11 @@ def _placed_on_cpu(view: ModelView, name: str, profile: dict, grouped, inlined: 
         return []  # nothing writes to CPU memory: nothing is moved (decided on the groups, not node by node)
     refused = {i for p, members in grouped if p.severity == "error" for i in (members if members is not None else [p.index])}
     taken = set(range(len(view.graph.node))) - refused
-    fallback = _fallback_kernels(name, profile)
+    fallback = _fallback_kernels(name, profile) if profile.get("fallback") else None
 
-    def has_cpu_kernel(i: int) -> bool:
+    def has_cpu_kernel(i: int) -> bool:  # constant folding runs a node on the CPU EP's kernel
+        if fallback is None:
+            return True
         node = view.node_view(i)
         ops = _domain_ops(fallback, node.node.domain)
         return ops is not None and node.since is not None and _kernel(node, fallback, view.opset, ops=ops) is None
