@@ -294,18 +294,19 @@ def test_a_big_model_is_summarised_by_op_type_and_reason(tmp_path):
     result = CliRunner().invoke(main, ["check", str(tmp_path / "m.onnx"), "--target", "ort-cuda"])
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
-    assert lines == ["ERROR ort-cuda: 2,500 Celu (float) nodes: no kernel for this op "
+    assert lines == ["ERROR ort-cuda: 2,500 Celu (float) nodes: no kernel for this op; onnxruntime gives it to the CPU EP "
                      "(#6 (Celu), #14 (Celu), #22 (Celu), ...)",
                      f"{tmp_path / 'm.onnx'}: 2,500 problems: not every node runs on ort-cuda (20,000 nodes)"]
     result = CliRunner().invoke(main, ["check", str(tmp_path / "m.onnx"), "--target", "ort-cuda", "-v",
                                        "--json", str(tmp_path / "r.json")])
     errors = [line for line in result.output.splitlines() if line.startswith("ERROR")]
-    assert len(errors) == n // 8 and errors[1] == "ERROR ort-cuda: #14 (Celu): no kernel for this op"  # (was "#14 (Celu) (Celu)": issue 19 item 13)
+    assert len(errors) == n // 8 and errors[1] == "ERROR ort-cuda: #14 (Celu): no kernel for this op; onnxruntime gives it to the CPU EP"  # (was "#14 (Celu) (Celu)": issue 19 item 13)
     report = json.loads((tmp_path / "r.json").read_text())
     problems = report["files"][0]["targets"]["ort-cuda"]["problems"]
     assert [p["index"] for p in problems] == list(range(6, n, 8))
     result = CliRunner().invoke(main, ["check", str(tmp_path / "m.onnx")])  # portable: each line names its member
-    assert ("ERROR ort-cuda: 2,500 Celu (float) nodes: no kernel for this op (#6 (Celu), #14 (Celu), #22 (Celu), ...)"
+    assert ("ERROR ort-cuda: 2,500 Celu (float) nodes: no kernel for this op; onnxruntime gives it to the CPU EP "
+            "(#6 (Celu), #14 (Celu), #22 (Celu), ...)"
             in result.output.splitlines()), result.output
     assert "not every node runs on portable" in result.output and len(result.output.splitlines()) < 12
 

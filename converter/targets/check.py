@@ -265,8 +265,7 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, depth: i
             fallback = _fallback_kernels(name, profile)
             ops_there = _domain_ops(fallback, domain)
             if ops_there is not None and _kernel(node, fallback, view.opsets.get(domain), ops=ops_there) is None:
-                return [problem(f"{reason}; onnxruntime assigns it to the CPU EP, which has one "
-                                "(a session without CPU fallback refuses it)")], False
+                return [problem(f"{reason}; onnxruntime gives it to the CPU EP")], False
         if reason and profile.get("functions") and depth < 8:
             expanded = expand_function(view, node)  # converter/targets/functions.py: onnxruntime inlines the body
             if expanded is not None:
