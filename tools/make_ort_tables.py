@@ -3,7 +3,8 @@
 From the registry (the way the committed tables are made; the checkout's tables, never site-packages)::
 
     python -m tools.make_ort_tables --registry ort-cpu     # needs onnxruntime
-    python -m tools.make_ort_tables --registry ort-cuda    # needs a CUDA build (onnxruntime-gpu)
+    python -m tools.make_ort_tables --registry ort-cuda    # needs a CUDA build whose registry can be read;
+                                                            # else python -m tools.measure_cuda (from measurement)
 
 It records the installed onnxruntime's registry: as the table itself when that is the pinned version (the table's
 own, profiles.py ORT_TABLES_VERSION), else as that version's entry under ``versions`` (the ops whose rows differ
@@ -93,6 +94,10 @@ def from_registry(target: str, pin: bool = False) -> None:
     from converter.targets.ort_kernels import FILES, PROVIDERS, dumps, registry_table, table_version
 
     live = registry_table(PROVIDERS[target])
+    if live is None and target == "ort-cuda":  # no CUDA build, or one whose registry cannot be read (1.31.1's crashes)
+        sys.exit("no CUDAExecutionProvider kernels in a readable registry: without a CUDA build, or where its registry "
+                 "cannot be read (onnxruntime-gpu 1.31.1's dies of SIGSEGV), make the table from measurement: "
+                 "python -m tools.measure_cuda (docs/gpu.md)")
     if live is None:
         sys.exit(f"no {PROVIDERS[target]} kernels: onnxruntime (a CUDA build for ort-cuda) is not installed")
     out = Path(__file__).resolve().parent.parent / "converter" / "targets" / "tables" / FILES[target]

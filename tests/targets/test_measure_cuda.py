@@ -28,7 +28,9 @@ def case(name, op, dtype=TensorProto.FLOAT, value=None, **attrs):
 
 def test_the_committed_table_is_what_the_tool_makes_of_the_committed_cases():
     committed = ort_kernels.committed("ort-cuda")
-    if f"onnx {onnx.__version__}'s" not in committed["source"] and f"onnx {onnx.__version__} " not in committed["source"]:
+    if "kernel registry" in committed["source"]:
+        pytest.skip(f"the committed table is a CUDA build's registry (make_ort_tables --registry ort-cuda): {committed['source']}")
+    if f"onnx {onnx.__version__} " not in committed["source"]:
         pytest.skip(f"the committed table was made with another onnx's corpus than {onnx.__version__}: {committed['source']}")
     meta, cases = mc.read_cases(mc.CASES)
     table = mc.build_table(meta, cases)
