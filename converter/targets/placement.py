@@ -131,7 +131,8 @@ def cpu_preferred(view: ModelView, taken: set[int], data: dict, has_cpu_kernel: 
             from_cpu.append(f"{name} (from {cpu_args[name]})")
         else:
             moved[current] = ("onnxruntime moves it to the CPU EP (GetCpuPreferredNodes: a small shape computation on "
-                              f"CPU tensors {', '.join(from_cpu)}), which a CUDA session without CPU fallback refuses")
+                              f"CPU tensors {', '.join(dict.fromkeys(from_cpu))}), which a CUDA session without CPU "
+                              "fallback refuses")
             for name in node.output:
                 if name:
                     cpu_args[name] = _label(nodes, current)

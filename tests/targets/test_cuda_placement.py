@@ -162,3 +162,75 @@ def test_cuda_lstm_takes_what_cudnn_has(attrs, ok):
     m = model([helper.make_node("LSTM", ["x", "w", "r"], ["y"], name="lstm", hidden_size=2, **attrs)],
               [("x", F, [1, 1, 3])], [("y", F, [1, 1, 1, 2])], inits=[w, r], opset=14)
     assert (refused(m) == {}) is ok
+
+
+# ---- a property: the priority-queue walk of GetCpuPreferredNodes is a walk in topological order ----------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from converter.targets.model_view import ModelView  # noqa: E402
+from converter.targets.placement import cpu_preferred  # noqa: E402
+from converter.targets.profiles import CUDA_PLACEMENT  # noqa: E402
+
+
+def _in_order(view: ModelView) -> set[int]:
+    """GetCpuPreferredNodes restated without its queue: popped in topological order, a candidate (a consumer of
+    a CPU tensor) is decided after every node before it, so one pass in graph order decides the same nodes."""
+    graph = view.graph
+    inputs = {i.name for i in graph.input}
+    small = {i.name for i in graph.initializer if int(np.prod(i.dims)) <= 100}
+    cpu_args = {n.output[0] for n in graph.node if n.op_type in ("Shape", "Size")}
+    moved = set()
+    for i, node in enumerate(graph.node):
+        if node.op_type in ("Shape", "Size") or not any(n in cpu_args for n in node.input):
+            continue
+        reads = CUDA_PLACEMENT["cpu_inputs"].get(node.op_type, [])
+        if all(view.types.get(n) != "float16" and (n in small or n in inputs or (n in cpu_args and k not in reads))
+               for k, n in enumerate(node.input)):
+            moved.add(i)
+            cpu_args.update(node.output)
+    return moved
+
+
+@st.composite
+def shape_graphs(draw):
+    """x (a run-time shape) -> Shape -> a random chain of int64 and float16 nodes over earlier tensors, a graph
+    input k, a small and a large initializer (each node's first input is not a constant: nothing is folded)."""
+    ints, halves, nodes = ["s", "k", "small", "big"], [], [helper.make_node("Shape", ["x"], ["s"], name="shape")]
+    for i in range(draw(st.integers(1, 8))):
+        op = draw(st.sampled_from(["Add", "Mul", "Neg", "Concat", "Gather", "Cast16", "Reshape"]))
+        a, b = draw(st.sampled_from([t for t in ints if t not in ("small", "big")])), draw(st.sampled_from(ints))
+        out = f"t{i}"
+        if op == "Cast16":
+            nodes.append(helper.make_node("Cast", [a], [out], name=out, to=F16))
+            halves.append(out)
+            continue
+        if op == "Reshape":  # reads its shape from CPU memory: stays on CUDA
+            nodes.append(helper.make_node("Reshape", ["x", "s"], [out], name=out))
+            continue
+        if op == "Neg":
+            nodes.append(helper.make_node("Neg", [a], [out], name=out))
+        elif op == "Concat":
+            nodes.append(helper.make_node("Concat", [a, b], [out], name=out, axis=0))
+        elif op == "Gather":
+            nodes.append(helper.make_node("Gather", [a, "small"], [out], name=out, axis=0))
+        else:
+            nodes.append(helper.make_node(op, [a, b], [out], name=out))
+        ints.append(out)
+    if halves and draw(st.booleans()):  # a float16 consumer of a Cast: stays (its input is float16)
+        nodes.append(helper.make_node("Add", [halves[0], halves[0]], ["h"], name="h"))
+    outs = [n.output[0] for n in nodes[1:]] or ["s"]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, ["n", "m"]),
+                                           helper.make_tensor_value_info("k", I64, [2])],
+                              [helper.make_tensor_value_info(o, 0, None) for o in outs],
+                              initializer=[index("small", [0, 1]), index("big", np.zeros(101, np.int64))])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+@settings(deadline=None)
+@given(m=shape_graphs())
+def test_cpu_preferred_nodes_are_those_of_one_pass_in_topological_order(m):
+    view = ModelView(m)
+    moved = cpu_preferred(view, set(range(len(m.graph.node))), CUDA_PLACEMENT, lambda i: True)
+    assert set(moved) == _in_order(view)
