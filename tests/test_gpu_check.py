@@ -119,7 +119,7 @@ def test_the_summaries_read_what_the_steps_wrote(tmp_path):
     assert good.passed
 
 
-def test_the_steps_are_the_four_checks_of_issue_24(tmp_path):
+def test_the_steps_are_the_checks_of_issue_24(tmp_path):
     names = {s.name: s for s in g.steps(tmp_path)}
     assert list(names) == ["suite", "ort-cuda", "ground-truth", "static-check", "cost"]
     suite = names["suite"].command
@@ -128,3 +128,35 @@ def test_the_steps_are_the_four_checks_of_issue_24(tmp_path):
     assert names["ort-cuda"].command[3:8] == ["validate", "--target", "ort-cuda", "--provider", "cuda"]
     assert names["ground-truth"].command[1:3] == ["-m", "tools.measure_cuda"]
     assert names["static-check"].command[-2:] == ["--cuda-cases", names["ground-truth"].command[4]]
+
+
+def test_the_cost_step_calls_benchmarks_cuda_measure_in_its_shape_and_prints_its_figures(monkeypatch, capsys):
+    # helper gpubuild's benchmarks.cuda.measure(n_specs=200, repeat=3, *, stand_in=False) -> dict (issue 24, item 5)
+    from benchmarks import cuda
+
+    calls = []
+
+    def measure(n_specs=200, repeat=3, *, stand_in=False):
+        calls.append((n_specs, repeat, stand_in))
+        return {"provider": "CUDAExecutionProvider", "specs": n_specs, "validate_ms": 14.1, "bare_ms": 11.9,
+                "ratio": 14.1 / 11.9, "validate_ms_after_first": 13.25, "rounds": [[14.1, 11.9], [14.3, 12.0]],
+                "onnxruntime": "1.31.1"}
+
+    monkeypatch.setattr(cuda, "measure", measure, raising=False)
+    assert g.cost(50) == 0
+    assert calls == [(50, 3, False)]
+    printed = capsys.readouterr().out
+    assert "| spec2onnx validate -j 1 | 14.10 |" in printed and "| bare onnxruntime session + run + compare | 11.90 |" in printed
+    assert "| ratio (issue 24: within 1.1x) | 1.18x |" in printed  # 14.1 / 11.9 = 1.1849
+    assert "14.30/12.00" in printed and "CUDAExecutionProvider, 50 specs, onnxruntime 1.31.1" in printed
+    step = g.Step("cost", "c", [], 1)
+    assert g._printed(step, g.StepResult("cost", "c", [], "passed", 1.0, stdout="progress\n" + printed), Path("."))[0].startswith("| CUDA")
+
+
+@pytest.mark.parametrize("found", [{"skipped": "no CUDAExecutionProvider"}, {"error": "worker died"}])
+def test_a_cost_not_measured_fails_its_step_saying_why(monkeypatch, capsys, found):
+    from benchmarks import cuda
+
+    monkeypatch.setattr(cuda, "measure", lambda n_specs=200, repeat=3, *, stand_in=False: found, raising=False)
+    assert g.cost(10) == 1
+    assert capsys.readouterr().out == f"not measured ({next(iter(found))}): {next(iter(found.values()))}\n"

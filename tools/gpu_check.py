@@ -199,13 +199,13 @@ def _cases_summary(step: Step, result: StepResult, folder: Path) -> list[str]:
     cases = data["cases"]
     return [f"{len(cases)} cases of onnx's node tests: {sum(c['cuda_only'] for c in cases)} ran on the CUDA EP alone, "
             f"{sum(c['cuda_then_cpu'] for c in cases)} with the CPU EP beside it ({data['meta']['onnxruntime']}, "
-            f"{data['meta']['seconds']} s); the cases file: `cuda-ep-node-cases.json`, the table it gives: `ort-cuda.json`"]
+            f"{data['meta']['seconds']} s); the cases file: `cuda-ep-node-cases.json`, the table it gives: `ort-cuda-table.json`"]
 
 
 def _printed(step: Step, result: StepResult, folder: Path) -> list[str]:
     """The step's own printed result (a table or a matrix), without the progress lines on stderr."""
     lines = result.stdout.rstrip().splitlines()
-    first = next((i for i, line in enumerate(lines) if line.startswith(("**", "Per-spec", "|"))), len(lines))
+    first = next((i for i, line in enumerate(lines) if line.startswith(("**", "Per-spec", "|", "not measured"))), len(lines))
     return lines[first:]
 
 
@@ -247,23 +247,37 @@ def steps(folder: Path, specs: int = 200) -> list[Step]:
 
 
 def cost(specs: int, repeat: int = 3) -> int:
-    """The cost step (in its child): benchmarks.cuda.measure where it exists, else that module's own CLI."""
+    """The cost step (in its child): ``benchmarks.cuda.measure(n_specs, repeat) -> dict`` (helper gpubuild's,
+    issue 24 item 5) where it exists, else that module's own CLI (a thin adapter until it lands). Exit 1 where
+    the figures could not be measured (a GPU was found, so "skipped" is a failure here too)."""
     from benchmarks import cuda
 
     measure = getattr(cuda, "measure", None)
-    if measure is None:  # a thin adapter until benchmarks.cuda.measure exists (issue 24, item 5): the same table
+    if measure is None:
         cuda.main(["--specs", str(specs), "--repeat", str(repeat)])
         return 0
-    found = measure(specs=specs, repeat=repeat)
-    if isinstance(found, str):
-        print(found)
-    elif isinstance(found, list) and found and isinstance(found[0], dict):
-        keys = list(found[0])
-        print("| " + " | ".join(keys) + " |\n|" + "---|" * len(keys))
-        print("\n".join("| " + " | ".join(str(row.get(k, "")) for k in keys) + " |" for row in found))
-    else:
-        print(found)
-    return 0
+    lines, ok = cost_lines(measure(specs, repeat))
+    print("\n".join(lines))
+    return 0 if ok else 1
+
+
+def cost_lines(found: dict) -> tuple[list[str], bool]:
+    """benchmarks.cuda.measure's dict as Markdown lines, and whether it holds figures ({"skipped"|"error": why}
+    does not)."""
+    for key in ("skipped", "error"):
+        if key in found:
+            return [f"not measured ({key}): {found[key]}"], False
+    lines = [f"| {found.get('provider', '?')}, {found.get('specs', '?')} specs, onnxruntime {found.get('onnxruntime', '?')} "
+             "| ms per spec |", "|---|---|",
+             f"| spec2onnx validate -j 1 | {found['validate_ms']:.2f} |",
+             f"| bare onnxruntime session + run + compare | {found['bare_ms']:.2f} |",
+             f"| ratio (issue 24: within 1.1x) | {found['ratio']:.2f}x |"]
+    if "validate_ms_after_first" in found:
+        lines.append(f"| validate, less its first spec (worker start) | {found['validate_ms_after_first']:.2f} |")
+    rounds = found.get("rounds") or []
+    if rounds:
+        lines += ["", "Rounds (validate ms / bare ms): " + ", ".join(f"{a:.2f}/{b:.2f}" for a, b in rounds)]
+    return lines, True
 
 
 # ----------------------------------------------------------------------------------------------- the report
