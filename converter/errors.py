@@ -75,3 +75,19 @@ class RuntimeUnavailableError(UserError):
 
 class InternalError(Spec2OnnxError):
     """A bug in spec2onnx: validation let through something the lowering cannot handle."""
+
+
+def describe_exception(exc: BaseException, doing: str) -> str:
+    """One line for an exception met while ``doing`` something: a UserError's own message; else its type, where it
+    was raised (file:line) and the first line of its message."""
+    import traceback
+    from pathlib import Path
+
+    if isinstance(exc, UserError):
+        return str(exc)
+    if isinstance(exc, InternalError):
+        return f"internal error while {doing}: {exc}"
+    last = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    where = f" ({Path(last.filename).name}:{last.lineno})" if last else ""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__} while {doing}{where}: {text}"

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import time
-import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
@@ -34,7 +33,7 @@ from onnx import helper
 
 from . import reference, spec_cache
 from .compare import Tolerance, compare, resolve_tolerance
-from .errors import InternalError, TargetRefusal, UserError
+from .errors import TargetRefusal, UserError, describe_exception
 from .lowering import build_model
 from .opset import DEFAULT_OPSET, MIN_OPSET, newest_onnx_opset
 from .registry import layer_kind
@@ -42,8 +41,8 @@ from .repro import write_repro
 from .results import BAD, ERROR, FAIL, OUTCOMES, PASS, REFUSAL_POLICIES, REFUSED, XFAIL, XPASS, CaseResult
 from .files import check_writable_folder, write_atomic
 from .legalize import host_model
-from .runners import RunConfig, check_runtime, machine_has, session
-from .runners.onnxruntime import OPT_LEVELS, check_convert_opset, check_opset, resolve_provider
+from .runners import RunConfig, machine_has, make_configs, session
+from .runners.onnxruntime import check_convert_opset, check_opset
 from .spec import Case, Spec
 from .targets import (TARGET_NAMES, Target, choose_target, get_target, provider_for_target,  # noqa: F401
                       target_for_provider, target_names)  # (target_names: for the fronts, through the api)
@@ -316,17 +315,6 @@ def layer_tolerance(spec: Spec, output: str):
     return kind.tolerance(layer, [spec.network.types[t] for t in layer.inputs])
 
 
-def describe_exception(exc: BaseException, doing: str) -> str:
-    if isinstance(exc, UserError):
-        return str(exc)
-    if isinstance(exc, InternalError):
-        return f"internal error while {doing}: {exc}"
-    last = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
-    where = f" ({Path(last.filename).name}:{last.lineno})" if last else ""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return f"{type(exc).__name__} while {doing}{where}: {text}"
-
-
 # The problems (check.py's reasons) that another opset may cure: a node past its kernel's since-version, an opset
 # outside TensorRT's range or newer than onnxruntime loads (profiles.py, ORT_MAX_OPSET).
 VERSION_MARKERS = ("no kernel for since-version", "is outside TensorRT's", "is newer than onnxruntime")
@@ -512,19 +500,8 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
     """
     if refused not in REFUSAL_POLICIES:
         raise UserError(f"--refused {refused}: not one of {', '.join(REFUSAL_POLICIES)}")
-    full_provider = resolve_provider(provider)
-    configs = []
-    for runtime in dict.fromkeys(runtimes or ("onnxruntime",)):
-        check_runtime(runtime)
-        if runtime == "onnxruntime":
-            for level in opt_levels or ():
-                if level not in OPT_LEVELS:  # the CLI's click.Choice checks it; the pytest plugin's option does not
-                    raise UserError(f"--opt-level {level}: not one of {', '.join(OPT_LEVELS)}")
-            configs += [RunConfig(runtime, full_provider, level) for level in dict.fromkeys(opt_levels or ("all",))]
-        else:
-            configs.append(RunConfig(runtime, "CPUExecutionProvider", "all"))
     return Options(
-        configs=tuple(configs),
+        configs=make_configs(runtimes, provider, opt_levels),
         opset=check_opset(opset) if opset is not None else None,
         tolerance=tolerance,
         xfail=load_rules_file(xfail_file) if xfail_file else (),

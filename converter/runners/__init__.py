@@ -18,10 +18,10 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import InternalError, RuntimeUnavailableError
-from ..providers import RUNTIMES, short_provider
+from ..errors import InternalError, RuntimeUnavailableError, UserError
+from ..providers import OPT_LEVELS, RUNTIMES, short_provider
 from . import onnx_reference, openvino
-from .onnxruntime import OrtRunner
+from .onnxruntime import OrtRunner, resolve_provider
 
 Feeds = dict[str, np.ndarray]
 
@@ -48,6 +48,23 @@ def check_runtime(name: str) -> str:
     if name == "openvino" and importlib.util.find_spec("openvino") is None:
         raise RuntimeUnavailableError('--runtime openvino: OpenVINO is not installed (pip install "spec2onnx[openvino]")')
     return name
+
+
+def make_configs(runtimes=("onnxruntime",), provider: str = "cpu", opt_levels=("all",)) -> tuple[RunConfig, ...]:
+    """The runtime configurations asked for, every name checked (an unknown or missing provider, runtime or level:
+    a UserError): onnxruntime once per optimization level, with the provider; each other runtime once."""
+    full_provider = resolve_provider(provider)
+    configs = []
+    for runtime in dict.fromkeys(runtimes or ("onnxruntime",)):
+        check_runtime(runtime)
+        if runtime == "onnxruntime":
+            for level in opt_levels or ():
+                if level not in OPT_LEVELS:  # the CLI's click.Choice checks it; the pytest plugin's option does not
+                    raise UserError(f"--opt-level {level}: not one of {', '.join(OPT_LEVELS)}")
+            configs += [RunConfig(runtime, full_provider, level) for level in dict.fromkeys(opt_levels or ("all",))]
+        else:
+            configs.append(RunConfig(runtime, "CPUExecutionProvider", "all"))
+    return tuple(configs)
 
 
 def session(config: RunConfig, model_bytes: bytes, threads: int = 1) -> Callable[[Feeds], Feeds]:
