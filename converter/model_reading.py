@@ -16,6 +16,11 @@ What is read and what is promised (docs/check.md):
 * initializer data above ``KEEP_BYTES`` is then dropped: the tensor becomes a graph input of the same
   type and shape (what onnx's checker and shape inference need); smaller data is kept, as the static
   check reads small constants (zero points, shape inputs).
+
+``read_model_with_data`` is the reading of ``spec2onnx run MODEL``, which needs every value: the same
+checks, then the external data is read as onnxruntime reads it (each file resolved inside the model's
+folder, symbolic links included; offset and length as the tensor says), within the memory budget, into
+the model, which must then serialize to one protobuf message (2 GiB) that every runtime is given.
 """
 
 from __future__ import annotations
@@ -68,6 +73,24 @@ def read_model(path, max_memory: int | None = None) -> ModelFile:
     """Read ``path`` as an untrusted ONNX model, structure only; a UserError (one line) when it cannot be."""
     path = str(path)
     budget = default_budget() if max_memory is None else max_memory
+    data, model = _parse(path, budget, "checking")
+    folder = Path(path).parent
+    size = len(data)
+    unread = {}
+    for init in model.graph.initializer:
+        nbytes = validate_tensor(path, "initializer", init, folder)
+        if nbytes > KEEP_BYTES or init.data_location == TensorProto.EXTERNAL:
+            unread[init.name] = (TensorProto.DataType.Name(init.data_type).lower(), tuple(init.dims))
+    _check_constants_and_types(path, model, data, folder)
+    if unread:
+        model = without_data(model, unread)
+        data = model.SerializeToString()
+    return ModelFile(path, model, data, size=size, unread=unread)
+
+
+def _parse(path: str, budget: int, doing: str) -> tuple[bytes, onnx.ModelProto]:
+    """The file's bytes (bounded) and the model parsed from them; a UserError when it is no ONNX model or
+    ``doing`` (checking, running) it would need more than ``budget``."""
     data = _read_bounded(path, budget)
     hint = ("; for a spec file, `spec2onnx convert SPEC --target T` (or `validate --target T`) checks the model "
             "lowered from it" if Path(path).suffix.lower() in (".yaml", ".yml", ".json") else "")
@@ -80,15 +103,14 @@ def read_model(path, max_memory: int | None = None) -> ModelFile:
     nodes = len(model.graph.node)
     need = READ_FACTOR * len(data) + NODE_BYTES * nodes
     if need > budget:
-        raise UserError(f"{path}: checking this model ({show(len(data))}, {nodes:,} nodes) needs an estimated "
+        raise UserError(f"{path}: {doing} this model ({show(len(data))}, {nodes:,} nodes) needs an estimated "
                         f"{show(need)}, above the memory budget of {describe_budget(budget)}")
-    folder = Path(path).parent
-    size = len(data)
-    unread = {}
-    for init in model.graph.initializer:
-        nbytes = validate_tensor(path, "initializer", init, folder)
-        if nbytes > KEEP_BYTES or init.data_location == TensorProto.EXTERNAL:
-            unread[init.name] = (TensorProto.DataType.Name(init.data_type).lower(), tuple(init.dims))
+    return data, model
+
+
+def _check_constants_and_types(path: str, model: onnx.ModelProto, data: bytes, folder: Path) -> None:
+    """Constant values (as initializers), and the element types of the graph's values (_check_value_types,
+    _check_inputs_typed)."""
     # Constant values are read by the check (tensor attributes of other ops are not); a file without the bytes
     # "Constant" (an op_type is stored as its UTF-8 bytes) has no Constant node, and a huge one is spared the loop
     for node in model.graph.node if b"Constant" in data else ():
@@ -100,10 +122,89 @@ def read_model(path, max_memory: int | None = None) -> ModelFile:
                                 label=False)
     _check_value_types(path, model.graph)
     _check_inputs_typed(path, model.graph)
-    if unread:
-        model = without_data(model, unread)
-        data = model.SerializeToString()
-    return ModelFile(path, model, data, size=size, unread=unread)
+
+
+def read_model_with_data(path, max_memory: int | None = None) -> tuple[onnx.ModelProto, int]:
+    """(model with every value, bytes of external data read into it): ``path`` read as ``read_model`` reads
+    it, then its external data read as onnxruntime reads it, inside the model's folder. A UserError (one
+    line) when the file or its data cannot be read, the budget would be exceeded, or the model with its
+    data is larger than one protobuf message."""
+    path = str(path)
+    budget = default_budget() if max_memory is None else max_memory
+    data, model = _parse(path, budget, "running")
+    folder = Path(path).parent
+    external = []
+    for where, tensor in _all_tensors(model):
+        nbytes = validate_tensor(path, where, tensor, folder)
+        if tensor.data_location == TensorProto.EXTERNAL:
+            external.append((where, tensor, nbytes))
+    _check_constants_and_types(path, model, data, folder)
+    total = sum(n for _, _, n in external)
+    need = READ_FACTOR * len(data) + 2 * total  # the data read, and its copy in the serialized model
+    if need > budget:
+        raise UserError(f"{path}: running this model ({show(len(data))} and {show(total)} of external data) needs "
+                        f"an estimated {show(need)}, above the memory budget of {describe_budget(budget)}")
+    if len(data) + total > PROTOBUF_LIMIT:
+        raise UserError(f"{path}: the model with its external data takes {show(len(data) + total)}; run gives every "
+                        "runtime the model as one protobuf message, at most 2 GiB")
+    for where, tensor, nbytes in external:
+        _load_external(path, where, tensor, nbytes, folder)
+    return model, total
+
+
+def _all_tensors(model: onnx.ModelProto):
+    """(label, tensor) of every initializer and tensor attribute, in subgraphs too (where external data may be)."""
+
+    def walk(graph, prefix):
+        for init in graph.initializer:
+            yield f"{prefix}initializer {init.name!r}:", init
+        for node in graph.node:
+            for attr in node.attribute:
+                label = f"{prefix}node {node.name or node.op_type!r} attribute {attr.name!r}:"
+                if attr.HasField("t"):
+                    yield label, attr.t
+                yield from ((label, t) for t in attr.tensors)
+                for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
+                    yield from walk(sub, f"{label} subgraph ")
+
+    for where, tensor in walk(model.graph, ""):
+        yield where, tensor
+
+
+def _load_external(path: str, where: str, tensor: onnx.TensorProto, nbytes: int, folder: Path) -> None:
+    """Read a tensor's external data into ``raw_data``: its file resolved (links followed) must lie inside the
+    model's folder, as onnxruntime requires of external data."""
+    entries = {e.key: e.value for e in tensor.external_data}
+    location, offset = entries["location"], int(entries.get("offset", 0))
+    length = int(entries["length"]) if "length" in entries else nbytes
+    root = folder.resolve()
+    file = (folder / location).resolve()
+    if root not in file.parents:
+        raise UserError(f"{path}: {where} external data {location!r} resolves to {file}, outside the model's folder")
+    try:
+        with open(file, "rb") as handle:
+            handle.seek(offset)
+            raw = handle.read(length)
+    except OSError as exc:
+        raise UserError(f"{path}: {where} cannot read external data {location!r} ({exc.strerror or exc})") from None
+    if len(raw) != length:
+        raise UserError(f"{path}: {where} external data {location!r} ended after {len(raw):,} of {length:,} bytes")
+    del tensor.external_data[:]
+    tensor.data_location = TensorProto.DEFAULT
+    tensor.raw_data = raw
+
+
+def is_onnx_model(path) -> bool:
+    """Whether ``run`` takes ``path`` as an ONNX model rather than a spec: a .onnx file is one; a .yaml, .yml or
+    .json file is not; any other file is one when it parses as an ONNX model (within the default budget)."""
+    suffix = Path(str(path)).suffix.lower()
+    if suffix in (".onnx", ".yaml", ".yml", ".json"):
+        return suffix == ".onnx"
+    try:
+        _parse(str(path), default_budget(), "reading")
+    except UserError:
+        return False
+    return True
 
 
 def _check_value_types(path: str, graph: onnx.GraphProto) -> None:
