@@ -13,7 +13,7 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
-from dataclasses import asdict
+from dataclasses import asdict, fields
 
 from . import __version__
 from .errors import UserError
@@ -29,23 +29,24 @@ def counts(results: list[CaseResult]) -> dict[str, int]:
     return {o: c.get(o, 0) for o in OUTCOMES}
 
 
-def summary_line(results: list[CaseResult]) -> str:
+def summary_line(results: list[CaseResult], noun: str = "case") -> str:
     c = counts(results)
     total = len(results)
     parts = [f"{c['PASS']} passed", f"{c['FAIL']} failed", f"{c['ERROR']} errors"]
     parts += [f"{c[o]} {o.lower()}" for o in ("XFAIL", "XPASS", REFUSED) if c[o]]
-    return f"{total} case{'s' * (total != 1)}: " + ", ".join(parts)
+    return f"{total} {noun}{'s' * (total != 1)}: " + ", ".join(parts)
 
 
-def summary_table(results: list[CaseResult]) -> str:
-    """Outcomes per layer kind (the ops of the case's network); the REFUSED column where the target refused some."""
+def summary_table(results: list[CaseResult], row=lambda r: r.kind, title: str = "layer kind") -> str:
+    """Outcomes per layer kind (the ops of the case's network), or per ``row(result)`` under ``title``; the
+    REFUSED column where the target refused some."""
     table: dict[str, Counter] = defaultdict(Counter)
     for r in results:
-        table[r.kind][r.outcome] += 1
+        table[row(r)][r.outcome] += 1
     total = counts(results)
     shown = [o for o in OUTCOMES if o != REFUSED or total[o]]
-    width = max([len(k) for k in table] + [len("layer kind"), len("total")])
-    lines = [f"{'layer kind':<{width}}  " + "  ".join(f"{o:>5}" for o in shown)]
+    width = max([len(k) for k in table] + [len(title), len("total")])
+    lines = [f"{title:<{width}}  " + "  ".join(f"{o:>5}" for o in shown)]
     for kind in sorted(table):
         lines.append(f"{kind:<{width}}  " + "  ".join(f"{table[kind][o]:>{max(5, len(o))}}" for o in shown))
     lines.append(f"{'total':<{width}}  " + "  ".join(f"{total[o]:>{max(5, len(o))}}" for o in shown))
@@ -62,7 +63,8 @@ def disagreement_lines(results: list[CaseResult]) -> list[str]:
     return lines
 
 
-def to_json(results: list[CaseResult], *, started: _dt.datetime, seconds: float, argv: list[str], interrupted: bool) -> dict:
+def to_json(results: list[CaseResult], *, started: _dt.datetime, seconds: float, argv: list[str], interrupted: bool,
+            shard: str | None = None) -> dict:
     import onnx
 
     return {
@@ -76,9 +78,22 @@ def to_json(results: list[CaseResult], *, started: _dt.datetime, seconds: float,
         "seconds": round(seconds, 3),
         "command": argv,
         "interrupted": interrupted,
+        "shard": shard,
         "summary": counts(results) | {"total": len(results)},
         "cases": [_case_json(r) for r in sorted(results, key=lambda r: (r.spec, r.case, r.label))],
     }
+
+
+def write_reports(results: list[CaseResult], *, json_path=None, junit_path=None, started, seconds: float, argv,
+                  interrupted: bool, refused: str = "skip", shard: str | None = None, extra: dict | None = None) -> None:
+    """Write the JSON report (``extra``: more top-level keys, such as run's ``model``) and the JUnit XML a run
+    asked for (paths checked before the run); ``refused``: the run's --refused, which makes a REFUSED case a
+    JUnit <skipped> or <failure>."""
+    if json_path is not None:
+        document = to_json(results, started=started, seconds=seconds, argv=argv, interrupted=interrupted, shard=shard)
+        write_json(json_path, document | (extra or {}))
+    if junit_path is not None:
+        write_junit(junit_path, results, seconds, refused)
 
 
 def _case_json(r: CaseResult) -> dict:
@@ -200,3 +215,204 @@ class Progress:
         if self._shown:
             self.stream.write("\r" + " " * 70 + "\r")
             self.stream.flush()
+
+
+# Merging the JSON reports of one run's shards (``spec2onnx report merge``)
+
+MERGE_MAX_BYTES = 512 * 2**20  # one report file: a JSON text of half a gigabyte is no report of this tool
+# Options that do not change what a run computes: they may differ between the shards of one run.
+_PER_SHARD_VALUE = {"--shard", "--json", "--junit", "-j", "--jobs", "--repro-dir", "--save-host-model"}
+_PER_SHARD_FLAG = {"-q", "--quiet", "-v", "--verbose", "--debug"}
+_CASE_FIELDS = [f.name for f in fields(CaseResult)]
+
+
+def run_options(command) -> tuple[str, ...]:
+    """What a report's command says about its run, the program's path and the per-shard options left out
+    (``--shard``, report paths, ``-j``, ``-q``/``-v``): the shards of one run give the same tuple."""
+    out, args, i = [], list(command[1:]), 0
+    while i < len(args):
+        arg = args[i]
+        name = arg.split("=", 1)[0]
+        if name in _PER_SHARD_VALUE:
+            i += 1 if "=" in arg else 2
+            continue
+        if arg in _PER_SHARD_FLAG:
+            i += 1
+            continue
+        out.append(arg)
+        i += 1
+    return tuple(out)
+
+
+def shard_of(document: dict) -> tuple[int, int] | None:
+    """(I, N) of a report of ``--shard I/N`` (its ``shard`` field, else its command), None for a whole run."""
+    text = document.get("shard")
+    command = document.get("command") or []
+    for i, arg in enumerate(command):
+        if text is None and arg == "--shard" and i + 1 < len(command):
+            text = command[i + 1]
+        elif text is None and isinstance(arg, str) and arg.startswith("--shard="):
+            text = arg.split("=", 1)[1]
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text) if isinstance(text, str) else None
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def read_report(path) -> dict:
+    """A JSON report (schema spec2onnx-report/1) read and checked field by field; UserError naming the file and
+    the field."""
+    path = str(path)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MERGE_MAX_BYTES + 1)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > MERGE_MAX_BYTES:
+        raise UserError(f"{path}: larger than {MERGE_MAX_BYTES // 2**20} MiB; not a spec2onnx report")
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise UserError(f"{path}: not JSON ({' '.join(str(exc).split())[:100]})") from None
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
+        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
+        raise UserError(f"{path}: schema: {found!r}; a report of `validate --json` or `run --json` has {SCHEMA!r}")
+    for key, kind in (("cases", list), ("command", list), ("seconds", (int, float)), ("started", str)):
+        if not isinstance(document.get(key), kind) or isinstance(document.get(key), bool):
+            raise UserError(f"{path}: {key}: {_brief(document.get(key))} is not a {_kind_name(kind)}")
+    if not all(isinstance(a, str) for a in document["command"]):
+        raise UserError(f"{path}: command: every entry must be text")
+    document["cases"] = [_case(path, i, c) for i, c in enumerate(document["cases"])]
+    return document
+
+
+def _kind_name(kind) -> str:
+    return {list: "list", str: "text", dict: "mapping", bool: "boolean"}.get(kind, "number")
+
+
+def _brief(value) -> str:
+    return json.dumps(value)[:60] if value is not None else "missing"
+
+
+def _case(path: str, index: int, case) -> CaseResult:
+    where = f"{path}: cases[{index}]"
+    if not isinstance(case, dict):
+        raise UserError(f"{where}: {_brief(case)} is not a mapping")
+    values = {}
+    for name in _CASE_FIELDS:
+        if name not in case:
+            if name in ("spec", "case", "outcome"):
+                raise UserError(f"{where}.{name}: missing")
+            continue
+        value = case[name]
+        kind = _FIELD_KINDS.get(name, str)
+        if name == "seconds" and value is None:
+            value = 0.0
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+            raise UserError(f"{where}.{name}: {_brief(value)} is not a {_kind_name(kind)}")
+        values[name] = tuple(value) if name == "ops" else value
+    if values["outcome"] not in OUTCOMES:
+        raise UserError(f"{where}.outcome: {values['outcome']!r} is not one of {', '.join(OUTCOMES)}")
+    for name in ("problems", "ops"):
+        if not all(isinstance(p, str) for p in values.get(name, ())):
+            raise UserError(f"{where}.{name}: every entry must be text")
+    return CaseResult(**values)
+
+
+_FIELD_KINDS = {"ops": list, "opset": int, "seconds": (int, float), "problems": list, "comparisons": list,
+                "disagreements": list, "bad_input": bool, "internal": bool}
+
+
+def merge(documents: list[tuple[str, dict]]) -> tuple[dict, list[CaseResult], list[str]]:
+    """(merged JSON report, its results, problems) of the reports of one run's shards, given as (path, report).
+
+    Refused (UserError): reports of different runs (versions, or options other than the per-shard ones:
+    ``run_options``), a shard given twice, the same case in two reports, shards of different N, a mix of
+    sharded and whole reports. A shard missing from 1..N is a problem: named, and the merge fails (exit 1)."""
+    if not documents:
+        raise UserError("report merge: give the JSON reports to merge")
+    first_path, first = documents[0]
+    key = _run_key(first)
+    shards: dict[int, str] = {}
+    totals = set()
+    seen: dict[str, str] = {}
+    results: list[CaseResult] = []
+    for path, doc in documents:
+        if _run_key(doc) != key:
+            raise UserError(f"{path}: not a shard of the same run as {first_path}: {_difference(first, doc)}")
+        shard = shard_of(doc)
+        totals.add(None if shard is None else shard[1])
+        if len(totals) > 1:
+            raise UserError(f"{path}: {'--shard ' + '/'.join(map(str, shard)) if shard else 'a whole run (no --shard)'}"
+                            f"; {first_path} is {_shard_text(shard_of(first))}: shards of one run share N")
+        if shard is not None:
+            if not 1 <= shard[0] <= shard[1]:
+                raise UserError(f"{path}: shard {shard[0]}/{shard[1]}: I must be between 1 and N")
+            if shard[0] in shards:
+                raise UserError(f"{path}: shard {shard[0]}/{shard[1]} again (also {shards[shard[0]]})")
+            shards[shard[0]] = path
+        for result in doc["cases"]:
+            case_id = result.id
+            if case_id in seen:
+                raise UserError(f"{path}: case {case_id!r} is also in {seen[case_id]}; each case belongs to one shard")
+            seen[case_id] = path
+            results.append(result)
+    problems = []
+    total = next(iter(totals))
+    if total is not None:
+        missing = [i for i in range(1, total + 1) if i not in shards]
+        if missing:
+            problems.append(f"shard{'s' * (len(missing) > 1)} {', '.join(f'{i}/{total}' for i in missing)} missing: "
+                            f"the merged report has {len(shards)} of {total} shards")
+    interrupted = [p for p, d in documents if d.get("interrupted")]
+    if interrupted:
+        problems.append(f"interrupted: {', '.join(interrupted)} (their cases are what finished)")
+    merged = {key_: first.get(key_) for key_ in ("schema", "spec2onnx", "onnx", "onnxruntime", "python", "platform")}
+    merged |= {
+        "started": min(d["started"] for _, d in documents),
+        "seconds": round(sum(float(d["seconds"]) for _, d in documents), 3),
+        "command": [first["command"][0], *run_options(first["command"])] if first["command"] else [],
+        "interrupted": bool(interrupted),
+        "shard": None,
+        "merged": [{"path": p, "shard": _shard_text(shard_of(d)), "started": d["started"], "seconds": d["seconds"],
+                    "cases": len(d["cases"])} for p, d in documents],
+        "missing_shards": [f"{i}/{total}" for i in range(1, (total or 0) + 1) if i not in shards],
+        "summary": counts(results) | {"total": len(results)},
+        "cases": [_case_json(r) for r in sorted(results, key=lambda r: (r.spec, r.case, r.label))],
+    }
+    return merged, results, problems
+
+
+def _run_key(doc: dict) -> tuple:
+    return (doc.get("spec2onnx"), doc.get("onnx"), doc.get("onnxruntime"), run_options(doc["command"]))
+
+
+def _difference(a: dict, b: dict) -> str:
+    for name in ("spec2onnx", "onnx", "onnxruntime"):
+        if a.get(name) != b.get(name):
+            return f"{name} {b.get(name)} here, {a.get(name)} there"
+    return f"options {' '.join(run_options(b['command'])) or '(none)'} here, {' '.join(run_options(a['command'])) or '(none)'} there"
+
+
+def _shard_text(shard) -> str | None:
+    return None if shard is None else f"{shard[0]}/{shard[1]}"
+
+
+def refusal_policy(command) -> str:
+    """The ``--refused`` of a report's command (skip, the default, or fail): what its REFUSED cases do."""
+    for i, arg in enumerate(command):
+        if arg == "--refused" and i + 1 < len(command):
+            return command[i + 1]
+        if arg.startswith("--refused="):
+            return arg.split("=", 1)[1]
+    return "skip"
+
+
+def merged_status(results: list[CaseResult], problems: list[str], refused: str = "skip") -> int:
+    """The exit status of a merged run, as the whole run would have had it: 2 a spec not loaded, 3 an internal
+    error, 1 a failure (REFUSED too under ``--refused fail``), a missing or interrupted shard, no case at all
+    or every case refused; else 0."""
+    if any(r.bad_input for r in results):
+        return 2
+    if any(r.internal for r in results):
+        return 3
+    nothing = not results or all(r.outcome == REFUSED for r in results)
+    return 1 if problems or nothing or any(r.outcome in bad_outcomes(refused) for r in results) else 0

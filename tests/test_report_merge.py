@@ -1,0 +1,131 @@
+"""`spec2onnx report merge`: the JSON reports of a run's shards as one report (issue 26 item 4).
+
+The expected report is the unsharded run's own: the merged cases and summary must be what `validate` without
+`--shard` writes for the same specs.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import xml.etree.ElementTree as ET
+from unittest import mock
+
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from converter.report import run_options, shard_of
+
+from .conftest import SPECS
+
+PICKED = ["trt_scale/seed-scale-4d.yaml", "trt_scale/seed-scale-5d.yaml", "trt_elementwise/seed-broadcast-prod.yaml"]
+
+
+def invoke(*args):
+    """The command in-process, with sys.argv as the console script has it (reports record it as the command)."""
+    argv = [str(a) for a in args]
+    with mock.patch.object(sys, "argv", ["spec2onnx", *argv]):
+        return CliRunner().invoke(main, argv)
+
+
+@pytest.fixture
+def suite(tmp_path):
+    folder = tmp_path / "suite"
+    for name in PICKED:
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(SPECS / name, target)
+    return folder
+
+
+def shard_reports(tmp_path, suite, total=2, *extra):
+    paths = []
+    for i in range(1, total + 1):
+        path = tmp_path / f"shard{i}.json"
+        result = invoke("validate", suite, "-j", 0, "--shard", f"{i}/{total}", "--json", path, *extra)
+        assert result.exit_code == 0, result.output
+        paths.append(path)
+    return paths
+
+
+def cases_of(document):
+    return [(c["id"], c["outcome"]) for c in document["cases"]]
+
+
+def test_merged_shards_are_the_whole_runs_report(tmp_path, suite):
+    whole = tmp_path / "whole.json"
+    assert invoke("validate", suite, "-j", 0, "--json", whole).exit_code == 0
+    a, b = shard_reports(tmp_path, suite)
+    merged, junit = tmp_path / "merged.json", tmp_path / "merged.xml"
+    result = invoke("report", "merge", a, b, "--json", merged, "--junit", junit)
+    assert result.exit_code == 0, result.output
+    want, got = json.loads(whole.read_text()), json.loads(merged.read_text())
+    assert cases_of(got) == cases_of(want) and got["summary"] == want["summary"]
+    assert [m["shard"] for m in got["merged"]] == ["1/2", "2/2"] and got["missing_shards"] == []
+    assert "layer kind" in result.stdout and "trt.Scale" in result.stdout
+    assert f"merged 2 reports: {want['summary']['total']} cases: {want['summary']['PASS']} passed" in result.stdout
+    suite_xml = ET.parse(junit).getroot().find("testsuite")
+    assert suite_xml.get("tests") == str(want["summary"]["total"]) and suite_xml.get("failures") == "0"
+
+
+def test_a_missing_shard_is_named_and_fails_the_merge(tmp_path, suite):
+    a, b, c = shard_reports(tmp_path, suite, 3)
+    result = invoke("report", "merge", a, c, "--json", tmp_path / "m.json")
+    assert result.exit_code == 1, result.output
+    assert "spec2onnx: error: shard 2/3 missing: the merged report has 2 of 3 shards" in result.stderr
+    assert json.loads((tmp_path / "m.json").read_text())["missing_shards"] == ["2/3"]
+
+
+def test_duplicates_and_reports_of_other_runs_are_refused(tmp_path, suite):
+    a, b = shard_reports(tmp_path, suite)
+    twice = invoke("report", "merge", a, b, a)
+    assert twice.exit_code == 2 and "shard 1/2 again (also" in twice.stderr
+    other = tmp_path / "other.json"
+    assert invoke("validate", suite, "-j", 0, "--shard", "2/2", "--json", other, "--atol", "0.5").exit_code == 0
+    mixed = invoke("report", "merge", a, other)
+    assert mixed.exit_code == 2 and "not a shard of the same run" in mixed.stderr and "--atol" in mixed.stderr
+    three = tmp_path / "three.json"
+    assert invoke("validate", suite, "-j", 0, "--shard", "2/3", "--json", three).exit_code == 0
+    assert "shards of one run share N" in invoke("report", "merge", a, three).stderr
+    whole = tmp_path / "whole.json"
+    assert invoke("validate", suite, "-j", 0, "--json", whole).exit_code == 0
+    again = invoke("report", "merge", whole, tmp_path / "whole.json")
+    assert again.exit_code == 2 and "is also in" in again.stderr
+
+
+@pytest.mark.parametrize("text, message", [
+    ("not json", "not JSON"),
+    ('{"schema": "spec2onnx-check/1"}', "schema: 'spec2onnx-check/1'"),
+    ('{"schema": "spec2onnx-report/2", "cases": 3, "command": [], "seconds": 1, "started": "x"}', "cases: 3 is not a list"),
+    ('{"schema": "spec2onnx-report/2", "cases": [{"spec": "s", "case": "c", "outcome": "GREAT"}], "command": [],'
+     ' "seconds": 1, "started": "x"}', "cases[0].outcome: 'GREAT' is not one of PASS"),
+    ('{"schema": "spec2onnx-report/2", "cases": [{"spec": "s", "outcome": "PASS"}], "command": [],'
+     ' "seconds": 1, "started": "x"}', "cases[0].case: missing"),
+])
+def test_a_report_that_cannot_be_read_is_bad_input_naming_the_field(tmp_path, text, message):
+    path = tmp_path / "r.json"
+    path.write_text(text)
+    result = invoke("report", "merge", path)
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and str(path) in result.stderr and "Traceback" not in result.output
+
+
+def test_the_merged_exit_status_is_the_whole_runs(tmp_path, suite):
+    (suite / "broken.yaml").write_text("name: b\nnetwork: 3\ncases: []\n")
+    paths = []
+    for i in (1, 2):
+        path = tmp_path / f"s{i}.json"
+        invoke("validate", suite, "-j", 0, "--shard", f"{i}/2", "--json", path)
+        paths.append(path)
+    result = invoke("report", "merge", *paths)
+    assert result.exit_code == 2, result.output  # a spec that did not load: bad input, as the whole run says
+
+
+def test_run_options_leave_out_what_differs_between_shards():
+    a = ["/usr/bin/spec2onnx", "validate", "specs", "--shard", "1/4", "--json=a.json", "-j", "8", "-q", "--atol", "1"]
+    b = ["spec2onnx", "validate", "specs", "--shard=3/4", "--json", "b.json", "--junit", "b.xml", "--atol", "1"]
+    assert run_options(a) == run_options(b) == ("validate", "specs", "--atol", "1")
+    assert shard_of({"command": a}) == (1, 4) and shard_of({"command": b}) == (3, 4)
+    assert shard_of({"shard": "2/5", "command": a}) == (2, 5) and shard_of({"command": ["spec2onnx", "validate"]}) is None
