@@ -38,8 +38,10 @@ from .quantization import LAYER_HELP
 from .registry import layer_kinds
 from .interrupts import exit_status
 from .model_check import check_file, check_loaded
-from .report import (Progress, counts, disagreement_lines, summary_line, summary_table, to_json,  # noqa: F401  (Progress, disagreement_lines, summary_table: for the CLI)
-                     write_json, write_junit)
+from .model_run import ModelRun, RunOptions, make_run_options, run_model  # noqa: F401  (the Python API of run MODEL)
+from .report import (Progress, counts, disagreement_lines, merged_status, summary_line, summary_table,  # noqa: F401  (Progress, disagreement_lines, summary_table, merged_status, write_reports: for the CLI)
+                     write_json, write_junit, write_reports)
+from .report import merge as _merge, read_report, refusal_policy
 from .results import BAD, REFUSED, CaseResult, bad_outcomes  # noqa: F401  (BAD: for the CLI)
 from .safe_yaml import MAX_DEPTH, MAX_NODES
 from .selection import (case_names, find_specs, in_shard, parse_shard, select, spec_files,  # noqa: F401  (for the CLI)
@@ -473,14 +475,19 @@ def _show(value) -> str:
     return str(value)
 
 
-def write_reports(results: list[CaseResult], *, json_path=None, junit_path=None, started, seconds: float, argv,
-                  interrupted: bool, refused: str = "skip") -> None:
-    """Write the JSON report (docs/report-schema.md) and the JUnit XML a run asked for (paths checked before the run);
-    ``refused``: the run's --refused, which makes a REFUSED case a JUnit <skipped> or <failure>."""
+def merge_reports(paths) -> tuple[dict, list[CaseResult], list[str]]:
+    """(merged report, its results, problems) of the JSON reports at ``paths`` (``spec2onnx report merge``:
+    converter/report.py ``merge``)."""
+    return _merge([(str(p), read_report(p)) for p in paths])
+
+
+def write_merged(merged: dict, results: list[CaseResult], *, json_path=None, junit_path=None) -> None:
+    """Write a merged report as JSON and JUnit XML (paths checked before; REFUSED cases as the shards'
+    --refused makes them)."""
     if json_path is not None:
-        write_json(json_path, to_json(results, started=started, seconds=seconds, argv=argv, interrupted=interrupted))
+        write_json(json_path, merged)
     if junit_path is not None:
-        write_junit(junit_path, results, seconds, refused)
+        write_junit(junit_path, results, float(merged["seconds"]), refusal_policy(merged["command"]))
 
 
 def verdict(results: list[CaseResult], *, files, skipped, patterns, options: Options, xfail_file=None,

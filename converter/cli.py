@@ -62,7 +62,8 @@ def handle_errors(command):
         except (InternalError, Exception) as exc:  # noqa: BLE001 - anything else is our bug
             if debug:
                 traceback.print_exc()
-            where = f" (spec: {kwargs.get('spec')})" if kwargs.get("spec") else ""
+            named = next(((k, kwargs[k]) for k in ("spec", "file") if kwargs.get(k)), None)  # run's FILE: spec or model
+            where = f" ({named[0]}: {named[1]})" if named else ""
             first = (str(exc).strip().splitlines() or [""])[0].rstrip(".")
             _fail(f"internal error{where}: {type(exc).__name__}: {first}. This is a bug in spec2onnx; "
                   "rerun with --debug and report the output.", EXIT_INTERNAL)
@@ -401,7 +402,8 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
         _say(host)
     _say(api.summary_line(results) + f" in {seconds:.2f} s" + stopped)
     api.write_reports(results, json_path=json_path, junit_path=junit_path, started=started, seconds=seconds,
-                      argv=sys.argv, interrupted=interrupted is not None, refused=refused)
+                      argv=sys.argv, interrupted=interrupted is not None, refused=refused,
+                      shard="/".join(map(str, shard_spec)) if shard_spec else None)
     status, complaints = api.verdict(results, files=files, skipped=found.skipped, patterns=patterns, options=options,
                                      xfail_file=xfail_file, min_cases=min_cases,
                                      partial=bool(patterns or shard or fail_fast), interrupted=interrupted)
@@ -411,27 +413,187 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     sys.exit(status)
 
 
-@main.command(epilog=EPILOG)
-@click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--case", "case_name", default=None, help="Take the inputs from this case (default: the first case).")
-@click.option("--input", "input_files", multiple=True, metavar="NAME=FILE.npy",
-              help="Feed input NAME from a .npy file (overrides the case's data). Repeatable.")
-@click.option("-o", "--output-dir", type=click.Path(file_okay=False), default=".",
-              show_default=True, help="Folder for the outputs, written as <output name>.npy.")
-@provider_option
-@opset_option
-@max_memory_option("one spec")
-@handle_errors
-def run(spec, case_name, input_files, output_dir, provider, opset, max_memory):
-    """Run SPEC's model on onnxruntime and write its outputs as .npy files.
+RUN_EPILOG = """\b
+Exit status: 0 every pair of runtimes (and the golden outputs) agrees, or,
+with one runtime and no --load-outputs, it ran; 1 an output differs (named,
+with its worst element and both values) or a runtime cannot run the model;
+2 bad input or usage (an unreadable model, --shapes that contradict it, an
+.npz that does not fit it, an unknown runtime or provider); 3 an internal
+error (a bug in spec2onnx: please report it, with --debug output);
+130 interrupted by Ctrl-C, 143 stopped by SIGTERM.
+"""
+_SPEC_ONLY = ("case_name", "input_files", "output_dir", "opset")
+_MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_inputs", "load_inputs", "save_outputs",
+               "load_outputs", "mark_all", "atol", "rtol", "json_path", "junit_path", "quiet")
 
-    bfloat16 outputs are written as float32 (exactly: .npy has no bfloat16 type).
+
+@main.command(epilog=RUN_EPILOG)
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--runtime", "runtimes", multiple=True, type=click.Choice(["onnxruntime", "onnx-reference", "openvino"]),
+              help="MODEL: a runtime to run it on; repeat for several (every pair is compared). Default: onnxruntime "
+                   "and onnx-reference (onnx's ReferenceEvaluator, pure Python: slow on big models; --runtime "
+                   "onnxruntime alone runs only onnxruntime).")
+@click.option("--provider", default="cpu", show_default=True, metavar="NAME",
+              help="onnxruntime execution provider: cpu, cuda, tensorrt, dml, openvino, ... (or a full name such as "
+                   "CUDAExecutionProvider). Fails, naming what is installed, when this onnxruntime lacks it.")
+@click.option("--ort-opt-level", "opt_levels", type=click.Choice(["disabled", "basic", "extended", "all"]),
+              multiple=True, help="MODEL: onnxruntime graph optimization level (default all); repeat to run at several "
+                                   "(each is one more runtime).")
+@click.option("--shapes", "shapes", multiple=True, metavar="NAME:DxD",
+              help="MODEL: bind an input's shape, trtexec's syntax: --shapes x:1x3x224x224,y:1x10 (or repeated; "
+                   "NAME:[1,3,224,224] too). A symbolic or unknown dimension left unbound is 1 (said on stderr); "
+                   "a rank or fixed dimension the model contradicts is refused (exit 2).")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True,
+              help="MODEL: seed of the generated inputs (one stream per input name).")
+@click.option("--val-range", "val_ranges", multiple=True, metavar="[NAME:]LOW,HIGH",
+              help="MODEL: range of an input's generated values (NAME:LOW,HIGH; LOW,HIGH alone: every input). "
+                   "Floats uniform in [LOW, HIGH), integers in [LOW, HIGH]; default [0, 1], as Polygraphy's.")
+@click.option("--load-inputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
+              help="MODEL: feed these inputs (one array per input name; never unpickled; checked against the model).")
+@click.option("--save-inputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
+              help="MODEL: write the inputs fed (one array per input name).")
+@click.option("--load-outputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
+              help="MODEL: golden outputs, compared like one more runtime: every runtime against them.")
+@click.option("--save-outputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
+              help="MODEL: write the first runtime's outputs (with --mark-all, every tensor), to --load-outputs later.")
+@click.option("--mark-all", is_flag=True,
+              help="MODEL: every tensor a node computes becomes an output on every runtime; where outputs differ, the "
+                   "first node (topological order) whose output differs is named: the node to look at.")
+@click.option("--atol", type=_NonNegative(), default=None,
+              help="MODEL: absolute tolerance (>= 0) for float outputs (default per dtype, as validate's).")
+@click.option("--rtol", type=_NonNegative(), default=None,
+              help="MODEL: relative tolerance (>= 0) for float outputs (default per dtype, as validate's).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="MODEL: write a JSON report (docs/report-schema.md: validate's, one case per comparison).")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="MODEL: write JUnit XML (one test per comparison).")
+@click.option("-q", "--quiet", is_flag=True, help="MODEL: print only what failed and the summary.")
+@click.option("--case", "case_name", default=None, help="SPEC: take the inputs from this case (default: the first case).")
+@click.option("--input", "input_files", multiple=True, metavar="NAME=FILE.npy",
+              help="SPEC: feed input NAME from a .npy file (overrides the case's data). Repeatable.")
+@click.option("-o", "--output-dir", type=click.Path(file_okay=False), default=".", show_default=True,
+              help="SPEC: folder for the outputs, written as <output name>.npy.")
+@opset_option
+@click.option("--max-memory", default=None, metavar="SIZE", callback=_size,
+              help="Memory budget, e.g. 2G or 512M (default: 1/8 of the RAM). MODEL: the model with its external data, "
+                   "and its inputs; SPEC: the spec's estimated peak. Above it: refused (exit status 2).")
+@click.pass_context
+@handle_errors
+def run(ctx, file, runtimes, provider, opt_levels, shapes, seed, val_ranges, load_inputs, save_inputs, load_outputs,
+        save_outputs, mark_all, atol, rtol, json_path, junit_path, quiet, case_name, input_files, output_dir, opset,
+        max_memory):
+    """Run an ONNX MODEL on several runtimes and compare them, or a SPEC's model and write its outputs.
+
+    \b
+    MODEL (a .onnx file, or any file that parses as an ONNX model), as
+    `polygraphy run` does: the model is read with its external data (inside
+    its folder), its inputs generated from their declared types and shapes
+    (or loaded), and it runs on every --runtime; every pair of runtimes is
+    compared output by output with validate's comparison and per-dtype
+    tolerances, golden outputs (--load-outputs) as one more runtime:
+      spec2onnx run model.onnx --runtime onnxruntime --runtime openvino
+      spec2onnx run model.onnx --shapes x:4x3x224x224 --save-outputs golden.npz
+      spec2onnx run model.onnx --load-outputs golden.npz --mark-all
+    \b
+    SPEC (.yaml, .yml, .json): its model on onnxruntime, on the inputs of a
+    case, each output written as <name>.npy (bfloat16 as float32, exactly).
+    """
+    from . import model_run  # start-up time: --help and usage errors import nothing; a model run, no lowering
+
+    is_model = model_run.is_onnx_model(file)
+    given = {name for name in ctx.params if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)}
+    wrong = sorted(given & set(_SPEC_ONLY if is_model else _MODEL_ONLY))
+    if wrong:
+        option = next(p for p in ctx.command.params if p.name == wrong[0]).opts[-1]
+        kind = "an ONNX model: --case, --input, -o and --opset are for spec files" if is_model else \
+            "a spec file: that option is for ONNX models (run MODEL.onnx)"
+        raise UserError(f"{option}: {file} is {kind}")
+    if not is_model:
+        from . import api  # start-up time: a model run imports no lowering
+
+        for name, path, array in api.run_spec(file, case_name, input_files, output_dir, provider=provider, opset=opset,
+                                              max_memory=max_memory):
+            click.echo(f"wrote {path}  {array.dtype}{list(array.shape)}  ({name})")
+        return
+    _run_model(file, model_run, quiet=quiet, json_path=json_path, junit_path=junit_path,
+               options=model_run.make_run_options(runtimes=runtimes or model_run.DEFAULT_RUNTIMES, provider=provider,
+                                            opt_levels=opt_levels or ("all",), atol=atol, rtol=rtol, seed=seed,
+                                            shapes=shapes, val_ranges=val_ranges, load_inputs=load_inputs,
+                                            save_inputs=save_inputs, load_outputs=load_outputs,
+                                            save_outputs=save_outputs, mark_all=mark_all, max_memory=max_memory))
+
+
+def _run_model(file, model_run, *, quiet, json_path, junit_path, options) -> None:
+    """``run MODEL``: the library runs and compares (converter/model_run.py); this prints it and sets the status."""
+    import datetime
+
+    started = datetime.datetime.now(datetime.timezone.utc)
+    model_run.check_files(options, file, {"--json": json_path, "--junit": junit_path})
+    run = model_run.run_model(file, options)
+    inputs = ", ".join(f"{n} {a.dtype}{list(a.shape)}" for n, a in run.feeds.items()) or "none"
+    _say(f"{run.path}: {run.nodes:,} nodes, opset {run.opset}; inputs ({run.source}): {inputs}")
+    for note in run.notes:
+        click.echo(f"note: {note}", err=True)
+    if run.marked:
+        _say(f"--mark-all: {run.marked:,} tensors marked as outputs")
+    for r in run.runs:
+        if not quiet and not r.error:  # (a runtime that could not run it is an ERROR line below)
+            _say(f"ran {r.label} in {r.seconds:.2f} s: {_outputs_text(r.outputs)}")
+    for result in run.results:
+        if not quiet or result.outcome != "PASS":
+            _say(f"{result.outcome:5} {printable(result.id)}")
+            for problem in result.problems:
+                _say(f"      {printable(problem)}")
+    _say("")
+    _say(model_run.summary_table(run.results, row=lambda r: r.case, title="comparison"))
+    _say(model_run.summary_line(run.results, noun="comparison") + f" in {run.seconds:.2f} s")
+    model_run.write_reports(run.results, json_path=json_path, junit_path=junit_path, started=started, seconds=run.seconds,
+                        argv=sys.argv, interrupted=False, extra={"model": run.json_extra()})
+    sys.exit(EXIT_FAILED if any(r.outcome in model_run.BAD for r in run.results) else EXIT_OK)
+
+
+def _outputs_text(outputs: dict) -> str:
+    shown = [f"{n} {a.dtype}{list(a.shape)}" for n, a in list(outputs.items())[:4]]
+    more = f", ... ({len(outputs):,} outputs)" if len(outputs) > 4 else ""
+    return ", ".join(shown) + more
+
+
+@main.group(cls=click.Group)
+def report():
+    """Work with JSON reports (validate --json, run --json)."""
+
+
+@report.command("merge", epilog="""\b
+Exit status: as the whole run would have had it: 0 every case passed; 1 a
+case failed, a shard is missing or was interrupted; 2 bad input (a report
+that cannot be read, reports of different runs, a shard or a case given
+twice) or a spec that was not loaded; 3 a case met an internal error.
+""")
+@click.argument("reports", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Write the merged JSON report (docs/report-schema.md).")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Write the merged JUnit XML.")
+@handle_errors
+def merge(reports, json_path, junit_path):
+    """Merge the JSON reports of one run's shards (validate --shard I/N --json) into one.
+
+    The reports must belong to one run: the same spec2onnx, onnx and onnxruntime
+    versions and the same options (--shard, the report paths, -j, -q and -v may
+    differ); a shard or a case given twice is refused; a shard missing from
+    1..N is named, and fails the merge. Prints the run's summary table.
     """
     from . import api  # start-up time: --help, --version and usage errors import no onnx, onnxruntime or lowering
 
-    for name, path, array in api.run_spec(spec, case_name, input_files, output_dir, provider=provider, opset=opset,
-                                       max_memory=max_memory):
-        click.echo(f"wrote {path}  {array.dtype}{list(array.shape)}  ({name})")
+    api.check_report_paths({"--json": json_path, "--junit": junit_path}, reports)
+    merged, results, problems = api.merge_reports(reports)
+    if results:
+        _say(api.summary_table(results))
+    _say(f"merged {len(reports)} reports: " + api.summary_line(results) + f" in {merged['seconds']:.2f} s")
+    for line in problems:
+        click.echo(f"spec2onnx: error: {line}", err=True)
+    api.write_merged(merged, results, json_path=json_path, junit_path=junit_path)
+    sys.exit(api.merged_status(results, problems))
 
 
 CHECK_EPILOG = """\b

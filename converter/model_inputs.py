@@ -1,0 +1,391 @@
+"""The inputs of ``spec2onnx run MODEL``: what a model declares, the shapes bound to it, the data fed to it.
+
+* ``model_inputs(model)``: the graph inputs a run feeds (initialized ones excluded, as onnxruntime and
+  Polygraphy do), each with its element type and declared dimensions: a number, a symbol (``dim_param``)
+  or unknown;
+* ``parse_shapes`` / ``bind_shapes``: trtexec's ``--shapes NAME:DxDxD`` (several comma-separated, or the
+  option repeated; Polygraphy's ``NAME:[D,D,D]`` too). A shape of another rank, or a fixed dimension
+  given another length, is refused naming the input; a symbol is bound everywhere it appears, and one
+  bound to two lengths is refused; a dimension left unbound is 1, and the run says so (as Polygraphy does);
+* ``parse_val_ranges``: Polygraphy's ``--val-range NAME:LOW,HIGH`` (or ``[LOW,HIGH]``; a bare ``LOW,HIGH``
+  for every input). The data: floats uniform in [LOW, HIGH), integers uniform in [LOW, HIGH] (both ends),
+  default [0, 1] as Polygraphy's; drawn by converter/casedata.py's generators, one seeded stream per input
+  (``--seed`` and the input's name: adding an input changes no other input's data);
+* ``load_arrays`` / ``save_arrays``: ``.npz`` files, one array per tensor name, read without pickle, each
+  array's header checked (names, dtypes, shapes, bytes against the budget) before its data is read.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+import zipfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+from onnx import TensorProto
+
+from .budget import show
+from .casedata import materialize
+from .dtypes import DTYPES, DType
+from .errors import UserError
+from .files import write_atomic
+from .names import did_you_mean
+from .network import TensorType
+
+# ONNX element types a run can feed and compare (TensorProto.DataType), beyond the spec types of dtypes.py
+EXTRA_DTYPES = {
+    11: DType("float64", np.dtype(np.float64), 11, "float"),
+    13: DType("uint64", np.dtype(np.uint64), 13, "uint"),
+}
+_BY_ONNX = {d.onnx: d for d in DTYPES.values()} | EXTRA_DTYPES
+STRING = 8
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """A graph input or output as the model declares it."""
+
+    name: str
+    elem_type: int  # TensorProto.DataType; 0 when the model does not say
+    dims: tuple | None  # None: rank unknown; else per axis a length (int), a symbol (dim_param, str) or None
+
+    @property
+    def dtype(self) -> DType | None:
+        return _BY_ONNX.get(self.elem_type)
+
+    def type_name(self) -> str:
+        return type_name(self.elem_type)
+
+    def describe(self) -> str:
+        if self.dims is None:
+            return f"{self.type_name()}[rank unknown]"
+        return f"{self.type_name()}[{', '.join('?' if d is None else str(d) for d in self.dims)}]"
+
+
+def type_name(elem_type: int) -> str:
+    """The element type as messages name it: float32, int64, ... (the spec names), else onnx's (string, ...)."""
+    if elem_type in _BY_ONNX:
+        return _BY_ONNX[elem_type].name
+    try:
+        return TensorProto.DataType.Name(elem_type).lower()
+    except ValueError:
+        return f"type {elem_type}"
+
+
+def dtype_of_array(array: np.ndarray) -> DType | None:
+    """The DType of an array a runtime returned (for the per-dtype tolerances); None for strings and others."""
+    for dtype in _BY_ONNX.values():
+        if array.dtype == dtype.numpy:
+            return dtype
+    return None
+
+
+def _tensor(info, what: str, where: str) -> Tensor:
+    which = info.type.WhichOneof("value")
+    if which is None:  # no type at all: the runtime infers it (an output); an input without one cannot be made
+        return Tensor(info.name, 0, None)
+    if which != "tensor_type":
+        raise UserError(f"{where}: graph {what} {info.name!r} is a {which or 'value without a type'}; run feeds and "
+                        "compares tensors only")
+    ttype = info.type.tensor_type
+    if not ttype.HasField("shape"):
+        return Tensor(info.name, ttype.elem_type, None)
+    dims = tuple(d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in ttype.shape.dim)
+    return Tensor(info.name, ttype.elem_type, dims)
+
+
+def model_inputs(model, where: str) -> list[Tensor]:
+    """The graph inputs a run feeds: those without an initializer (an initialized input keeps its value)."""
+    initialized = {init.name for init in model.graph.initializer}
+    return [_tensor(i, "input", where) for i in model.graph.input if i.name not in initialized]
+
+
+def model_outputs(model, where: str) -> list[Tensor]:
+    return [_tensor(o, "output", where) for o in model.graph.output]
+
+
+# --shapes
+
+
+def parse_shapes(values) -> dict[str, tuple[int, ...]]:
+    """``--shapes`` values -> {input name: shape}: ``NAME:1x3x224x224`` (trtexec), several comma-separated or the
+    option repeated; ``NAME:[1,3,224,224]`` (Polygraphy) too. The name is what comes before the last ``:`` of
+    an item, so names holding ``:`` work. A name given twice is refused."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    for value in values:
+        text, pos = value.strip(), 0
+        if not text:
+            raise UserError("--shapes: empty; expected NAME:DxDxD, e.g. input:1x3x224x224")
+        while pos < len(text):
+            item = _next_item(text, pos)
+            name, dims_text = _split_item(item.strip())
+            if name in shapes:
+                raise UserError(f"--shapes {value}: input {name!r} is given twice")
+            shapes[name] = _dims(name, dims_text)
+            pos += len(item) + 1
+    return shapes
+
+
+def _next_item(text: str, pos: int) -> str:
+    """The text of one NAME:DIMS item from ``pos`` to the next comma outside brackets (or the end)."""
+    depth = 0
+    for i in range(pos, len(text)):
+        if text[i] == "[":
+            depth += 1
+        elif text[i] == "]":
+            depth -= 1
+        elif text[i] == "," and depth == 0 and re.fullmatch(r".*:\s*(\[[^\]]*\]|[0-9xX ]*)", text[pos:i], re.DOTALL):
+            return text[pos:i]
+    return text[pos:]
+
+
+def _split_item(item: str) -> tuple[str, str]:
+    name, sep, dims = item.rpartition(":")
+    if not sep or not name:
+        raise UserError(f"--shapes {item}: expected NAME:DxDxD (trtexec's syntax), e.g. input:1x3x224x224")
+    return name, dims.strip()
+
+
+def _dims(name: str, text: str) -> tuple[int, ...]:
+    if text.startswith("["):
+        if not text.endswith("]"):
+            raise UserError(f"--shapes {name}:{text}: expected [D,D,...]")
+        parts = [p.strip() for p in text[1:-1].split(",")] if text[1:-1].strip() else []
+    else:
+        parts = [p.strip() for p in re.split(r"[xX]", text)] if text else []
+    if not parts and not text.startswith("["):
+        raise UserError(f"--shapes {name}:: no dimensions; expected NAME:DxDxD (a rank-0 input: NAME:[])")
+    dims = []
+    for part in parts:
+        if not part.isdigit():
+            raise UserError(f"--shapes {name}:{text}: {part!r} is not a length (a whole number >= 0)")
+        dims.append(int(part))
+    return tuple(dims)
+
+
+def bind_shapes(inputs: list[Tensor], shapes: dict[str, tuple[int, ...]]) -> tuple[dict[str, tuple[int, ...]], list[str]]:
+    """({input: concrete shape}, notes): the declared shapes with ``shapes`` bound into them. Refused (UserError,
+    naming the input): an unknown name, another rank, a fixed length given another, one symbol bound to two
+    lengths. Unbound symbols and unknown lengths are 1, each said in a note (Polygraphy's default)."""
+    by_name = {t.name: t for t in inputs}
+    for name in shapes:
+        if name not in by_name:
+            raise UserError(f"--shapes {name}: the model has no input {name!r}{_choices(name, by_name)}")
+    symbols: dict[str, tuple[int, str]] = {}  # symbol -> (length, input that bound it)
+    for name, shape in shapes.items():
+        declared = by_name[name].dims
+        if declared is None:
+            continue
+        if len(shape) != len(declared):
+            raise UserError(f"--shapes {name}:{_show(shape)}: rank {len(shape)}; input {name!r} is "
+                            f"{by_name[name].describe()}, rank {len(declared)}")
+        for axis, (want, got) in enumerate(zip(declared, shape)):
+            if isinstance(want, int) and want != got:
+                raise UserError(f"--shapes {name}:{_show(shape)}: dimension {axis} is {got}; input {name!r} is "
+                                f"{by_name[name].describe()}, whose dimension {axis} is fixed at {want}")
+            if isinstance(want, str):
+                if want in symbols and symbols[want][0] != got:
+                    length, other = symbols[want]
+                    raise UserError(f"--shapes {name}:{_show(shape)}: dimension {axis} ({want!r}) is {got}, but "
+                                    f"--shapes {other} binds {want!r} to {length}")
+                symbols.setdefault(want, (got, name))
+    bound, notes = {}, []
+    for tensor in inputs:
+        if tensor.name in shapes:
+            bound[tensor.name] = shapes[tensor.name]
+            continue
+        if tensor.dims is None:
+            raise UserError(f"input {tensor.name!r}: the model does not declare its shape (its rank is unknown); "
+                            f"give it with --shapes {tensor.name}:DxDxD")
+        dims, defaulted = [], []
+        for axis, dim in enumerate(tensor.dims):
+            if isinstance(dim, int):
+                dims.append(dim)
+            elif isinstance(dim, str) and dim in symbols:
+                dims.append(symbols[dim][0])
+            else:
+                dims.append(1)
+                defaulted.append(f"{dim!r}" if dim else f"dimension {axis}")
+        bound[tensor.name] = tuple(dims)
+        if defaulted:
+            notes.append(f"input {tensor.name!r} is {tensor.describe()}: {', '.join(defaulted)} not bound, using 1: "
+                         f"{_show(bound[tensor.name])} (bind with --shapes {tensor.name}:DxDxD)")
+    return bound, notes
+
+
+def _show(shape) -> str:
+    return "x".join(map(str, shape)) if shape else "[]"
+
+
+def _choices(name: str, names) -> str:
+    hint = did_you_mean(name, list(names))
+    listed = ", ".join(repr(n) for n in list(names)[:10]) + (", ..." if len(names) > 10 else "")
+    return f"{hint}; its inputs: {listed or 'none'}"
+
+
+# --val-range
+
+
+def parse_val_ranges(values) -> dict[str | None, tuple[float, float]]:
+    """``--val-range`` values -> {input name or None (every input): (low, high)}: ``NAME:LOW,HIGH``,
+    ``NAME:[LOW,HIGH]``, or a bare ``LOW,HIGH``; finite numbers with LOW <= HIGH."""
+    ranges: dict[str | None, tuple[float, float]] = {}
+    for value in values:
+        match = re.fullmatch(r"\s*(?:(.+):)?\s*\[?\s*([^,\[\]]+?)\s*,\s*([^,\[\]]+?)\s*\]?\s*", value, re.DOTALL)
+        if not match:
+            raise UserError(f"--val-range {value}: expected NAME:LOW,HIGH (or LOW,HIGH for every input)")
+        name, low, high = match.group(1), _number(value, match.group(2)), _number(value, match.group(3))
+        if not low <= high:
+            raise UserError(f"--val-range {value}: LOW {match.group(2)} is above HIGH {match.group(3)}")
+        if name in ranges:
+            raise UserError(f"--val-range {value}: {'input ' + repr(name) if name else 'the range of every input'} "
+                            "is given twice")
+        ranges[name] = (low, high)
+    return ranges
+
+
+def _number(value: str, text: str) -> float:
+    try:
+        number = int(text) if re.fullmatch(r"[+-]?\d+", text) else float(text)
+    except (ValueError, OverflowError):
+        number = None
+    if number is None or not math.isfinite(number):
+        raise UserError(f"--val-range {value}: {text!r} is not a finite number")
+    return number
+
+
+# Data
+
+
+def generate(inputs: list[Tensor], shapes: dict[str, tuple[int, ...]], ranges: dict, seed: int) -> dict[str, np.ndarray]:
+    """Seeded data for every input (see the module's docstring); a UserError naming an input it cannot make."""
+    by_name = {t.name for t in inputs}
+    for name in ranges:
+        if name is not None and name not in by_name:
+            raise UserError(f"--val-range {name}: the model has no input {name!r}{_choices(name, by_name)}")
+    feeds = {}
+    for tensor in inputs:
+        dtype = tensor.dtype
+        if dtype is None:
+            raise UserError(f"input {tensor.name!r} is {tensor.type_name()}: run cannot generate it; give its data "
+                            "with --load-inputs FILE.npz")
+        low, high = ranges.get(tensor.name, ranges.get(None, (0, 1)))
+        kind = "uniform" if dtype.is_float else "integers"
+        if kind == "integers" and not (float(low).is_integer() and float(high).is_integer()):
+            low, high = math.ceil(low), math.floor(high)
+            if low > high:
+                raise UserError(f"--val-range: input {tensor.name!r} is {dtype.name} and no integer lies in the range")
+        seed_i = int(np.random.SeedSequence([seed, zlib.crc32(tensor.name.encode("utf-8", "surrogateescape"))])
+                     .generate_state(1, np.uint64)[0] >> 1)
+        try:
+            feeds[tensor.name] = materialize({"random": kind, "low": low, "high": high, "seed": seed_i},
+                                             TensorType(dtype, shapes[tensor.name]), Path("."))
+        except UserError as exc:
+            raise UserError(f"input {tensor.name!r} ({dtype.name}{list(shapes[tensor.name])}): {exc.detail}") from None
+    return feeds
+
+
+def save_arrays(option: str, path, arrays: dict[str, np.ndarray]) -> None:
+    """``arrays`` as an uncompressed .npz (one member per name, never pickled), written atomically."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+        for name, array in arrays.items():
+            member = io.BytesIO()
+            np.lib.format.write_array(member, np.asarray(array), allow_pickle=False)
+            archive.writestr(f"{name}.npy", member.getvalue())
+    try:
+        write_atomic(path, buffer.getvalue())
+    except OSError as exc:
+        raise UserError(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
+
+
+def load_arrays(option: str, path, budget: int) -> dict[str, "_Member"]:
+    """{name: member (dtype, shape, read())} of a .npz file: each member's header is read (no pickle: an object
+    dtype is refused), its data only when ``read()`` is called. The members' bytes together must fit ``budget``."""
+    try:
+        archive = zipfile.ZipFile(path)
+    except (OSError, zipfile.BadZipFile, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a .npz (zip) file"
+        raise UserError(f"{option} {path}: cannot read ({why})") from None
+    found, total = {}, 0
+    with archive:
+        for info in archive.infolist():
+            if not info.filename.endswith(".npy"):
+                raise UserError(f"{option} {path}: member {info.filename!r} is not a .npy array (numpy.savez writes "
+                                "NAME.npy per array)")
+            name = info.filename[:-4]
+            try:
+                with archive.open(info) as handle:
+                    version = np.lib.format.read_magic(handle)
+                    read_header = {(1, 0): np.lib.format.read_array_header_1_0,
+                                   (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+                    if read_header is None:
+                        raise ValueError(f"format version {version}")
+                    shape, _, dtype = read_header(handle)
+            except Exception as exc:  # noqa: BLE001 - a corrupt member: one line naming it
+                raise UserError(f"{option} {path}: array {name!r} is not a readable .npy ({type(exc).__name__})") from None
+            if dtype.hasobject:
+                raise UserError(f"{option} {path}: array {name!r} holds Python objects (saved with pickle); run never "
+                                "unpickles: save plain arrays")
+            total += math.prod(shape) * dtype.itemsize
+            if total > budget:
+                raise UserError(f"{option} {path}: its arrays take more than the memory budget ({show(budget)})")
+            found[name] = (dtype, tuple(shape), info)
+    return {name: _Member(path, info, dtype, shape) for name, (dtype, shape, info) in found.items()}
+
+
+@dataclass(frozen=True)
+class _Member:
+    path: object
+    info: zipfile.ZipInfo
+    dtype: np.dtype
+    shape: tuple
+
+    def read(self) -> np.ndarray:
+        with zipfile.ZipFile(self.path) as archive, archive.open(self.info) as handle:
+            array = np.lib.format.read_array(handle, allow_pickle=False)
+        return array.view(ml_dtypes.bfloat16) if array.dtype == np.dtype("V2") else array
+
+
+def loaded_inputs(option: str, path, inputs: list[Tensor], shapes: dict, budget: int) -> dict[str, np.ndarray]:
+    """The feeds of a ``--load-inputs`` file, checked against the model: every input present, no other name,
+    each of the input's dtype and of a shape its declared dimensions (and ``--shapes``) allow."""
+    members = load_arrays(option, path, budget)
+    by_name = {t.name: t for t in inputs}
+    for name in members:
+        if name not in by_name:
+            raise UserError(f"{option} {path}: array {name!r} is no input of the model{_choices(name, by_name)}")
+    feeds = {}
+    for tensor in inputs:
+        if tensor.name not in members:
+            raise UserError(f"{option} {path}: no array for input {tensor.name!r} ({tensor.describe()})")
+        member = members[tensor.name]
+        dtype = member.dtype if member.dtype != np.dtype("V2") else np.dtype(ml_dtypes.bfloat16)
+        want = tensor.dtype.numpy if tensor.dtype else None
+        if tensor.elem_type == STRING:
+            ok = dtype.kind in "US"
+        else:
+            ok = want is not None and dtype.newbyteorder("=") == want
+        if not ok:
+            raise UserError(f"{option} {path}: array {tensor.name!r} is {dtype}{list(member.shape)}; input "
+                            f"{tensor.name!r} is {tensor.describe()}")
+        if not _fits(member.shape, tensor.dims, shapes.get(tensor.name)):
+            bound = f" (--shapes {tensor.name}:{_show(shapes[tensor.name])})" if tensor.name in shapes else ""
+            raise UserError(f"{option} {path}: array {tensor.name!r} has shape {list(member.shape)}; input "
+                            f"{tensor.name!r} is {tensor.describe()}{bound}")
+        array = member.read()
+        feeds[tensor.name] = array if want is None or array.dtype == want else array.astype(want)
+    return feeds
+
+
+def _fits(shape: tuple, dims, bound) -> bool:
+    if bound is not None:
+        return tuple(shape) == tuple(bound)
+    if dims is None:
+        return True
+    return len(shape) == len(dims) and all(not isinstance(d, int) or d == s for d, s in zip(dims, shape))

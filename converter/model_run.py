@@ -1,0 +1,399 @@
+"""``spec2onnx run MODEL.onnx``: any ONNX model on several runtimes, every pair compared (as ``polygraphy run``).
+
+One run: the model is read with its data (converter/model_reading.py: bounded, external data inside the
+model's folder), its inputs made or loaded (converter/model_inputs.py), the model run on each runtime
+configuration (converter/runners: onnxruntime with a provider and optimization levels, onnx's reference
+evaluator, OpenVINO), and every pair of runtimes compared output by output with validate's comparison and
+per-dtype tolerances (converter/compare.py), golden outputs (``--load-outputs``) counting as one more
+runtime. Each comparison is a CaseResult (``MODEL/B vs A``: B's outputs against A's), so the terminal
+table, the JSON and the JUnit reports are validate's (converter/report.py).
+
+``--mark-all`` makes every tensor a main-graph node computes a graph output (typed where onnx's shape
+inference types it; sequences and maps are left out), on every runtime; a comparison that finds a
+difference then names the first node, in topological order, with an output that differs.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import onnx
+
+from .budget import default_budget, show
+from .dtypes import BFLOAT16
+from .compare import Mismatch, Tolerance, compare, resolve_tolerance
+from .errors import UserError, describe_exception
+from .files import check_distinct, check_output
+from .model_inputs import (STRING, Tensor, bind_shapes, dtype_of_array, generate, load_arrays, loaded_inputs,
+                           model_inputs, model_outputs, parse_shapes, parse_val_ranges, save_arrays)
+from .model_reading import is_onnx_model, read_model_with_data  # noqa: F401  (is_onnx_model: run's dispatch)
+from .report import summary_line, summary_table, write_reports  # noqa: F401  (for the CLI: run MODEL's reports)
+from .results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
+from .runners import RunConfig, make_configs, session
+
+DEFAULT_RUNTIMES = ("onnxruntime", "onnx-reference")
+GOLDEN = "golden"
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What ``run MODEL`` does, every value checked (make_run_options)."""
+
+    configs: tuple[RunConfig, ...]
+    tolerance: Tolerance | None = None  # --atol/--rtol: float outputs only
+    seed: int = 1
+    shapes: dict = field(default_factory=dict)  # input -> shape (--shapes)
+    val_ranges: dict = field(default_factory=dict)  # input or None (all) -> (low, high)
+    load_inputs: str | None = None
+    save_inputs: str | None = None
+    load_outputs: str | None = None
+    save_outputs: str | None = None
+    mark_all: bool = False
+    max_memory: int | None = None
+    threads: int = 1  # onnxruntime's intra-op threads
+
+
+def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_levels=("all",), atol=None, rtol=None,
+                     seed: int = 1, shapes=(), val_ranges=(), load_inputs=None, save_inputs=None, load_outputs=None,
+                     save_outputs=None, mark_all: bool = False, max_memory: int | None = None,
+                     threads: int = 1) -> RunOptions:
+    """RunOptions from the command line's values: runtimes, provider, shapes and ranges parsed and checked."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise UserError(f"--seed {seed}: must be a whole number >= 0")
+    if load_inputs is not None and val_ranges:
+        raise UserError("--val-range: the inputs come from --load-inputs; a range applies to generated inputs only")
+    tolerance = Tolerance(atol, rtol) if (atol, rtol) != (None, None) else None
+    return RunOptions(make_configs(runtimes, provider, opt_levels), tolerance, seed, parse_shapes(shapes),
+                      parse_val_ranges(val_ranges), load_inputs, save_inputs, load_outputs, save_outputs, mark_all,
+                      max_memory, threads)
+
+
+@dataclass
+class RuntimeRun:
+    """One runtime configuration's run of the model: its outputs, or why it could not run it."""
+
+    config: RunConfig
+    seconds: float = 0.0
+    outputs: dict | None = None
+    error: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.config.label
+
+
+@dataclass
+class ModelRun:
+    """What ``run MODEL`` did: the model, its inputs, each runtime's run, and one CaseResult per comparison."""
+
+    path: str
+    name: str
+    nodes: int
+    opset: int
+    inputs: list  # model_inputs.Tensor, as declared
+    feeds: dict
+    source: str  # where the inputs came from: "generated (seed 1, ...)" or "--load-inputs FILE"
+    notes: list = field(default_factory=list)
+    runs: list = field(default_factory=list)
+    results: list = field(default_factory=list)
+    marked: int = 0  # tensors --mark-all added as outputs
+    seconds: float = 0.0
+
+    def json_extra(self) -> dict:
+        """The ``model`` section of a run's JSON report (docs/report-schema.md)."""
+        return {"path": self.path, "nodes": self.nodes, "opset": self.opset, "inputs_from": self.source,
+                "inputs": [{"name": n, "dtype": str(a.dtype), "shape": list(a.shape)} for n, a in self.feeds.items()],
+                "notes": self.notes, "marked": self.marked,
+                "runtimes": [{"label": r.label, "seconds": round(r.seconds, 6), "error": r.error or None,
+                              "outputs": len(r.outputs or ())} for r in self.runs]}
+
+
+def check_files(options: RunOptions, model_path, reports: dict) -> None:
+    """Before any work: every file the run writes can be written, none is an input of it, no two are the same."""
+    inputs = [model_path, *(p for p in (options.load_inputs, options.load_outputs) if p)]
+    outputs = {"--save-inputs": options.save_inputs, "--save-outputs": options.save_outputs, **reports}
+    for option, path in outputs.items():
+        if path is not None:
+            check_output(option, path, inputs)
+    check_distinct(outputs)
+
+
+def run_model(path, options: RunOptions) -> ModelRun:
+    """Run the model at ``path`` on every configuration of ``options`` and compare (module docstring). Bad input
+    (the file, --shapes, the .npz files) is a UserError before anything runs; a runtime that cannot run the
+    model is an ERROR result."""
+    t0 = time.perf_counter()
+    path = str(path)
+    budget = default_budget() if options.max_memory is None else options.max_memory
+    model, _ = read_model_with_data(path, budget)
+    inputs, outputs = model_inputs(model, path), model_outputs(model, path)
+    shapes, notes = bind_shapes(inputs, options.shapes)
+    if options.load_inputs:
+        feeds, source, notes = loaded_inputs("--load-inputs", options.load_inputs, inputs, options.shapes, budget), \
+            f"--load-inputs {options.load_inputs}", []
+    else:
+        need = sum(math.prod(shapes[t.name]) * (t.dtype.numpy.itemsize if t.dtype else 0) for t in inputs)
+        if need > budget:
+            raise UserError(f"{path}: its inputs ({', '.join(f'{n}:{_shape(s)}' for n, s in shapes.items())}) take "
+                            f"{show(need)}, above the memory budget of {show(budget)} (--max-memory)")
+        feeds = generate(inputs, shapes, options.val_ranges, options.seed)
+        source = f"generated: seed {options.seed}, {_ranges(options.val_ranges)}"
+    order = topological_order(model.graph)
+    marked = mark_all(model) if options.mark_all else 0
+    golden = _golden(options.load_outputs, model, outputs, budget, options.mark_all) if options.load_outputs else None
+    if options.save_inputs:
+        save_arrays("--save-inputs", options.save_inputs, feeds)
+    run = ModelRun(path, Path(path).name, len(model.graph.node), _opset(model), inputs, feeds, source, notes,
+                   marked=marked)
+    data = model.SerializeToString()
+    ops = tuple(sorted({f"{n.domain}.{n.op_type}" if n.domain not in ("", "ai.onnx") else n.op_type
+                        for n in model.graph.node}))
+    producers = [(i, model.graph.node[i]) for i in order]
+    del model
+    for config in options.configs:
+        run.runs.append(_run_one(config, data, feeds, options.threads))
+    ran = [r for r in run.runs if r.outputs is not None]
+    if options.save_outputs and ran:
+        save_arrays("--save-outputs", options.save_outputs, ran[0].outputs)
+    base = dict(spec=run.name, path=path, ops=ops, opset=run.opset)
+    for r in run.runs:
+        if r.error:
+            run.results.append(CaseResult(case=r.label, outcome=ERROR, problems=[r.error], seconds=r.seconds,
+                                          **_config_fields(r.config), **base))
+    names = [o.name for o in outputs]
+    sides = [(r.label, r.outputs, r) for r in ran] + ([(GOLDEN, golden, None)] if golden is not None else [])
+    for j, later in enumerate(sides):
+        for earlier in sides[:j]:
+            # the later runtime against the earlier one; a runtime against the golden outputs
+            actual, against = (earlier, later) if later[2] is None else (later, earlier)
+            run.results.append(_compare_pair(actual[0], against[0], actual[1], against[1], names, producers, options,
+                                             seconds=actual[2].seconds, **_config_fields(actual[2].config), **base))
+    if len(sides) == 1 and ran:  # one runtime, no golden outputs: it ran, nothing to compare
+        run.results.append(CaseResult(case=ran[0].label, outcome=PASS, seconds=ran[0].seconds,
+                                      problems=[], **_config_fields(ran[0].config), **base))
+    run.seconds = time.perf_counter() - t0
+    return run
+
+
+def _opset(model) -> int:
+    return next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
+
+
+def _shape(shape) -> str:
+    return "x".join(map(str, shape)) or "[]"
+
+
+def _ranges(ranges: dict) -> str:
+    named = [f"{name} in [{low}, {high}]" for name, (low, high) in ranges.items() if name is not None]
+    low, high = ranges.get(None, (0, 1))
+    rest = f"{'other ' if named else ''}values in [{low}, {high}]"
+    return ", ".join(named + [rest])
+
+
+def _config_fields(config: RunConfig) -> dict:
+    return {"runtime": config.runtime, "provider": config.provider, "opt_level": config.opt_level}
+
+
+def _run_one(config: RunConfig, data: bytes, feeds: dict, threads: int) -> RuntimeRun:
+    t0 = time.perf_counter()
+    try:
+        runner = session(config, data, threads=threads)
+    except Exception as exc:  # noqa: BLE001 - a runtime that cannot load the model: that runtime's failure
+        return RuntimeRun(config, time.perf_counter() - t0, error=f"{config.label} cannot load the model: "
+                          f"{describe_exception(exc, 'creating the session')}")
+    try:
+        outputs = runner(dict(feeds))
+    except Exception as exc:  # noqa: BLE001 - nothing a runtime does may take the command down
+        return RuntimeRun(config, time.perf_counter() - t0,
+                          error=f"{config.label} cannot run the model: {describe_exception(exc, 'running it')}")
+    return RuntimeRun(config, time.perf_counter() - t0, {k: np.asarray(v) for k, v in outputs.items()})
+
+
+def _golden(file, model, outputs: list[Tensor], budget: int, mark_all: bool) -> dict:
+    """The golden outputs of ``--load-outputs``: every output of the model, and any tensor --mark-all marks; each
+    of the output's declared element type (a name the model does not output, a missing output: UserError)."""
+    members = load_arrays("--load-outputs", file, budget)
+    declared = {o.name: Tensor(o.name, o.type.tensor_type.elem_type, None) for o in model.graph.output}
+    for name in members:
+        if name not in declared:
+            hint = "" if mark_all else "; with --mark-all, every tensor a node computes is one"
+            raise UserError(f"--load-outputs {file}: array {name!r} is no output of the model (its outputs: "
+                            f"{', '.join(repr(o.name) for o in outputs)}{hint})")
+    for output in outputs:
+        if output.name not in members:
+            raise UserError(f"--load-outputs {file}: no array for output {output.name!r} ({output.describe()})")
+    golden = {}
+    for name, member in members.items():
+        tensor = declared[name]
+        dtype = np.dtype(BFLOAT16.numpy) if member.dtype == np.dtype("V2") else member.dtype
+        want = tensor.dtype.numpy if tensor.dtype else None
+        ok = dtype.kind in "US" if tensor.elem_type == STRING else want is None or dtype.newbyteorder("=") == want
+        if not ok:
+            raise UserError(f"--load-outputs {file}: array {name!r} is {dtype}; output {name!r} is {tensor.type_name()}")
+        array = member.read()
+        golden[name] = array if want is None or array.dtype == want else array.astype(want)
+    return golden
+
+
+def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list, producers, options: RunOptions,
+                  **fields) -> CaseResult:
+    """``actual``'s outputs against ``against``'s: every output of the model, and with --mark-all the first node
+    (topological order) with an output that differs."""
+    problems, stats = [], []
+    for name in names:
+        if name not in want:
+            continue
+        if name not in got:
+            problems.append(f"output {name!r}: {actual} produced no such output")
+            continue
+        mismatch, tol = _differs(got[name], want[name], options.tolerance)
+        if mismatch:
+            problems.append(f"output {name!r}: {actual} vs {against} ({tol.describe()}): {mismatch.describe()}")
+            stats.append({"output": name, "actual": actual, "against": against,
+                          "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp}, **mismatch.to_dict()})
+    if options.mark_all and problems:
+        differing = [c["output"] for c in stats] + [n for n in names if n in want and n not in got]
+        problems += _first_difference(actual, against, got, want, *_ancestors(producers, differing), options,
+                                     stats)
+    return CaseResult(case=f"{actual} vs {against}", outcome=FAIL if problems else PASS, problems=problems,
+                      comparisons=stats, **fields)
+
+
+def _differs(got: np.ndarray, want: np.ndarray, cli: Tolerance | None):
+    """(Mismatch or None, tolerance) of one tensor: validate's comparison at the per-dtype default tolerance,
+    --atol/--rtol for float tensors; strings and types without a default compared exactly."""
+    dtype = dtype_of_array(want)
+    if dtype is not None and got.dtype == want.dtype or got.shape != want.shape:
+        tol = resolve_tolerance(dtype, cli if dtype.is_float else None) if dtype is not None else Tolerance(0.0, 0.0)
+        return compare(got, want, tol), tol
+    exact = Tolerance(0.0, 0.0)
+    if got.dtype.kind in "USO" and want.dtype.kind in "USO":
+        same = np.asarray(got, dtype=str) == np.asarray(want, dtype=str)
+    elif got.dtype == want.dtype:
+        same = np.asarray((got == want) | ((got != got) & (want != want)))
+    else:
+        return Mismatch(want.size, want.size, shape_problem=f"dtype {got.dtype} != expected {want.dtype}"), exact
+    if same.all():
+        return None, exact
+    bad = np.argwhere(~same)
+    first = tuple(int(i) for i in bad[0])
+    return Mismatch(len(bad), want.size, shape_problem=(
+        f"{len(bad)}/{want.size} elements differ; first at {list(first)}: got {got[first]!r}, want {want[first]!r}")), exact
+
+
+def _ancestors(producers, outputs) -> tuple[list, set]:
+    """The (index, node) of ``producers`` (topological order) that the tensors ``outputs`` depend on, and the names
+    of those tensors (``outputs`` and what they are computed from)."""
+    made = {name: k for k, (_, node) in enumerate(producers) for name in node.output if name}
+    needed, keep = set(outputs), set()
+    for k in range(len(producers) - 1, -1, -1):
+        node = producers[k][1]
+        if any(name in needed for name in node.output):
+            keep.add(k)
+            needed |= {name for name in _used_names(node) if name in made}
+    return [producers[k] for k in sorted(keep)], needed
+
+
+def _first_difference(actual, against, got, want, producers, needed: set, options, stats) -> list[str]:
+    """The line naming the first node (topological order) whose output differs, among ``producers`` and their
+    outputs in ``needed`` (what the differing outputs depend on: a difference that reaches no output, such as
+    an unused mask, is not the cause), and how many of those tensors differ."""
+    differing, compared, first = 0, 0, None
+    for index, node in producers:
+        for name in node.output:
+            if name not in needed or name not in got or name not in want:
+                continue
+            compared += 1
+            mismatch, tol = _differs(got[name], want[name], options.tolerance)
+            if mismatch:
+                differing += 1
+                if first is None:
+                    first = (index, node, name, mismatch, tol)
+    if first is None:
+        return [f"--mark-all: no tensor the differing outputs depend on differs ({compared} compared)"]
+    index, node, name, mismatch, tol = first
+    label = f"#{index} {node.name!r} ({node.op_type})" if node.name else f"#{index} ({node.op_type})"
+    stats.append({"output": name, "actual": actual, "against": against, "node": node.name, "op": node.op_type,
+                  "node_index": index, "first_difference": True,
+                  "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp}, **mismatch.to_dict()})
+    return [f"first differing node: {label}, output {name!r} ({actual} vs {against}, {tol.describe()}): "
+            f"{mismatch.describe()}; that is the node to look at ({differing} of the {compared} tensors the differing "
+            "outputs depend on differ)"]
+
+
+def topological_order(graph) -> list[int]:
+    """The main graph's node indices in topological order, the file's order among nodes ready together (the order
+    itself where the file is sorted, as onnx's checker requires). Names no node or input defines (outer scope,
+    a broken model) count as given; nodes on a cycle come last, in file order."""
+    produced = {}
+    for i, node in enumerate(graph.node):
+        for name in node.output:
+            if name:
+                produced.setdefault(name, i)
+    waiting, users = [0] * len(graph.node), [[] for _ in graph.node]
+    for i, node in enumerate(graph.node):
+        needs = {produced[n] for n in _used_names(node) if n in produced and produced[n] != i}
+        waiting[i] = len(needs)
+        for j in needs:
+            users[j].append(i)
+    ready = [i for i, n in enumerate(waiting) if n == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        i = heapq.heappop(ready)
+        order.append(i)
+        for user in users[i]:
+            waiting[user] -= 1
+            if waiting[user] == 0:
+                heapq.heappush(ready, user)
+    if len(order) < len(graph.node):
+        seen = set(order)
+        order += [i for i in range(len(graph.node)) if i not in seen]
+    return order
+
+
+def _used_names(node) -> set:
+    """The names a node reads: its inputs, and what its subgraphs read from the outer scope."""
+    names = {n for n in node.input if n}
+    for attr in node.attribute:
+        for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
+            inner = {i.name for i in sub.input} | {t.name for t in sub.initializer}
+            for n in sub.node:
+                inner |= set(n.output)
+            for n in sub.node:
+                names |= {x for x in _used_names(n) if x not in inner}
+    return names
+
+
+def mark_all(model: onnx.ModelProto) -> int:
+    """Make every tensor a main-graph node computes an output of ``model`` (in place), typed with the element type
+    onnx's shape inference gives it (shapes are left to the runtimes); sequences, maps and optionals are left out
+    (they are not compared). Returns how many were added."""
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
+        types = {v.name: v.type for v in inferred.graph.value_info}
+        del inferred
+    except Exception:  # noqa: BLE001 - a model onnx cannot infer: its tensors are marked untyped (runtimes infer them)
+        types = {}
+    graph = model.graph
+    existing = {o.name for o in graph.output} | {i.name for i in graph.input}
+    added = 0
+    for node in graph.node:
+        for name in node.output:
+            if not name or name in existing:
+                continue
+            existing.add(name)
+            value = onnx.ValueInfoProto(name=name)
+            known = types.get(name)
+            if known is not None:
+                if known.WhichOneof("value") != "tensor_type":
+                    continue
+                value.type.tensor_type.elem_type = known.tensor_type.elem_type
+            graph.output.append(value)
+            added += 1
+    return added

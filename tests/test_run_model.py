@@ -1,0 +1,425 @@
+"""`spec2onnx run MODEL.onnx` (issue 26): any ONNX model on several runtimes, every pair compared.
+
+Expected values come from outside this program: the onnx wheel's light_* models with the outputs onnx ships
+for them (and the inputs onnx's backend test runner makes for them), numpy computing what the ONNX text
+says (Softmax-11's coercion to 2-D, int64 arithmetic), and the runtimes themselves.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from click.testing import CliRunner
+from onnx import TensorProto, helper, numpy_helper
+
+from cli import main
+
+from .conftest import SPECS
+
+LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+LIGHT_MODELS = sorted(p.stem for p in LIGHT.glob("light_*.onnx"))
+HAS_OPENVINO = importlib.util.find_spec("openvino") is not None
+needs_openvino = pytest.mark.skipif(not HAS_OPENVINO, reason="OpenVINO is not installed")
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def save_model(path, nodes, inputs, outputs, opset=17, initializers=()):
+    graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(initializers))
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8), path)
+    return path
+
+
+def tensor(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def onnx_runner_inputs(model_path: Path) -> dict:
+    """The inputs onnx's backend test runner makes for a light model (runner/__init__.py generate_dummy_data,
+    random=False): arange(n) / n in the input's shape, unknown dimensions 1."""
+    model = onnx.load(model_path)
+    initialized = {i.name for i in model.graph.initializer}
+    feeds = {}
+    for x in model.graph.input:
+        if x.name in initialized:
+            continue
+        shape = tuple(d.dim_value if d.HasField("dim_value") else 1 for d in x.type.tensor_type.shape.dim)
+        n = int(np.prod(shape))
+        feeds[x.name] = (np.arange(n).reshape(shape) / n).astype(np.float32)
+    return feeds
+
+
+def light_golden(tmp_path, name):
+    """(inputs.npz, golden.npz) of a light model: onnx's inputs and the output onnx ships beside the model."""
+    model = onnx.load(LIGHT / f"{name}.onnx")
+    expected = numpy_helper.to_array(onnx.load_tensor(str(LIGHT / f"{name}_output_0.pb")))
+    np.savez(tmp_path / "in.npz", **onnx_runner_inputs(LIGHT / f"{name}.onnx"))
+    np.savez(tmp_path / "golden.npz", **{model.graph.output[0].name: expected})
+    return tmp_path / "in.npz", tmp_path / "golden.npz"
+
+
+# Runtimes compared on the onnx wheel's light models
+
+
+@pytest.mark.parametrize("name", LIGHT_MODELS)
+def test_light_models_on_onnxruntime_give_the_outputs_onnx_ships_for_them(name, tmp_path):
+    inputs, golden = light_golden(tmp_path, name)
+    result = invoke("run", LIGHT / f"{name}.onnx", "--runtime", "onnxruntime", "--load-inputs", inputs,
+                    "--load-outputs", golden)
+    assert result.exit_code == 0, result.output
+    assert f"PASS  {name}.onnx/ort[cpu] vs golden" in result.stdout
+    assert "1 comparison: 1 passed, 0 failed, 0 errors" in result.stdout
+
+
+@needs_openvino
+@pytest.mark.parametrize("name", ["light_resnet50", "light_shufflenet", "light_inception_v1"])
+def test_light_models_agree_on_onnxruntime_and_openvino_and_with_onnxs_own_outputs(name, tmp_path):
+    """(All nine agree: docs/cli.md, run; the three here keep the suite's time down.)"""
+    inputs, golden = light_golden(tmp_path, name)
+    result = invoke("run", LIGHT / f"{name}.onnx", "--runtime", "onnxruntime", "--runtime", "openvino",
+                    "--load-inputs", inputs, "--load-outputs", golden)
+    assert result.exit_code == 0, result.output
+    assert f"PASS  {name}.onnx/openvino vs ort[cpu]" in result.stdout
+    assert f"{name}.onnx/ort[cpu] vs golden" in result.stdout and f"{name}.onnx/openvino vs golden" in result.stdout
+    assert "3 comparisons: 3 passed, 0 failed, 0 errors" in result.stdout
+
+
+def test_light_model_generated_inputs_say_where_they_come_from_and_json_and_junit_report_it(tmp_path):
+    report, junit = tmp_path / "r.json", tmp_path / "r.xml"
+    result = invoke("run", LIGHT / "light_zfnet512.onnx", "--runtime", "onnxruntime", "--json", report,
+                    "--junit", junit)
+    assert result.exit_code == 0, result.output
+    assert "inputs (generated: seed 1, values in [0, 1]): gpu_0/data_0 float32[1, 3, 224, 224]" in result.stdout
+    doc = json.loads(report.read_text())
+    assert doc["schema"] == "spec2onnx-report/1" and doc["summary"]["PASS"] == 1 and doc["summary"]["total"] == 1
+    assert doc["model"]["inputs"] == [{"name": "gpu_0/data_0", "dtype": "float32", "shape": [1, 3, 224, 224]}]
+    assert doc["model"]["runtimes"][0]["label"] == "ort[cpu]" and doc["model"]["runtimes"][0]["error"] is None
+    assert doc["cases"][0]["spec"] == "light_zfnet512.onnx" and "Conv" in doc["cases"][0]["ops"]
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite.get("tests") == "1" and suite.get("failures") == "0"
+
+
+# The first node that differs: real differences between runtimes
+
+
+def softmax11_model(path):
+    """Relu -> Softmax (opset 11, default axis 1) -> Add: the shape of squeezenet's last Softmax, [1, 4, 1, 1]."""
+    one = numpy_helper.from_array(np.array(1.0, np.float32), "one")
+    return save_model(path, [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+                             helper.make_node("Softmax", ["r"], ["s"], name="softmax"),
+                             helper.make_node("Add", ["s", "one"], ["y"], name="add")],
+                      [tensor("x", TensorProto.FLOAT, [1, 4, 1, 1])], [tensor("y", TensorProto.FLOAT, [1, 4, 1, 1])],
+                      opset=11, initializers=[one])
+
+
+def test_mark_all_names_the_softmax_where_the_reference_evaluator_leaves_the_onnx_text(tmp_path):
+    model = softmax11_model(tmp_path / "m.onnx")
+    x = np.array([0.5, -1.0, 2.0, 1.0], np.float32).reshape(1, 4, 1, 1)
+    np.savez(tmp_path / "in.npz", x=x)
+    result = invoke("run", model, "--load-inputs", tmp_path / "in.npz", "--mark-all", "--save-outputs",
+                    tmp_path / "ort.npz", "--json", tmp_path / "r.json")
+    assert result.exit_code == 1, result.output
+    assert "FAIL  m.onnx/onnx-reference vs ort[cpu]" in result.stdout
+    assert "output 'y': onnx-reference vs ort[cpu]" in result.stdout
+    assert "first differing node: #1 'softmax' (Softmax), output 's'" in result.stdout
+    assert "that is the node to look at" in result.stdout
+    # which side is right: Softmax-11 coerces [1, 4, 1, 1] to [1, 4] at axis 1 (the ONNX text); onnxruntime's
+    # outputs (--save-outputs: the first runtime's, every tensor with --mark-all) are that
+    r = np.maximum(x, 0).reshape(1, 4)
+    want = (np.exp(r) / np.exp(r).sum(axis=1, keepdims=True)).reshape(1, 4, 1, 1)
+    saved = np.load(tmp_path / "ort.npz")
+    assert sorted(saved.files) == ["r", "s", "y"]
+    np.testing.assert_allclose(saved["s"], want, rtol=1e-6)
+    np.testing.assert_allclose(saved["y"], want + 1, rtol=1e-6)
+    first = [c for c in json.loads((tmp_path / "r.json").read_text())["cases"][0]["comparisons"]
+             if c.get("first_difference")]
+    assert [(c["node"], c["op"], c["node_index"], c["output"]) for c in first] == [("softmax", "Softmax", 1, "s")]
+
+
+def test_mark_all_against_golden_outputs_names_the_first_node_that_differs_from_them(tmp_path):
+    model = softmax11_model(tmp_path / "m.onnx")
+    golden = tmp_path / "reference.npz"
+    made = invoke("run", model, "--runtime", "onnx-reference", "--mark-all", "--save-outputs", golden,
+                  "--save-inputs", tmp_path / "in.npz")
+    assert made.exit_code == 0, made.output
+    assert sorted(np.load(golden).files) == ["r", "s", "y"]
+    result = invoke("run", model, "--runtime", "onnxruntime", "--load-inputs", tmp_path / "in.npz",
+                    "--load-outputs", golden, "--mark-all")
+    assert result.exit_code == 1, result.output
+    assert "FAIL  m.onnx/ort[cpu] vs golden" in result.stdout
+    assert "first differing node: #1 'softmax' (Softmax), output 's' (ort[cpu] vs golden" in result.stdout
+
+
+@needs_openvino
+def test_mark_all_names_the_first_int64_node_openvino_wraps_at_32_bits(tmp_path):
+    model = save_model(tmp_path / "m.onnx", [helper.make_node("Mul", ["a", "b"], ["p"], name="mul"),
+                                             helper.make_node("Add", ["p", "b"], ["s"], name="add"),
+                                             helper.make_node("Sub", ["s", "a"], ["z"], name="sub")],
+                       [tensor("a", TensorProto.INT64, [3]), tensor("b", TensorProto.INT64, [3])],
+                       [tensor("z", TensorProto.INT64, [3])])
+    a, b = np.array([1, 2, 3], np.int64), np.array([2**20, 3, 2**31], np.int64)
+    np.savez(tmp_path / "in.npz", a=a, b=b)
+    result = invoke("run", model, "--runtime", "onnxruntime", "--runtime", "openvino", "--load-inputs",
+                    tmp_path / "in.npz", "--mark-all", "--save-outputs", tmp_path / "ort.npz")
+    assert result.exit_code == 1, result.output
+    assert "first differing node: #0 'mul' (Mul), output 'p' (openvino vs ort[cpu]" in result.stdout
+    np.testing.assert_array_equal(np.load(tmp_path / "ort.npz")["z"], (a * b + b) - a)  # onnxruntime: int64
+
+
+def test_mark_all_skips_a_difference_no_differing_output_depends_on(tmp_path):
+    """squeezenet's Dropout (opset 9): onnx's reference returns its unused mask as bool (opset 10's type), not
+    float; the difference reaching the output starts at the Softmax."""
+    name = "light_squeezenet"
+    inputs, golden = light_golden(tmp_path, name)
+    result = invoke("run", LIGHT / f"{name}.onnx", "--load-inputs", inputs, "--load-outputs", golden, "--mark-all")
+    assert result.exit_code == 1, result.output
+    assert "PASS  light_squeezenet.onnx/ort[cpu] vs golden" in result.stdout
+    assert "FAIL  light_squeezenet.onnx/onnx-reference vs golden" in result.stdout
+    assert "first differing node: #104 'n65' (Softmax), output 'softmaxout_1' (onnx-reference vs ort[cpu]" \
+        in result.stdout
+    assert "Dropout" not in result.stdout
+
+
+# Golden outputs
+
+
+def add_model(path, shape=(2, 3)):
+    return save_model(path, [helper.make_node("Add", ["x", "y"], ["z"], name="add")],
+                      [tensor("x", TensorProto.FLOAT, list(shape)), tensor("y", TensorProto.FLOAT, list(shape))],
+                      [tensor("z", TensorProto.FLOAT, list(shape))])
+
+
+def test_saved_inputs_and_outputs_round_trip_and_a_wrong_golden_output_fails_naming_it(tmp_path):
+    model = add_model(tmp_path / "m.onnx")
+    first = invoke("run", model, "--runtime", "onnxruntime", "--save-inputs", tmp_path / "in.npz",
+                   "--save-outputs", tmp_path / "out.npz", "--seed", 7)
+    assert first.exit_code == 0, first.output
+    feeds, outs = np.load(tmp_path / "in.npz"), np.load(tmp_path / "out.npz")
+    np.testing.assert_array_equal(outs["z"], feeds["x"] + feeds["y"])  # float32 Add, exactly
+    same = invoke("run", model, "--load-inputs", tmp_path / "in.npz", "--load-outputs", tmp_path / "out.npz")
+    assert same.exit_code == 0, same.output
+    assert "3 comparisons: 3 passed" in same.stdout
+    wrong = outs["z"].copy()
+    wrong[1, 2] += 0.5
+    np.savez(tmp_path / "bad.npz", z=wrong)
+    bad = invoke("run", model, "--runtime", "onnxruntime", "--load-inputs", tmp_path / "in.npz",
+                 "--load-outputs", tmp_path / "bad.npz")
+    assert bad.exit_code == 1, bad.output
+    assert "FAIL  m.onnx/ort[cpu] vs golden" in bad.stdout
+    assert "output 'z': ort[cpu] vs golden" in bad.stdout and "worst at [1, 2]" in bad.stdout
+    assert f"got {float(outs['z'][1, 2])!r}, want {float(wrong[1, 2])!r}" in bad.stdout
+
+
+@pytest.mark.parametrize("arrays, message", [
+    ({"z": np.zeros((2, 3), np.float32), "w": np.zeros(1, np.float32)}, "array 'w' is no output of the model"),
+    ({}, "no array for output 'z'"),
+    ({"z": np.zeros((2, 3), np.int32)}, "array 'z' is int32; output 'z' is float32"),
+])
+def test_golden_outputs_that_do_not_fit_the_model_are_bad_input(tmp_path, arrays, message):
+    model = add_model(tmp_path / "m.onnx")
+    np.savez(tmp_path / "g.npz", **arrays)
+    result = invoke("run", model, "--runtime", "onnxruntime", "--load-outputs", tmp_path / "g.npz")
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and "Traceback" not in result.output
+
+
+# Inputs
+
+
+@pytest.mark.parametrize("arrays, message", [
+    ({"x": np.zeros((2, 3), np.float32)}, "no array for input 'y'"),
+    ({"x": np.zeros((2, 3), np.float32), "y": np.zeros((2, 3), np.float32), "q": np.zeros(1)},
+     "array 'q' is no input of the model"),
+    ({"x": np.zeros((2, 3), np.float64), "y": np.zeros((2, 3), np.float32)},
+     "array 'x' is float64[2, 3]; input 'x' is float32[2, 3]"),
+    ({"x": np.zeros((3, 2), np.float32), "y": np.zeros((2, 3), np.float32)},
+     "array 'x' has shape [3, 2]; input 'x' is float32[2, 3]"),
+])
+def test_loaded_inputs_are_checked_against_the_model_naming_the_input(tmp_path, arrays, message):
+    model = add_model(tmp_path / "m.onnx")
+    np.savez(tmp_path / "in.npz", **arrays)
+    result = invoke("run", model, "--load-inputs", tmp_path / "in.npz")
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_loaded_inputs_are_never_unpickled(tmp_path):
+    model = add_model(tmp_path / "m.onnx")
+    objects = np.empty((2, 3), dtype=object)
+    np.savez(tmp_path / "in.npz", x=objects, y=np.zeros((2, 3), np.float32))
+    result = invoke("run", model, "--load-inputs", tmp_path / "in.npz")
+    assert result.exit_code == 2 and "array 'x' holds Python objects" in result.stderr
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    assert "not a .npz (zip) file" in invoke("run", model, "--load-inputs", tmp_path / "junk.npz").stderr
+
+
+def dynamic_model(path):
+    """x: float32[N, 3, ?] + y: float32[N, 3, 1] -> Relu."""
+    return save_model(path, [helper.make_node("Add", ["x", "y"], ["s"]), helper.make_node("Relu", ["s"], ["z"])],
+                      [tensor("x", TensorProto.FLOAT, ["N", 3, None]), tensor("y", TensorProto.FLOAT, ["N", 3, 1])],
+                      [tensor("z", TensorProto.FLOAT, None)])
+
+
+def test_shapes_bind_symbolic_dims_in_every_input_and_unbound_ones_are_1_and_said(tmp_path):
+    model = dynamic_model(tmp_path / "m.onnx")
+    result = invoke("run", model, "--shapes", "x:4x3x5", "--save-inputs", tmp_path / "in.npz")
+    assert result.exit_code == 0, result.output
+    feeds = np.load(tmp_path / "in.npz")
+    assert feeds["x"].shape == (4, 3, 5) and feeds["y"].shape == (4, 3, 1)  # N bound through x
+    assert "note" not in result.stderr
+    plain = invoke("run", model, "--runtime", "onnxruntime")
+    assert plain.exit_code == 0, plain.output
+    assert "note: input 'x' is float32[N, 3, ?]: 'N', dimension 2 not bound, using 1: 1x3x1" in plain.stderr
+    both = invoke("run", model, "--runtime", "onnxruntime", "--shapes", "x:[2,3,7],y:[2,3,1]", "--save-inputs",
+                  tmp_path / "in2.npz")
+    assert both.exit_code == 0, both.output
+    assert np.load(tmp_path / "in2.npz")["x"].shape == (2, 3, 7)
+
+
+@pytest.mark.parametrize("shapes, message", [
+    (["x:2x4x5"], "--shapes x:2x4x5: dimension 1 is 4; input 'x' is float32[N, 3, ?], whose dimension 1 is fixed at 3"),
+    (["x:2x3"], "--shapes x:2x3: rank 2; input 'x' is float32[N, 3, ?], rank 3"),
+    (["x:2x3x5,y:3x3x1"], "--shapes y:3x3x1: dimension 0 ('N') is 3, but --shapes x binds 'N' to 2"),
+    (["w:2x3"], "--shapes w: the model has no input 'w'"),
+    (["x:2x3x5", "x:2x3x6"], "input 'x' is given twice"),
+    (["x:2xAx5"], "'A' is not a length"),
+    (["2x3x5"], "expected NAME:DxDxD"),
+])
+def test_shapes_that_contradict_the_model_are_refused_naming_the_input(tmp_path, shapes, message):
+    model = dynamic_model(tmp_path / "m.onnx")
+    args = [a for s in shapes for a in ("--shapes", s)]
+    result = invoke("run", model, "--runtime", "onnxruntime", *args)
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and "Traceback" not in result.output
+
+
+def test_an_input_of_unknown_rank_needs_shapes(tmp_path):
+    model = save_model(tmp_path / "m.onnx", [helper.make_node("Relu", ["x"], ["z"])],
+                       [tensor("x", TensorProto.FLOAT, None)], [tensor("z", TensorProto.FLOAT, None)])
+    result = invoke("run", model, "--runtime", "onnxruntime")
+    assert result.exit_code == 2 and "input 'x': the model does not declare its shape" in result.stderr
+    assert invoke("run", model, "--runtime", "onnxruntime", "--shapes", "x:2x2").exit_code == 0
+
+
+def test_val_range_and_seed(tmp_path):
+    model = save_model(tmp_path / "m.onnx", [helper.make_node("Add", ["f", "f"], ["g"]),
+                                             helper.make_node("Add", ["i", "i"], ["j"])],
+                       [tensor("f", TensorProto.FLOAT, [1000]), tensor("i", TensorProto.INT32, [1000])],
+                       [tensor("g", TensorProto.FLOAT, [1000]), tensor("j", TensorProto.INT32, [1000])])
+    out = tmp_path / "in.npz"
+    assert invoke("run", model, "--runtime", "onnxruntime", "--val-range", "f:-3,-2", "--val-range", "i:[5, 7]",
+                  "--save-inputs", out).exit_code == 0
+    f, i = np.load(out)["f"], np.load(out)["i"]
+    assert f.min() >= -3 and f.max() < -2 and set(np.unique(i)) == {5, 6, 7}  # integers: both ends
+    assert invoke("run", model, "--runtime", "onnxruntime", "--val-range", "10,20", "--save-inputs", out).exit_code == 0
+    assert np.load(out)["f"].min() >= 10 and np.load(out)["i"].max() <= 20
+    default = invoke("run", model, "--runtime", "onnxruntime", "--save-inputs", out)
+    assert default.exit_code == 0 and set(np.unique(np.load(out)["i"])) == {0, 1}  # Polygraphy's default [0, 1]
+    again = tmp_path / "again.npz"
+    assert invoke("run", model, "--runtime", "onnxruntime", "--save-inputs", again).exit_code == 0
+    np.testing.assert_array_equal(np.load(out)["f"], np.load(again)["f"])
+    assert invoke("run", model, "--runtime", "onnxruntime", "--seed", 2, "--save-inputs", again).exit_code == 0
+    assert not np.array_equal(np.load(out)["f"], np.load(again)["f"])
+    for bad, message in (("f:3,2", "LOW 3 is above HIGH 2"), ("q:0,1", "the model has no input 'q'"),
+                         ("f:0,nan", "'nan' is not a finite number"), ("i:0.2,0.7", "no integer lies in the range"),
+                         ("i:0,3e9", "out of range for int32")):
+        result = invoke("run", model, "--runtime", "onnxruntime", "--val-range", bad)
+        assert result.exit_code == 2 and message in result.stderr, (bad, result.output)
+
+
+# Runtimes that cannot run a model, files, options
+
+
+def test_a_runtime_that_cannot_run_the_model_is_a_failure_of_that_runtime(tmp_path):
+    model = save_model(tmp_path / "m.onnx", [helper.make_node("Relu", ["x"], ["r"]),
+                                             helper.make_node("Gelu", ["r"], ["z"], domain="com.microsoft")],
+                       [tensor("x", TensorProto.FLOAT, [3])], [tensor("z", TensorProto.FLOAT, [3])])
+    m = onnx.load(model)
+    m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    onnx.save(m, model)
+    result = invoke("run", model)  # onnxruntime has the contrib op Gelu; onnx's reference has no such op
+    assert result.exit_code == 1, result.output
+    assert "ERROR m.onnx/onnx-reference" in result.stdout
+    assert "onnx-reference cannot load the model" in result.stdout
+    assert "PASS  m.onnx/ort[cpu]\n" in result.stdout  # it ran; nothing is left to compare it with
+    assert "Traceback" not in result.output
+
+
+def test_external_data_is_read_inside_the_models_folder_only(tmp_path):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    w = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "w")
+    model_path = add_model(folder / "m.onnx")
+    model = onnx.load(model_path)
+    model.graph.initializer.append(w)
+    model.graph.node[0].input[1] = "w"
+    del model.graph.input[1]
+    onnx.save(model, model_path, save_as_external_data=True, all_tensors_to_one_file=True, location="w.bin",
+              size_threshold=0)
+    np.savez(tmp_path / "in.npz", x=np.ones((2, 3), np.float32))
+    ok = invoke("run", model_path, "--load-inputs", tmp_path / "in.npz", "--save-outputs", tmp_path / "o.npz")
+    assert ok.exit_code == 0, ok.output
+    np.testing.assert_array_equal(np.load(tmp_path / "o.npz")["z"], np.arange(6, dtype=np.float32).reshape(2, 3) + 1)
+    outside = tmp_path / "elsewhere.bin"
+    os.replace(folder / "w.bin", outside)
+    os.symlink(outside, folder / "w.bin")
+    escaped = invoke("run", model_path, "--load-inputs", tmp_path / "in.npz")
+    assert escaped.exit_code == 2 and "outside the model's folder" in escaped.stderr
+    os.unlink(folder / "w.bin")
+    missing = invoke("run", model_path, "--load-inputs", tmp_path / "in.npz")
+    assert missing.exit_code == 2 and "cannot read the model's external data 'w.bin'" in missing.stderr
+
+
+def test_run_dispatches_on_what_the_file_is(tmp_path):
+    spec = SPECS / "trt_elementwise/seed-broadcast-prod.yaml"
+    model = tmp_path / "model.bin"  # no .onnx suffix: it parses as a model
+    assert invoke("convert", spec, "-o", tmp_path / "m.onnx").exit_code == 0
+    model.write_bytes((tmp_path / "m.onnx").read_bytes())
+    assert invoke("run", model, "--runtime", "onnxruntime").exit_code == 0
+    assert invoke("run", spec, "--case", "doc-example", "-o", tmp_path).exit_code == 0
+    for args, message in (((model, "--case", "x"), "--case: " + str(model) + " is an ONNX model"),
+                          ((spec, "--mark-all"), "--mark-all: " + str(spec) + " is a spec file"),
+                          ((spec, "--runtime", "openvino"), "--runtime: ")):
+        result = invoke("run", *args)
+        assert result.exit_code == 2 and message in result.stderr, result.output
+    junk = tmp_path / "junk.onnx"
+    junk.write_bytes(os.urandom(64))
+    result = invoke("run", junk)
+    assert result.exit_code == 2 and "not an ONNX model" in result.stderr and "Traceback" not in result.output
+
+
+def test_outputs_are_refused_before_any_work_when_they_are_inputs(tmp_path):
+    model = add_model(tmp_path / "m.onnx")
+    result = invoke("run", model, "--save-outputs", model)
+    assert result.exit_code == 2 and "is an input of this run" in result.stderr
+    assert onnx.load(model).graph.node[0].op_type == "Add"
+    clash = invoke("run", model, "--save-inputs", tmp_path / "a.npz", "--json", tmp_path / "a.npz")
+    assert clash.exit_code == 2 and "writes the same file" in clash.stderr
+
+
+# The deployment model: run takes the file convert writes (docs/deployment.md)
+
+
+def test_run_compares_the_tensorrt_deployment_model_with_its_host_copy(tmp_path):
+    spec = SPECS / "trt_scale/seed-scale-4d.yaml"
+    deployment = tmp_path / "scale.onnx"
+    assert invoke("convert", spec, "--target", "tensorrt", "-o", deployment).exit_code == 0
+    hosts = tmp_path / "host"
+    validated = invoke("validate", spec, "--target", "tensorrt", "--save-host-model", hosts, "-j", 0)
+    assert validated.exit_code == 0, validated.output
+    host = next(hosts.glob("*.host.onnx"))
+    golden = invoke("run", host, "--runtime", "onnxruntime", "--save-inputs", tmp_path / "in.npz",
+                    "--save-outputs", tmp_path / "host.npz")
+    assert golden.exit_code == 0, golden.output
+    result = invoke("run", deployment, "--load-inputs", tmp_path / "in.npz", "--load-outputs", tmp_path / "host.npz")
+    assert result.exit_code == 0, result.output
+    assert "scale.onnx/onnx-reference vs ort[cpu]" in result.stdout and "scale.onnx/ort[cpu] vs golden" in result.stdout
