@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-ALL = ("throughput", "graphs", "reference", "conversion", "memory", "cuda", "check_scale")
+ALL = ("throughput", "graphs", "reference", "conversion", "memory", "cuda", "check_scale", "run_model")
 
 
 def main(argv: list[str]) -> None:

@@ -1,0 +1,117 @@
+"""`spec2onnx run MODEL --runtime onnxruntime` against `polygraphy run MODEL --onnxrt`, side by side.
+
+Goal (issue 26 item 1): `run` at most as slow as `polygraphy run --onnxrt` on the same model and runtime
+(onnxruntime, CPU execution provider). Each measurement is one whole command in a fresh interpreter, as
+a user runs it: start-up and imports, reading the model, making the inputs, the session, one inference,
+the report. The two commands take turns within each round (so both see the same machine load); a row
+gives the median wall time (seconds, from the parent: process start to exit) and peak RSS (``VmHWM``
+of the process, read at its exit) over the rounds, and the median of the per-round ratios.
+
+Models: the onnx wheel's ``onnx/backend/test/data/light/light_*.onnx`` (their weights are ConstantOfShape
+nodes: small files, full-size networks). Polygraphy is not a dependency of spec2onnx: without it installed
+(``pip install polygraphy``) the benchmark says so and measures nothing.
+
+    python -m benchmarks.run_model [--rounds 5] [--models light_resnet50,light_squeezenet]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .common import machine, table
+
+CHILD = r"""
+import json, sys
+which, argv, report = sys.argv[1], sys.argv[2:-1], sys.argv[-1]
+sys.argv = [which, *argv]
+code = 0
+try:
+    if which == "polygraphy":
+        from polygraphy.tools import main
+        code = main()
+    else:
+        from spec2onnx.cli import main
+        main()
+except SystemExit as exc:
+    code = exc.code
+hwm = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM")) / 1024
+with open(report, "w") as handle:
+    json.dump({"rss_mib": hwm, "code": code}, handle)
+"""
+
+
+def light_models() -> dict[str, Path]:
+    import onnx
+
+    folder = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+    return {p.stem: p for p in sorted(folder.glob("light_*.onnx"))}
+
+
+def measure(which: str, model: Path, scratch: Path) -> dict:
+    """One command in a fresh interpreter: wall seconds (from here) and the child's peak RSS."""
+    argv = ["run", str(model), "--onnxrt"] if which == "polygraphy" else \
+        ["run", str(model), "--runtime", "onnxruntime", "--provider", "cpu", "-q"]
+    report = scratch / f"{which}.json"
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", CHILD, which, *argv, str(report)], capture_output=True, text=True,
+                          check=False, cwd=scratch)
+    wall = time.perf_counter() - t0
+    result = json.loads(report.read_text()) if report.exists() else {"code": proc.returncode}
+    if result.get("code") not in (0, None):
+        raise SystemExit(f"{which} {' '.join(argv)} failed ({result.get('code')}): "
+                         f"{(proc.stdout + proc.stderr).strip()[-2000:]}")
+    return {"wall": wall, "rss_mib": result["rss_mib"]}
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.run_model")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--models", default="", help="comma-separated light_* names (default: all nine)")
+    args = parser.parse_args(argv)
+    if importlib.util.find_spec("polygraphy") is None:
+        print("polygraphy is not installed (pip install polygraphy): nothing measured")
+        return
+    models = light_models()
+    chosen = [m for m in args.models.split(",") if m] or list(models)
+    unknown = [m for m in chosen if m not in models]
+    if unknown:
+        raise SystemExit(f"unknown model {unknown[0]!r}; the onnx wheel has {', '.join(models)}")
+    print(machine())
+    import polygraphy
+
+    print(f"polygraphy {polygraphy.__version__}; {args.rounds} rounds, the two commands in turn; medians (min-max)")
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for name in chosen:
+            runs = {"spec2onnx": [], "polygraphy": []}
+            for _ in range(args.rounds):
+                for which in runs:
+                    runs[which].append(measure(which, models[name], Path(scratch)))
+            ratios = [s["wall"] / p["wall"] for s, p in zip(runs["spec2onnx"], runs["polygraphy"])]
+            rss = [s["rss_mib"] / p["rss_mib"] for s, p in zip(runs["spec2onnx"], runs["polygraphy"])]
+            rows.append([name, _med(runs["spec2onnx"], "wall", "{:.2f}"), _med(runs["polygraphy"], "wall", "{:.2f}"),
+                         _spread(ratios), _med(runs["spec2onnx"], "rss_mib", "{:.0f}"),
+                         _med(runs["polygraphy"], "rss_mib", "{:.0f}"), _spread(rss)])
+    print(table(["model", "spec2onnx run s", "polygraphy run s", "time ratio", "spec2onnx MiB", "polygraphy MiB",
+                 "RSS ratio"], rows))
+
+
+def _med(values: list[dict], key: str, fmt: str) -> str:
+    numbers = [v[key] for v in values]
+    return f"{fmt.format(statistics.median(numbers))} ({fmt.format(min(numbers))}-{fmt.format(max(numbers))})"
+
+
+def _spread(ratios: list[float]) -> str:
+    return f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})"
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
