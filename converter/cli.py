@@ -447,7 +447,8 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
               help="MODEL: seed of the generated inputs (one stream per input name).")
 @click.option("--val-range", "val_ranges", multiple=True, metavar="[NAME:]LOW,HIGH",
               help="MODEL: range of an input's generated values (NAME:LOW,HIGH; LOW,HIGH alone: every input). "
-                   "Floats uniform in [LOW, HIGH), integers in [LOW, HIGH]; default [0, 1], as Polygraphy's.")
+                   "Floats uniform in [LOW, HIGH) (rounded to their type), integers in [LOW, HIGH]; default [0, 1], as "
+                   "Polygraphy's.")
 @click.option("--load-inputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
               help="MODEL: feed these inputs (one array per input name; never unpickled; checked against the model).")
 @click.option("--save-inputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
@@ -530,8 +531,9 @@ def _run_model(file, model_run, *, quiet, json_path, junit_path, options) -> Non
     started = datetime.datetime.now(datetime.timezone.utc)
     model_run.check_files(options, file, {"--json": json_path, "--junit": junit_path})
     run = model_run.run_model(file, options)
-    inputs = ", ".join(f"{n} {a.dtype}{list(a.shape)}" for n, a in run.feeds.items()) or "none"
-    _say(f"{run.path}: {run.nodes:,} nodes, opset {run.opset}; inputs ({run.source}): {inputs}")
+    inputs = ", ".join(f"{n} {a.dtype}{list(a.shape)}" for n, a in run.feeds.items())
+    _say(f"{run.path}: {run.nodes:,} nodes, opset {run.opset}; " + (f"inputs ({run.source}): {inputs}" if inputs
+                                                                     else "no inputs"))
     for note in run.notes:
         click.echo(f"note: {note}", err=True)
     if run.marked:

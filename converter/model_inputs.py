@@ -8,9 +8,10 @@
   given another length, is refused naming the input; a symbol is bound everywhere it appears, and one
   bound to two lengths is refused; a dimension left unbound is 1, and the run says so (as Polygraphy does);
 * ``parse_val_ranges``: Polygraphy's ``--val-range NAME:LOW,HIGH`` (or ``[LOW,HIGH]``; a bare ``LOW,HIGH``
-  for every input). The data: floats uniform in [LOW, HIGH), integers uniform in [LOW, HIGH] (both ends),
-  default [0, 1] as Polygraphy's; drawn by converter/casedata.py's generators, one seeded stream per input
-  (``--seed`` and the input's name: adding an input changes no other input's data);
+  for every input). The data: floats uniform in [LOW, HIGH) (rounded to the input's type, which may reach
+  HIGH), integers uniform in [LOW, HIGH] (both ends), default [0, 1] as Polygraphy's; drawn by
+  converter/casedata.py's generators, one seeded stream per input (``--seed`` and the input's name: adding
+  an input changes no other input's data);
 * ``load_arrays`` / ``save_arrays``: ``.npz`` files, one array per tensor name, read without pickle, each
   array's header checked (names, dtypes, shapes, bytes against the budget) before its data is read.
 """
@@ -90,8 +91,9 @@ def _tensor(info, what: str, where: str) -> Tensor:
     if which is None:  # no type at all: the runtime infers it (an output); an input without one cannot be made
         return Tensor(info.name, 0, None)
     if which != "tensor_type":
-        raise UserError(f"{where}: graph {what} {info.name!r} is a {which or 'value without a type'}; run feeds and "
-                        "compares tensors only")
+        kind = {"sequence_type": "sequence", "map_type": "map", "optional_type": "optional",
+                "sparse_tensor_type": "sparse tensor"}.get(which, which)
+        raise UserError(f"{where}: graph {what} {info.name!r} is a {kind}; run feeds and compares tensors only")
     ttype = info.type.tensor_type
     if not ttype.HasField("shape"):
         return Tensor(info.name, ttype.elem_type, None)

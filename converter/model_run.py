@@ -211,7 +211,13 @@ def _run_one(config: RunConfig, data: bytes, feeds: dict, threads: int) -> Runti
     except Exception as exc:  # noqa: BLE001 - nothing a runtime does may take the command down
         return RuntimeRun(config, time.perf_counter() - t0,
                           error=f"{config.label} cannot run the model: {describe_exception(exc, 'running it')}")
-    return RuntimeRun(config, time.perf_counter() - t0, {k: np.asarray(v) for k, v in outputs.items()})
+    return RuntimeRun(config, time.perf_counter() - t0, {k: _plain(v) for k, v in outputs.items()})
+
+
+def _plain(value) -> np.ndarray:
+    """A runtime's output as a numpy array; strings (onnxruntime returns Python objects) as numpy text."""
+    array = np.asarray(value)
+    return np.asarray(array, dtype=str) if array.dtype.kind == "O" else array
 
 
 def _golden(file, model, outputs: list[Tensor], budget: int, mark_all: bool) -> dict:
@@ -283,7 +289,8 @@ def _differs(got: np.ndarray, want: np.ndarray, cli: Tolerance | None):
     bad = np.argwhere(~same)
     first = tuple(int(i) for i in bad[0])
     return Mismatch(len(bad), want.size, shape_problem=(
-        f"{len(bad)}/{want.size} elements differ; first at {list(first)}: got {got[first]!r}, want {want[first]!r}")), exact
+        f"{len(bad)}/{want.size} elements differ; first at {list(first)}: got {got[first].item()!r}, "
+        f"want {want[first].item()!r}")), exact
 
 
 def _ancestors(producers, outputs) -> tuple[list, set]:

@@ -423,3 +423,32 @@ def test_run_compares_the_tensorrt_deployment_model_with_its_host_copy(tmp_path)
     result = invoke("run", deployment, "--load-inputs", tmp_path / "in.npz", "--load-outputs", tmp_path / "host.npz")
     assert result.exit_code == 0, result.output
     assert "scale.onnx/onnx-reference vs ort[cpu]" in result.stdout and "scale.onnx/ort[cpu] vs golden" in result.stdout
+
+
+def test_string_tensors_run_and_compare_exactly(tmp_path):
+    model = save_model(tmp_path / "m.onnx", [helper.make_node("Identity", ["s"], ["t"])],
+                       [tensor("s", TensorProto.STRING, [2])], [tensor("t", TensorProto.STRING, [2])])
+    np.savez(tmp_path / "in.npz", s=np.array(["ab", "c"]))
+    generated = invoke("run", model)
+    assert generated.exit_code == 2 and "input 's' is string: run cannot generate it" in generated.stderr
+    saved = invoke("run", model, "--load-inputs", tmp_path / "in.npz", "--save-outputs", tmp_path / "out.npz")
+    assert saved.exit_code == 0, saved.output
+    assert list(np.load(tmp_path / "out.npz")["t"]) == ["ab", "c"]
+    np.savez(tmp_path / "bad.npz", t=np.array(["ab", "d"]))
+    bad = invoke("run", model, "--runtime", "onnxruntime", "--load-inputs", tmp_path / "in.npz", "--load-outputs",
+                 tmp_path / "bad.npz")
+    assert bad.exit_code == 1 and "1/2 elements differ; first at [1]: got 'c', want 'd'" in bad.stdout
+
+
+def test_an_unavailable_provider_or_a_sequence_output_is_bad_input(tmp_path):
+    import onnxruntime
+
+    model = add_model(tmp_path / "m.onnx")
+    if "CUDAExecutionProvider" not in onnxruntime.get_available_providers():
+        result = invoke("run", model, "--provider", "cuda")
+        assert result.exit_code == 2 and "--provider cuda" in result.stderr
+    seq = save_model(tmp_path / "s.onnx", [helper.make_node("SplitToSequence", ["x"], ["s"])],
+                     [tensor("x", TensorProto.FLOAT, [4])],
+                     [helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, None)])
+    result = invoke("run", seq)
+    assert result.exit_code == 2 and "graph output 's' is a sequence; run feeds and compares tensors only" in result.stderr

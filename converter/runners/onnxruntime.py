@@ -103,6 +103,18 @@ class OrtRunner:
             self._model_bytes = model_bytes
         self.session = ort.InferenceSession(model_bytes, sess_options=options, providers=providers)
         self._outputs = [(o.name, o.type, o.shape) for o in self.session.get_outputs()]
+        # io binding takes no string tensors ("Only binding non-string Tensors is currently supported"): a model
+        # with string inputs or outputs (run MODEL) runs through session.run, which has no bfloat16 to numpy
+        self._strings = any(t == "tensor(string)" for t in [o[1] for o in self._outputs] +
+                            [i.type for i in self.session.get_inputs()])
+
+    def _after_run(self) -> None:
+        """After the first run on a non-CPU provider: where onnxruntime placed each node (a RuntimeError when a
+        compute node ran on the CPU)."""
+        if self._profile_dir is not None:
+            self._check_placement()
+        if self._placement_error:
+            raise RuntimeError(self._placement_error)
 
     def _check_placement(self) -> None:
         import onnx
@@ -121,6 +133,10 @@ class OrtRunner:
                                      f"{describe(bad)}{also}")
 
     def run(self, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        if self._strings:
+            values = self.session.run([name for name, _, _ in self._outputs], feeds)
+            self._after_run()
+            return {name: np.asarray(value) for (name, _, _), value in zip(self._outputs, values)}
         binding = self.session.io_binding()
         for name, array in feeds.items():
             array = np.require(array, requirements="C")  # (np.ascontiguousarray makes a rank-0 feed shape [1])
@@ -139,10 +155,7 @@ class OrtRunner:
             else:
                 binding.bind_output(name)
         self.session.run_with_iobinding(binding)
-        if self._profile_dir is not None:
-            self._check_placement()
-        if self._placement_error:
-            raise RuntimeError(self._placement_error)
+        self._after_run()
         values = binding.get_outputs()  # in the order the outputs were bound
         return {
             name: bf16_buffers[name].view(BFLOAT16.numpy) if name in bf16_buffers else value.numpy()
