@@ -34,7 +34,7 @@ from .model_inputs import (STRING, Tensor, bind_shapes, dtype_of_array, generate
 from .model_reading import is_onnx_model, read_model_with_data  # noqa: F401  (is_onnx_model: run's dispatch)
 from .report import summary_line, summary_table, write_reports  # noqa: F401  (for the CLI: run MODEL's reports)
 from .results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
-from .runners import RunConfig, make_configs, session
+from .runners import RunConfig, make_configs, session, usable_cores
 
 DEFAULT_RUNTIMES = ("onnxruntime", "onnx-reference")
 GOLDEN = "golden"
@@ -55,13 +55,13 @@ class RunOptions:
     save_outputs: str | None = None
     mark_all: bool = False
     max_memory: int | None = None
-    threads: int = 1  # onnxruntime's intra-op threads
+    threads: int = 0  # onnxruntime's intra-op threads; 0: every usable core (one session has the machine)
 
 
 def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_levels=("all",), atol=None, rtol=None,
                      seed: int = 1, shapes=(), val_ranges=(), load_inputs=None, save_inputs=None, load_outputs=None,
                      save_outputs=None, mark_all: bool = False, max_memory: int | None = None,
-                     threads: int = 1) -> RunOptions:
+                     threads: int = 0) -> RunOptions:
     """RunOptions from the command line's values: runtimes, provider, shapes and ranges parsed and checked."""
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise UserError(f"--seed {seed}: must be a whole number >= 0")
@@ -156,7 +156,7 @@ def run_model(path, options: RunOptions) -> ModelRun:
     producers = [(i, model.graph.node[i]) for i in order]
     del model
     for config in options.configs:
-        run.runs.append(_run_one(config, data, feeds, options.threads))
+        run.runs.append(_run_one(config, data, feeds, options.threads or usable_cores()))
     ran = [r for r in run.runs if r.outputs is not None]
     if options.save_outputs and ran:
         save_arrays("--save-outputs", options.save_outputs, ran[0].outputs)
@@ -328,9 +328,12 @@ def _first_difference(actual, against, got, want, producers, needed: set, option
     stats.append({"output": name, "actual": actual, "against": against, "node": node.name, "op": node.op_type,
                   "node_index": index, "first_difference": True,
                   "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp}, **mismatch.to_dict()})
-    return [f"first differing node: {label}, output {name!r} ({actual} vs {against}, {tol.describe()}): "
-            f"{mismatch.describe()}; that is the node to look at ({differing} of the {compared} tensors the differing "
-            "outputs depend on differ)"]
+    what = mismatch.shape_problem or (f"{mismatch.count}/{mismatch.total} elements differ, worst at "
+                                      f"{list(mismatch.worst_index)}: got {mismatch.actual_value!r}, want "
+                                      f"{mismatch.expected_value!r}")
+    return [f"first differing node: {label}, output {name!r} ({actual} vs {against}, {tol.describe()}): {what}; "
+            f"that is the node to look at ({differing} of the {compared} tensors the differing outputs depend on "
+            "differ)"]
 
 
 def topological_order(graph) -> list[int]:

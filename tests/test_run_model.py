@@ -410,7 +410,10 @@ def test_outputs_are_refused_before_any_work_when_they_are_inputs(tmp_path):
 
 
 def test_run_compares_the_tensorrt_deployment_model_with_its_host_copy(tmp_path):
-    spec = SPECS / "trt_scale/seed-scale-4d.yaml"
+    """A float16 Scale with a power: the deployment model is a float16 BatchNormalization and Pow; the host copy
+    computes in float32 and rounds once (converter/legalize.py). run takes the deployment model on the runtimes that load it and
+    compares them, and each with the host copy's outputs."""
+    spec = SPECS / "trt_scale/gen-trt-scale-channel-float16-r4-axis1.yaml"
     deployment = tmp_path / "scale.onnx"
     assert invoke("convert", spec, "--target", "tensorrt", "-o", deployment).exit_code == 0
     hosts = tmp_path / "host"
@@ -420,9 +423,14 @@ def test_run_compares_the_tensorrt_deployment_model_with_its_host_copy(tmp_path)
     golden = invoke("run", host, "--runtime", "onnxruntime", "--save-inputs", tmp_path / "in.npz",
                     "--save-outputs", tmp_path / "host.npz")
     assert golden.exit_code == 0, golden.output
-    result = invoke("run", deployment, "--load-inputs", tmp_path / "in.npz", "--load-outputs", tmp_path / "host.npz")
+    ops, host_ops = ([n.op_type for n in onnx.load(m).graph.node] for m in (deployment, host))
+    assert ops == ["BatchNormalization", "Pow"] and "Cast" not in ops and "Cast" in host_ops
+    runtimes = ["onnxruntime", "onnx-reference"] + (["openvino"] if HAS_OPENVINO else [])
+    result = invoke("run", deployment, *[a for r in runtimes for a in ("--runtime", r)],
+                    "--load-inputs", tmp_path / "in.npz", "--load-outputs", tmp_path / "host.npz")
     assert result.exit_code == 0, result.output
     assert "scale.onnx/onnx-reference vs ort[cpu]" in result.stdout and "scale.onnx/ort[cpu] vs golden" in result.stdout
+    assert f"{len(runtimes) * (len(runtimes) + 1) // 2} passed" in result.stdout
 
 
 def test_string_tensors_run_and_compare_exactly(tmp_path):
@@ -452,3 +460,15 @@ def test_an_unavailable_provider_or_a_sequence_output_is_bad_input(tmp_path):
                      [helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, None)])
     result = invoke("run", seq)
     assert result.exit_code == 2 and "graph output 's' is a sequence; run feeds and compares tensors only" in result.stderr
+
+
+def test_without_onnxruntime_run_model_says_which_extra_to_install_and_the_other_runtimes_still_run(tmp_path):
+    from .targets.test_no_onnxruntime import spec2onnx as without_onnxruntime
+
+    model = add_model(tmp_path / "m.onnx")
+    proc = without_onnxruntime("run", model, cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert 'onnxruntime is not installed: pip install "spec2onnx[cpu]"' in proc.stderr
+    proc = without_onnxruntime("run", model, "--runtime", "onnx-reference", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "ran onnx-reference" in proc.stdout and "PASS  m.onnx/onnx-reference" in proc.stdout

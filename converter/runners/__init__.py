@@ -13,6 +13,7 @@ the ONNX model with OpenVINO and runs it on its CPU plugin (optional extra:
 from __future__ import annotations
 
 import importlib.util
+import os
 from dataclasses import dataclass
 from typing import Callable
 
@@ -42,6 +43,15 @@ class RunConfig:
         return f"ort[{short_provider(self.provider)}{level}]"
 
 
+def usable_cores() -> int:
+    """The CPUs this process may run on (its affinity mask where the OS tells it): onnxruntime's intra-op threads
+    where one session has the machine."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def check_runtime(name: str) -> str:
     if name not in RUNTIMES:
         raise RuntimeUnavailableError(f"--runtime {name}: not one of {', '.join(RUNTIMES)}")
@@ -52,10 +62,14 @@ def check_runtime(name: str) -> str:
 
 def make_configs(runtimes=("onnxruntime",), provider: str = "cpu", opt_levels=("all",)) -> tuple[RunConfig, ...]:
     """The runtime configurations asked for, every name checked (an unknown or missing provider, runtime or level:
-    a UserError): onnxruntime once per optimization level, with the provider; each other runtime once."""
-    full_provider = resolve_provider(provider)
+    a UserError): onnxruntime once per optimization level, with the provider; each other runtime once. The
+    provider is checked whenever it is named or onnxruntime runs (without onnxruntime installed, the other
+    runtimes run at the default provider)."""
+    wanted = runtimes or ("onnxruntime",)
+    default = provider in ("cpu", "CPUExecutionProvider")
+    full_provider = resolve_provider(provider) if "onnxruntime" in wanted or not default else "CPUExecutionProvider"
     configs = []
-    for runtime in dict.fromkeys(runtimes or ("onnxruntime",)):
+    for runtime in dict.fromkeys(wanted):
         check_runtime(runtime)
         if runtime == "onnxruntime":
             for level in opt_levels or ():
