@@ -4,8 +4,9 @@ Goal (issue 26 item 1): `run` at most as slow as `polygraphy run --onnxrt` on th
 (onnxruntime, CPU execution provider). Each measurement is one whole command in a fresh interpreter, as
 a user runs it: start-up and imports, reading the model, making the inputs, the session, one inference,
 the report. The two commands take turns within each round (so both see the same machine load); a row
-gives the median wall time (seconds, from the parent: process start to exit) and peak RSS (``VmHWM``
-of the process, read at its exit) over the rounds, and the median of the per-round ratios.
+gives the median wall time (seconds, from the parent: process start to exit), CPU time (user + system,
+every thread, as the process counts it at its exit: steadier than wall time on a loaded machine) and peak
+RSS (``VmHWM`` of the process, read at its exit) over the rounds, and the median of the per-round ratios.
 
 Models: the onnx wheel's ``onnx/backend/test/data/light/light_*.onnx`` (their weights are ConstantOfShape
 nodes: small files, full-size networks). Polygraphy is not a dependency of spec2onnx: without it installed
@@ -29,7 +30,7 @@ from pathlib import Path
 from .common import machine, table
 
 CHILD = r"""
-import json, sys
+import json, resource, sys
 which, argv, report = sys.argv[1], sys.argv[2:-1], sys.argv[-1]
 sys.argv = [which, *argv]
 code = 0
@@ -43,8 +44,9 @@ try:
 except SystemExit as exc:
     code = exc.code
 hwm = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM")) / 1024
+usage = resource.getrusage(resource.RUSAGE_SELF)
 with open(report, "w") as handle:
-    json.dump({"rss_mib": hwm, "code": code}, handle)
+    json.dump({"rss_mib": hwm, "cpu": usage.ru_utime + usage.ru_stime, "code": code}, handle)
 """
 
 
@@ -68,7 +70,7 @@ def measure(which: str, model: Path, scratch: Path) -> dict:
     if result.get("code") not in (0, None):
         raise SystemExit(f"{which} {' '.join(argv)} failed ({result.get('code')}): "
                          f"{(proc.stdout + proc.stderr).strip()[-2000:]}")
-    return {"wall": wall, "rss_mib": result["rss_mib"]}
+    return {"wall": wall, "cpu": result["cpu"], "rss_mib": result["rss_mib"]}
 
 
 def main(argv: list[str]) -> None:
@@ -95,13 +97,13 @@ def main(argv: list[str]) -> None:
             for _ in range(args.rounds):
                 for which in runs:
                     runs[which].append(measure(which, models[name], Path(scratch)))
-            ratios = [s["wall"] / p["wall"] for s, p in zip(runs["spec2onnx"], runs["polygraphy"])]
-            rss = [s["rss_mib"] / p["rss_mib"] for s, p in zip(runs["spec2onnx"], runs["polygraphy"])]
-            rows.append([name, _med(runs["spec2onnx"], "wall", "{:.2f}"), _med(runs["polygraphy"], "wall", "{:.2f}"),
-                         _spread(ratios), _med(runs["spec2onnx"], "rss_mib", "{:.0f}"),
-                         _med(runs["polygraphy"], "rss_mib", "{:.0f}"), _spread(rss)])
-    print(table(["model", "spec2onnx run s", "polygraphy run s", "time ratio", "spec2onnx MiB", "polygraphy MiB",
-                 "RSS ratio"], rows))
+            row = [name]
+            for key, fmt in (("wall", "{:.2f}"), ("cpu", "{:.2f}"), ("rss_mib", "{:.0f}")):
+                ratios = [s[key] / p[key] for s, p in zip(runs["spec2onnx"], runs["polygraphy"])]
+                row += [_med(runs["spec2onnx"], key, fmt), _med(runs["polygraphy"], key, fmt), _spread(ratios)]
+            rows.append(row)
+    print(table(["model", "spec2onnx s", "polygraphy s", "ratio", "spec2onnx CPU s", "polygraphy CPU s", "ratio",
+                 "spec2onnx MiB", "polygraphy MiB", "ratio"], rows))
 
 
 def _med(values: list[dict], key: str, fmt: str) -> str:
