@@ -49,7 +49,7 @@ from .selection import (case_names, find_specs, in_shard, parse_shard, select, s
 from .spec import Spec, data_files, parse_spec
 from .spec import load_spec as load_spec_file
 from .xfail import unmatched
-from .pipeline import Options, usable_cores
+from .pipeline import Options
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -370,6 +370,14 @@ def intra_op_threads(cores: int, jobs: int, specs: int) -> int:
     spec at the default -j (one worker per core) gets every core, not one."""
     workers = max(1, min(jobs, specs))
     return max(1, cores // workers)
+
+
+def usable_cores() -> int:
+    """The CPUs this process may run on (its affinity mask where the OS tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def _name_clash(path: str, name: str, first: str) -> CaseResult:

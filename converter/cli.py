@@ -183,6 +183,7 @@ def main():
       spec2onnx validate                 # the bundled conformance suite
       spec2onnx layers                   # what layer kinds and attributes exist
       spec2onnx convert my.yaml -o my.onnx
+      spec2onnx run my.onnx              # any ONNX model on several runtimes, compared
     """
 
 

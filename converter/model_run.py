@@ -3,7 +3,8 @@
 One run: the model is read with its data (converter/model_reading.py: bounded, external data inside the
 model's folder), its inputs made or loaded (converter/model_inputs.py), the model run on each runtime
 configuration (converter/runners: onnxruntime with a provider and optimization levels, onnx's reference
-evaluator, OpenVINO), and every pair of runtimes compared output by output with validate's comparison and
+evaluator, OpenVINO), each in a child process (converter/isolation.py: a runtime that crashes is that
+runtime's failure, not the command's), and every pair of runtimes compared output by output with validate's comparison and
 per-dtype tolerances (converter/compare.py), golden outputs (``--load-outputs``) counting as one more
 runtime. Each comparison is a CaseResult (``MODEL/B vs A``: B's outputs against A's), so the terminal
 table, the JSON and the JUnit reports are validate's (converter/report.py).
@@ -29,12 +30,13 @@ from .dtypes import BFLOAT16
 from .compare import Mismatch, Tolerance, compare, resolve_tolerance
 from .errors import UserError, describe_exception
 from .files import check_distinct, check_output
+from .isolation import ChildDied, call_isolated
 from .model_inputs import (STRING, Tensor, bind_shapes, dtype_of_array, generate, load_arrays, loaded_inputs,
                            model_inputs, model_outputs, parse_shapes, parse_val_ranges, save_arrays)
 from .model_reading import is_onnx_model, read_model_with_data  # noqa: F401  (is_onnx_model: run's dispatch)
 from .report import summary_line, summary_table, write_reports  # noqa: F401  (for the CLI: run MODEL's reports)
 from .results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
-from .runners import RunConfig, make_configs, session, usable_cores
+from .runners import RunConfig, make_configs, session
 
 DEFAULT_RUNTIMES = ("onnxruntime", "onnx-reference")
 GOLDEN = "golden"
@@ -55,7 +57,7 @@ class RunOptions:
     save_outputs: str | None = None
     mark_all: bool = False
     max_memory: int | None = None
-    threads: int = 0  # onnxruntime's intra-op threads; 0: every usable core (one session has the machine)
+    threads: int = 0  # onnxruntime's intra-op threads; 0: its default (one per physical core), as Polygraphy's
 
 
 def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_levels=("all",), atol=None, rtol=None,
@@ -71,6 +73,16 @@ def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_le
     return RunOptions(make_configs(runtimes, provider, opt_levels), tolerance, seed, parse_shapes(shapes),
                       parse_val_ranges(val_ranges), load_inputs, save_inputs, load_outputs, save_outputs, mark_all,
                       max_memory, threads)
+
+
+@dataclass(frozen=True)
+class _Node:
+    """What the comparison needs of a node: its name, op, outputs and the names it reads (subgraphs included)."""
+
+    name: str
+    op_type: str
+    output: tuple
+    uses: frozenset
 
 
 @dataclass
@@ -153,10 +165,13 @@ def run_model(path, options: RunOptions) -> ModelRun:
     data = model.SerializeToString()
     ops = tuple(sorted({f"{n.domain}.{n.op_type}" if n.domain not in ("", "ai.onnx") else n.op_type
                         for n in model.graph.node}))
-    producers = [(i, model.graph.node[i]) for i in order]
+    # (index, node) in topological order, as plain records: a node proto would keep the model (and its weights)
+    # alive while the runtimes run
+    producers = [(i, _Node(n.name, n.op_type, tuple(n.output), frozenset(_used_names(n))))
+                 for i, n in ((i, model.graph.node[i]) for i in order)]
     del model
     for config in options.configs:
-        run.runs.append(_run_one(config, data, feeds, options.threads or usable_cores()))
+        run.runs.append(_run_isolated(config, data, feeds, options.threads))
     ran = [r for r in run.runs if r.outputs is not None]
     if options.save_outputs and ran:
         save_arrays("--save-outputs", options.save_outputs, ran[0].outputs)
@@ -199,6 +214,16 @@ def _config_fields(config: RunConfig) -> dict:
     return {"runtime": config.runtime, "provider": config.provider, "opt_level": config.opt_level}
 
 
+def _run_isolated(config: RunConfig, data: bytes, feeds: dict, threads: int) -> RuntimeRun:
+    """One runtime's run in a child process (converter/isolation.py): a runtime that crashes (a segfault, an
+    abort) is that runtime's failure, said in one line, and the others still run."""
+    t0 = time.perf_counter()
+    try:
+        return call_isolated(_run_one, config, data, feeds, threads)
+    except ChildDied as exc:
+        return RuntimeRun(config, time.perf_counter() - t0, error=f"{config.label} crashed: {exc}")
+
+
 def _run_one(config: RunConfig, data: bytes, feeds: dict, threads: int) -> RuntimeRun:
     t0 = time.perf_counter()
     try:
@@ -206,12 +231,16 @@ def _run_one(config: RunConfig, data: bytes, feeds: dict, threads: int) -> Runti
     except Exception as exc:  # noqa: BLE001 - a runtime that cannot load the model: that runtime's failure
         return RuntimeRun(config, time.perf_counter() - t0, error=f"{config.label} cannot load the model: "
                           f"{describe_exception(exc, 'creating the session')}")
+    _LIVE.append(runner)  # in the child: never torn down, the child ends at once (isolation.call_isolated)
     try:
         outputs = runner(dict(feeds))
     except Exception as exc:  # noqa: BLE001 - nothing a runtime does may take the command down
         return RuntimeRun(config, time.perf_counter() - t0,
                           error=f"{config.label} cannot run the model: {describe_exception(exc, 'running it')}")
     return RuntimeRun(config, time.perf_counter() - t0, {k: _plain(v) for k, v in outputs.items()})
+
+
+_LIVE: list = []  # the sessions of _run_one, which runs in a child process that exits without freeing them
 
 
 def _plain(value) -> np.ndarray:
@@ -302,7 +331,7 @@ def _ancestors(producers, outputs) -> tuple[list, set]:
         node = producers[k][1]
         if any(name in needed for name in node.output):
             keep.add(k)
-            needed |= {name for name in _used_names(node) if name in made}
+            needed |= {name for name in node.uses if name in made}
     return [producers[k] for k in sorted(keep)], needed
 
 

@@ -41,7 +41,7 @@ from .repro import write_repro
 from .results import BAD, ERROR, FAIL, OUTCOMES, PASS, REFUSAL_POLICIES, REFUSED, XFAIL, XPASS, CaseResult
 from .files import check_writable_folder, write_atomic
 from .legalize import host_model
-from .runners import RunConfig, machine_has, make_configs, session, usable_cores  # noqa: F401  (usable_cores: for the API)
+from .runners import RunConfig, machine_has, make_configs, session
 from .runners.onnxruntime import check_convert_opset, check_opset
 from .spec import Case, Spec
 from .targets import (TARGET_NAMES, Target, choose_target, get_target, provider_for_target,  # noqa: F401

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .errors import UserError
+from .isolation import die_with_parent
 from .selection import case_names
 from .spec import load_spec
 from .pipeline import ERROR, CaseResult, Options, describe_exception, opset_for, validate_spec
@@ -119,34 +120,10 @@ class _Outbox:
 
 
 def _die_with_parent(parent_pid: int, inherited: tuple) -> None:
-    """Make sure this worker never outlives the parent, however the parent ends (kill -9 included).
-
-    Three guards: the parent's ends of every pipe inherited through fork are closed here, so the parent's
-    death closes this worker's pipe (an idle worker then sees EOF and returns); on Linux the kernel sends
-    SIGKILL when the parent dies (PR_SET_PDEATHSIG; it fires when the thread that started the worker ends,
-    and the pool starts its workers from the thread that iterates it); and a daemon thread checks every
-    second that the parent is still the parent (a busy worker on other systems).
-    """
-    for conn in inherited:
-        conn.close()
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-        except (OSError, AttributeError):  # no usable libc: the other two guards remain
-            pass
-    if os.getppid() != parent_pid:  # the parent died before the guards were up
-        os._exit(1)
-
-    def watch() -> None:
-        while True:
-            time.sleep(PARENT_CHECK_SECONDS)
-            if os.getppid() != parent_pid:
-                os._exit(1)
-
-    threading.Thread(target=watch, daemon=True).start()
+    """Make sure this worker never outlives the parent, however the parent ends (kill -9 included): the three
+    guards of isolation.die_with_parent, with this module's PR_SET_PDEATHSIG (a test switches it off). The
+    pool starts its workers from the thread that iterates it, which the kernel's guard watches."""
+    die_with_parent(parent_pid, inherited, PR_SET_PDEATHSIG, PARENT_CHECK_SECONDS)
 
 
 def _worker_main(conn: Connection, progress, options: Options, plugins: tuple[str, ...], parent_pid: int,

@@ -23,12 +23,14 @@ PLAIN_NAME = NAME.filter(lambda n: not set(n) & set(",[]"))
 SHAPE = st.lists(st.integers(0, 64), min_size=1, max_size=5).map(tuple)
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(st.dictionaries(PLAIN_NAME, SHAPE, min_size=1, max_size=4))
 def test_trtexec_shapes_comma_separated_parse_back(shapes):
     text = ",".join(f"{name}:{'x'.join(map(str, dims))}" for name, dims in shapes.items())
     assert parse_shapes([text]) == shapes
 
 
+@settings(deadline=None)
 @given(st.dictionaries(NAME, st.lists(st.integers(0, 64), max_size=5).map(tuple), min_size=1, max_size=4))
 def test_shapes_repeated_or_in_polygraphys_brackets_parse_back_whatever_the_names(shapes):
     assert parse_shapes([f"{n}:[{','.join(map(str, d))}]" for n, d in shapes.items()]) == shapes
@@ -39,6 +41,7 @@ def test_shapes_repeated_or_in_polygraphys_brackets_parse_back_whatever_the_name
 DIM = st.one_of(st.integers(0, 9), st.sampled_from(["N", "M", "batch"]), st.none())
 
 
+@settings(deadline=None)
 @given(st.lists(st.lists(DIM, max_size=4), min_size=1, max_size=3), st.data())
 def test_a_shape_that_fits_binds_its_symbols_everywhere_and_one_that_does_not_is_refused(declared, data):
     inputs = [Tensor(f"in{i}", TensorProto.FLOAT, tuple(d)) for i, d in enumerate(declared)]
@@ -98,6 +101,7 @@ def test_generated_data_has_the_inputs_type_and_shape_and_lies_in_its_range(elem
     np.testing.assert_array_equal(generate([x], {"x": tuple(shape)}, {"x": (low, high)}, seed)["x"], array)
 
 
+@settings(deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["a", "b:c", "x/y"]), st.floats(-1e6, 1e6), st.floats(0, 1e6)),
                 min_size=1, max_size=3, unique_by=lambda t: t[0]))
 def test_val_ranges_parse_back(items):
@@ -131,6 +135,7 @@ def test_npz_members_are_checked_before_their_data_is_read(tmp_path):
         load_arrays("--load-inputs", tmp_path / "b.npz", 10**6)
 
 
+@settings(deadline=None)
 @given(st.permutations(range(6)))
 def test_nodes_come_out_in_a_topological_order_whatever_the_files_order(order):
     chain = [helper.make_node("Relu", [f"t{i}"], [f"t{i + 1}"], name=f"n{i}") for i in range(4)]

@@ -472,3 +472,20 @@ def test_without_onnxruntime_run_model_says_which_extra_to_install_and_the_other
     proc = without_onnxruntime("run", model, "--runtime", "onnx-reference", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "ran onnx-reference" in proc.stdout and "PASS  m.onnx/onnx-reference" in proc.stdout
+
+
+def test_a_runtime_that_crashes_is_that_runtimes_failure_and_the_others_still_run(tmp_path, monkeypatch):
+    """Each runtime runs in a child process (converter/isolation.py): here onnx's reference segfaults (a read of
+    address 0), as a runtime may on a malformed model; the command goes on and says so."""
+    import ctypes
+
+    from converter.runners import onnx_reference
+
+    monkeypatch.setattr(onnx_reference, "runner", lambda model_bytes: ctypes.string_at(0))
+    model = add_model(tmp_path / "m.onnx")
+    result = invoke("run", model, "--json", tmp_path / "r.json")
+    assert result.exit_code == 1, result.output
+    assert "onnx-reference crashed: the process running it died of SIGSEGV" in result.stdout
+    assert "PASS  m.onnx/ort[cpu]" in result.stdout and "Traceback" not in result.output
+    cases = json.loads((tmp_path / "r.json").read_text())["cases"]
+    assert sorted((c["case"], c["outcome"]) for c in cases) == [("onnx-reference", "ERROR"), ("ort[cpu]", "PASS")]

@@ -13,7 +13,6 @@ the ONNX model with OpenVINO and runs it on its CPU plugin (optional extra:
 from __future__ import annotations
 
 import importlib.util
-import os
 from dataclasses import dataclass
 from typing import Callable
 
@@ -41,15 +40,6 @@ class RunConfig:
             return self.runtime
         level = "" if self.opt_level == "all" else f",opt={self.opt_level}"
         return f"ort[{short_provider(self.provider)}{level}]"
-
-
-def usable_cores() -> int:
-    """The CPUs this process may run on (its affinity mask where the OS tells it): onnxruntime's intra-op threads
-    where one session has the machine."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def check_runtime(name: str) -> str:

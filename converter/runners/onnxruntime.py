@@ -84,10 +84,12 @@ class OrtRunner:
     """One onnxruntime session for one model; ``run`` takes and returns numpy arrays (bfloat16 included)."""
 
     def __init__(self, model_bytes: bytes, provider: str = "CPUExecutionProvider", opt_level: str = "all", threads: int = 1):
+        """``threads``: intra-op threads (validate: 1, or the idle cores for a big spec; run MODEL: 0, onnxruntime's
+        own default)."""
         options = require_onnxruntime().SessionOptions()
         options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, OPT_LEVELS[opt_level])
         options.log_severity_level = 4  # errors reach the user as exceptions, in one line, not as log noise
-        options.intra_op_num_threads = max(1, threads)
+        options.intra_op_num_threads = max(0, threads)  # 0: onnxruntime's default, one thread per physical core
         self.provider = provider
         self.placement = None  # with a non-CPU provider, after the first run: (every node's Placement, allowed CPU nodes)
         self._placement_error = None
