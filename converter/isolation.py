@@ -68,7 +68,9 @@ def call_isolated(fn, *args):
         kind, value = receive.recv()
     except EOFError:  # the child ended without a word
         process.join()
-        raise ChildDied(_how(process.exitcode)) from None
+        code = process.exitcode
+        raise ChildDied(exit_reason(code, "the process running it") + ("" if code and code < 0 else
+                                                                       " without a result")) from None
     except BaseException:  # Ctrl-C, SIGTERM: the child goes too
         process.kill()
         process.join()
@@ -97,11 +99,12 @@ def _child(send, receive, parent_pid: int, fn, args) -> None:
     os._exit(0)
 
 
-def _how(exitcode: int | None) -> str:
+def exit_reason(exitcode: int | None, who: str) -> str:
+    """How a child ended, from its exit code: ``who died of SIGSEGV`` (a signal) or ``who exited with status N``."""
     if exitcode is not None and exitcode < 0:
         try:
             name = signal.Signals(-exitcode).name
         except ValueError:
             name = f"signal {-exitcode}"
-        return f"the process running it died of {name}"
-    return f"the process running it ended with exit status {exitcode} without a result"
+        return f"{who} died of {name}"
+    return f"{who} exited with status {exitcode}"

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .errors import UserError
-from .isolation import die_with_parent
+from .isolation import die_with_parent, exit_reason
 from .selection import case_names
 from .spec import load_spec
 from .pipeline import ERROR, CaseResult, Options, describe_exception, opset_for, validate_spec
@@ -356,14 +356,7 @@ class Pool:
     @staticmethod
     def _death_reason(worker: _Worker) -> str:
         worker.process.join(1)
-        code = worker.process.exitcode
-        if code is not None and code < 0:
-            try:
-                name = signal.Signals(-code).name
-            except ValueError:
-                name = f"signal {-code}"
-            return f"the worker process died of {name}"
-        return f"the worker process exited with status {code}"
+        return exit_reason(worker.process.exitcode, "the worker process")
 
     def _next_deadline(self, busy: list[_Worker]) -> float | None:
         if not self.timeout or not busy:
