@@ -10,6 +10,7 @@ caller reports it as that runtime's failure and goes on. ``run MODEL`` runs each
 from __future__ import annotations
 
 import faulthandler
+import gc
 import multiprocessing
 import os
 import signal
@@ -62,7 +63,11 @@ def call_isolated(fn, *args):
     ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
     receive, send = ctx.Pipe(duplex=False)
     process = ctx.Process(target=_child, args=(send, receive, os.getpid(), fn, args), daemon=True)
-    process.start()
+    gc.freeze()  # the objects so far out of the collector's sight: the child's collections copy none of their pages
+    try:
+        process.start()
+    finally:
+        gc.unfreeze()
     send.close()
     try:
         kind, value = receive.recv()
@@ -88,6 +93,7 @@ def _child(send, receive, parent_pid: int, fn, args) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler (fork copies it)
     die_with_parent(parent_pid, (receive,))
     faulthandler.disable()  # a crash is told by the parent, in one line
+    gc.disable()  # a short life: no collection walks (and copies) the parent's pages
     try:
         message = ("ok", fn(*args))
     except BaseException as exc:  # noqa: BLE001 - told to the parent in one line

@@ -134,11 +134,16 @@ def read_model_with_data(path, max_memory: int | None = None) -> tuple[onnx.Mode
     data, model = _parse(path, budget, "running")
     folder = Path(path).parent
     external = []
-    for where, tensor in _all_tensors(model):
-        nbytes = validate_tensor(path, where, tensor, folder)
-        if tensor.data_location == TensorProto.EXTERNAL:
-            external.append((where, tensor, nbytes))
+    for init in model.graph.initializer:  # as read_model: the initializers, then the Constant values
+        nbytes = validate_tensor(path, "initializer", init, folder)
+        if init.data_location == TensorProto.EXTERNAL:
+            external.append((f"initializer {init.name!r}:", init, nbytes))
     _check_constants_and_types(path, model, data, folder)
+    # External data elsewhere (a tensor attribute, a subgraph's initializer): its entries name a "location", so a
+    # file without those bytes has none, and a large graph is spared the walk
+    for where, tensor in _all_tensors(model.graph, "") if b"location" in data else ():
+        if tensor.data_location == TensorProto.EXTERNAL:
+            external.append((where, tensor, validate_tensor(path, where, tensor, folder, label=False)))
     total = sum(n for _, _, n in external)
     need = READ_FACTOR * len(data) + 2 * total  # the data read, and its copy in the serialized model
     if need > budget:
@@ -152,23 +157,31 @@ def read_model_with_data(path, max_memory: int | None = None) -> tuple[onnx.Mode
     return model, total
 
 
-def _all_tensors(model: onnx.ModelProto):
-    """(label, tensor) of every initializer and tensor attribute, in subgraphs too (where external data may be)."""
-
-    def walk(graph, prefix):
+def _all_tensors(graph: onnx.GraphProto, prefix: str):
+    """(label, tensor) of every tensor attribute of ``graph``'s nodes and of its subgraphs' initializers and
+    attributes, recursively (where external data may be besides the main graph's initializers)."""
+    if prefix:
         for init in graph.initializer:
             yield f"{prefix}initializer {init.name!r}:", init
-        for node in graph.node:
-            for attr in node.attribute:
-                label = f"{prefix}node {node.name or node.op_type!r} attribute {attr.name!r}:"
-                if attr.HasField("t"):
-                    yield label, attr.t
+    for node in graph.node:
+        for attr in node.attribute:
+            kind = attr.type  # (an int compare first: most attributes hold no tensor and no graph)
+            if kind not in _HOLDERS:
+                continue
+            label = f"{prefix}node {node.name or node.op_type!r} attribute {attr.name!r}:"
+            if kind == onnx.AttributeProto.TENSOR:
+                yield label, attr.t
+            elif kind == onnx.AttributeProto.TENSORS:
                 yield from ((label, t) for t in attr.tensors)
-                for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
-                    yield from walk(sub, f"{label} subgraph ")
+            else:
+                for sub in [attr.g] if kind == onnx.AttributeProto.GRAPH else attr.graphs:
+                    yield from _all_tensors(sub, f"{label} subgraph ")
 
-    for where, tensor in walk(model.graph, ""):
-        yield where, tensor
+
+# attribute types that may hold a graph (UNDEFINED: a malformed attribute is looked into as before)
+_GRAPHS = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS, onnx.AttributeProto.UNDEFINED)
+_HOLDERS = (onnx.AttributeProto.TENSOR, onnx.AttributeProto.TENSORS, onnx.AttributeProto.GRAPH,
+            onnx.AttributeProto.GRAPHS)
 
 
 def _load_external(path: str, where: str, tensor: onnx.TensorProto, nbytes: int, folder: Path) -> None:
@@ -226,6 +239,8 @@ def _check_value_types(path: str, graph: onnx.GraphProto) -> None:
                                     f"type (TensorProto.DataType: {min(_TYPES)}..{max(_TYPES)})")
     for node in graph.node:
         for attr in node.attribute:
+            if attr.type not in _GRAPHS:  # (an int compare first: most attributes hold no graph)
+                continue
             for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
                 _check_value_types(path, sub)
 

@@ -155,7 +155,8 @@ def run_model(path, options: RunOptions) -> ModelRun:
                             f"{show(need)}, above the memory budget of {show(budget)} (--max-memory)")
         feeds = generate(inputs, shapes, options.val_ranges, options.seed)
         source = f"generated: seed {options.seed}, {_ranges(options.val_ranges)}"
-    order = topological_order(model.graph)
+    uses = [_used_names(node) for node in model.graph.node]
+    order = topological_order(model.graph, uses)
     marked = mark_all(model) if options.mark_all else 0
     golden = _golden(options.load_outputs, model, outputs, budget, options.mark_all) if options.load_outputs else None
     if options.save_inputs:
@@ -167,7 +168,7 @@ def run_model(path, options: RunOptions) -> ModelRun:
                         for n in model.graph.node}))
     # (index, node) in topological order, as plain records: a node proto would keep the model (and its weights)
     # alive while the runtimes run
-    producers = [(i, _Node(n.name, n.op_type, tuple(n.output), frozenset(_used_names(n))))
+    producers = [(i, _Node(n.name, n.op_type, tuple(n.output), frozenset(uses[i])))
                  for i, n in ((i, model.graph.node[i]) for i in order)]
     del model
     for config in options.configs:
@@ -365,7 +366,7 @@ def _first_difference(actual, against, got, want, producers, needed: set, option
             "differ)"]
 
 
-def topological_order(graph) -> list[int]:
+def topological_order(graph, uses: list | None = None) -> list[int]:
     """The main graph's node indices in topological order, the file's order among nodes ready together (the order
     itself where the file is sorted, as onnx's checker requires). Names no node or input defines (outer scope,
     a broken model) count as given; nodes on a cycle come last, in file order."""
@@ -376,7 +377,8 @@ def topological_order(graph) -> list[int]:
                 produced.setdefault(name, i)
     waiting, users = [0] * len(graph.node), [[] for _ in graph.node]
     for i, node in enumerate(graph.node):
-        needs = {produced[n] for n in _used_names(node) if n in produced and produced[n] != i}
+        used = uses[i] if uses is not None else _used_names(node)
+        needs = {produced[n] for n in used if n in produced and produced[n] != i}
         waiting[i] = len(needs)
         for j in needs:
             users[j].append(i)
@@ -400,6 +402,8 @@ def _used_names(node) -> set:
     """The names a node reads: its inputs, and what its subgraphs read from the outer scope."""
     names = {n for n in node.input if n}
     for attr in node.attribute:
+        if attr.type not in _GRAPH_TYPES:  # (an int compare: most nodes have no subgraph)
+            continue
         for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
             inner = {i.name for i in sub.input} | {t.name for t in sub.initializer}
             for n in sub.node:
@@ -407,6 +411,9 @@ def _used_names(node) -> set:
             for n in sub.node:
                 names |= {x for x in _used_names(n) if x not in inner}
     return names
+
+
+_GRAPH_TYPES = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS, onnx.AttributeProto.UNDEFINED)
 
 
 def mark_all(model: onnx.ModelProto) -> int:

@@ -357,18 +357,22 @@ def test_a_runtime_that_cannot_run_the_model_is_a_failure_of_that_runtime(tmp_pa
 def test_external_data_is_read_inside_the_models_folder_only(tmp_path):
     folder = tmp_path / "model"
     folder.mkdir()
-    w = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "w")
-    model_path = add_model(folder / "m.onnx")
-    model = onnx.load(model_path)
-    model.graph.initializer.append(w)
-    model.graph.node[0].input[1] = "w"
-    del model.graph.input[1]
-    onnx.save(model, model_path, save_as_external_data=True, all_tensors_to_one_file=True, location="w.bin",
-              size_threshold=0)
+    w = np.arange(6, dtype=np.float32).reshape(2, 3)
+    k = np.full((2, 3), 3, np.float32)
+    model_path = save_model(folder / "m.onnx", [  # an initializer and a Constant's value, both in w.bin
+        helper.make_node("Constant", [], ["k"], value=numpy_helper.from_array(k)),
+        helper.make_node("Add", ["x", "w"], ["s"]), helper.make_node("Mul", ["s", "k"], ["z"])],
+        [tensor("x", TensorProto.FLOAT, [2, 3])], [tensor("z", TensorProto.FLOAT, [2, 3])],
+        initializers=[numpy_helper.from_array(w, "w")])
+    onnx.save(onnx.load(model_path), model_path, save_as_external_data=True, all_tensors_to_one_file=True,
+              location="w.bin", size_threshold=0, convert_attribute=True)
+    saved = onnx.load(model_path, load_external_data=False)
+    assert saved.graph.initializer[0].data_location == saved.graph.node[0].attribute[0].t.data_location == \
+        TensorProto.EXTERNAL
     np.savez(tmp_path / "in.npz", x=np.ones((2, 3), np.float32))
     ok = invoke("run", model_path, "--load-inputs", tmp_path / "in.npz", "--save-outputs", tmp_path / "o.npz")
     assert ok.exit_code == 0, ok.output
-    np.testing.assert_array_equal(np.load(tmp_path / "o.npz")["z"], np.arange(6, dtype=np.float32).reshape(2, 3) + 1)
+    np.testing.assert_array_equal(np.load(tmp_path / "o.npz")["z"], (w + 1) * 3)
     outside = tmp_path / "elsewhere.bin"
     os.replace(folder / "w.bin", outside)
     os.symlink(outside, folder / "w.bin")
