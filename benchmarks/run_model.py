@@ -6,7 +6,8 @@ a user runs it: start-up and imports, reading the model, making the inputs, the 
 the report. The two commands take turns within each round (so both see the same machine load); a row
 gives the median wall time (seconds, from the parent: process start to exit), CPU time (user + system,
 every thread, as the process counts it at its exit: steadier than wall time on a loaded machine) and peak
-RSS (``VmHWM`` of the process, read at its exit) over the rounds, and the median of the per-round ratios.
+RSS (``VmHWM`` of the process, read at its exit) over the rounds, the median of the per-round ratios, and
+the ratio of the two bests (the fastest round of each: load only adds time, as benchmarks.common.best_of).
 spec2onnx runs each runtime in a forked child (converter/isolation.py): its CPU time is added, and its
 peak RSS (``ru_maxrss`` of the children: the pages it shares with the parent count, as in one process)
 is taken where it is above the parent's.
@@ -104,10 +105,12 @@ def main(argv: list[str]) -> None:
             row = [name]
             for key, fmt in (("wall", "{:.2f}"), ("cpu", "{:.2f}"), ("rss_mib", "{:.0f}")):
                 ratios = [s[key] / p[key] for s, p in zip(runs["spec2onnx"], runs["polygraphy"])]
-                row += [_med(runs["spec2onnx"], key, fmt), _med(runs["polygraphy"], key, fmt), _spread(ratios)]
+                best = min(r[key] for r in runs["spec2onnx"]) / min(r[key] for r in runs["polygraphy"])
+                row += [_med(runs["spec2onnx"], key, fmt), _med(runs["polygraphy"], key, fmt), _spread(ratios),
+                        f"{best:.2f}"]
             rows.append(row)
-    print(table(["model", "spec2onnx s", "polygraphy s", "ratio", "spec2onnx CPU s", "polygraphy CPU s", "ratio",
-                 "spec2onnx MiB", "polygraphy MiB", "ratio"], rows))
+    print(table(["model", "spec2onnx s", "polygraphy s", "ratio", "best", "spec2onnx CPU s", "polygraphy CPU s",
+                 "ratio", "best", "spec2onnx MiB", "polygraphy MiB", "ratio", "best"], rows))
 
 
 def _med(values: list[dict], key: str, fmt: str) -> str:
