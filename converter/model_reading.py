@@ -43,6 +43,7 @@ NODE_BYTES = 1400  # per node: the parsed graph, shape inference's copy with a t
 # 1.3 KB per node: 1.40 GiB peak for the 10^6-node chain of benchmarks/check_scale.py)
 
 _TYPES = {v for k, v in TensorProto.DataType.items() if k != "UNDEFINED"}
+_TYPE_NAMES = {v: k.lower() for k, v in TensorProto.DataType.items()}  # float, int64, ... as messages name them
 _BITS = {TensorProto.INT4: 4, TensorProto.UINT4: 4}
 for _name in ("FLOAT4E2M1",):
     if hasattr(TensorProto, _name):
@@ -306,10 +307,11 @@ def element_bytes(data_type: int, count: int) -> int:
 
 
 def validate_tensor(path: str, what: str, tensor: onnx.TensorProto, folder: Path, label: bool = True) -> int:
-    """Check a tensor's metadata and data sizes without reading its values as numbers; its bytes."""
-    where = f"{what} {tensor.name!r}:" if label else what
+    """Check a tensor's metadata and data sizes without reading its values as numbers; its bytes. (Messages
+    are made only when one is raised: a large model has thousands of tensors.)"""
 
     def bad(detail: str) -> UserError:
+        where = f"{what} {tensor.name!r}:" if label else what
         return UserError(f"{path}: {where} {detail}")
 
     dt = tensor.data_type
@@ -320,14 +322,13 @@ def validate_tensor(path: str, what: str, tensor: onnx.TensorProto, folder: Path
     if any(d < 0 for d in dims):
         raise bad(f"dims {dims}: a dimension is negative ({min(dims)}); dims must be >= 0")
     count = math.prod(dims)
-    name = TensorProto.DataType.Name(dt).lower()
-    shown = f"{name}{dims}"
+    name = _TYPE_NAMES[dt]
     if dt == TensorProto.STRING:
         nbytes = 0
     else:
         nbytes = element_bytes(dt, count)
     if tensor.data_location == TensorProto.EXTERNAL:
-        _check_external(tensor, folder, nbytes, bad, shown)
+        _check_external(tensor, folder, nbytes, bad, f"{name}{dims}")
         return nbytes
     present = [f for f in _DATA_FIELDS if len(getattr(tensor, f))]
     if tensor.HasField("raw_data"):
@@ -345,7 +346,7 @@ def validate_tensor(path: str, what: str, tensor: onnx.TensorProto, folder: Path
             raise bad("raw_data for a string tensor: strings go in string_data")
         got = len(tensor.raw_data)
         if got != nbytes:
-            raise bad(f"raw_data has {got:,} bytes; {shown} takes {nbytes:,}")
+            raise bad(f"raw_data has {got:,} bytes; {name}{dims} takes {nbytes:,}")
         return nbytes
     expected_field, per = _FIELD.get(dt, ("int32_data", 1))
     if where_data != expected_field:
@@ -355,7 +356,7 @@ def validate_tensor(path: str, what: str, tensor: onnx.TensorProto, folder: Path
         entries = math.ceil(count * _BITS[dt] / 8)  # packed: one byte of elements per int32_data entry
     got = len(getattr(tensor, where_data))
     if got != entries:
-        raise bad(f"{where_data} has {got:,} entries; {shown} takes {entries:,}")
+        raise bad(f"{where_data} has {got:,} entries; {name}{dims} takes {entries:,}")
     if dt == TensorProto.STRING:
         for i, value in enumerate(tensor.string_data):
             try:

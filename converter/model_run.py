@@ -155,8 +155,7 @@ def run_model(path, options: RunOptions) -> ModelRun:
                             f"{show(need)}, above the memory budget of {show(budget)} (--max-memory)")
         feeds = generate(inputs, shapes, options.val_ranges, options.seed)
         source = f"generated: seed {options.seed}, {_ranges(options.val_ranges)}"
-    uses = [_used_names(node) for node in model.graph.node]
-    order = topological_order(model.graph, uses)
+    producers = _producers(model.graph) if options.mark_all else []  # (only --mark-all looks for the first node)
     marked = mark_all(model) if options.mark_all else 0
     golden = _golden(options.load_outputs, model, outputs, budget, options.mark_all) if options.load_outputs else None
     if options.save_inputs:
@@ -166,10 +165,6 @@ def run_model(path, options: RunOptions) -> ModelRun:
     data = model.SerializeToString()
     ops = tuple(sorted({f"{n.domain}.{n.op_type}" if n.domain not in ("", "ai.onnx") else n.op_type
                         for n in model.graph.node}))
-    # (index, node) in topological order, as plain records: a node proto would keep the model (and its weights)
-    # alive while the runtimes run
-    producers = [(i, _Node(n.name, n.op_type, tuple(n.output), frozenset(uses[i])))
-                 for i, n in ((i, model.graph.node[i]) for i in order)]
     del model
     for config in options.configs:
         run.runs.append(_run_isolated(config, data, feeds, options.threads))
@@ -194,6 +189,14 @@ def run_model(path, options: RunOptions) -> ModelRun:
                                       problems=[], **_config_fields(ran[0].config), **base))
     run.seconds = time.perf_counter() - t0
     return run
+
+
+def _producers(graph) -> list:
+    """(index, node) of the graph's nodes in topological order, as plain records (a node proto would keep the
+    model, and its weights, alive while the runtimes run)."""
+    uses = [_used_names(node) for node in graph.node]
+    return [(i, _Node(graph.node[i].name, graph.node[i].op_type, tuple(graph.node[i].output), frozenset(uses[i])))
+            for i in topological_order(graph, uses)]
 
 
 def _opset(model) -> int:
