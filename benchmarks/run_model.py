@@ -13,10 +13,11 @@ peak RSS (``ru_maxrss`` of the children: the pages it shares with the parent cou
 is taken where it is above the parent's.
 
 Models: the onnx wheel's ``onnx/backend/test/data/light/light_*.onnx`` (their weights are ConstantOfShape
-nodes: small files, full-size networks). Polygraphy is not a dependency of spec2onnx: without it installed
+nodes: small files, full-size networks), and ``one_mul``, one Mul node, whose row is what each command costs
+beside onnxruntime's work. Polygraphy is not a dependency of spec2onnx: without it installed
 (``pip install polygraphy``) the benchmark says so and measures nothing.
 
-    python -m benchmarks.run_model [--rounds 5] [--models light_resnet50,light_squeezenet]
+    python -m benchmarks.run_model [--rounds 5] [--models one_mul,light_resnet50,light_squeezenet]
 """
 
 from __future__ import annotations
@@ -62,6 +63,16 @@ def light_models() -> dict[str, Path]:
     return {p.stem: p for p in sorted(folder.glob("light_*.onnx"))}
 
 
+def one_mul(folder: Path) -> Path:
+    """The throughput floor's one-Mul model (benchmarks/common.py) as a file: what each command costs beside
+    onnxruntime's work (start-up, imports, reading, inputs, the report)."""
+    from .common import one_mul_model
+
+    path = folder / "one_mul.onnx"
+    path.write_bytes(one_mul_model()[0])
+    return path
+
+
 def measure(which: str, model: Path, scratch: Path) -> dict:
     """One command in a fresh interpreter: wall seconds (from here) and the child's peak RSS."""
     argv = ["run", str(model), "--onnxrt"] if which == "polygraphy" else \
@@ -81,22 +92,24 @@ def measure(which: str, model: Path, scratch: Path) -> dict:
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run_model")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--models", default="", help="comma-separated light_* names (default: all nine)")
+    parser.add_argument("--models", default="", help="comma-separated light_* names, or one_mul (one Mul node: the "
+                                                     "fixed costs); default: one_mul and all nine light models")
     args = parser.parse_args(argv)
     if importlib.util.find_spec("polygraphy") is None:
         print("polygraphy is not installed (pip install polygraphy): nothing measured")
         return
     models = light_models()
-    chosen = [m for m in args.models.split(",") if m] or list(models)
-    unknown = [m for m in chosen if m not in models]
+    chosen = [m for m in args.models.split(",") if m] or ["one_mul", *models]
+    unknown = [m for m in chosen if m not in models and m != "one_mul"]
     if unknown:
-        raise SystemExit(f"unknown model {unknown[0]!r}; the onnx wheel has {', '.join(models)}")
+        raise SystemExit(f"unknown model {unknown[0]!r}; the onnx wheel has {', '.join(models)}; or one_mul")
     print(machine())
     import polygraphy
 
     print(f"polygraphy {polygraphy.__version__}; {args.rounds} rounds, the two commands in turn; medians (min-max)")
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
+        models["one_mul"] = one_mul(Path(scratch))
         for name in chosen:
             runs = {"spec2onnx": [], "polygraphy": []}
             for _ in range(args.rounds):
