@@ -41,7 +41,7 @@ from .model_check import check_file, check_loaded
 from .model_run import ModelRun, RunOptions, make_run_options, run_model  # noqa: F401  (the Python API of run MODEL)
 from .report import (Progress, counts, disagreement_lines, merged_status, summary_line, summary_table,  # noqa: F401  (Progress, disagreement_lines, summary_table, merged_status, write_reports: for the CLI)
                      write_json, write_junit, write_reports)
-from .report import merge as _merge, read_report, refusal_policy
+from .report import merge as _merge, read_report, refusal_policy  # noqa: F401  (refusal_policy: for the CLI)
 from .results import BAD, REFUSED, CaseResult, bad_outcomes  # noqa: F401  (BAD: for the CLI)
 from .safe_yaml import MAX_DEPTH, MAX_NODES
 from .selection import (case_names, find_specs, in_shard, parse_shard, select, spec_files,  # noqa: F401  (for the CLI)

@@ -596,7 +596,7 @@ def merge(reports, json_path, junit_path):
     for line in problems:
         click.echo(f"spec2onnx: error: {line}", err=True)
     api.write_merged(merged, results, json_path=json_path, junit_path=junit_path)
-    sys.exit(api.merged_status(results, problems))
+    sys.exit(api.merged_status(results, problems, api.refusal_policy(merged["command"])))
 
 
 CHECK_EPILOG = """\b

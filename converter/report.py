@@ -258,7 +258,7 @@ def shard_of(document: dict) -> tuple[int, int] | None:
 
 
 def read_report(path) -> dict:
-    """A JSON report (schema spec2onnx-report/1) read and checked field by field; UserError naming the file and
+    """A JSON report (schema SCHEMA, this version's) read and checked field by field; UserError naming the file and
     the field."""
     path = str(path)
     try:

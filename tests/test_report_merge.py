@@ -129,3 +129,30 @@ def test_run_options_leave_out_what_differs_between_shards():
     assert run_options(a) == run_options(b) == ("validate", "specs", "--atol", "1")
     assert shard_of({"command": a}) == (1, 4) and shard_of({"command": b}) == (3, 4)
     assert shard_of({"shard": "2/5", "command": a}) == (2, 5) and shard_of({"command": ["spec2onnx", "validate"]}) is None
+
+
+def test_refused_cases_merge_as_the_whole_run_counts_them(tmp_path, suite):
+    """validate --target tensorrt-dla refuses the float32 specs (DLA runs FP16 and INT8 only): REFUSED, counted,
+    not a failure unless --refused fail, and a run whose every case was refused validated nothing; the merged
+    counts and exit status are the whole run's."""
+    mixed = tmp_path / "mixed"
+    shutil.copytree(suite, mixed)
+    shutil.copy(SPECS / "trt_scale/gen-trt-scale-only-scale-float16.yaml", mixed / "f16.yaml")
+    for folder, extra in ((suite, ()), (suite, ("--refused", "fail")), (mixed, ()), (mixed, ("--refused", "fail"))):
+        whole = tmp_path / "whole.json"
+        status = invoke("validate", folder, "-j", 0, "--target", "tensorrt-dla", "--json", whole, "--junit",
+                        tmp_path / "whole.xml", *extra).exit_code
+        paths = []
+        for i in (1, 2):
+            path = tmp_path / f"s{i}.json"
+            invoke("validate", folder, "-j", 0, "--target", "tensorrt-dla", "--shard", f"{i}/2", "--json", path, *extra)
+            paths.append(path)
+        result = invoke("report", "merge", *paths, "--json", tmp_path / "m.json", "--junit", tmp_path / "m.xml")
+        want = json.loads(whole.read_text())["summary"]
+        assert result.exit_code == status, (folder.name, extra, result.output)
+        assert json.loads((tmp_path / "m.json").read_text())["summary"] == want and want["REFUSED"] == 6
+        assert f"{want['REFUSED']} refused" in result.stdout and "REFUSED" in result.stdout
+        got, expected = (ET.parse(tmp_path / x).getroot().find("testsuite").attrib for x in ("m.xml", "whole.xml"))
+        assert {k: got[k] for k in ("tests", "failures", "skipped")} == \
+            {k: expected[k] for k in ("tests", "failures", "skipped")}
+    assert status == 1  # the mixed run with --refused fail
