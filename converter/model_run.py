@@ -4,9 +4,9 @@ One run: the model is read with its data (converter/model_reading.py: bounded, e
 model's folder), its inputs made or loaded (converter/model_inputs.py), the model run on each runtime
 configuration (converter/runners: onnxruntime with a provider and optimization levels, onnx's reference
 evaluator, OpenVINO), each in a child process (converter/isolation.py: a runtime that crashes is that
-runtime's failure, not the command's), and every pair of runtimes compared output by output with validate's comparison and
-per-dtype tolerances (converter/compare.py), golden outputs (``--load-outputs``) counting as one more
-runtime. Each comparison is a CaseResult (``MODEL/B vs A``: B's outputs against A's), so the terminal
+runtime's failure, not the command's), and every pair of runtimes compared output by output with
+validate's comparison and per-dtype tolerances (converter/compare.py), golden outputs (``--load-outputs``)
+counting as one more runtime. Each comparison is a CaseResult (``MODEL/B vs A``: B's outputs against A's), so the terminal
 table, the JSON and the JUnit reports are validate's (converter/report.py).
 
 ``--mark-all`` makes every tensor a main-graph node computes a graph output (typed where onnx's shape
@@ -69,6 +69,9 @@ def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_le
         raise UserError(f"--seed {seed}: must be a whole number >= 0")
     if load_inputs is not None and val_ranges:
         raise UserError("--val-range: the inputs come from --load-inputs; a range applies to generated inputs only")
+    for name, value in (("--atol", atol), ("--rtol", rtol)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0):
+            raise UserError(f"{name} {value}: must be a number >= 0")
     tolerance = Tolerance(atol, rtol) if (atol, rtol) != (None, None) else None
     return RunOptions(make_configs(runtimes, provider, opt_levels), tolerance, seed, parse_shapes(shapes),
                       parse_val_ranges(val_ranges), load_inputs, save_inputs, load_outputs, save_outputs, mark_all,
