@@ -442,8 +442,9 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
                                    "(each is one more runtime).")
 @click.option("--shapes", "shapes", multiple=True, metavar="NAME:DxD",
               help="MODEL: bind an input's shape, trtexec's syntax: --shapes x:1x3x224x224,y:1x10 (or repeated; "
-                   "NAME:[1,3,224,224] too). A symbolic or unknown dimension left unbound is 1 (said on stderr); "
-                   "a rank or fixed dimension the model contradicts is refused (exit 2).")
+                   "NAME:[1,3,224,224] too; a name in single quotes is taken as written: 'in:0':1x3). A symbolic or "
+                   "unknown dimension left unbound is 1 (said on stderr); a rank or fixed dimension the model "
+                   "contradicts is refused (exit 2).")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True,
               help="MODEL: seed of the generated inputs (one stream per input name).")
 @click.option("--val-range", "val_ranges", multiple=True, metavar="[NAME:]LOW,HIGH",

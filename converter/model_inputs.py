@@ -117,7 +117,9 @@ def model_outputs(model, where: str) -> list[Tensor]:
 def parse_shapes(values) -> dict[str, tuple[int, ...]]:
     """``--shapes`` values -> {input name: shape}: ``NAME:1x3x224x224`` (trtexec), several comma-separated or the
     option repeated; ``NAME:[1,3,224,224]`` (Polygraphy) too. The name is what comes before the last ``:`` of
-    an item, so names holding ``:`` work. A name given twice is refused."""
+    an item, so names holding ``:`` work; a name in single quotes is taken as it is (trtexec's escape:
+    ``'a,b:0':1x3``, for names holding a comma, a bracket or a colon before a length). A name given twice is
+    refused."""
     shapes: dict[str, tuple[int, ...]] = {}
     for value in values:
         text, pos = value.strip(), 0
@@ -134,10 +136,13 @@ def parse_shapes(values) -> dict[str, tuple[int, ...]]:
 
 
 def _next_item(text: str, pos: int) -> str:
-    """The text of one NAME:DIMS item from ``pos`` to the next comma outside brackets (or the end)."""
-    depth = 0
-    for i in range(pos, len(text)):
-        if text[i] == "[":
+    """The text of one NAME:DIMS item from ``pos`` to the next comma outside quotes and brackets (or the end)."""
+    depth, quoted = 0, text[pos:pos + 1] == "'" and text.find("':", pos + 1) > pos
+    start = pos + 1 if quoted else pos
+    for i in range(start, len(text)):
+        if quoted:
+            quoted = text[i] != "'"
+        elif text[i] == "[":
             depth += 1
         elif text[i] == "]":
             depth -= 1
@@ -147,6 +152,10 @@ def _next_item(text: str, pos: int) -> str:
 
 
 def _split_item(item: str) -> tuple[str, str]:
+    if item.startswith("'"):  # 'NAME':DIMS
+        end = item.find("'", 1)
+        if end > 0 and item[end + 1:end + 2] == ":":
+            return item[1:end], item[end + 2:].strip()
     name, sep, dims = item.rpartition(":")
     if not sep or not name:
         raise UserError(f"--shapes {item}: expected NAME:DxDxD (trtexec's syntax), e.g. input:1x3x224x224")

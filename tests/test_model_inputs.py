@@ -19,7 +19,7 @@ from converter.model_inputs import (Tensor, bind_shapes, generate, load_arrays, 
 from converter.model_run import mark_all, topological_order
 
 NAME = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Z")), min_size=1, max_size=12)
-PLAIN_NAME = NAME.filter(lambda n: not set(n) & set(",[]"))
+PLAIN_NAME = NAME.filter(lambda n: not set(n) & set(",[]") and not n.startswith("'"))  # (a leading ' quotes)
 SHAPE = st.lists(st.integers(0, 64), min_size=1, max_size=5).map(tuple)
 
 
@@ -31,11 +31,15 @@ def test_trtexec_shapes_comma_separated_parse_back(shapes):
 
 
 @settings(deadline=None)
-@given(st.dictionaries(NAME, st.lists(st.integers(0, 64), max_size=5).map(tuple), min_size=1, max_size=4))
-def test_shapes_repeated_or_in_polygraphys_brackets_parse_back_whatever_the_names(shapes):
+@given(st.dictionaries(PLAIN_NAME, st.lists(st.integers(0, 64), max_size=5).map(tuple), min_size=1, max_size=4),
+       st.dictionaries(NAME.filter(lambda n: "'" not in n), SHAPE, min_size=1, max_size=4))
+def test_shapes_repeated_in_polygraphys_brackets_or_quoted_parse_back(shapes, any_names):
     assert parse_shapes([f"{n}:[{','.join(map(str, d))}]" for n, d in shapes.items()]) == shapes
     assert parse_shapes([f"{n}:{'x'.join(map(str, d))}" for n, d in shapes.items() if d]) == {n: d for n, d in
                                                                                               shapes.items() if d}
+    # a name holding a comma, a bracket or ':1' is ambiguous unquoted (as in trtexec); quoted, it is itself
+    quoted = ",".join(f"'{n}':{'x'.join(map(str, d))}" for n, d in any_names.items())
+    assert parse_shapes([quoted]) == any_names
 
 
 DIM = st.one_of(st.integers(0, 9), st.sampled_from(["N", "M", "batch"]), st.none())
