@@ -93,9 +93,13 @@ def test_generated_data_has_the_inputs_type_and_shape_and_lies_in_its_range(elem
     if dtype.kind in "ub":
         low = max(low, 0)
     high = low + width
+    x = Tensor("x", elem, tuple(shape))
+    if dtype.kind in "iu" and high > np.iinfo(dtype).max:  # a range the type cannot hold is refused, naming the input
+        with pytest.raises(UserError, match=f"input 'x' .*out of range for {dtype.name}"):
+            generate([x], {"x": tuple(shape)}, {"x": (low, high)}, seed)
+        high = int(np.iinfo(dtype).max)
     if dtype.kind == "b":
         low, high = 0, 1
-    x = Tensor("x", elem, tuple(shape))
     feeds = generate([x], {"x": tuple(shape)}, {"x": (low, high)}, seed)
     array = feeds["x"]
     assert array.dtype == dtype and array.shape == tuple(shape)
