@@ -147,7 +147,10 @@ def run_model(path, options: RunOptions) -> ModelRun:
     budget = default_budget() if options.max_memory is None else options.max_memory
     model, _ = read_model_with_data(path, budget)
     inputs, outputs = model_inputs(model, path), model_outputs(model, path)
-    shapes, notes = bind_shapes(inputs, options.shapes)
+    try:  # --shapes and --val-range against this model: the line names the model too
+        shapes, notes = bind_shapes(inputs, options.shapes)
+    except UserError as exc:
+        raise exc.located(file=path) from None
     if options.load_inputs:
         feeds, source, notes = loaded_inputs("--load-inputs", options.load_inputs, inputs, options.shapes, budget), \
             f"--load-inputs {options.load_inputs}", []
@@ -156,7 +159,10 @@ def run_model(path, options: RunOptions) -> ModelRun:
         if need > budget:
             raise UserError(f"{path}: its inputs ({', '.join(f'{n}:{_shape(s)}' for n, s in shapes.items())}) take "
                             f"{show(need)}, above the memory budget of {show(budget)} (--max-memory)")
-        feeds = generate(inputs, shapes, options.val_ranges, options.seed)
+        try:
+            feeds = generate(inputs, shapes, options.val_ranges, options.seed)
+        except UserError as exc:
+            raise exc.located(file=path) from None
         source = f"generated: seed {options.seed}, {_ranges(options.val_ranges)}"
     producers = _producers(model.graph) if options.mark_all else []  # (only --mark-all looks for the first node)
     marked = mark_all(model) if options.mark_all else 0

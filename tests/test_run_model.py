@@ -300,6 +300,9 @@ def test_shapes_that_contradict_the_model_are_refused_naming_the_input(tmp_path,
     result = invoke("run", model, "--runtime", "onnxruntime", *args)
     assert result.exit_code == 2, result.output
     assert message in result.stderr and "Traceback" not in result.output
+    assert result.stderr.count("\n") == 1, result.stderr  # one line
+    if message.startswith("--shapes") and "is not a length" not in message:  # checked against the model: named
+        assert result.stderr.startswith(f"spec2onnx: error: {model}: {message}"), result.stderr
 
 
 def test_an_input_of_unknown_rank_needs_shapes(tmp_path):
@@ -334,6 +337,8 @@ def test_val_range_and_seed(tmp_path):
                          ("i:0,3e9", "out of range for int32")):
         result = invoke("run", model, "--runtime", "onnxruntime", "--val-range", bad)
         assert result.exit_code == 2 and message in result.stderr, (bad, result.output)
+        if not bad.startswith(("f:3", "f:0,nan")):  # checked against the model (the others: the option's syntax)
+            assert result.stderr.startswith(f"spec2onnx: error: {model}: "), result.stderr
 
 
 # Runtimes that cannot run a model, files, options
