@@ -533,7 +533,7 @@ def _run_model(file, model_run, *, quiet, json_path, junit_path, options) -> Non
     started = datetime.datetime.now(datetime.timezone.utc)
     model_run.check_files(options, file, {"--json": json_path, "--junit": junit_path})
     run = model_run.run_model(file, options)
-    inputs = ", ".join(f"{n} {a.dtype}{list(a.shape)}" for n, a in run.feeds.items())
+    inputs = ", ".join(f"{n} {_typed(a)}" for n, a in run.feeds.items())
     _say(f"{run.path}: {run.nodes:,} nodes, opset {run.opset}; " + (f"inputs ({run.source}): {inputs}" if inputs
                                                                      else "no inputs"))
     for note in run.notes:
@@ -556,8 +556,13 @@ def _run_model(file, model_run, *, quiet, json_path, junit_path, options) -> Non
     sys.exit(EXIT_FAILED if any(r.outcome in model_run.BAD for r in run.results) else EXIT_OK)
 
 
+def _typed(array) -> str:
+    """An array as the run's lines show it: float32[1, 3], string[2] (numpy's '<U3' or 'object' is a string tensor)."""
+    return f"{'string' if array.dtype.kind in 'OSU' else array.dtype}{list(array.shape)}"
+
+
 def _outputs_text(outputs: dict) -> str:
-    shown = [f"{n} {a.dtype}{list(a.shape)}" for n, a in list(outputs.items())[:4]]
+    shown = [f"{n} {_typed(a)}" for n, a in list(outputs.items())[:4]]
     more = f", ... ({len(outputs):,} outputs)" if len(outputs) > 4 else ""
     return ", ".join(shown) + more
 
@@ -593,7 +598,7 @@ def merge(reports, json_path, junit_path):
     merged, results, problems = api.merge_reports(reports)
     if results:
         _say(api.summary_table(results))
-    _say(f"merged {len(reports)} reports: " + api.summary_line(results) + f" in {merged['seconds']:.2f} s")
+    _say(f"merged {len(reports)} report{'' if len(reports) == 1 else 's'}: " + api.summary_line(results) + f" in {merged['seconds']:.2f} s")
     for line in problems:
         click.echo(f"spec2onnx: error: {line}", err=True)
     api.write_merged(merged, results, json_path=json_path, junit_path=junit_path)

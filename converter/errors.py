@@ -11,6 +11,8 @@ guaranteed but did not hold. The CLI reports it with exit status 3.
 
 from __future__ import annotations
 
+import re
+
 
 # The exit statuses of the CLI (cli.py's epilog says what each means).
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -89,5 +91,14 @@ def describe_exception(exc: BaseException, doing: str) -> str:
         return f"internal error while {doing}: {exc}"
     last = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
     where = f" ({Path(last.filename).name}:{last.lineno})" if last else ""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    if lines and _WHERE_LINE.fullmatch(lines[0]):
+        # OpenVINO's errors open with where they were thrown ("Exception from src/.../core.cpp:84:", "Check 'false'
+        # failed at ...cpp:151:") and say what went wrong on the lines after: those lines, joined
+        text = " ".join(line for line in lines if not _WHERE_LINE.fullmatch(line))[:600]
+    else:
+        text = lines[0] if lines else ""
     return f"{type(exc).__name__} while {doing}{where}: {text}"
+
+
+_WHERE_LINE = re.compile(r"(Exception from|Check '.*' failed at) \S+:\d+:?")

@@ -359,6 +359,22 @@ def test_a_runtime_that_cannot_run_the_model_is_a_failure_of_that_runtime(tmp_pa
     assert "Traceback" not in result.output
 
 
+@needs_openvino
+def test_a_runtime_without_the_op_says_which_and_the_others_results_stay(tmp_path):
+    """OpenVINO's ONNX frontend has no RegexFullMatch (opset 20); onnxruntime and onnx's reference run it. OpenVINO's
+    message opens with the C++ file that threw it; the line says what it found instead."""
+    model = save_model(tmp_path / "m.onnx", [helper.make_node("RegexFullMatch", ["s"], ["z"], pattern="a.*")],
+                       [tensor("s", TensorProto.STRING, [2])], [tensor("z", TensorProto.BOOL, [2])], opset=20)
+    np.savez(tmp_path / "in.npz", s=np.array(["abc", "xbc"]))
+    result = invoke("run", model, "--runtime", "onnxruntime", "--runtime", "openvino", "--runtime", "onnx-reference",
+                    "--load-inputs", tmp_path / "in.npz", "--save-outputs", tmp_path / "out.npz")
+    assert result.exit_code == 1, result.output
+    assert "ERROR m.onnx/openvino" in result.stdout
+    assert "No conversion rule found for operations: RegexFullMatch-20" in result.stdout, result.stdout
+    assert "PASS  m.onnx/onnx-reference vs ort[cpu]" in result.stdout
+    assert list(np.load(tmp_path / "out.npz")["z"]) == [True, False]  # the pattern matches the whole string
+
+
 def test_external_data_is_read_inside_the_models_folder_only(tmp_path):
     folder = tmp_path / "model"
     folder.mkdir()
@@ -451,6 +467,8 @@ def test_string_tensors_run_and_compare_exactly(tmp_path):
     saved = invoke("run", model, "--load-inputs", tmp_path / "in.npz", "--save-outputs", tmp_path / "out.npz")
     assert saved.exit_code == 0, saved.output
     assert list(np.load(tmp_path / "out.npz")["t"]) == ["ab", "c"]
+    assert "inputs (--load-inputs" in saved.stdout and ": s string[2]" in saved.stdout  # not numpy's '<U2'
+    assert "ran ort[cpu] in" in saved.stdout and "t string[2]" in saved.stdout
     np.savez(tmp_path / "bad.npz", t=np.array(["ab", "d"]))
     bad = invoke("run", model, "--runtime", "onnxruntime", "--load-inputs", tmp_path / "in.npz", "--load-outputs",
                  tmp_path / "bad.npz")
