@@ -449,8 +449,8 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
               help="MODEL: seed of the generated inputs (one stream per input name).")
 @click.option("--val-range", "val_ranges", multiple=True, metavar="[NAME:]LOW,HIGH",
               help="MODEL: range of an input's generated values (NAME:LOW,HIGH; LOW,HIGH alone: every input). "
-                   "Floats uniform in [LOW, HIGH) (rounded to their type), integers in [LOW, HIGH]; default [0, 1], as "
-                   "Polygraphy's.")
+                   "Floats uniform in [LOW, HIGH) (rounded to their type), integers in [LOW, HIGH], bools "
+                   "the truth values of those integers; default [0, 1], as Polygraphy's.")
 @click.option("--load-inputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
               help="MODEL: feed these inputs (one array per input name; never unpickled; checked against the model).")
 @click.option("--save-inputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",

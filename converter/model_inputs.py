@@ -9,7 +9,8 @@
   bound to two lengths is refused; a dimension left unbound is 1, and the run says so (as Polygraphy does);
 * ``parse_val_ranges``: Polygraphy's ``--val-range NAME:LOW,HIGH`` (or ``[LOW,HIGH]``; a bare ``LOW,HIGH``
   for every input). The data: floats uniform in [LOW, HIGH) (rounded to the input's type, which may reach
-  HIGH), integers uniform in [LOW, HIGH] (both ends), default [0, 1] as Polygraphy's; drawn by
+  HIGH), integers uniform in [LOW, HIGH] (both ends), bools the truth values of those integers (so a bare range
+  such as 0,5 for every input gives a bool input both), default [0, 1] as Polygraphy's; drawn by
   converter/casedata.py's generators, one seeded stream per input (``--seed`` and the input's name: adding
   an input changes no other input's data);
 * ``load_arrays`` / ``save_arrays``: ``.npz`` files, one array per tensor name, read without pickle, each
@@ -291,6 +292,8 @@ def generate(inputs: list[Tensor], shapes: dict[str, tuple[int, ...]], ranges: d
             low, high = math.ceil(low), math.floor(high)
             if low > high:
                 raise UserError(f"--val-range: input {tensor.name!r} is {dtype.name} and no integer lies in the range")
+        if dtype.numpy == np.bool_:  # the truth values of the integers in the range (Polygraphy casts both ends to bool)
+            low, high = (0 if low <= 0 <= high else 1), (0 if low == high == 0 else 1)
         seed_i = int(np.random.SeedSequence([seed, zlib.crc32(tensor.name.encode("utf-8", "surrogateescape"))])
                      .generate_state(1, np.uint64)[0] >> 1)
         try:

@@ -90,7 +90,7 @@ DTYPES = {TensorProto.FLOAT: np.float32, TensorProto.FLOAT16: np.float16, Tensor
        st.lists(st.integers(0, 6), max_size=3))
 def test_generated_data_has_the_inputs_type_and_shape_and_lies_in_its_range(elem, low, width, seed, shape):
     dtype = np.dtype(DTYPES[elem])
-    if dtype.kind in "ub":
+    if dtype.kind == "u":
         low = max(low, 0)
     high = low + width
     x = Tensor("x", elem, tuple(shape))
@@ -98,15 +98,22 @@ def test_generated_data_has_the_inputs_type_and_shape_and_lies_in_its_range(elem
         with pytest.raises(UserError, match=f"input 'x' .*out of range for {dtype.name}"):
             generate([x], {"x": tuple(shape)}, {"x": (low, high)}, seed)
         high = int(np.iinfo(dtype).max)
-    if dtype.kind == "b":
-        low, high = 0, 1
     feeds = generate([x], {"x": tuple(shape)}, {"x": (low, high)}, seed)
     array = feeds["x"]
     assert array.dtype == dtype and array.shape == tuple(shape)
-    if array.size:
+    if dtype.kind == "b":  # the truth values of the integers in the range, as Polygraphy casts the ends to bool
+        assert set(array.ravel().tolist()) <= {bool(i) for i in range(low, high + 1)}
+    elif array.size:
         values = array.astype(np.float64)
         assert values.min() >= low and values.max() <= high  # (a float rounded to its type may reach HIGH)
     np.testing.assert_array_equal(generate([x], {"x": tuple(shape)}, {"x": (low, high)}, seed)["x"], array)
+
+
+def test_a_range_for_every_input_gives_a_bool_input_the_truth_values_of_its_integers():
+    b = Tensor("b", TensorProto.BOOL, (1000,))
+    for (low, high), want in (((0, 5), {False, True}), ((2, 5), {True}), ((0, 0), {False}), ((-3, -1), {True}),
+                              ((-1, 1), {False, True}), ((0, 1), {False, True})):
+        assert set(generate([b], {"b": (1000,)}, {None: (low, high)}, 7)["b"].tolist()) == want, (low, high)
 
 
 @settings(deadline=None)
