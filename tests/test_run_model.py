@@ -375,6 +375,25 @@ def test_a_runtime_without_the_op_says_which_and_the_others_results_stay(tmp_pat
     assert list(np.load(tmp_path / "out.npz")["z"]) == [True, False]  # the pattern matches the whole string
 
 
+@pytest.mark.parametrize("field, text", [("graph.node[0].input[0]", "x"), ("graph.node[0].op_type", "Relu"),
+                                         ("graph.node[0].attribute[0].name", "alpha"),
+                                         ("graph.input[0].type.tensor_type.shape.dim[0].dim_param", "N")])
+def test_a_name_that_is_not_utf8_is_bad_input_naming_the_field(tmp_path, field, text):
+    """onnx.proto is proto2: its parser takes a string field that is not UTF-8, and Python's protobuf hands it
+    over as bytes (an internal error, exit 3, where run sorted or encoded names). The byte 0xff is never UTF-8."""
+    model = save_model(tmp_path / "m.onnx", [helper.make_node("Relu", ["x"], ["z"], alpha=0.5)],
+                       [tensor("x", TensorProto.FLOAT, ["N", 3])], [tensor("z", TensorProto.FLOAT, ["N", 3])])
+    data = model.read_bytes()
+    marker = bytes([len(text)]) + text.encode()  # the length byte and the text, as protobuf writes them: the first one
+    # in the file (the graph writes its nodes before its inputs)
+    assert data.count(marker) >= 1
+    model.write_bytes(data.replace(marker, bytes([len(text)]) + b"\xff" + text.encode()[1:], 1))
+    result = invoke("run", model)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"spec2onnx: error: {model}: {field}: b'\\xff") and "is not UTF-8" in result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
+
+
 def test_external_data_is_read_inside_the_models_folder_only(tmp_path):
     folder = tmp_path / "model"
     folder.mkdir()
