@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .errors import UserError
 from .files import write_atomic
-from .model_reading import read_model, without_data
+from .model_reading import non_utf8_field, read_model, without_data
 from .targets.check import Problem, check_grouped
 from .targets.check import expand as expand_problems
 from .targets.model_view import ModelView, grouped_view, needs_data_prop
@@ -94,6 +94,11 @@ def check_file(path, targets: list, max_memory: int | None = None) -> FileReport
         report.grouped = grouped_for(report.view, targets, report.checker)
     except UserError as exc:
         return FileReport(str(path), error=str(exc))
+    except UnicodeError:  # a string field that is not UTF-8 (onnx.proto is proto2: parsed as it is): bad input, named
+        bad = non_utf8_field(path, max_memory)
+        if bad is None:
+            raise
+        return FileReport(str(path), error=bad)
     except MemoryError:  # the budget is an estimate: the machine may have less free memory than it allows
         return FileReport(str(path), error=f"{path}: out of memory while checking it; pass a --max-memory this "
                                            "machine can give, or check it on a larger one")

@@ -134,6 +134,19 @@ def _check_utf8(path: str, model: onnx.ModelProto) -> None:
                     stack.append((value, (where, fd.name, None)))
 
 
+def non_utf8_field(path, max_memory: int | None = None) -> str | None:
+    """The message (file, field) naming a string field of ``path`` that is not UTF-8, or None. check reads a file
+    again for it only after a UnicodeError (onnx's checker meets such a field while formatting its refusal):
+    the walk visits every message, which run pays on every model and check's cost per node is held from."""
+    path = str(path)
+    _, model = _parse(path, default_budget() if max_memory is None else max_memory, "checking")
+    try:
+        _check_utf8(path, model)
+    except UserError as exc:
+        return str(exc)
+    return None
+
+
 def _field_path(where) -> str:
     """graph.node[9].op_type from the chain of (parent, field name, index) _check_utf8 keeps."""
     parts = []

@@ -398,3 +398,21 @@ def test_an_ir_version_onnxruntime_refuses_fails_the_ort_targets(tmp_path, ir_ve
     except Exception:  # noqa: BLE001 - onnxruntime's refusal
         loads = False
     assert said == loads, (ort.__version__, ir_version)
+
+
+def test_an_op_type_that_is_not_utf8_is_a_malformed_file_naming_the_field_and_the_others_are_still_checked(tmp_path):
+    """onnx.proto is proto2: its parser takes a string that is not UTF-8 (0xff never is), and onnx's checker raised
+    UnicodeDecodeError formatting its refusal of the node: an internal error (exit 3) that ended the whole check."""
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    onnx.save(model, tmp_path / "good.onnx")
+    data = model.SerializeToString()
+    assert data.count(b"\x04Relu") == 1  # the op_type's length byte and text, as protobuf writes them
+    (tmp_path / "bad.onnx").write_bytes(data.replace(b"\x04Relu", b"\x04Rel\xff"))
+    result = CliRunner().invoke(main, ["check", str(tmp_path / "bad.onnx"), str(tmp_path / "good.onnx"), "-q"])
+    assert result.exit_code == 2, result.output
+    assert f"{tmp_path / 'bad.onnx'}: graph.node[0].op_type: b'Rel\\xff' is not UTF-8" in result.output
+    assert "internal error" not in result.output and "Traceback" not in result.output
+    assert CliRunner().invoke(main, ["check", str(tmp_path / "good.onnx"), "-q"]).exit_code == 0
