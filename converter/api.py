@@ -155,16 +155,18 @@ def load_spec(source: SpecSource, *, base_dir: str | os.PathLike | None = None, 
 
 
 def convert(spec: SpecSource, output: str | os.PathLike | None = None, *, target: str = "portable",
-            opset: int | None = None) -> Conversion:
+            opset: int | None = None, precision: Iterable[str] = ()) -> Conversion:
     """Lower a spec (a path, a mapping or a ``Spec``) to an ONNX model for ``target``.
 
-    ``target``: ``portable`` (runs on every target; the default), ``ort-cpu``, ``ort-cuda``,
-    ``tensorrt``, ``tensorrt-dla`` or ``openvino``. ``opset``: default the spec's, else 17.
+    ``target``: ``portable`` (runs on every target; the default), ``ort-cuda``, ``tensorrt``,
+    ``tensorrt-dla``, ... (``spec2onnx targets``). ``opset``: default the spec's, else 17.
+    ``precision``: what the TensorRT build allows beyond the spec's own ``precision``, as trtexec's
+    ``--fp16``/``--int8`` (``["fp16"]``: a float32 network runs on DLA in FP16; the model stays float32).
     With ``output`` the model is also written there, atomically (all or nothing).
     """
     spec = load_spec(spec, require_cases=False)  # converting needs no cases (as `spec2onnx convert`)
     chosen = pipeline.get_target(target)
-    model, used_opset, _, chosen = pipeline.convert(spec, chosen, opset)
+    model, used_opset, _, chosen = pipeline.convert(spec, chosen, opset, precision=precision)
     path = None
     if output is not None:
         source = Path(spec.path) if spec.path and Path(spec.path).is_file() else None  # None: from a mapping
@@ -212,24 +214,26 @@ def validate(specs: SpecSource | Iterable[SpecSource] | None = None, *, runtime:
     return ValidationReport(tuple(results), time.perf_counter() - t0, options.refused)
 
 
-def check(source: "SpecSource | onnx.ModelProto", target: str = "portable", *, opset: int | None = None) -> CheckReport:
+def check(source: "SpecSource | onnx.ModelProto", target: str = "portable", *, opset: int | None = None,
+          precision: Iterable[str] = ()) -> CheckReport:
     """Statically check that ``target`` can run a model, without running it (``spec2onnx check``).
 
     ``source``: a spec (a path, a mapping or a ``Spec``: it is lowered for ``target`` first, its
     legalizations applied) or an ONNX model (an ``onnx.ModelProto`` or a ``.onnx`` path). Every node
     the target's capability tables, run-time limits and, for ``tensorrt-dla``, DLA rules refuse is a
     problem; known numerical differences are warnings. A spec the target cannot take at all (a
-    ``UserError`` while lowering, e.g. a DLA rule) is one problem.
+    ``UserError`` while lowering, e.g. a DLA rule) is one problem. ``precision``: what the TensorRT build
+    allows, as trtexec's ``--fp16``/``--int8`` (with a spec: beyond its own ``precision``).
     """
     import onnx  # (the model type; onnx is loaded by then: the pipeline imports it)
 
-    chosen = pipeline.get_target(target)
+    chosen = pipeline.get_target(target, precision=precision)
     if isinstance(source, onnx.ModelProto) or (isinstance(source, (str, os.PathLike))
                                                 and Path(source).suffix == ".onnx"):
         if isinstance(source, onnx.ModelProto):  # onnx's checker first, as for a file
-            name, problems = source.graph.name, check_loaded(source, [chosen.name])[chosen.name]
+            name, problems = source.graph.name, check_loaded(source, [chosen])[chosen.name]
         else:  # structure only, bounded (converter/model_reading.py)
-            report = check_file(source, [chosen.name])
+            report = check_file(source, [chosen])
             if report.error is not None:
                 raise UserError(report.error)
             name, problems = str(source), report.problems(chosen.name)
@@ -297,20 +301,21 @@ def _bfloat16():
 
 
 def convert_spec(spec_path: Path, output: str | Path | None = None, *, opset: int | None = None, provider: str | None = None,
-                 target: str | None = None, max_memory: int | None = None):
+                 target: str | None = None, max_memory: int | None = None, precision=()):
     """Load, validate and lower a spec (it needs no cases) for a target; check it; write the model atomically.
 
     The target: ``target``, else the one ``provider`` implies (cuda: ort-cuda), else portable; the
     provider need not be installed. Without ``opset``, the spec's (else 17), lowered where needed to
     the highest one at which the target has a kernel for every node (converter/pipeline.py).
-    A node the target cannot run is a UserError (nothing is written). Returns (model, path, note).
+    ``precision``: ``--fp16``/``--int8`` (see ``convert``). A node the target cannot run is a UserError
+    (nothing is written). Returns (model, path, note).
     """
     if output is not None:
         check_output("-o", output, [spec_path])  # before loading: `convert s.yaml -o s.yaml` never reads twice
     spec = load_spec_file(spec_path, max_memory=max_memory, require_cases=False)
     output = Path(output) if output is not None else Path(f"{spec.name}.onnx")
     check_output("-o", output, [spec_path, *data_files(spec_path)])
-    model, _, note, _ = pipeline.convert(spec, target, opset, provider=provider,
+    model, _, note, _ = pipeline.convert(spec, target, opset, provider=provider, precision=precision,
                                          hint=" (nothing written; see docs/semantics.md, Targets)")
     _write("-o", output, model.SerializeToString())
     return model, output, note

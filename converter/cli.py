@@ -194,6 +194,23 @@ def target_option(more_help: str):
                         help=f"Lower for this target and check that it runs every node. {TARGETS_HELP} {more_help}")
 
 
+def precision_options(what: str):
+    """``--fp16``/``--int8``: the precision a TensorRT build allows, as trtexec's flags of those names."""
+
+    def decorate(fn):
+        fn = click.option("--int8", is_flag=True, help=f"As trtexec --int8: the TensorRT build allows INT8 {what}.")(fn)
+        return click.option("--fp16", is_flag=True, help=(
+            f"As trtexec --fp16: the TensorRT build allows FP16 {what}; on tensorrt-dla a float32 network then runs "
+            "in FP16 (the model stays float32), without it float32 is refused there. Also the spec's "
+            "`precision: [fp16]`. docs/semantics.md, DLA precision."))(fn)
+
+    return decorate
+
+
+def _precision(fp16: bool, int8: bool) -> tuple[str, ...]:
+    return tuple(name for name, on in (("fp16", fp16), ("int8", int8)) if on)
+
+
 @main.command(epilog=EPILOG)
 @click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
@@ -206,9 +223,10 @@ def target_option(more_help: str):
               help="Lower for this onnxruntime execution provider's target (cpu: ort-cpu, cuda: ort-cuda, "
                    "tensorrt: tensorrt, openvino: openvino); it need not be installed.")
 @plugin_option
+@precision_options("(beyond the spec's own precision field)")
 @max_memory_option("one spec")
 @handle_errors
-def convert(spec, output, opset, target, provider, max_memory, plugins):
+def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugins):
     """Convert SPEC to an ONNX model that TARGET runs fully.
 
     The model's inputs and outputs carry the spec's tensor names. It passes
@@ -225,7 +243,7 @@ def convert(spec, output, opset, target, provider, max_memory, plugins):
 
     api.load_plugins(plugins)
     model, path, note = api.convert_spec(spec, output, opset=opset, provider=provider, target=target,
-                                     max_memory=max_memory)
+                                         max_memory=max_memory, precision=_precision(fp16, int8))
     props = {p.key: p.value for p in model.metadata_props}
     if "spec2onnx.auto" in props:
         click.echo(f"target auto: {props['spec2onnx.auto']}", err=True)
@@ -641,9 +659,10 @@ or bad usage (an unknown target, a --plugin that does not import);
                    "that EP without CPU fallback; OpenVINO: query_model + compile); a line per target says whether "
                    "its verdict was probed or static (docs/ground-truth.md).")
 @plugin_option
+@precision_options("for the tensorrt targets")
 @max_memory_option("one model")
 @handle_errors
-def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, plugins):
+def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, plugins, fp16, int8):
     """Check that TARGET can run each ONNX model in PATHS (files, or folders: their *.onnx, recursively).
 
     Untrusted files are read for their structure only: regular files of at most
@@ -657,8 +676,8 @@ def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, 
     if verbose and quiet:
         raise UserError("-q and -v: give one of them (-q: errors only; -v: every node)")
     api.load_plugins(plugins)
-    names = [pipeline.get_target(t).name for t in (targets or ("portable",))]
-    names = list(dict.fromkeys(names))
+    chosen = {t.name: t for t in (pipeline.get_target(t, precision=_precision(fp16, int8)) for t in (targets or ("portable",)))}
+    names = list(chosen)
     if layers and not set(names) & {"tensorrt", "tensorrt-dla"}:
         raise UserError(f"--layers: the importer view is onnx-tensorrt's; use it with --target tensorrt or tensorrt-dla, "
                         f"not {', '.join(names)}")
@@ -667,7 +686,8 @@ def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, 
         api.check_report_paths({"--json": json_path}, [p for p, _ in entries])
     reports, json_entries = [], []
     for path, why in entries:
-        report = model_check.check_file(path, names, max_memory) if why is None else model_check.FileReport(path, error=why)
+        report = (model_check.check_file(path, list(chosen.values()), max_memory) if why is None
+                  else model_check.FileReport(path, error=why))
         reports.append(report)
         if report.error is not None:
             click.echo(f"spec2onnx: error: {report.error.splitlines()[0]}", err=True)

@@ -184,7 +184,7 @@ def grouped_for(view, targets: list, checker: str | None) -> dict:
     found = {}
     for target in targets:
         name = getattr(target, "name", target)
-        grouped = check_grouped(view, name)
+        grouped = check_grouped(view, target)  # a Target carries the precision the build allows (DLA)
         if checker and checker.startswith("tolerated: "):
             grouped.insert(0, (Problem(name, "", "", f"onnx's checker refuses the model, onnxruntime loads it: "
                                                      f"{checker[len('tolerated: '):]}", "warning"), None))

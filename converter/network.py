@@ -121,6 +121,9 @@ class Spec:
     opset: int | None = None
     tolerance: Tolerance | None = None
     xfail: tuple[XfailRule, ...] = ()
+    # TensorRT builder flags the build allows beyond the spec's own types ("fp16", "int8"; trtexec --fp16/--int8):
+    # the DLA rules read it (converter/targets/dla.py precision_problem); the model keeps the spec's types
+    precision: tuple[str, ...] = ()
 
     @property
     def ops(self) -> list[str]:

@@ -44,8 +44,8 @@ from .legalize import host_model
 from .runners import RunConfig, machine_has, make_configs, session
 from .runners.onnxruntime import check_convert_opset, check_opset
 from .spec import Case, Spec
-from .targets import (TARGET_NAMES, Target, choose_target, get_target, provider_for_target,  # noqa: F401
-                      target_for_provider, target_names)  # (target_names: for the fronts, through the api)
+from .targets import (TARGET_NAMES, Target, check_precision, choose_target, get_target,  # noqa: F401
+                      provider_for_target, target_for_provider, target_names)  # (target_names: for the fronts, through the api)
 from .targets.check import check_model, errors
 from .targets.dla_guide import DLA_RELEASE  # noqa: F401  (check prints it)
 from .targets.model_view import UnreadValue
@@ -332,8 +332,10 @@ def model_for_target(spec, target, opset: int, *, fixed: bool = False, provider:
     opset above at which it can (no error; no warning either, where one does that) is used instead.
 
     A spec the target cannot take at all (targets/spec_rules.py: TensorRT types, the DLA rules) is refused first
-    (TargetRuleError, a SpecError naming the field and the rule).
+    (TargetRuleError, a SpecError naming the field and the rule). The build allows the spec's ``precision`` on top of
+    the target's (--fp16/--int8): the DLA rules read both, the model keeps the spec's types.
     """
+    target = target.allowing(getattr(spec, "precision", ()))
     refuse_spec(spec, target)
     provider = provider or provider_for_target(target)
     model = _lower(spec, target, opset, provider)
@@ -419,6 +421,8 @@ def runnable_opset_above(spec, target, opset: int) -> int | None:
 def _stamp(model, target, note: str):
     props = {p.key: p.value for p in model.metadata_props}
     props["spec2onnx.target"] = target.name
+    if target.precision:  # trtexec --fp16/--int8: what the build must allow for the model to run as checked
+        props["spec2onnx.precision"] = ",".join(sorted(target.precision))
     if note:
         props["spec2onnx.opset_choice"] = note
     helper.set_model_props(model, props)
@@ -426,13 +430,15 @@ def _stamp(model, target, note: str):
 
 
 def convert(spec: Spec, target: "Target | str | None", opset: int | None = None, *, provider: str | None = None,
-            hint: str = "") -> tuple:
+            hint: str = "", precision=()) -> tuple:
     """(model, opset used, note, Target): ``spec`` lowered for ``target`` (model_for_target), refused with a
     UserError when the target cannot run a node of it (``hint`` ends the message). ``target``: a Target or a
     name; ``"auto"`` (or None without ``provider``) tries auto_candidates; None with ``provider``: the target it
     implies. ``opset``: None for the spec's (else DEFAULT_OPSET), searched down where a node would have no
     kernel, and with no opset in the spec either, up to the lowest at which the target runs every node
-    (a named target; not ``auto``); given, it is kept."""
+    (a named target; not ``auto``); given, it is kept. ``precision``: what the build allows beyond the spec's own
+    ``precision`` (trtexec --fp16/--int8; targets.PRECISIONS)."""
+    spec = with_precision(spec, precision)
     fixed, wanted = opset is not None, wanted_opset(spec, opset)
     if target == "auto" or (target is None and provider is None):
         return _auto_target(spec, wanted, fixed=fixed, hint=hint)
@@ -478,8 +484,17 @@ def _auto_target(spec, opset: int, *, fixed: bool, hint: str):
 
 
 def check(spec: Spec, target: Target, opset: int | None = None) -> list:
-    """The problems (targets.check.Problem) of ``spec``'s model for ``target``, lowered as ``convert`` lowers it."""
+    """The problems (targets.check.Problem) of ``spec``'s model for ``target`` (and the precision it allows), lowered
+    as ``convert`` lowers it."""
     return model_for_target(spec, target, wanted_opset(spec, opset), fixed=opset is not None)[3]
+
+
+def with_precision(spec: Spec, precision) -> Spec:
+    """``spec`` whose ``precision`` also allows ``precision`` (``--fp16``/``--int8``, checked: targets.PRECISIONS)."""
+    extra = check_precision(precision)
+    if extra <= set(spec.precision):
+        return spec
+    return replace(spec, precision=tuple(sorted(extra | set(spec.precision))))
 
 
 def run(spec: Spec, feeds: dict, options: Options) -> dict:

@@ -22,6 +22,7 @@ from .quantization import check_quantized_layers, parse_dynamic_range
 from .names import NAME_RULE, did_you_mean, is_valid_name
 from .opset import check_opset, newest_onnx_opset
 from .registry import layer_kind
+from .targets import PRECISIONS
 from .xfail import XfailRule, check_cases, parse_rules
 
 __all__ = ["Case", "Spec", "data_files", "load_rules_file", "load_spec", "parse_network", "parse_spec", "read_document"]
@@ -29,7 +30,7 @@ __all__ = ["Case", "Spec", "data_files", "load_rules_file", "load_spec", "parse_
 MAX_SPEC_BYTES = 16 * 1024 * 1024
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 
-TOP_KEYS = ("name", "source", "description", "opset", "tolerance", "xfail", "network", "cases")
+TOP_KEYS = ("name", "source", "description", "opset", "tolerance", "xfail", "precision", "network", "cases")
 NETWORK_KEYS = ("inputs", "constants", "layers", "outputs")
 LAYER_KEYS = ("name", "op", "inputs", "dynamic_range")
 CASE_KEYS = ("name", "description", "inputs", "expected", "tolerance")
@@ -113,13 +114,26 @@ def parse_spec(doc: Any, path: Path, spec_dir: Path | None = None, *, max_memory
     opset = _at("opset", _opset, doc["opset"]) if "opset" in doc else None
     tolerance = _at("tolerance", Tolerance.parse, doc["tolerance"]) if "tolerance" in doc else None
     xfail = _at("xfail", lambda d: parse_rules(d, spec_name=name), doc["xfail"]) if "xfail" in doc else ()
+    precision = _precision(doc["precision"]) if "precision" in doc else ()
     network = _parse_network(doc["network"], spec_dir, max_memory)
     raw_cases = _list(doc["cases"], "cases", nonempty=require_cases) if "cases" in doc else []
     budget.check_estimate(network, raw_cases, max_memory, runs)  # before any case data is made
     cases = _parse_cases(raw_cases, network, spec_dir)
     if xfail and cases:
         _at("xfail", check_cases, xfail, [c.name for c in cases])
-    return Spec(name, path, network, cases, source, opset, tolerance, xfail)
+    return Spec(name, path, network, cases, source, opset, tolerance, xfail, precision)
+
+
+def _precision(value: Any) -> tuple[str, ...]:
+    """``precision: [fp16, int8]``: the TensorRT builder flags the build allows (trtexec --fp16/--int8), sorted."""
+    values = _list(value, "precision")
+    for i, item in enumerate(values):
+        if not isinstance(item, str) or item not in PRECISIONS:
+            raise SpecError(f"{repr(item)[:60]} is not a precision{did_you_mean(item, PRECISIONS) if isinstance(item, str) else ''}; "
+                            f"allowed: {', '.join(PRECISIONS)} (TensorRT's BuilderFlag FP16, INT8)", field=f"precision[{i}]")
+        if item in values[:i]:
+            raise SpecError(f"{item!r} is listed twice", field=f"precision[{i}]")
+    return tuple(sorted(values))
 
 
 # --- network -----------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ DirectML EP, what a DirectML user deploys with), ``tensorrt``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from ..errors import UserError
 from ..names import did_you_mean
@@ -30,9 +30,32 @@ def target_names() -> tuple[str, ...]:
 TARGET_NAMES = target_names()  # the built-in ones (a profile added at run time shows in target_names())
 
 
+PRECISIONS = ("fp16", "int8")  # what a TensorRT build may allow (BuilderFlag.FP16/INT8, trtexec --fp16/--int8)
+
+
+def check_precision(values, where: str = "--fp16/--int8") -> frozenset:
+    """The precisions named (a subset of PRECISIONS); a UserError naming ``where`` otherwise."""
+    if isinstance(values, str) or not hasattr(values, "__iter__"):
+        raise UserError(f"{where}: expected a list of {', '.join(PRECISIONS)}, got {values!r}")
+    values = tuple(values)
+    bad = [v for v in values if v not in PRECISIONS]
+    if bad:
+        raise UserError(f"{where}: {bad[0]!r} is not a precision{did_you_mean(str(bad[0]), PRECISIONS)}; allowed: "
+                        f"{', '.join(PRECISIONS)}")
+    return frozenset(values)
+
+
 @dataclass(frozen=True)
 class Target:
     name: str  # one of TARGET_NAMES
+    # What the build allows beyond the model's own types, as trtexec's --fp16/--int8 (TensorRT targets; the DLA
+    # rules read it: converter/targets/dla.py precision_problem). Not part of the target's identity.
+    precision: frozenset = field(default=frozenset(), compare=False)
+
+    def allowing(self, precision) -> "Target":
+        """This target with ``precision`` (PRECISIONS) allowed too."""
+        extra = frozenset(precision)
+        return self if extra <= self.precision else replace(self, precision=self.precision | extra)
 
     def includes(self, name: str) -> bool:
         """True when a model for this target must also run on target ``name``.
@@ -55,13 +78,13 @@ class Target:
         return PROFILES[self.name].get("preferences", {})
 
 
-def get_target(name: str, also: tuple[str, ...] = ()) -> Target:
-    """The target called ``name``; a UserError naming the allowed ones otherwise (``also``: the other names the
-    caller takes, e.g. ``auto``, which the message lists first)."""
+def get_target(name: str, also: tuple[str, ...] = (), *, precision=()) -> Target:
+    """The target called ``name`` (allowing ``precision``: see check_precision); a UserError naming the allowed ones
+    otherwise (``also``: the other names the caller takes, e.g. ``auto``, which the message lists first)."""
     names = (*also, *target_names())
     if name not in names:
         raise UserError(f"--target {name}: unknown target{did_you_mean(name, names)}; targets: {', '.join(names)}")
-    return Target(name)
+    return Target(name, check_precision(precision))
 
 
 def target_for_provider(provider: str) -> Target:

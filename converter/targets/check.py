@@ -66,14 +66,14 @@ def check_model(model: onnx.ModelProto, target, view: ModelView | None = None) -
     ``view``: the model's ModelView when the caller made one (converter/model_check.py does, from bytes)."""
     name = getattr(target, "name", target)
     view = view if view is not None else ModelView(model)
-    problems = expand(view, _check(view, name))
+    problems = expand(view, _check(view, name, getattr(target, "precision", ())))
     return sorted(problems, key=lambda p: (p.severity != "error", p.index))
 
 
 def check_grouped(view: ModelView, target) -> list[tuple[Problem, list[int] | None]]:
     """The problems of ``target`` with the model, nodes with the same verdict sharing one: (problem of the first
     node, the graph indices of every node it holds for), or (problem, None) for a problem of one node or the model."""
-    return _check(view, getattr(target, "name", target))
+    return _check(view, getattr(target, "name", target), getattr(target, "precision", ()))
 
 
 def expand(view: ModelView, grouped) -> list[Problem]:
@@ -95,10 +95,11 @@ def errors(problems: list[Problem]) -> list[Problem]:
     return [p for p in problems if p.severity == "error"]
 
 
-def _check(view: ModelView, name: str) -> list[tuple[Problem, list[int] | None]]:
+def _check(view: ModelView, name: str, precision=()) -> list[tuple[Problem, list[int] | None]]:
+    """``precision``: what the build allows (targets.PRECISIONS; a Target's ``precision``), for the DLA rules."""
     profile = PROFILES[name]
     if "all_of" in profile:
-        return [p for member in profile["all_of"] for p in _check(view, member)]
+        return [p for member in profile["all_of"] for p in _check(view, member, precision)]
     problems = []
     if view.opset is None:
         # onnxruntime loads a model that imports only other domains (ai.onnx.ml, com.microsoft); a node of
@@ -118,19 +119,19 @@ def _check(view: ModelView, name: str) -> list[tuple[Problem, list[int] | None]]
             problems.append(Problem(name, "", "", f"opset {view.opset} is outside TensorRT's {low}..{high}"))
     if "tensor_limits" in profile:
         problems += _tensor_limits(view, name, profile["tensor_limits"])
-    return [(p, None) for p in problems] + _nodes(view, name, profile)
+    return [(p, None) for p in problems] + _nodes(view, name, profile, precision)
 
 
-def _nodes(view: ModelView, name: str, profile: dict, depth: int = 0) -> list[tuple[Problem, list[int] | None]]:
+def _nodes(view: ModelView, name: str, profile: dict, precision=(), depth: int = 0) -> list[tuple[Problem, list[int] | None]]:
     """The problems of the graph's nodes (check_grouped's answer without the model's own)."""
     grouped = []
     for node, members in view.groups():
-        found, by_rule = _verdict(view, node, name, profile, depth)
+        found, by_rule = _verdict(view, node, name, profile, precision, depth)
         if not found:
             continue
         if by_rule and len(members) > 1:  # a rule's wording may name the node's tensors: each node on its own
             for i in members:
-                grouped += [(p, None) for p in _verdict(view, view.node_view(i), name, profile, depth)[0]]
+                grouped += [(p, None) for p in _verdict(view, view.node_view(i), name, profile, precision, depth)[0]]
             continue
         grouped += [(p, members) for p in found]
     if profile.get("placement"):
@@ -227,7 +228,7 @@ def _kernels(name: str, profile: dict) -> dict:
     return table(profile["kernels"])
 
 
-def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, depth: int = 0) -> tuple[list[Problem], bool]:
+def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, precision=(), depth: int = 0) -> tuple[list[Problem], bool]:
     """The node's problems, and whether a limit or DLA rule (whose wording may name tensors) found some."""
     types = _types(node)
 
@@ -269,7 +270,7 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, depth: i
         if reason and profile.get("functions") and depth < 8:
             expanded = expand_function(view, node)  # converter/targets/functions.py: onnxruntime inlines the body
             if expanded is not None:
-                inner = expand(expanded, _nodes(expanded, name, profile, depth + 1))
+                inner = expand(expanded, _nodes(expanded, name, profile, precision, depth + 1))
                 return [problem(f"in its function body (onnxruntime expands {node.op}, which has no kernel): "
                                 f"{p.node}: {p.reason}", p.severity) for p in inner], True
     else:
@@ -302,7 +303,7 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, depth: i
             found += [problem(tensorrt_rules.describe(rule, detail))
                       for rule, detail in tensorrt_rules.node_problems(node)]
         if profile.get("dla"):
-            found += [problem(r) for r in dla.node_problems(node, view)]
+            found += [problem(r) for r in dla.node_problems(node, view, precision)]
             found += [problem(r, "warning") for r in dla_guide.node_warnings(node, view)]
     except UnreadValue as exc:  # a rule needs a constant's value that check did not read
         found.append(problem(f"not verified: a rule needs the value of {exc}, whose data check does not read "

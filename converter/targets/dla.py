@@ -21,7 +21,7 @@ class DlaRuleError(TargetRuleError):
     """A tensorrt-dla spec that breaks a DLA rule: refused before lowering (exit status 2)."""
 
 
-DLA_DTYPES = ("float16", "int8")
+DLA_DTYPES = ("float16", "int8")  # the types DLA runs as they are typed (FP16, INT8); float32: see precision_problem
 ELEMENTWISE_OPS = ("SUM", "SUB", "PROD", "MAX", "MIN", "DIV", "POWER", "EQUAL", "GREATER", "LESS")
 COMPARISONS = ("EQUAL", "GREATER", "LESS")
 CONSTANT_INPUTS = {"POWER": (1, 1), "DIV": (0, 1), "EQUAL": (0, 1), "GREATER": (0, 1), "LESS": (0, 1)}  # (min, max)
@@ -40,26 +40,57 @@ NODE_RESIZE = {  # mode -> allowed (coordinate_transformation_mode, nearest_mode
     "nearest": [("asymmetric", "floor"), ("half_pixel", "round_prefer_floor"), ("half_pixel", "round_prefer_ceil")],
     "linear": [("half_pixel", None), ("pytorch_half_pixel", None)],
 }
-NODE_DTYPES = ("float", "float16", "int8")  # float32 models are built in FP16 precision for DLA
 
 
-def refuse_layers(spec) -> None:
-    """Raise SpecError, naming the layer field and the DLA rule, for the first layer DLA cannot run.
+def precision_problem(dtype: str, precision) -> str | None:
+    """THE rule of which tensor types run on DLA, for the builder, ``convert`` and ``check`` alike: why DLA cannot
+    run a tensor of ``dtype`` (a spec type name; ONNX's ``float`` is float32) when the build allows ``precision``
+    (a collection of targets.PRECISIONS: "fp16", "int8"), or None.
 
-    The rules of a layer kind are its registration's ``target_rules["tensorrt-dla"]`` (converter/registry.py):
-    the functions below, named by the kind's lowering family."""
+    DLA computes in FP16 and INT8 only (NVIDIA TensorRT Developer Guide, "Working with DLA": "DLA support is
+    currently limited to networks running in FP16 or INT8 mode"; the seeds' "DLA Support": DLA FP16, DLA INT8).
+    A float16 tensor runs in FP16 and an int8 tensor (its scale: dynamic_range) in INT8, as typed. A float32 tensor
+    runs there in FP16 when the build allows FP16 -- TensorRT's BuilderFlag.FP16, ``--fp16`` as trtexec's, a spec's
+    ``precision: [fp16]`` --; the model keeps float32 (trtexec --fp16 takes a float32 ONNX model and TensorRT
+    computes it in FP16). Nothing allows it by default: the Python API sets no flag itself, and float32 results
+    computed in FP16 are what the user asks for (trtexec --useDLACore sets FP16 by itself unless --int8,
+    samples/common/sampleEngines.cpp: ``if (!build.int8) config.setFlag(BuilderFlag::kFP16)``; spec2onnx asks for
+    it to be said). INT8 alone does not run float32 here: TensorRT would need calibration scales for it, which
+    spec2onnx does not model. docs/semantics.md, "DLA precision".
+    """
+    dtype = "float32" if dtype == "float" else dtype
+    if dtype in DLA_DTYPES:
+        return None
+    if dtype != "float32":
+        return f"{dtype}; tensorrt-dla runs FP16 and INT8 only (DLA Support)"
+    if "fp16" in precision:
+        return None
+    return ("float32; tensorrt-dla runs FP16 and INT8 only (DLA Support): float32 runs there in FP16 when the build "
+            "allows FP16 (--fp16 as trtexec's, precision: [fp16], BuilderFlag.FP16)"
+            + (" -- INT8 alone needs calibration scales for float32, which spec2onnx does not model" if "int8" in precision else ""))
+
+
+def layer_refusal(spec, layer, where: str, precision=()) -> None:
+    """Raise DlaRuleError, naming the field and the DLA rule, when DLA cannot run ``layer`` (a spec layer) under
+    ``precision``: its tensors' types (precision_problem), then its kind's rules (its registration's
+    ``target_rules["tensorrt-dla"]``, converter/registry.py: the functions below, named by the kind's family)."""
     net = spec.network
-    for layer in net.layers:
-        where = layer.field or f"network.layers[{layer.name}]"
-        for tensor in tuple(layer.inputs) + (layer.name,):
-            dtype = net.types[tensor].dtype.name
-            is_bool_result = tensor == layer.name and dtype == "bool" and layer.attrs.get("operation") in COMPARISONS
-            if dtype not in DLA_DTYPES and not is_bool_result:
-                raise DlaRuleError(f"tensor {tensor!r} is {dtype}; tensorrt-dla runs FP16 and INT8 only (DLA Support)",
-                                file=str(spec.path), field=where)
-        rule = layer_kind(layer.op).target_rules.get("tensorrt-dla")
-        if rule is not None:
-            rule(spec, layer, where)
+    for tensor in tuple(layer.inputs) + (layer.name,):
+        dtype = net.types[tensor].dtype.name
+        if tensor == layer.name and dtype == "bool" and layer.attrs.get("operation") in COMPARISONS:
+            continue  # a comparison's result
+        why = precision_problem(dtype, precision)
+        if why is not None:
+            raise DlaRuleError(f"tensor {tensor!r} is {why}", file=str(spec.path), field=where)
+    rule = layer_kind(layer.op).target_rules.get("tensorrt-dla")
+    if rule is not None:
+        rule(spec, layer, where)
+
+
+def refuse_layers(spec, precision=()) -> None:
+    """Raise DlaRuleError, naming the layer field and the DLA rule, for the first layer DLA cannot run."""
+    for layer in spec.network.layers:
+        layer_refusal(spec, layer, layer.field or f"network.layers[{layer.name}]", precision)
 
 
 def check_scale(spec, layer, where: str) -> None:
@@ -135,14 +166,23 @@ def _dequantized_constant(name: str, view) -> bool:
         not i or i in view.constants for i in producer.input)
 
 
-def node_problems(node, view) -> list[str]:
-    """The DLA rules ``node`` (a model_view.NodeView) breaks."""
+def node_problems(node, view, precision=()) -> list[str]:
+    """The DLA rules ``node`` (a model_view.NodeView) breaks when the build allows ``precision``."""
     if node.op not in NODE_OPS:
         return []  # not a seed layer: NVIDIA's DLA guide decides (dla_guide.py: a "GPU fallback" warning where DLA has no layer)
     problems = []
+    io = getattr(view, "graph_io", ())
     for name, dtype, const in zip(node.inputs, node.input_types, node.constants):
-        if name and const is None and dtype and dtype not in NODE_DTYPES:
-            problems.append(f"input {name} is {dtype}; DLA runs FP16 and INT8 only")
+        if not name or const is not None or not dtype:
+            continue
+        if dtype == "float" and name not in io:
+            # float32 the model computes inside: the types it declares are its inputs' and outputs' (a float32
+            # graph input needs FP16 allowed, below); inside, float32 is an int8 or float16 lowering's working type
+            # (DequantizeLinear ... QuantizeLinear, which TensorRT fuses into INT8 layers), read as the model's
+            continue
+        why = precision_problem(dtype, precision)
+        if why is not None:
+            problems.append(f"input {name} is {why}")
     operation = NODE_OPS[node.op]
     if operation in CONSTANT_INPUTS:
         low, high = CONSTANT_INPUTS[operation]

@@ -47,7 +47,7 @@ def refuse_spec(spec, target) -> None:
                                       "(docs/OperatorKernels.md, DmlExecutionProvider)", file=str(spec.path),
                                       field=f"network.inputs.{name}" if name in spec.network.inputs else "network")
     if target.name == "tensorrt-dla":
-        refuse_layers(spec)
+        refuse_layers(spec, getattr(target, "precision", ()))
     else:  # a kind's own rules for this target (its registration's target_rules; DLA's run in refuse_layers)
         for layer in spec.network.layers:
             rule = layer_kind(layer.op).target_rules.get(target.name)
