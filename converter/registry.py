@@ -9,7 +9,14 @@ A layer kind bundles what the rest of spec2onnx needs to know about it:
   so that this registration never imports it and the references import nothing of the lowering; a plugin
   may give the function itself;
 * ``target_rules``: per target name, the spec-level rules a layer of the kind must meet there (a function
-  ``(spec, layer, where)`` raising TargetRuleError), e.g. ``{"tensorrt-dla": dla.check_scale}``.
+  ``(spec, layer, where)`` raising TargetRuleError), e.g. ``{"tensorrt-dla": dla.check_scale}``;
+* ``builder``: how a network builder makes a layer of the kind (a ``BuilderHook``): TensorRT's
+  ``INetworkDefinition.add_*`` method (spec2onnx.trt; a kind without a class there gets a generic one from the
+  hook) or a spec2onnx.dml function, and which of its arguments set which attribute;
+* ``strategy``: the hypothesis strategy of valid spec documents of the kind that the fuzz tests draw
+  (``"module:function"``, resolved by the tests only: the package never imports it; or the function itself).
+
+tests/test_extension_recipes.py fails for a registered kind without a builder method or a strategy.
 
 A kind is one ``register_layer(LayerKind(...))`` call in its lowering family (converter/lowering/*.py).
 The built-in families register when ``converter.lowering`` is imported (spec loading imports it).
@@ -32,6 +39,25 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 @dataclass(frozen=True)
+class BuilderHook:
+    """How a network builder makes a layer of a kind.
+
+    ``method``: the name of the call, ``INetworkDefinition.<method>`` for ``front="trt"`` (spec2onnx.trt) or
+    ``spec2onnx.dml.<method>`` for ``front="dml"``. ``tensors``: the names of its tensor arguments, one per layer
+    input in order (default: the kind's input names); ``arguments``: {argument: attribute} for the arguments after
+    them, in order; ``properties``: {property: attribute} set on the layer after the call (TensorRT's layer
+    properties, e.g. IResizeLayer's). ``layer``: TensorRT's layer class name (``IScaleLayer``).
+    """
+
+    method: str
+    front: str = "trt"
+    tensors: tuple[str, ...] = ()
+    arguments: Mapping[str, str] = field(default_factory=dict)
+    properties: Mapping[str, str] = field(default_factory=dict)
+    layer: str = ""
+
+
+@dataclass(frozen=True)
 class LayerKind:
     name: str
     summary: str
@@ -46,6 +72,12 @@ class LayerKind:
     tolerance: Callable[[Layer, Sequence[TensorType]], "Tolerance | None"] | None = None
     reference: "str | Callable | None" = None
     target_rules: Mapping[str, Callable] = field(default_factory=dict)
+    builder: BuilderHook | None = None
+    strategy: "str | Callable | None" = None
+
+    def __post_init__(self) -> None:
+        if self.builder is not None and not self.builder.tensors:  # the tensor arguments default to the input names
+            object.__setattr__(self, "builder", replace(self.builder, tensors=tuple(self.inputs)))
 
     @property
     def max_inputs(self) -> int:

@@ -29,7 +29,7 @@ import numpy as np
 from ..dtypes import FLOAT16, FLOAT32, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, DType
 from ..errors import SpecError
 from ..network import Layer, TensorType
-from ..registry import LayerKind, register_layer
+from ..registry import BuilderHook, LayerKind, register_layer
 from ..targets import dla
 from ..schema import Attr, Enum
 from .builder import Lowered, LoweringContext, NodeBuilder
@@ -388,5 +388,8 @@ register_layer(LayerKind(
     notes="input/zero point int8, int16, int32, uint8, uint16, uint32; scale/output float32, float16; "
           "1 to 8 dims, all inputs of one shape (or scale/zero point buffers read through strides); feature_level 1.0, 2.1, 3.0, 6.0, 6.2 enforce the seed's tables",
     reference=".dequantize:reference",  # converter/reference/dequantize.py
+    builder=BuilderHook("dequantize_linear", front="dml", tensors=("input", "scale", "zero_point"),
+                        arguments={"output_dtype": "output_dtype", "feature_level": "feature_level"}),
+    strategy="tests.fuzz.strategies:dequantize_specs",  # the fuzz tests' valid specs of the kind (never imported here)
     target_rules={"tensorrt-dla": functools.partial(dla.check_strides, roles=ROLES)},
 ))

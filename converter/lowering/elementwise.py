@@ -13,7 +13,7 @@ import numpy as np
 from ..dtypes import BFLOAT16, BOOL, FLOAT16, FLOAT32, INT8, INT32, INT64, DType
 from ..errors import SpecError
 from ..network import Layer, TensorType
-from ..registry import LayerKind, register_layer
+from ..registry import BuilderHook, LayerKind, register_layer
 from ..targets import dla
 from ..schema import Enum
 from .builder import Lowered, LoweringContext, NodeBuilder
@@ -273,5 +273,7 @@ register_layer(LayerKind(
     lower=lower,
     notes="types per operation as in the seed's table; EQUAL/GREATER/LESS output bool",
     reference=".elementwise:reference",  # converter/reference/elementwise.py
+    builder=BuilderHook("add_elementwise", layer="IElementWiseLayer", arguments={"op": "operation"}),
+    strategy="tests.fuzz.strategies:elementwise_specs",  # the fuzz tests' valid specs of the kind (never imported here)
     target_rules={"tensorrt-dla": dla.check_elementwise},
 ))

@@ -20,7 +20,7 @@ from ..compare import Tolerance
 from ..dtypes import FLOAT16, FLOAT32, INT8, INT32, INT64
 from ..errors import SpecError
 from ..network import MAX_ELEMENTS, Layer, TensorType
-from ..registry import LayerKind, register_layer
+from ..registry import BuilderHook, LayerKind, register_layer
 from ..targets import dla
 from ..schema import Enum, Number, NumberArray, Scales, per_dimension
 from .builder import Lowered, LoweringContext, NodeBuilder
@@ -635,5 +635,9 @@ register_layer(LayerKind(
     notes="types int8, float16, float32; NEAREST/LINEAR resize the innermost min(3, N) dimensions, CUBIC the innermost 2",
     tolerance=tolerance,
     reference=".resize:reference",  # converter/reference/resize.py
+    builder=BuilderHook("add_resize", layer="IResizeLayer", tensors=("input",), properties={  # input 1: set_input(1, t)
+        p: p for p in ("resize_mode", "coordinate_transformation", "selector_for_single_pixel", "nearest_rounding",
+                       "cubic_coeff", "shape", "scales")}),
+    strategy="tests.fuzz.strategies:resize_specs",  # the fuzz tests' valid specs of the kind (never imported here)
     target_rules={"tensorrt-dla": dla.check_resize},
 ))

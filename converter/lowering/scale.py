@@ -14,7 +14,7 @@ import numpy as np
 from ..dtypes import BFLOAT16, FLOAT16, FLOAT32, INT8, DType
 from ..errors import SpecError
 from ..network import Layer, TensorType
-from ..registry import LayerKind, register_layer
+from ..registry import BuilderHook, LayerKind, register_layer
 from ..targets import dla
 from ..schema import Enum, Number, NumberArray
 from .builder import Lowered, LoweringContext, NodeBuilder
@@ -284,5 +284,8 @@ register_layer(LayerKind(
     lower=lower,
     notes="types int8, float16, float32, bfloat16; rank >= 4; output type = input type",
     reference=".scale:reference",  # converter/reference/scale.py
+    builder=BuilderHook("add_scale", layer="IScaleLayer", arguments={
+        "mode": "mode", "shift": "shift", "scale": "scale", "power": "power", "channel_axis": "channel_axis"}),
+    strategy="tests.fuzz.strategies:scale_specs",  # the fuzz tests' valid specs of the kind (never imported here)
     target_rules={"tensorrt-dla": dla.check_scale},
 ))
