@@ -9,7 +9,7 @@ The public API (documented in each name's docstring and in the README, "Python A
     report = spec2onnx.validate(spec)              # report.ok, report.results, report.summary()
     spec2onnx.check(spec, target="tensorrt")       # a static check: CheckReport(problems=...)
 
-    net = spec2onnx.trt.Network()                  # TensorRT's Python network API for Scale,
+    net = spec2onnx.trt.INetworkDefinition()       # TensorRT's Python network API for Scale,
     ...                                            # ElementWise and Resize (see spec2onnx.trt)
     desc = spec2onnx.dml.dequantize_linear(...)    # a DirectML operator descriptor (spec2onnx.dml)
 

@@ -63,7 +63,7 @@ class OperatorDesc(dict):
         self._network = network
 
     def to_spec_dict(self, name: str = "dml-operator", cases=None) -> dict:
-        """The spec mapping of this operator (see ``spec2onnx.load_spec``); ``cases`` as in ``spec2onnx.trt.Network``.
+        """The spec mapping of this operator (see ``spec2onnx.load_spec``); ``cases`` as in ``spec2onnx.trt.INetworkDefinition``.
 
         Case tensors are named ``input``, ``scale``, ``zero_point`` (or by the struct member, ``InputTensor`` ...)
         and ``output``. None: one case of seeded random data for every descriptor input.

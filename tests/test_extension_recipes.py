@@ -1,16 +1,17 @@
 """The two recipes of docs/architecture.md, proved from this file alone (no file of the package edited):
 
-* a new layer kind = its lowering family (one ``register_layer(LayerKind(...))``, naming its reference and its
-  rules per target) + its reference family + its specs;
+* a new layer kind = its lowering family (one ``register_layer(LayerKind(...))``, naming its reference, its
+  rules per target, its builder method and its fuzz strategy) + its reference family + its specs;
 * a new target = one data file (its kernel table) + one profile entry (``PROFILES[name]``).
 
 Both are in one plugin module (``PLUGIN`` below, written to a file), as a user outside the package writes them:
 the tests load it in this process, and the command line loads it with ``--plugin`` (issue 26: the CLI's --target
 was a hand-written list, so the toy target worked from Python but not from convert, validate or check).
 
-The toy kind ``toy.Double`` doubles its input (ONNX Add(x, x)); its reference is numpy's ``2 * x``. The toy
-target ``toy-cpu`` is onnxruntime's CPU EP restricted to a kernel table that has float32 Add only.
-Expected values are hand computed.
+The toy kind ``toy.Double`` doubles its input (ONNX Add(x, x)); its reference is numpy's ``2 * x``; its
+registration gives it ``INetworkDefinition.add_double`` in the TensorRT-style builder and a strategy the fuzz
+tests draw. The toy target ``toy-cpu`` is onnxruntime's CPU EP restricted to a kernel table that has float32 Add
+only. Expected values are hand computed.
 """
 
 from __future__ import annotations
@@ -21,26 +22,32 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
 
 import converter as spec2onnx
 from converter import plugins, registry
 from converter.errors import SpecError
 from converter.targets.check import table
 from converter.targets.profiles import PROFILES
+from spec2onnx import dml, trt
 
 from .conftest import REPO, child_env
+from .fuzz.strategies import strategy_of, valid_strategies
 
 KIND, TARGET = "toy.Double", "toy-cpu"
 
 # The plugin: what a user writes, in a file of their own, importing the installed package's names.
 PLUGIN = '''
 import json
+import math
 from pathlib import Path
+
+import numpy as np
 
 from spec2onnx.errors import TargetRuleError
 from spec2onnx.lowering.builder import NodeBuilder
 from spec2onnx.network import TensorType
-from spec2onnx.registry import LayerKind, register_layer
+from spec2onnx.registry import BuilderHook, LayerKind, register_layer
 from spec2onnx.targets.profiles import PROFILES
 
 KIND, TARGET = "toy.Double", "toy-cpu"
@@ -66,8 +73,26 @@ def toy_rule(spec, layer, where):
         raise TargetRuleError(f"{TARGET} doubles float32 only", file=str(spec.path), field=where)
 
 
+def toy_specs():
+    """The fuzz tests' valid specs of the kind (a hypothesis strategy of (doc, opset)): float32 data, small shapes."""
+    from hypothesis import strategies as st  # the tests' dependency, imported when the tests draw
+
+    @st.composite
+    def specs(draw):
+        shape = draw(st.lists(st.integers(1, 3), min_size=1, max_size=3))
+        values = draw(st.lists(st.floats(-1e3, 1e3, width=32), min_size=math.prod(shape), max_size=math.prod(shape)))
+        doc = {"name": "toy-fuzz", "network": {"inputs": {"x": {"dtype": "float32", "shape": shape}},
+                                               "layers": [{"name": "y", "op": KIND, "inputs": ["x"]}], "outputs": ["y"]},
+               "cases": [{"name": "drawn", "inputs": {"x": np.array(values, np.float32).reshape(shape).tolist()}}]}
+        return doc, 17
+
+    return specs()
+
+
 register_layer(LayerKind(name=KIND, summary="output = 2 * input", inputs=("input",), min_inputs=1, attributes={},
-                         check=check, lower=lower, reference=reference, target_rules={TARGET: toy_rule}))
+                         check=check, lower=lower, reference=reference, target_rules={TARGET: toy_rule},
+                         builder=BuilderHook("add_double", layer="IDoubleLayer"),  # INetworkDefinition.add_double
+                         strategy=toy_specs))  # the fuzz tests draw it
 
 # --- recipe 2: one data file (written beside this module) and one profile entry ---
 KERNELS = Path(__file__).with_name("toy-cpu.json")
@@ -191,3 +216,67 @@ def test_an_unknown_target_lists_what_each_command_takes(tmp_path):
     assert result.exit_code == 2 and "targets: portable, ort-cpu" in result.output and "auto" not in \
         result.output.split("targets: ")[1]
     assert not (tmp_path / "m.onnx").exists()
+
+
+# --- the registration reaches the builder and the fuzz tests ---------------------------------------------------
+
+
+def missing_builder_methods(names) -> list[str]:
+    """The kinds of ``names`` without a builder method: no hook, or a hook naming a call its builder does not have."""
+    fronts = {"trt": trt.INetworkDefinition(), "dml": dml}
+    missing = []
+    for name in names:
+        hook = registry.layer_kind(name).builder
+        if hook is None or hook.front not in fronts or not callable(getattr(fronts[hook.front], hook.method, None)):
+            missing.append(name)
+    return missing
+
+
+def test_every_registered_kind_has_a_builder_method():
+    # spec2onnx's kinds (a test's own plugin kinds, registered for the session by other tests, are theirs to say)
+    assert missing_builder_methods([n for n in registry.layer_kinds() if registry.is_builtin(n)]) == []
+    network = trt.INetworkDefinition()
+    assert {k.builder.method for k in registry.layer_kinds().values() if k.builder and k.builder.front == "trt"} <= set(dir(network))
+
+
+def test_the_toy_kind_is_in_the_builder_from_its_registration(toy):
+    assert missing_builder_methods([KIND]) == []
+    network = trt.Builder().create_network(0)
+    x = network.add_input("x", trt.float32, (2, 2))
+    doubled = network.add_double(x)  # INetworkDefinition has no such method: the registration's hook makes it
+    assert type(doubled).__name__ == "IDoubleLayer" and doubled.type == "DOUBLE" and doubled.num_inputs == 1
+    doubled.name = "twice"
+    network.mark_output(doubled.get_output(0))
+    assert network.to_spec_dict()["network"]["layers"] == [{"name": "twice", "op": KIND, "inputs": ["x"]}]
+    data = np.array([[1.5, -2.0], [0.25, 3.0]], np.float32)
+    report = network.validate({"inputs": {x: data}, "expected": {doubled.get_output(0): 2 * data}})
+    assert report.ok, report.summary()
+    with pytest.raises(trt.BuilderTypeError, match=r"^add_double\(\) \(layer 1\): input: expected an ITensor"):
+        network.add_double("x")
+    with pytest.raises(trt.BuilderTypeError, match=r"unexpected argument 'scale'"):
+        network.add_double(x, scale=2)
+    with pytest.raises(trt.BuilderTypeError, match=r"expected at least 1 tensors \(input\), got 0"):
+        network.add_double()
+    assert network.num_layers == 1
+
+
+def test_the_toy_kind_is_fuzzed_from_its_registration(toy):
+    strategy = strategy_of(KIND)
+    assert strategy is registry.layer_kind(KIND).strategy and KIND in valid_strategies()
+
+    @settings(max_examples=15, deadline=None)
+    @given(strategy())
+    def validates(pair):
+        doc, opset = pair
+        report = spec2onnx.validate(doc, opset=opset)
+        assert report.ok, report.summary()
+
+    validates()
+
+
+def test_a_kind_without_builder_method_or_strategy_is_named(toy, monkeypatch):
+    bare = registry.replace(registry.layer_kind(KIND), builder=None, strategy=None)
+    monkeypatch.setitem(registry._KINDS, KIND, bare)
+    assert missing_builder_methods([KIND]) == [KIND] and KIND not in valid_strategies()
+    with pytest.raises(AttributeError, match="add_double"):
+        trt.INetworkDefinition().add_double

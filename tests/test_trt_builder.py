@@ -3,9 +3,12 @@ values TensorRT's documents print (the seeds, the TensorRT cookbook) or hand com
 
 from __future__ import annotations
 
+import enum
+import inspect
 import re
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytest
 from hypothesis import given, settings
@@ -15,8 +18,10 @@ from click.testing import CliRunner
 import spec2onnx
 from spec2onnx import trt
 
+from .helpers import needs_dynamic_format
 
-def run(network: "trt.Network", feeds: dict) -> list[np.ndarray]:
+
+def run(network: "trt.INetworkDefinition", feeds: dict) -> list[np.ndarray]:
     """The network's outputs on onnxruntime (the model to_onnx gives)."""
     session = ort.InferenceSession(network.to_onnx(target="ort-cpu").SerializeToString())
     return session.run(None, {t.name: v for t, v in feeds.items()})
@@ -60,7 +65,7 @@ def test_cookbook_add_scale_nd_with_channel_axis_0():
 
 
 def test_seed_elementwise_broadcast_example():
-    network = trt.Network()
+    network = trt.INetworkDefinition()
     in1 = network.add_input("input1", dtype=trt.float32, shape=(2, 3))
     in2 = network.add_input("input2", dtype=trt.float32, shape=(1, 3))
     layer = network.add_elementwise(in1, in2, op=trt.ElementWiseOperation.PROD)
@@ -72,7 +77,7 @@ def test_seed_elementwise_broadcast_example():
 
 
 def test_pow_is_tensorrts_name_of_power_and_comparisons_give_bool():
-    network = trt.Network()
+    network = trt.INetworkDefinition()
     a = network.add_input("a", trt.float32, (1, 3))
     b = network.add_input("b", trt.float32, (1, 3))
     power = network.add_elementwise(a, b, trt.ElementWiseOperation.POW)
@@ -86,7 +91,7 @@ def test_pow_is_tensorrts_name_of_power_and_comparisons_give_bool():
 
 
 def test_seed_resize_examples_linear_align_corners_and_nearest_by_scales():
-    network = trt.Network()
+    network = trt.INetworkDefinition()
     x = network.add_input("input", dtype=trt.float32, shape=(1, 1, 3, 3))
     linear = network.add_resize(x)
     linear.resize_mode = trt.InterpolationMode.LINEAR
@@ -106,7 +111,7 @@ def test_seed_resize_examples_linear_align_corners_and_nearest_by_scales():
 
 
 def test_resize_properties_default_as_in_tensorrt_and_a_shape_tensor_sets_the_size():
-    network = trt.Network()
+    network = trt.INetworkDefinition()
     x = network.add_input("x", trt.float32, (1, 1, 2, 2))
     layer = network.add_resize(x)
     assert (layer.resize_mode, layer.coordinate_transformation, layer.selector_for_single_pixel, layer.nearest_rounding,
@@ -124,7 +129,7 @@ def test_resize_properties_default_as_in_tensorrt_and_a_shape_tensor_sets_the_si
 
 
 def test_cubic_coefficient_reaches_the_model():
-    network = trt.Network()
+    network = trt.INetworkDefinition()
     x = network.add_input("x", trt.float32, (1, 1, 4, 4))
     layer = network.add_resize(x)
     layer.resize_mode = trt.ResizeMode.CUBIC
@@ -136,7 +141,7 @@ def test_cubic_coefficient_reaches_the_model():
 
 
 def test_errors_name_the_call_and_the_argument():
-    network = trt.Network()
+    network = trt.INetworkDefinition()
     x = network.add_input("x", trt.float32, (1, 3, 2, 2))
     with pytest.raises(spec2onnx.UserError, match=r"^add_scale\(\) \(layer 0\) 'scale_0': scale: CHANNEL needs 3 values"):
         network.add_scale(x, trt.ScaleMode.CHANNEL, scale=np.ones(2, np.float32))
@@ -145,7 +150,7 @@ def test_errors_name_the_call_and_the_argument():
         network.add_scale(x, "PER_TENSOR")
     with pytest.raises(spec2onnx.UserError, match=r"^add_elementwise\(\) \(layer 0\): input2: expected an ITensor"):
         network.add_elementwise(x, np.ones(3), trt.ElementWiseOperation.SUM)
-    other = trt.Network().add_input("y", trt.float32, (1, 3, 2, 2))
+    other = trt.INetworkDefinition().add_input("y", trt.float32, (1, 3, 2, 2))
     with pytest.raises(spec2onnx.UserError, match="belongs to another network"):
         network.add_elementwise(x, other, trt.ElementWiseOperation.SUM)
     resize = network.add_resize(x)
@@ -161,15 +166,16 @@ def test_errors_name_the_call_and_the_argument():
     for call in (network.get_layer, network.get_input, network.get_output):  # was an IndexError
         with pytest.raises(spec2onnx.UserError, match=rf"^{call.__name__}\(5\): the network has \d "):
             call(5)
-    bad = trt.Network()
-    with pytest.raises(spec2onnx.UserError, match=r"^add_input\('y'\): shape \[1, -2, 2, 2\]: dimension 1 is -2"):
+    bad = trt.INetworkDefinition()
+    with pytest.raises(trt.BuilderValueError, match=r"^add_input\('y'\): shape: \[1, -2, 2, 2\]: dimension 1 is -2; a "
+                                                  r"dimension is -1 \(dynamic\) or a non-negative integer"):
         bad.add_input("y", trt.float32, (1, -2, 2, 2))
 
 
 def test_to_spec_writes_a_file_the_cli_validates(tmp_path):
     from converter.cli import main
 
-    network = trt.Network()
+    network = trt.INetworkDefinition()
     x = network.add_input("x", np.float16, (1, 2, 2, 2))  # a numpy type is taken for a DataType
     layer = network.add_scale(x, trt.ScaleMode.ELEMENTWISE, scale=np.arange(8, dtype=np.float32), power=None)
     layer.name = "scaled"
@@ -186,7 +192,7 @@ def test_to_spec_writes_a_file_the_cli_validates(tmp_path):
 
 
 def test_validate_reports_a_wrong_expectation():
-    network = trt.Network()
+    network = trt.INetworkDefinition()
     x = network.add_input("x", trt.int8, (1, 1, 1, 2))
     layer = network.add_scale(x, trt.ScaleMode.UNIFORM, shift=[1], scale=[3])
     network.mark_output(layer.get_output(0))
@@ -225,7 +231,7 @@ def test_cookbook_resize_nearest_rounding_ceil_matches_tensorrts_printed_output(
 
 def test_set_dynamic_range_is_the_specs_int8_quantization_range():
     """TensorRT's int8 API: ITensor.set_dynamic_range / .dynamic_range become the spec's ``dynamic_range``."""
-    network = trt.Network()
+    network = trt.INetworkDefinition()
     x = network.add_input("x", trt.int8, (1, 1, 1, 5))
     assert x.dynamic_range is None and x.set_dynamic_range(-63.5, 63.5)  # scale 63.5 / 127 = 0.5
     layer = network.add_scale(x, trt.ScaleMode.UNIFORM, None, np.array([3], np.float32), None)
@@ -248,7 +254,7 @@ def test_set_dynamic_range_is_the_specs_int8_quantization_range():
 
 
 def _resize_network():
-    network = trt.Network()
+    network = trt.INetworkDefinition()
     x = network.add_input("x", trt.float32, (1, 1, 2, 2))
     resize = network.add_resize(x)
     resize.name = "up"
@@ -292,16 +298,16 @@ def test_bad_values_raise_at_the_assignment_with_tensorrts_names():
     assert add.get_output(0).shape == (1, 1, 2, 2)
     with pytest.raises(TypeError, match=r"resize_mode: 'BILINEAR' is not one of InterpolationMode's members"):
         resize.resize_mode = "BILINEAR"
-    with pytest.raises(TypeError, match=r"cubic_coeff: expected a number, got 'a'"):
+    with pytest.raises(TypeError, match=r"cubic_coeff: expected a number, got str 'a'"):
         resize.cubic_coeff = "a"
     with pytest.raises(ValueError, match=r"cubic_coeff: nan is not a finite number"):
         resize.cubic_coeff = float("nan")
-    with pytest.raises(ValueError, match=r"shape: \[1, 1, -4, 4\] has a negative dimension"):
+    with pytest.raises(ValueError, match=r"shape: \[1, 1, -4, 4\]: dimension 2 is -4; a dimension is a non-negative integer"):
         resize.shape = (1, 1, -4, 4)
     # a value the layer's rules refuse with the other properties as set: raised here, and undone
     resize.shape = (1, 1, 4, 4)
     with pytest.raises(ValueError, match=r"^add_resize\(\) \(layer 0\) 'resize_0': resize_mode: CUBIC resizes the innermost 2"):
-        network2 = trt.Network()
+        network2 = trt.INetworkDefinition()
         r = network2.add_resize(network2.add_input("v", trt.float32, (4,)))
         r.resize_mode = trt.InterpolationMode.CUBIC  # CUBIC needs rank >= 2
     assert r.resize_mode == trt.InterpolationMode.NEAREST
@@ -312,7 +318,7 @@ def test_bad_values_raise_at_the_assignment_with_tensorrts_names():
 
 
 def test_add_resize_of_a_type_resize_refuses_fails_at_the_call():
-    network = trt.Network()
+    network = trt.INetworkDefinition()
     x = network.add_input("x", trt.int32, (1, 1, 2, 2))
     with pytest.raises(spec2onnx.UserError, match=r"^add_resize\(\) \(layer 0\) 'resize_0': input: input 'x' is int32; trt\.Resize allows"):
         network.add_resize(x)
@@ -320,7 +326,7 @@ def test_add_resize_of_a_type_resize_refuses_fails_at_the_call():
 
 
 def test_conversion_errors_name_the_builder_call_not_a_dict():
-    network = trt.Network()
+    network = trt.INetworkDefinition()
     x = network.add_input("x", trt.float32, (1, 1, 2, 2))
     network.add_constant((1,), np.ones(1, np.float32))
     layer = network.add_scale(x, trt.ScaleMode.UNIFORM, scale=np.array([2.0], np.float32))
@@ -345,7 +351,7 @@ def test_builder_config_holds_what_tensorrt_scripts_set():
     assert config.flags == (1 << int(trt.BuilderFlag.FP16)) | (1 << int(trt.BuilderFlag.TF32))
     config.flags = 1 << int(trt.BuilderFlag.GPU_FALLBACK)
     assert config.get_flag(trt.BuilderFlag.GPU_FALLBACK) and not config.get_flag(trt.BuilderFlag.FP16)
-    with pytest.raises(TypeError, match="is not a BuilderFlag"):
+    with pytest.raises(TypeError, match=r"set_flag\(\): flag: 0 is not one of BuilderFlag's members"):
         config.set_flag(0)
     config.default_device_type = trt.DeviceType.DLA
     config.DLA_core = 1
@@ -375,7 +381,7 @@ def test_builder_config_holds_what_tensorrt_scripts_set():
 
 
 def _float16_network():
-    network = trt.Network()
+    network = trt.INetworkDefinition()
     x = network.add_input("x", trt.float16, (1, 2, 2, 2))
     scale = network.add_scale(x, trt.ScaleMode.UNIFORM, scale=np.array([2.0], np.float32))
     scale.name = "double"
@@ -393,14 +399,9 @@ def test_build_serialized_network_maps_the_device_to_a_target():
     gpu = builder.build_serialized_network(network, config)
     assert gpu.target == "tensorrt" and set(gpu.placement.values()) == {trt.DeviceType.GPU}
     config.default_device_type = trt.DeviceType.DLA
-    # DLA runs FP16 only with BuilderFlag.FP16; without GPU_FALLBACK the build fails, naming the layer's call
-    with pytest.raises(ValueError, match=r"^build_serialized_network\(\): add_scale\(\) \(layer 0\) 'double' cannot run on DLA: "
-                                         r"tensor 'x' is float16: DLA runs it only with BuilderFlag\.FP16"):
-        builder.build_serialized_network(network, config)
-    assert not builder.is_network_supported(network, config)
-    assert not config.can_run_on_DLA(scale)
-    config.set_flag(trt.BuilderFlag.FP16)
-    assert config.can_run_on_DLA(scale)
+    # float16 runs on DLA in FP16 as it is typed (the one DLA rule, converter/targets/dla.py precision_problem:
+    # convert and check of a float16 spec or model say the same); float32 needs FP16 (next test)
+    assert config.can_run_on_DLA(scale) and builder.is_network_supported(network, config)
     dla = builder.build_serialized_network(network, config)
     assert dla.target == "tensorrt-dla" and dla.gpu_fallback == ()  # every layer on DLA: the DLA lowering
     assert spec2onnx.check(dla.model, "tensorrt-dla").ok
@@ -416,6 +417,66 @@ def test_build_serialized_network_maps_the_device_to_a_target():
     assert config.get_device_type(add) == trt.DeviceType.DLA
     with pytest.raises(TypeError, match="expected an IBuilderConfig"):
         builder.build_serialized_network(network, None)
+
+
+def _float32_network():
+    network = trt.Builder().create_network(0)
+    x = network.add_input("x", trt.float32, (1, 2, 2, 2))
+    scale = network.add_scale(x, trt.ScaleMode.UNIFORM, shift=np.array([1.0], np.float32), scale=np.array([2.0], np.float32))
+    scale.name = "double"
+    network.mark_output(scale.get_output(0))
+    return network, scale
+
+
+def test_dla_float32_needs_fp16_and_builder_convert_and_check_say_so_alike(tmp_path):
+    """Issue 27 item 5: one rule (converter/targets/dla.py precision_problem) for the three fronts. A float32 network
+    placed on DLA runs there in FP16 when the build allows FP16 (BuilderFlag.FP16; convert/check --fp16 as trtexec's;
+    the spec's precision: [fp16]), the model staying float32; without it each front refuses it."""
+    from converter.cli import main
+
+    builder = trt.Builder()
+    network, scale = _float32_network()
+    config = builder.create_builder_config()
+    config.default_device_type = trt.DeviceType.DLA
+    data = (np.arange(8, dtype=np.float32) - 4).reshape(1, 2, 2, 2)
+    # --- without FP16: refused by the builder, convert and check ---
+    assert not config.can_run_on_DLA(scale)
+    with pytest.raises(trt.BuilderValueError, match=r"^build_serialized_network\(\): add_scale\(\) \(layer 0\) 'double' "
+                                                    r"cannot run on DLA: tensor 'x' is float32; tensorrt-dla runs FP16 and "
+                                                    r"INT8 only \(DLA Support\): float32 runs there in FP16 when the build allows FP16"):
+        builder.build_serialized_network(network, config)
+    plain = network.to_spec(tmp_path / "plain.yaml", config=config)  # no precision flag: no precision field
+    assert "precision" not in spec2onnx.load_spec(plain).__dict__ or spec2onnx.load_spec(plain).precision == ()
+    runner = CliRunner()
+    refused = runner.invoke(main, ["convert", str(plain), "--target", "tensorrt-dla", "-o", str(tmp_path / "no.onnx")])
+    assert refused.exit_code == 2 and "tensor 'x' is float32; tensorrt-dla runs FP16 and INT8 only" in refused.output
+    assert "--fp16" in refused.output and not (tmp_path / "no.onnx").exists()
+    gpu_model = tmp_path / "gpu.onnx"
+    assert runner.invoke(main, ["convert", str(plain), "--target", "tensorrt", "-o", str(gpu_model)]).exit_code == 0
+    checked = runner.invoke(main, ["check", str(gpu_model), "--target", "tensorrt-dla"])
+    assert checked.exit_code == 1 and "input x is float32; tensorrt-dla runs FP16 and INT8 only" in checked.output, checked.output
+    assert not spec2onnx.check(plain, "tensorrt-dla").ok
+    # --- with FP16: run by all three, one model ---
+    config.set_flag(trt.BuilderFlag.FP16)
+    assert config.can_run_on_DLA(scale)
+    plan = builder.build_serialized_network(network, config)
+    assert (plan.target, plan.lowered_for, plan.gpu_fallback) == ("tensorrt-dla", "tensorrt-dla", ())
+    assert {i.type.tensor_type.elem_type for i in plan.model.graph.input} == {1}  # float32 stays float32
+    flagged = network.to_spec(tmp_path / "fp16.yaml", config=config)
+    assert spec2onnx.load_spec(flagged).precision == ("fp16",)  # the config's flag, kept by the spec
+    by_flag, by_field = tmp_path / "by-flag.onnx", tmp_path / "by-field.onnx"
+    assert runner.invoke(main, ["convert", str(plain), "--target", "tensorrt-dla", "--fp16", "-o", str(by_flag)]).exit_code == 0
+    assert runner.invoke(main, ["convert", str(flagged), "--target", "tensorrt-dla", "-o", str(by_field)]).exit_code == 0
+    for path in (by_flag, by_field):
+        model = onnx.load(path)
+        assert [n.op_type for n in model.graph.node] == [n.op_type for n in plan.model.graph.node]
+        assert {p.key: p.value for p in model.metadata_props}["spec2onnx.precision"] == "fp16"
+        ok = runner.invoke(main, ["check", str(path), "--target", "tensorrt-dla", "--fp16"])
+        assert ok.exit_code == 0, ok.output
+    assert spec2onnx.check(plain, "tensorrt-dla", precision=["fp16"]).ok and spec2onnx.check(flagged, "tensorrt-dla").ok
+    assert spec2onnx.check(plan.model, "tensorrt-dla", precision=["fp16"]).ok
+    # the model computes (x * 2 + 1) in float32 on onnxruntime (TensorRT would in FP16: small integers, exact either way)
+    np.testing.assert_array_equal(ort.InferenceSession(bytes(plan)).run(None, {"x": data})[0], data * 2 + 1)
 
 
 @pytest.mark.parametrize("how, value, rule", [
@@ -456,38 +517,146 @@ def test_a_layer_whose_lowered_nodes_dla_cannot_run_falls_back_or_fails_the_buil
     assert plan.target == "tensorrt-dla" and plan.placement == {"up": trt.DeviceType.DLA} and plan.gpu_fallback == ()
 
 
-# --- issue 19 item 12: dynamic shapes are refused at the call that makes them -------------------------------
+# --- issue 27 item 4: dynamic shapes and optimization profiles, as TensorRT's --------------------------------------
+
+DYNAMIC = needs_dynamic_format()  # helper "dynamic"'s spec format (profiles): /work/wt/_brief/FORMAT-dynamic.md
 
 
-def test_a_dynamic_dimension_is_refused_at_add_input():
-    network = trt.Builder().create_network(0)
-    with pytest.raises(NotImplementedError, match=r"^add_input\('x'\): shape \[-1, 3, 8, 8\]: dimension 0 is -1 \(dynamic\): "
-                                                  r"not supported: spec2onnx networks have static shapes"):
-        network.add_input("x", trt.float32, (-1, 3, 8, 8))
-    assert network.num_inputs == 0
-
-
-def test_optimization_profiles_are_checked_at_set_shape_and_must_be_static():
+def test_optimization_profiles_are_checked_at_set_shape_naming_the_dimension():
     builder = trt.Builder()
     profile = builder.create_optimization_profile()
-    with pytest.raises(ValueError, match=r"min <= opt <= max"):
-        profile.set_shape("x", (4, 3, 1, 1), (2, 3, 1, 1), (8, 3, 1, 1))
-    with pytest.raises(ValueError, match=r"one rank"):
+    with pytest.raises(trt.BuilderValueError, match=r"^IOptimizationProfile\.set_shape\('x'\): dimension 2: min 8 > opt 4"):
+        profile.set_shape("x", (1, 3, 8, 8), (1, 3, 4, 4), (1, 3, 16, 16))
+    with pytest.raises(trt.BuilderValueError, match=r"set_shape\('x'\): dimension 0: opt 4 > max 2"):
+        profile.set_shape("x", (1, 3, 8, 8), (4, 3, 8, 8), (2, 3, 8, 8))
+    with pytest.raises(trt.BuilderValueError, match=r"min, opt and max have ranks \[4, 3, 4\]; they must have one"):
         profile.set_shape("x", (1, 3, 1, 1), (1, 3, 1), (1, 3, 1, 1))
+    with pytest.raises(trt.BuilderValueError, match=r"min: \[1, -1, 1, 1\]: dimension 1 is -1; a dimension is a non-negative"):
+        profile.set_shape("x", (1, -1, 1, 1), (1, 3, 1, 1), (1, 3, 1, 1))
+    with pytest.raises(trt.BuilderTypeError, match=r"set_shape\(3\): input: expected text, got int 3"):
+        profile.set_shape(3, (1,), (1,), (1,))
+    assert profile.get_shape("x") == []  # nothing refused was kept
+    profile.set_shape("x", trt.Dims4(1, 3, 8, 8), (2, 3, 16, 16), [4, 3, 32, 32])
+    assert profile.get_shape("x") == [(1, 3, 8, 8), (2, 3, 16, 16), (4, 3, 32, 32)]
+    with pytest.raises(trt.BuilderValueError, match=r"set_shape_input\('size'\): value 3: min 9 > opt 4"):
+        profile.set_shape_input("size", (1, 3, 4, 9), (1, 3, 4, 4), (1, 3, 4, 9))
+    profile.set_shape_input("size", (1, 3, 4, 4), (2, 3, 16, 16), (4, 3, 64, 64))
+    assert profile.get_shape_input("size") == [(1, 3, 4, 4), (2, 3, 16, 16), (4, 3, 64, 64)] and profile.get_shape_input("x") == []
+    config = builder.create_builder_config()
+    assert [config.add_optimization_profile(p) for p in (profile, builder.create_optimization_profile())] == [0, 1]
+    assert config.num_optimization_profiles == 2
+
+
+def test_the_build_checks_each_profile_against_the_network_as_tensorrt():
+    builder = trt.Builder()
     network = builder.create_network(0)
     x = network.add_input("x", trt.float32, (2, 3, 1, 1))
     layer = network.add_scale(x, trt.ScaleMode.UNIFORM)
     network.mark_output(layer.get_output(0))
     config = builder.create_builder_config()
+    profile = builder.create_optimization_profile()
     profile.set_shape("x", (1, 3, 1, 1), (2, 3, 1, 1), (8, 3, 1, 1))
     config.add_optimization_profile(profile)
-    with pytest.raises(NotImplementedError, match=r"optimization profile 0: input 'x' min/opt/max .* differ from its shape \[2, 3, 1, 1\]"):
+    # TensorRT: "for dimension number 0 in profile 0 does not match network definition (got min=1, opt=2, max=8),
+    # expected min=opt=max=2"
+    with pytest.raises(trt.BuilderValueError, match=r"optimization profile 0: input 'x': dimension 0 \(got min=1, opt=2, "
+                                                    r"max=8\) does not match network definition, expected min=opt=max=2"):
+        builder.build_serialized_network(network, config)
+    profile.set_shape("x", (2, 3, 1), (2, 3, 1), (2, 3, 1))
+    with pytest.raises(trt.BuilderValueError, match=r"input 'x': min/opt/max have rank 3; the input has shape \[2, 3, 1, 1\]"):
         builder.build_serialized_network(network, config)
     profile.set_shape("x", (2, 3, 1, 1), (2, 3, 1, 1), (2, 3, 1, 1))
     assert builder.build_serialized_network(network, config).target == "tensorrt"
+    assert "profiles" not in network.to_spec_dict(config=config)["network"]  # a static network keeps its one shape
     profile.set_shape("y", (2, 3, 1, 1), (2, 3, 1, 1), (2, 3, 1, 1))
-    with pytest.raises(ValueError, match=r"optimization profile 0: 'y' is not a network input"):
+    with pytest.raises(ValueError, match=r"optimization profile 0: set_shape\('y'\): 'y' is not a network input"):
         builder.build_serialized_network(network, config)
+
+
+def _dynamic_network():
+    """x: (-1, 3, -1, -1) float32 -> (x * [.5, 1, 2] + [-1, 0, 1]) - x (broadcast), as TensorRT's dynamic samples."""
+    builder = trt.Builder(trt.Logger(trt.Logger.WARNING))
+    network = builder.create_network(1 << int(trt.NetworkDefinitionCreationFlag.EXPLICIT_BATCH))
+    x = network.add_input("x", trt.float32, (-1, 3, -1, -1))
+    scale = network.add_scale(x, trt.ScaleMode.CHANNEL, shift=np.array([-1, 0, 1], np.float32),
+                              scale=np.array([0.5, 1, 2], np.float32))
+    diff = network.add_elementwise(scale.get_output(0), x, trt.ElementWiseOperation.SUB)
+    diff.name = "y"
+    network.mark_output(diff.get_output(0))
+    return builder, network, x
+
+
+def _by_hand(x: np.ndarray) -> np.ndarray:
+    a, b = np.array([0.5, 1, 2], np.float32).reshape(1, 3, 1, 1), np.array([-1, 0, 1], np.float32).reshape(1, 3, 1, 1)
+    return (x * a + b) - x
+
+
+def test_add_input_takes_minus_one_and_a_build_without_profile_is_refused_as_tensorrt_refuses_it():
+    network = trt.Builder().create_network(0)
+    x = network.add_input("x", trt.float32, (-1, 3, -1, -1))
+    assert x.shape == (-1, 3, -1, -1) and x.is_network_input and not x.is_shape_tensor
+    y = network.add_input("y", trt.float32, trt.Dims([-1, 2]))
+    assert y.shape == (-1, 2)
+
+
+@DYNAMIC
+def test_a_dynamic_network_builds_with_symbolic_dims_and_runs_at_every_profile_shape():
+    builder, network, x = _dynamic_network()
+    assert network.get_output(0).shape == (-1, 3, -1, -1)
+    config = builder.create_builder_config()
+    with pytest.raises(trt.BuilderValueError, match=r"^build_serialized_network\(\): Network has dynamic or shape inputs, "
+                                                    r"but no optimization profile has been defined\."):
+        builder.build_serialized_network(network, config)
+    corners = [((1, 3, 2, 2), (2, 3, 4, 4), (4, 3, 8, 8)), ((1, 3, 16, 16), (1, 3, 20, 24), (2, 3, 32, 32))]
+    for shapes in corners:
+        profile = builder.create_optimization_profile()
+        profile.set_shape("x", *shapes)
+        assert config.add_optimization_profile(profile) == corners.index(shapes)
+    plan = builder.build_serialized_network(network, config)
+    dims = [[d.dim_param or d.dim_value for d in i.type.tensor_type.shape.dim] for i in plan.model.graph.input]
+    assert len(dims) == 1 and dims[0][1] == 3 and all(isinstance(d, str) for d in (dims[0][0], dims[0][2], dims[0][3]))
+    session = ort.InferenceSession(bytes(plan), providers=["CPUExecutionProvider"])
+    for shapes in corners:
+        for shape in shapes:
+            data = np.random.default_rng(sum(shape)).uniform(-4, 4, shape).astype(np.float32)
+            np.testing.assert_allclose(session.run(None, {"x": data})[0], _by_hand(data), rtol=1e-6, atol=1e-6)
+    doc = network.to_spec_dict(config=config)
+    assert doc["network"]["inputs"]["x"]["shape"] == [-1, 3, -1, -1] and "cases" not in doc
+    assert doc["network"]["profiles"] == [{"x": dict(zip(("min", "opt", "max"), map(list, s)))} for s in corners]
+    report = network.validate(config=config)  # the loader's cases: min, opt and max of each profile
+    assert report.ok and len(report.results) == 6, report.summary()
+
+
+@DYNAMIC
+def test_a_resize_takes_its_output_shape_from_a_shape_input_with_profile_values():
+    builder = trt.Builder()
+    network = builder.create_network(0)
+    x = network.add_input("x", trt.float32, (1, 1, 2, 2))
+    size = network.add_input("size", trt.int32, (4,))
+    up = network.add_resize(x)
+    up.set_input(1, size)  # IResizeLayer: "input 1: the output shape tensor"
+    assert size.is_shape_tensor and up.get_output(0).shape == (-1, -1, -1, -1)
+    network.mark_output(up.get_output(0))
+    config = builder.create_builder_config()
+    with pytest.raises(trt.BuilderValueError, match=r"Network has dynamic or shape inputs, but no optimization profile"):
+        builder.build_serialized_network(network, config)
+    profile = builder.create_optimization_profile()
+    config.add_optimization_profile(profile)
+    with pytest.raises(trt.BuilderValueError, match=r"optimization profile 0: size: optimization profile is missing values "
+                                                    r"for shape input"):
+        builder.build_serialized_network(network, config)
+    profile.set_shape_input("size", (1, 1, 2, 2), (1, 1, 4, 4), (1, 1, 6, 8))
+    plan = builder.build_serialized_network(network, config)
+    resize = [n for n in plan.model.graph.node if n.op_type == "Resize"]
+    assert len(resize) == 1 and resize[0].input[3]  # one layer with a run-time sizes input, as onnx-tensorrt imports it
+    doc = network.to_spec_dict(config=config)["network"]
+    assert doc["inputs"]["size"] == {"dtype": "int32", "shape": [4], "shape_tensor": True}
+    assert doc["profiles"] == [{"size": {"min": [1, 1, 2, 2], "opt": [1, 1, 4, 4], "max": [1, 1, 6, 8]}}]
+    # NEAREST ASYMMETRIC FLOOR (TensorRT's defaults) to 4 x 4: each pixel twice in each direction
+    data = np.array([[[[1, 2], [3, 4]]]], np.float32)
+    got = ort.InferenceSession(bytes(plan)).run(None, {"x": data, "size": np.array([1, 1, 4, 4], np.int32)})[0]
+    np.testing.assert_array_equal(got[0, 0], np.kron(data[0, 0], np.ones((2, 2), np.float32)))
+    assert network.validate(config=config).ok
 
 
 _RESIZE_VALUES = {
@@ -520,3 +689,120 @@ def test_each_resize_assignment_holds_or_raises_and_changes_nothing(assignments)
         assert len(resize.get_output(0).shape) == 4  # the network checks after every step
     data = np.arange(4, dtype=np.float32).reshape(1, 1, 2, 2)
     assert network.validate({"inputs": {x: data}}).ok
+
+
+# --- issue 25 class 3: every public call raises TensorRT-style errors for arguments of the wrong type or range ----
+
+# Values of every wrong kind: other types, out of range, non-finite, huge, empty, nested, foreign objects.
+_JUNK = [None, True, False, 0, 1, -1, -2, 3, 2**31, 2**63, 2**70, -(2**70), 10**30, 10**400, 1.5, -0.0, float("nan"),
+         float("inf"), -float("inf"), 1e39, "x", "", "FLOAT", "\0", b"x", [], [1], [1, 2, 3, 4], [-1, 2], [[1, 2]],
+         [1.5, 2.0], ["a"], [None], (1, 1, 2, 2), (), {}, {"a": 1}, {1, 2}, object(), np.array([]),
+         np.array([[1, 2]]), np.array(["a"]), np.float64("nan"), np.int64(2**62), np.array(3), np.bool_(True),
+         trt.DeviceType.DLA, trt.ScaleMode.CHANNEL, trt.BuilderFlag.FP16, trt.DataType.BOOL, trt.MemoryPoolType.WORKSPACE,
+         trt.InterpolationMode.CUBIC, trt.ElementWiseOperation.POW, trt.Weights(), lambda: 1]
+
+
+def _objects():
+    """One of every public builder class, wired up (a network with an input, a constant and one layer of each kind)."""
+    builder = trt.Builder(trt.Logger())
+    network = builder.create_network(0)
+    x = network.add_input("x", trt.float32, (1, 2, 2, 2))
+    constant = network.add_constant((1, 2, 1, 1), np.ones((1, 2, 1, 1), np.float32))
+    scale = network.add_scale(x, trt.ScaleMode.UNIFORM)
+    add = network.add_elementwise(scale.get_output(0), constant.get_output(0), trt.ElementWiseOperation.SUM)
+    resize = network.add_resize(add.get_output(0))
+    network.mark_output(resize.get_output(0))
+    config = builder.create_builder_config()
+    profile = builder.create_optimization_profile()
+    other = trt.INetworkDefinition().add_input("y", trt.float32, (1,))
+    return {"builder": builder, "network": network, "tensor": x, "constant": constant, "scale": scale, "add": add,
+            "resize": resize, "config": config, "profile": profile, "weights": trt.Weights(np.ones(2, np.float32)),
+            "logger": trt.Logger(), "foreign": other}
+
+
+def _public_calls(objects):
+    """(label, callable or (object, property name)) for every public method and property setter of those objects,
+    and every public class and function of the module (constructors included)."""
+    calls = []
+    for label, obj in objects.items():
+        if label == "foreign":
+            continue
+        for name in dir(type(obj)):
+            if name.startswith("_"):
+                continue
+            attr = getattr(type(obj), name)
+            if isinstance(attr, property):
+                if attr.fset is not None:
+                    calls.append((f"{type(obj).__name__}.{name} =", (obj, name)))
+            elif callable(attr) and not isinstance(attr, type):
+                calls.append((f"{type(obj).__name__}.{name}()", getattr(obj, name)))
+    for name in trt.__all__:
+        value = getattr(trt, name)
+        if (isinstance(value, type) and not issubclass(value, (Exception, enum.Enum))) or inspect.isfunction(value):
+            calls.append((f"trt.{name}()", value))
+    return calls
+
+
+def _parameters(fn) -> tuple[int, list[str]]:
+    """(how many positional arguments ``fn`` needs, the names of its optional ones)."""
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return 1, []
+    needed = sum(1 for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty)
+    optional = [p.name for p in parameters if p.default is not p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    return needed, optional
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_every_public_call_refuses_bad_arguments_with_tensorrt_style_errors(data):
+    """Property: a public builder call or property assignment given values of a wrong type or out of range either
+    takes them or raises a Builder*Error (a UserError naming the call), never a plain TypeError, ValueError,
+    IndexError or OverflowError from inside (issue 25 class 3)."""
+    objects = _objects()
+    label, target = data.draw(st.sampled_from(_public_calls(objects)), label="call")
+    pool = _JUNK + [objects["tensor"], objects["foreign"], objects["scale"], objects["constant"].get_output(0)]
+    try:
+        if isinstance(target, tuple):
+            value = data.draw(st.sampled_from(pool), label="value")
+            setattr(*target, value)
+        else:
+            count, optional = _parameters(target)
+            args = [data.draw(st.sampled_from(pool), label=f"argument {i}") for i in range(count)]
+            names = data.draw(st.lists(st.sampled_from(optional), unique=True, max_size=2), label="optional") if optional else []
+            kwargs = {name: data.draw(st.sampled_from(pool), label=name) for name in names}
+            target(*args, **kwargs)
+    except (trt.BuilderTypeError, trt.BuilderValueError, trt.BuilderUnsupportedError) as exc:
+        assert isinstance(exc, spec2onnx.UserError) and str(exc) and "\n" not in str(exc).strip(), exc
+    except AttributeError as exc:  # a read-only TensorRT attribute, or an older API refused with its way forward
+        assert "not available" in str(exc) or "no attribute" in str(exc), (label, exc)
+
+
+@pytest.mark.parametrize("call, pattern", [
+    # the three examples of issue 25 (class 3), each refused at the call, naming it
+    (lambda r: r.get_input("x"), r"^IResizeLayer\.get_input\('x'\): index: expected an integer, got str 'x'"),
+    (lambda r: r.get_output(np.array([])), r"^IResizeLayer\.get_output\(array\(\[\], dtype=float64\)\): index: expected "
+                                          r"an integer, got ndarray"),
+    # 10**30 is a float32 value (TensorRT's setCubicCoeff(float) takes it: it builds, see below); 10**40 is not one
+    (lambda r: setattr(r, "cubic_coeff", 10**40), r"^add_resize\(\) \(layer 0\): cubic_coeff: 10000000000000000000000000"
+                                                  r"000000000000000 is not a finite number within float32's range"),
+    (lambda r: setattr(r, "cubic_coeff", 10**400), r"cubic_coeff: \d+\.\.\. is not a finite number"),
+    (lambda r: r.get_input(5), r"^IResizeLayer\.get_input\(5\): the layer has 1 inputs \(index 0 to 0\)"),
+    (lambda r: r.set_input(True, r.get_input(0)), r"^IResizeLayer\.set_input\(True\): index: expected an integer, got bool"),
+])
+def test_the_issue_25_examples_raise_builder_errors_at_the_call(call, pattern):
+    _, _, resize = _resize_network()
+    with pytest.raises((trt.BuilderTypeError, trt.BuilderValueError), match=pattern):
+        call(resize)
+    assert resize.cubic_coeff == -0.75  # nothing was kept
+    network = trt.INetworkDefinition()
+    x = network.add_input("x", trt.float32, (1, 1, 2, 2))
+    layer = network.add_resize(x)
+    layer.resize_mode = trt.InterpolationMode.CUBIC
+    layer.cubic_coeff = -0.5
+    network.mark_output(layer.get_output(0))
+    assert network.validate().ok  # the build (the lowering) sees only checked values
+    layer.cubic_coeff = 10**30  # issue 25: accepted, then a TypeError at the build; now a float32 value that builds
+    assert layer.cubic_coeff == 1e30 and network.to_spec_dict()["network"]["layers"][0]["cubic_coeff"] == 1e30
+    assert trt.Builder().build_serialized_network(network, trt.Builder().create_builder_config()).target == "tensorrt"

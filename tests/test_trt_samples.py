@@ -1,5 +1,5 @@
-"""Four TensorRT sample scripts (tests/trt_samples/), written as NVIDIA's Python samples are, run unchanged but
-for their import line (issue 19). Each built model runs on onnxruntime against values computed by hand here,
+"""Five TensorRT sample scripts (tests/trt_samples/), written as NVIDIA's Python samples are, run unchanged but
+for their import line (issues 19 and 27). Each built model runs on onnxruntime against values computed by hand here,
 and the network goes through the library's validate API (numpy reference, onnxruntime)."""
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import pytest
 
 import spec2onnx
 from spec2onnx import trt
+
+from .helpers import needs_dynamic_format
 
 SAMPLES = Path(__file__).parent / "trt_samples"
 IMPORT = "import spec2onnx.trt as trt  # was: import tensorrt as trt"
@@ -46,7 +48,7 @@ def test_sample_scale_with_weights(tmp_path):
     x = np.array([[[[128, 130], [126, 132]], [[64, 68], [60, 72]], [[32, 32.5], [31.5, 33]]]], np.float32)
     want = np.tile(np.array([[0, 1], [-1, 2]], np.float32), (1, 3, 1, 1))
     np.testing.assert_array_equal(run_plan(plan, {"image": x})[0], want)
-    network = trt.Network()
+    network = trt.INetworkDefinition()
     s.populate_network(network, s.get_weights())
     report = network.validate({"inputs": {"image": x}, "expected": {"normalized": want}})
     assert report.ok, report.summary()
@@ -60,7 +62,7 @@ def test_sample_elementwise_chain_with_constants(tmp_path):
     # [0, -1.5, -3.5]; then max with 0
     want = np.array([[[[0, 0, 0], [1, 2.5, 3.5]], [[5, 3.5, 1.5], [0, 0, 0]]]], np.float32)
     np.testing.assert_array_equal(run_plan(plan, {"x": x})[0], want)
-    network = trt.Network()
+    network = trt.INetworkDefinition()
     s.populate_network(network, s.get_weights())
     assert [network.get_layer(i).type for i in range(network.num_layers)] == ["CONSTANT"] * 3 + ["ELEMENTWISE"] * 3
     report = network.validate({"inputs": {"x": x}, "expected": {"y": want}})
@@ -74,7 +76,7 @@ def test_sample_resize_with_every_property(tmp_path):
     x = np.array([[[[0, 4], [8, 12]]]], np.float32)
     want = np.array([[[[0, 1, 3, 4], [2, 3, 5, 6], [6, 7, 9, 10], [8, 9, 11, 12]]]], np.float32)
     np.testing.assert_array_equal(run_plan(plan, {"feature": x})[0], want)
-    network = trt.Network()
+    network = trt.INetworkDefinition()
     layer = s.populate_network(network)
     assert (layer.selector_for_single_pixel, layer.nearest_rounding, layer.cubic_coeff, layer.exclude_outside) == \
         (trt.ResizeSelector.UPPER, trt.ResizeRoundMode.HALF_DOWN, -0.5, False)
@@ -112,7 +114,41 @@ def test_sample_dla_fp16_with_gpu_fallback(tmp_path):
     normalized = np.stack([[[0, 1], [2, 3]], [[2, 3], [4, 5]]]).astype(np.float32)
     want = np.kron(normalized ** 2, np.ones((2, 2), np.float32))[None]  # NEAREST x2 repeats each pixel 2 x 2
     np.testing.assert_array_equal(run_plan(plan, {"image": x})[0], want)
-    network = trt.Network()
+    network = trt.INetworkDefinition()
     s.populate_network(network)
     report = network.validate({"inputs": {"image": x}, "expected": {"energy": want}})
     assert report.ok, report.summary()
+
+
+DYNAMIC = needs_dynamic_format()  # helper "dynamic"'s spec format (profiles): /work/wt/_brief/FORMAT-dynamic.md
+
+
+@DYNAMIC
+def test_sample_dynamic_batch_and_spatial_dims_with_two_profiles(tmp_path):
+    """Issue 27's done-when: a TensorRT script with a dynamic batch, dynamic spatial dimensions and two profiles ports
+    unchanged but for its import; its model runs on onnxruntime at every shape of each profile and matches the
+    values computed by hand here, and validate (the numpy reference) passes at min, opt and max of each."""
+    s = sample("dynamic_profiles")
+    plan = built(s, tmp_path)
+    assert plan.target == "tensorrt"
+    (image,) = plan.model.graph.input
+    dims = [d.dim_param or d.dim_value for d in image.type.tensor_type.shape.dim]
+    assert dims[1] == 3 and all(isinstance(d, str) and d for d in (dims[0], dims[2], dims[3]))  # symbolic
+    w = s.get_weights()
+    session = ort.InferenceSession(bytes(plan), providers=["CPUExecutionProvider"])
+    for shapes in s.ModelData.PROFILES:
+        for shape in shapes:
+            x = np.random.default_rng(sum(shape)).uniform(-8, 8, shape).astype(np.float32)
+            # by hand: x * scale + shift per channel, minus the mean, each pixel repeated 2 x 2 (NEAREST, ASYMMETRIC, FLOOR)
+            centered = x * w["scale"].reshape(1, 3, 1, 1) + w["shift"].reshape(1, 3, 1, 1) - w["mean"]
+            want = centered.repeat(2, axis=2).repeat(2, axis=3)
+            got = session.run(None, {"image": x})[0]
+            assert got.shape == (shape[0], 3, shape[2] * 2, shape[3] * 2)
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    builder = trt.Builder(s.TRT_LOGGER)
+    network = builder.create_network(0)
+    s.populate_network(network, w)
+    config = builder.create_builder_config()
+    s.add_profiles(builder, config)
+    report = network.validate(config=config)  # min, opt and max of each profile: 6 cases, against the numpy reference
+    assert report.ok and len(report.results) == 6, report.summary()
