@@ -25,19 +25,22 @@ _RANDOM_UINT = {"random": "integers", "low": 0, "high": 16}
 _RANDOM_BOOL = {"random": "integers", "low": 0, "high": 1}
 
 
+def generator(dtype: str, seed: int = 0) -> dict:
+    """Seeded random data of a tensor type (a spec's ``{random: ...}``), within ranges every layer kind takes; also
+    the data of an empty constant, which nested lists cannot give the shape of (``[]`` is shape [0])."""
+    if dtype.startswith(("float", "bfloat")):
+        gen = _RANDOM_FLOAT
+    elif dtype == "bool":
+        gen = _RANDOM_BOOL
+    else:
+        gen = _RANDOM_UINT if dtype.startswith("uint") else _RANDOM_INT
+    return {**gen, "seed": seed}
+
+
 def default_case(inputs: Mapping[str, Mapping[str, Any]]) -> dict:
     """One case of seeded random data for every network input (``{dtype, shape}`` mappings)."""
-    data = {}
-    for seed, (name, tensor) in enumerate(inputs.items()):
-        dtype = tensor["dtype"]
-        if dtype.startswith(("float", "bfloat")):
-            gen = _RANDOM_FLOAT
-        elif dtype == "bool":
-            gen = _RANDOM_BOOL
-        else:
-            gen = _RANDOM_UINT if dtype.startswith("uint") else _RANDOM_INT
-        data[name] = {**gen, "seed": seed}
-    return {"name": "random", "inputs": data}
+    return {"name": "random", "inputs": {name: generator(tensor["dtype"], seed)
+                                         for seed, (name, tensor) in enumerate(inputs.items())}}
 
 
 def cases_doc(cases, call: str, tensor_name: Callable[[Any, str], str]) -> list[dict]:

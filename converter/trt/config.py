@@ -218,15 +218,16 @@ def _min_opt_max(call: str, low, mid, high, what: str) -> tuple[tuple[int, ...],
     return three
 
 
-def profiles_doc(config: IBuilderConfig | None, network, call: str) -> list[dict]:
+def profiles_doc(config: IBuilderConfig | None, network, call: str, build: bool = False) -> list[dict]:
     """The spec's ``profiles`` (docs/builder.md): one mapping per profile of ``config``, ``{input: {min, opt, max}}``,
     shapes for inputs and values for shape inputs; each checked against ``network`` as TensorRT's build checks it
     (messages after TensorRT's: "Network has dynamic or shape inputs, but no optimization profile has been defined.",
-    "optimization profile is missing values for shape input")."""
+    "optimization profile is missing values for shape input"). Shape inputs need a profile to ``build`` (and where
+    the config has profiles); a spec of a static network without one feeds them from its cases."""
     inputs = network._input_types
-    dynamic = [n for n, (_, shape) in inputs.items() if -1 in shape]
-    shape_inputs = [n for n in inputs if network._is_shape_tensor(network._inputs[n])]
     profiles = list(config._profiles) if config is not None else []
+    dynamic = [n for n, (_, shape) in inputs.items() if -1 in shape]
+    shape_inputs = [n for n in inputs if network._is_shape_tensor(network._inputs[n])] if build or profiles else []
     if (dynamic or shape_inputs) and not profiles:
         which = ", ".join(repr(n) for n in dynamic + shape_inputs)
         raise BuilderValueError(f"{call}: Network has dynamic or shape inputs, but no optimization profile has been "

@@ -80,11 +80,14 @@ def shown(value: Any) -> str:
 
 
 def enum_value(cls, value, call: str, argument: str):
-    """A member of the enum ``cls``: the member itself, its name, or what ``cls._coerce`` takes (DataType: a numpy type)."""
+    """A member of the enum ``cls``: the member itself, its name, its spec name (its value), or what ``cls._coerce``
+    takes (DataType: a numpy type)."""
     if isinstance(value, cls):
         return value
     if isinstance(value, str) and value in cls.__members__:
         return cls[value]
+    if isinstance(value, str) and not issubclass(cls, int) and value in cls._value2member_map_:
+        return cls(value)  # the spec's name of a member (ElementWiseOperation.POW is the spec's POWER)
     coerce = getattr(cls, "_coerce", None)
     member = coerce(value) if coerce is not None else None
     if member is not None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._export import generator
 from ..dtypes import DTYPES
 from ..registry import layer_kind
 from .enums import (DataType, ElementWiseOperation, InterpolationMode, ResizeCoordinateTransformation, ResizeRoundMode,
@@ -45,6 +46,11 @@ def _dims_n(n: int, name: str):
 Dims2, Dims3, Dims4, DimsHW = _dims_n(2, "Dims2"), _dims_n(3, "Dims3"), _dims_n(4, "Dims4"), _dims_n(2, "DimsHW")
 
 
+def _numeric(array: np.ndarray) -> bool:
+    """Numbers or booleans numpy holds (bfloat16 too: ml_dtypes' type, numpy kind "V")."""
+    return array.dtype.kind in "biuf" or any(array.dtype == t.numpy for t in DTYPES.values())
+
+
 class Weights(Strict):
     """``trt.Weights``: an array of coefficients or constant data (``trt.Weights(array)``), or empty weights of a
     type (``trt.Weights(trt.float32)``, ``trt.Weights()``)."""
@@ -57,7 +63,7 @@ class Weights(Strict):
             array = np.asarray(a)
         except Exception:  # noqa: BLE001 - numpy refuses ragged or odd data with ValueError or TypeError
             array = None
-        if array is None or array.dtype.kind not in "biuf":
+        if array is None or not _numeric(array):
             raise BuilderTypeError(f"trt.Weights(): a: expected an array of numbers or a DataType, got {shown(a)}")
         self._array = array
 
@@ -326,7 +332,7 @@ class IConstantLayer(ILayer):
     @weights.setter
     def weights(self, value) -> None:
         array = value.array if isinstance(value, Weights) else Weights(value).array if not isinstance(value, np.ndarray) else value
-        if array.dtype.kind not in "biuf":
+        if not _numeric(array):
             raise BuilderTypeError(f"{self._call}: weights: numpy {array.dtype} is not a tensor type; allowed: {', '.join(DTYPES)}")
         if array.dtype == np.float64:
             array = array.astype(np.float32)  # as trt.Weights of a float64 array is refused, float32 is meant
@@ -341,7 +347,8 @@ class IConstantLayer(ILayer):
         count = int(np.prod(self._shape, dtype=object))
         if self._weights.size != count:
             raise BuilderValueError(f"{self._call}: weights: {self._weights.size} values, shape {list(self._shape)} holds {count}")
-        return {"dtype": dtype, "shape": list(self._shape), "data": self._weights.reshape(self._shape)}
+        data = self._weights.reshape(self._shape) if count else generator(dtype)  # empty: lists cannot say [0, 1]
+        return {"dtype": dtype, "shape": list(self._shape), "data": data}
 
 
 class IScaleLayer(ILayer):

@@ -145,8 +145,9 @@ class INetworkDefinition(Strict):
             raise BuilderTypeError(f"{call}: config: expected an IBuilderConfig (builder.create_builder_config()), "
                                    f"got {type(config).__name__}")
         text(name, f"{call}: name")
-        profiles = profiles_doc(config, self, call)
-        dynamic = any(-1 in shape for _, shape in self._input_types.values()) or self._shape_inputs()
+        building = call.startswith("build_serialized_network")
+        profiles = profiles_doc(config, self, call, building)
+        dynamic = any(-1 in shape for _, shape in self._input_types.values()) or bool(profiles and self._shape_inputs())
         network = self._network_doc(None, shape_tensors=dynamic)
         if dynamic:
             network["profiles"] = profiles
