@@ -139,8 +139,11 @@ def _precision(value: Any) -> tuple[str, ...]:
 # --- network -----------------------------------------------------------------------------------
 
 
-def parse_network(doc: Any, spec_dir: Path = Path(".")) -> Network:
-    """Validate the ``network`` mapping of a spec alone (no cases): the loader's own checks, fields named from ``network``."""
+def parse_network(doc: Any, spec_dir: Path = Path("."), *, profiles_required: bool = True) -> Network:
+    """Validate the ``network`` mapping of a spec alone (no cases): the loader's own checks, fields named from ``network``.
+    ``profiles_required=False``: a dynamic network without ``profiles`` is taken (the TensorRT-style builder checks
+    each layer as it is added; its profiles come with the build's config). (With the dynamic spec format:
+    ``_parse_network`` parses ``profiles`` only when required or given.)"""
     return _parse_network(doc, spec_dir)
 
 

@@ -167,9 +167,8 @@ def _dequantized_constant(name: str, view) -> bool:
 
 
 def node_problems(node, view, precision=()) -> list[str]:
-    """The DLA rules ``node`` (a model_view.NodeView) breaks when the build allows ``precision``."""
-    if node.op not in NODE_OPS:
-        return []  # not a seed layer: NVIDIA's DLA guide decides (dla_guide.py: a "GPU fallback" warning where DLA has no layer)
+    """The DLA rules ``node`` (a model_view.NodeView) breaks when the build allows ``precision``: the precision rule
+    for every node, the seeds' layer rules for the seed layers' ops."""
     problems = []
     io = getattr(view, "graph_io", ())
     for name, dtype, const in zip(node.inputs, node.input_types, node.constants):
@@ -180,9 +179,13 @@ def node_problems(node, view, precision=()) -> list[str]:
             # graph input needs FP16 allowed, below); inside, float32 is an int8 or float16 lowering's working type
             # (DequantizeLinear ... QuantizeLinear, which TensorRT fuses into INT8 layers), read as the model's
             continue
+        if node.op not in NODE_OPS and dtype not in ("float", "float32"):
+            continue  # another type on another op: NVIDIA's DLA guide decides (dla_guide.py, "GPU fallback" warnings)
         why = precision_problem(dtype, precision)
         if why is not None:
             problems.append(f"input {name} is {why}")
+    if node.op not in NODE_OPS:
+        return problems  # not a seed layer: NVIDIA's DLA guide decides the rest (dla_guide.py)
     operation = NODE_OPS[node.op]
     if operation in CONSTANT_INPUTS:
         low, high = CONSTANT_INPUTS[operation]

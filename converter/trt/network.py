@@ -299,7 +299,8 @@ class INetworkDefinition(Strict):
         if not layers:
             return None
         try:
-            return parse_network(api.plain_data(self._network_doc(outputs or [layers[-1].get_output(0)])))
+            return parse_network(api.plain_data(self._network_doc(outputs or [layers[-1].get_output(0)])),
+                                 profiles_required=False)  # as TensorRT, layer by layer; profiles come at the build
         except UserError as exc:
             raise self._translate(exc) from None
 

@@ -15,6 +15,7 @@ import pytest
 from onnx import TensorProto as T
 from onnx import helper, numpy_helper
 
+from converter.targets import get_target
 from converter.targets.check import check_model, errors
 from converter.targets.model_view import ModelView
 from converter.targets.tensorrt_rules import RULES, UNCONDITIONAL, node_problems
@@ -233,8 +234,12 @@ def test_a_layer_dla_lacks_is_gpu_fallback_not_illegal():
 
 def test_dla_guide_limits_are_gpu_fallback_warnings():
     big_kernel = conv(w_shape=(4, 3, 33, 33))  # Convolution: kernel [1, 32] (DLA Layer Support Summary)
-    problems = check_model(big_kernel, "tensorrt-dla")
+    # a float32 model: DLA runs it in FP16 where the build allows FP16 (--fp16; converter/targets/dla.py precision_problem)
+    problems = check_model(big_kernel, get_target("tensorrt-dla", ["fp16"]))
     assert errors(problems) == [] and any("kernel [33, 33] outside [1, 32]" in p.reason for p in problems)
+    assert [p.reason for p in errors(check_model(big_kernel, "tensorrt-dla"))] == [
+        "input x is float32; tensorrt-dla runs FP16 and INT8 only (DLA Support): float32 runs there in FP16 when the build "
+        "allows FP16 (--fp16 as trtexec's, precision: [fp16], BuilderFlag.FP16)"]
     concat_axis2 = binary("Concat", H, axis=2)  # Concatenation: channel axis only
     assert any("channel axis" in p.reason for p in check_model(concat_axis2, "tensorrt-dla"))
     assert not any("channel axis" in p.reason for p in check_model(binary("Concat", H, axis=1), "tensorrt-dla"))
