@@ -118,7 +118,8 @@ class IBuilderConfig(Strict):
         if isinstance(layer, IConstantLayer):
             return True
         network = layer._network
-        spec = network._load(network.to_spec_dict("trt-network", config=self), "IBuilderConfig.can_run_on_DLA()")
+        call = "IBuilderConfig.can_run_on_DLA()"
+        spec = network._load(network._spec_doc("trt-network", None, "", self, call), call)
         return dla_refusal(spec, layer, self._precision) is None
 
     # --- memory, profiles and knobs ---------------------------------------------------------------------------
