@@ -46,10 +46,11 @@ def _assert_valid(doc: dict, opset: int, path: Path = Path("fuzz.yaml")):
 def test_every_registered_kind_is_fuzzed():
     """A kind's registration names its strategy (LayerKind.strategy), so a new kind is in the fuzz tests or this
     fails, naming it (the three-place recipe of docs/architecture.md holds for the fuzz tests too)."""
-    from converter.registry import layer_kinds
+    from converter.registry import is_builtin, layer_kinds
 
-    assert sorted(set(layer_kinds()) - set(valid_strategies())) == []
-    assert set(VALID) == set(KINDS)
+    # spec2onnx's kinds (a test's own plugin kinds, registered for the session by other tests, are theirs to say)
+    assert sorted(n for n in layer_kinds() if is_builtin(n) and n not in valid_strategies()) == []
+    assert {n for n in VALID if is_builtin(n)} == {n for n in KINDS if is_builtin(n)}
 
 
 @pytest.mark.parametrize("kind", sorted(VALID))
