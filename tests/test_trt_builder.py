@@ -547,6 +547,26 @@ def test_optimization_profiles_are_checked_at_set_shape_naming_the_dimension():
     assert config.num_optimization_profiles == 2
 
 
+@DYNAMIC
+def test_a_static_network_keeps_its_profile_in_its_spec_and_validates_at_it():
+    # TensorRT takes a profile for a static input when min = opt = max = its shape; the spec keeps it (FORMAT: "A static
+    # input MAY appear in a profile"), so the spec-file path has the builder's profiles and default cases.
+    builder = trt.Builder()
+    network = builder.create_network(0)
+    x = network.add_input("x", trt.float32, (2, 3, 1, 1))
+    network.mark_output(network.add_scale(x, trt.ScaleMode.UNIFORM, scale=np.array([2.0], np.float32)).get_output(0))
+    config = builder.create_builder_config()
+    profile = builder.create_optimization_profile()
+    profile.set_shape("x", (2, 3, 1, 1), (2, 3, 1, 1), (2, 3, 1, 1))
+    assert config.add_optimization_profile(profile) == 0
+    doc = network.to_spec_dict(config=config)
+    assert doc["network"]["profiles"] == [{"x": {"min": [2, 3, 1, 1], "opt": [2, 3, 1, 1], "max": [2, 3, 1, 1]}}]
+    assert "cases" not in doc  # the loader's cases at the profile's min, opt and max
+    report = network.validate(config=config)
+    assert [r.case for r in report.results] == ["profile0-min", "profile0-opt", "profile0-max"]
+    assert report.ok
+
+
 def test_the_build_checks_each_profile_against_the_network_as_tensorrt():
     builder = trt.Builder()
     network = builder.create_network(0)
@@ -567,7 +587,6 @@ def test_the_build_checks_each_profile_against_the_network_as_tensorrt():
         builder.build_serialized_network(network, config)
     profile.set_shape("x", (2, 3, 1, 1), (2, 3, 1, 1), (2, 3, 1, 1))
     assert builder.build_serialized_network(network, config).target == "tensorrt"
-    assert "profiles" not in network.to_spec_dict(config=config)["network"]  # a static network keeps its one shape
     profile.set_shape("y", (2, 3, 1, 1), (2, 3, 1, 1), (2, 3, 1, 1))
     with pytest.raises(ValueError, match=r"optimization profile 0: set_shape\('y'\): 'y' is not a network input"):
         builder.build_serialized_network(network, config)

@@ -17,7 +17,7 @@ from typing import Sequence
 from .. import _export, api
 from ..errors import UserError
 from ..registry import layer_kinds
-from ..spec import parse_network
+from ..spec import NETWORK_KEYS, parse_network
 from .config import IBuilderConfig, profiles_doc
 from .enums import DataType, ElementWiseOperation, ScaleMode
 from .errors import (BUILDER_ERRORS, BuilderTypeError, BuilderValueError, Strict, dims, enum_value, index, integer,
@@ -149,7 +149,9 @@ class INetworkDefinition(Strict):
         profiles = profiles_doc(config, self, call, building)
         dynamic = any(-1 in shape for _, shape in self._input_types.values()) or bool(profiles and self._shape_inputs())
         network = self._network_doc(None, shape_tensors=dynamic)
-        if dynamic:
+        # A static network's profiles too (TensorRT takes one: min = opt = max = its shape), where the loader reads
+        # profiles (helper dynamic's format; until it lands on main, a static network's profiles are checked, not kept).
+        if dynamic or (profiles and "profiles" in NETWORK_KEYS):
             network["profiles"] = profiles
         doc = {"name": name}
         if source:
@@ -162,7 +164,7 @@ class INetworkDefinition(Strict):
                 doc["cases"] = _export.cases_doc(cases, f"{call}: cases", self._tensor_name)
             except UserError as exc:
                 raise exc if isinstance(exc, BUILDER_ERRORS) else BuilderTypeError(str(exc)) from None
-        elif not dynamic:
+        elif "profiles" not in network:  # (with profiles: the loader's cases at min, opt and max of each)
             doc["cases"] = [_export.default_case(network["inputs"])]
         return doc
 
