@@ -535,6 +535,11 @@ def test_optimization_profiles_are_checked_at_set_shape_naming_the_dimension():
         profile.set_shape("x", (1, -1, 1, 1), (1, 3, 1, 1), (1, 3, 1, 1))
     with pytest.raises(trt.BuilderTypeError, match=r"set_shape\(3\): input: expected text, got int 3"):
         profile.set_shape(3, (1,), (1,), (1,))
+    with pytest.raises(trt.BuilderValueError, match=r"max: \[9223372036854775808, 3\]: dimension 0 is 9223372036854775808; "
+                                                    r"a dimension is a non-negative integer up to int64's maximum 2\^63-1"):
+        profile.set_shape("x", (1, 3), (1, 3), (2**63, 3))  # TensorRT 10's Dims hold int64
+    with pytest.raises(trt.BuilderTypeError, match=r"set_shape_input\('size'\): opt: 1.5 \(value 1\) is not an integer value"):
+        profile.set_shape_input("size", (1, 1), (1, 1.5), (1, 1))
     assert profile.get_shape("x") == []  # nothing refused was kept
     profile.set_shape("x", trt.Dims4(1, 3, 8, 8), (2, 3, 16, 16), [4, 3, 32, 32])
     assert profile.get_shape("x") == [(1, 3, 8, 8), (2, 3, 16, 16), (4, 3, 32, 32)]

@@ -207,7 +207,7 @@ class IOptimizationProfile(Strict):
 
 def _min_opt_max(call: str, low, mid, high, what: str) -> tuple[tuple[int, ...], ...]:
     """(min, opt, max), each checked: one length, min <= opt <= max element by element (naming the first that is not)."""
-    three = tuple(dims(v, f"{call}: {which}") for v, which in ((low, "min"), (mid, "opt"), (high, "max")))
+    three = tuple(dims(v, f"{call}: {which}", what=what) for v, which in ((low, "min"), (mid, "opt"), (high, "max")))
     if len({len(s) for s in three}) != 1:
         raise BuilderValueError(f"{call}: min, opt and max have {'ranks' if what == 'dimension' else 'lengths'} "
                                 f"{[len(s) for s in three]}; they must have one")

@@ -157,19 +157,22 @@ def sequence(value, call: str, argument: str) -> list:
         raise BuilderTypeError(f"{call}: {argument}: cannot be read as a sequence: {exc}") from None
 
 
-def dims(value, where: str, low: int = 0) -> tuple[int, ...]:
-    """A shape: integers from ``low`` (0, or -1 where a dimension may be dynamic) to int64's maximum."""
+def dims(value, where: str, low: int = 0, what: str = "dimension") -> tuple[int, ...]:
+    """A shape: integers from ``low`` (0, or -1 where a dimension may be dynamic) to int64's maximum (``what``: how an
+    item is named, "dimension" or a shape input's "value")."""
     if isinstance(value, np.ndarray) and value.ndim > 1:
         raise BuilderTypeError(f"{where}: expected a sequence of integers, got a {value.ndim}-D array")
     values = sequence(value, where.rpartition(": ")[0] or where, where.rpartition(": ")[2] or "dims")
     out = []
     for i, d in enumerate(values):
         if not is_integer(d):
-            raise BuilderTypeError(f"{where}: {shown(d)} (dimension {i}) is not an integer dimension")
+            raise BuilderTypeError(f"{where}: {shown(d)} ({what} {i}) is not an integer {what}")
         if not low <= int(d) <= INT64[1]:
             allowed = "-1 (dynamic) or a non-negative integer" if low == -1 else "a non-negative integer"
-            raise BuilderValueError(f"{where}: {list(values) if len(values) <= 16 else shown(values)}: dimension {i} "
-                                    f"is {int(d)}; a dimension is {allowed}")
+            if int(d) > INT64[1]:
+                allowed += " up to int64's maximum 2^63-1 (TensorRT 10's Dims hold int64 values)"
+            raise BuilderValueError(f"{where}: {list(values) if len(values) <= 16 else shown(values)}: {what} {i} "
+                                    f"is {int(d)}; a {what} is {allowed}")
         out.append(int(d))
     return tuple(out)
 
