@@ -146,7 +146,7 @@ def test_errors_name_the_call_and_the_argument():
     with pytest.raises(spec2onnx.UserError, match=r"^add_scale\(\) \(layer 0\) 'scale_0': scale: CHANNEL needs 3 values"):
         network.add_scale(x, trt.ScaleMode.CHANNEL, scale=np.ones(2, np.float32))
     assert network.num_layers == 0  # the refused layer is not kept
-    with pytest.raises(spec2onnx.UserError, match=r"^add_scale\(\) \(layer 0\): mode: 'PER_TENSOR' is not one of ScaleMode"):
+    with pytest.raises(spec2onnx.UserError, match=r"^add_scale\(\) \(layer 0\) 'scale_0': mode: 'PER_TENSOR' is not one of ScaleMode"):
         network.add_scale(x, "PER_TENSOR")
     with pytest.raises(spec2onnx.UserError, match=r"^add_elementwise\(\) \(layer 0\): input2: expected an ITensor"):
         network.add_elementwise(x, np.ones(3), trt.ElementWiseOperation.SUM)
@@ -158,7 +158,7 @@ def test_errors_name_the_call_and_the_argument():
                                          r"the input 'x' has rank 4"):
         resize.shape = (1, 3, 4)  # refused at the assignment (issue 19 item 10), it was at the next call
     assert resize.shape is None and resize.get_output(0).shape == (1, 3, 2, 2)
-    with pytest.raises(spec2onnx.UserError, match=r"add_resize\(\) \(layer 0\): resize_mode: 'BILINEAR' is not one of"):
+    with pytest.raises(spec2onnx.UserError, match=r"add_resize\(\) \(layer 0\) 'resize_0': resize_mode: 'BILINEAR' is not one of"):
         resize.resize_mode = "BILINEAR"
     with pytest.raises(spec2onnx.UserError, match=r"mark_output\('x'\): tensor: only a layer's output"):
         network.mark_output(x)
@@ -811,7 +811,7 @@ def test_every_public_call_refuses_bad_arguments_with_tensorrt_style_errors(data
     (lambda r: r.get_output(np.array([])), r"^IResizeLayer\.get_output\(array\(\[\], dtype=float64\)\): index: expected "
                                           r"an integer, got ndarray"),
     # 10**30 is a float32 value (TensorRT's setCubicCoeff(float) takes it: it builds, see below); 10**40 is not one
-    (lambda r: setattr(r, "cubic_coeff", 10**40), r"^add_resize\(\) \(layer 0\): cubic_coeff: 10000000000000000000000000"
+    (lambda r: setattr(r, "cubic_coeff", 10**40), r"^add_resize\(\) \(layer 0\) 'up': cubic_coeff: 10000000000000000000000000"
                                                   r"000000000000000 is not a finite number within float32's range"),
     (lambda r: setattr(r, "cubic_coeff", 10**400), r"cubic_coeff: \d+\.\.\. is not a finite number"),
     (lambda r: r.get_input(5), r"^IResizeLayer\.get_input\(5\): the layer has 1 inputs \(index 0 to 0\)"),

@@ -110,7 +110,7 @@ def setting(name: str, convert, default: Any = None, doc: str = "") -> property:
 
     def set(self, value) -> None:
         old = self._settings.get(name, _UNSET)
-        self._settings[name] = convert(value, self._call, name)
+        self._settings[name] = convert(value, self._where, name)
 
         def restore():
             if old is _UNSET:
@@ -227,6 +227,11 @@ class ILayer(Strict):
         self._name = text(value, f"{type(self).__name__}.name")
 
     @property
+    def _where(self) -> str:
+        """The call that made the layer and its name, as error messages name them: ``add_resize() (layer 0) 'up'``."""
+        return f"{self._call} {self.name!r}"
+
+    @property
     def num_inputs(self) -> int:
         """How many inputs are set."""
         return len(self._inputs)
@@ -322,7 +327,7 @@ class IConstantLayer(ILayer):
 
     @shape.setter
     def shape(self, value) -> None:
-        self._shape = dims(value, f"{self._call}: shape")
+        self._shape = dims(value, f"{self._where}: shape")
 
     @property
     def weights(self) -> np.ndarray:
@@ -333,7 +338,7 @@ class IConstantLayer(ILayer):
     def weights(self, value) -> None:
         array = value.array if isinstance(value, Weights) else Weights(value).array if not isinstance(value, np.ndarray) else value
         if not _numeric(array):
-            raise BuilderTypeError(f"{self._call}: weights: numpy {array.dtype} is not a tensor type; allowed: {', '.join(DTYPES)}")
+            raise BuilderTypeError(f"{self._where}: weights: numpy {array.dtype} is not a tensor type; allowed: {', '.join(DTYPES)}")
         if array.dtype == np.float64:
             array = array.astype(np.float32)  # as trt.Weights of a float64 array is refused, float32 is meant
         self._weights = array
@@ -342,11 +347,11 @@ class IConstantLayer(ILayer):
         names = {t.numpy: name for name, t in DTYPES.items()}
         dtype = names.get(self._weights.dtype)
         if dtype is None:
-            raise BuilderTypeError(f"{self._call}: weights: numpy {self._weights.dtype} is not a tensor type; "
+            raise BuilderTypeError(f"{self._where}: weights: numpy {self._weights.dtype} is not a tensor type; "
                                    f"allowed: {', '.join(DTYPES)}")
         count = int(np.prod(self._shape, dtype=object))
         if self._weights.size != count:
-            raise BuilderValueError(f"{self._call}: weights: {self._weights.size} values, shape {list(self._shape)} holds {count}")
+            raise BuilderValueError(f"{self._where}: weights: {self._weights.size} values, shape {list(self._shape)} holds {count}")
         data = self._weights.reshape(self._shape) if count else generator(dtype)  # empty: lists cannot say [0, 1]
         return {"dtype": dtype, "shape": list(self._shape), "data": data}
 
@@ -423,7 +428,7 @@ class IResizeLayer(ILayer):
 
     @shape.setter
     def shape(self, value) -> None:
-        shape = dims(value, f"{self._call}: shape")
+        shape = dims(value, f"{self._where}: shape")
         self._per_dimension("shape", shape)
         self._set_size(shape, None)
 
@@ -434,10 +439,10 @@ class IResizeLayer(ILayer):
 
     @scales.setter
     def scales(self, value) -> None:
-        scales = [number(v, self._call, "scales") for v in sequence(value, self._call, "scales")]
+        scales = [number(v, self._where, "scales") for v in sequence(value, self._where, "scales")]
         self._per_dimension("scales", scales)
         if any(v < 0 for v in scales):
-            raise BuilderValueError(f"{self._call}: scales: {scales} has a negative scale")
+            raise BuilderValueError(f"{self._where}: scales: {scales} has a negative scale")
         self._set_size(None, scales)
 
     def _set_size(self, shape, scales) -> None:
@@ -454,7 +459,7 @@ class IResizeLayer(ILayer):
     def _per_dimension(self, argument: str, values) -> None:
         rank = self._network._rank(self._inputs[0])
         if len(values) != rank:
-            raise BuilderValueError(f"{self._call} {self.name!r}: {argument}: {list(values)} has {len(values)} values; "
+            raise BuilderValueError(f"{self._where}: {argument}: {list(values)} has {len(values)} values; "
                                     f"the input {self._inputs[0].name!r} has rank {rank}: give one per dimension")
 
     def set_input(self, index: int, tensor: ITensor) -> None:
