@@ -149,7 +149,10 @@ class INetworkDefinition(Strict):
         profiles = profiles_doc(config, self, call, building)
         dynamic = any(-1 in shape for _, shape in self._input_types.values()) or bool(profiles and self._shape_inputs())
         network = self._network_doc(None, shape_tensors=dynamic)
-        # A static network's profiles too (TensorRT takes one: min = opt = max = its shape), where the loader reads
+        # A static network's profiles too (IOptimizationProfile: "If none of the inputs are dynamic, the default
+        # optimization profile will be generated automatically unless it is explicitly provided by the user (this is
+        # possible but not required in this case)", docs.nvidia.com/deeplearning/tensorrt/latest/_static/python-api/
+        # infer/Core/OptimizationProfile.html; min = opt = max = its shape, checked at the build), where the loader reads
         # profiles (helper dynamic's format; until it lands on main, a static network's profiles are checked, not kept).
         if dynamic or (profiles and "profiles" in NETWORK_KEYS):
             network["profiles"] = profiles
