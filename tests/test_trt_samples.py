@@ -126,8 +126,8 @@ DYNAMIC = needs_dynamic_format()  # helper "dynamic"'s spec format (profiles): /
 @DYNAMIC
 def test_sample_dynamic_batch_and_spatial_dims_with_two_profiles(tmp_path):
     """Issue 27's done-when: a TensorRT script with a dynamic batch, dynamic spatial dimensions and two profiles ports
-    unchanged but for its import; its model runs on onnxruntime at every shape of each profile and matches the
-    values computed by hand here, and validate (the numpy reference) passes at min, opt and max of each."""
+    unchanged but for its import; its model runs on onnxruntime at min, opt, max and random shapes between them of
+    each profile and matches the values computed by hand here, and validate (the numpy reference) passes at min, opt and max of each."""
     s = sample("dynamic_profiles")
     plan = built(s, tmp_path)
     assert plan.target == "tensorrt"
@@ -135,8 +135,10 @@ def test_sample_dynamic_batch_and_spatial_dims_with_two_profiles(tmp_path):
     assert [d.dim_value if d.HasField("dim_value") else None for d in image.type.tensor_type.shape.dim] == [None, 3, None, None]
     w = s.get_weights()
     session = ort.InferenceSession(bytes(plan), providers=["CPUExecutionProvider"])
+    pick = np.random.default_rng(27)
     for shapes in s.ModelData.PROFILES:
-        for shape in shapes:
+        inside = [tuple(int(pick.integers(a, c + 1)) for a, c in zip(shapes[0], shapes[2])) for _ in range(6)]
+        for shape in list(shapes) + inside:  # min, opt, max and shapes between them (odd sizes too)
             x = np.random.default_rng(sum(shape)).uniform(-8, 8, shape).astype(np.float32)
             # by hand: x * scale + shift per channel, minus the mean, each pixel repeated 2 x 2 (NEAREST, ASYMMETRIC, FLOOR)
             centered = x * w["scale"].reshape(1, 3, 1, 1) + w["shift"].reshape(1, 3, 1, 1) - w["mean"]
