@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 import spec2onnx
 from spec2onnx import trt
+from spec2onnx.spec import NETWORK_KEYS
 
 from .helpers import needs_dynamic_format
 
@@ -741,9 +742,24 @@ def _objects():
     config = builder.create_builder_config()
     profile = builder.create_optimization_profile()
     other = trt.INetworkDefinition().add_input("y", trt.float32, (1,))
-    return {"builder": builder, "network": network, "tensor": x, "constant": constant, "scale": scale, "add": add,
-            "resize": resize, "config": config, "profile": profile, "weights": trt.Weights(np.ones(2, np.float32)),
-            "logger": trt.Logger(), "foreign": other}
+    objects = {"builder": builder, "network": network, "tensor": x, "constant": constant, "scale": scale, "add": add,
+               "resize": resize, "config": config, "profile": profile, "weights": trt.Weights(np.ones(2, np.float32)),
+               "logger": trt.Logger(), "foreign": other}
+    if "profiles" not in NETWORK_KEYS:  # (the loader takes dynamic networks with helper dynamic's format)
+        return objects
+    # a dynamic network whose Resize takes a shape input, and a config with a profile for it (issue 27)
+    dynamic = builder.create_network(0)
+    image = dynamic.add_input("image", trt.float32, (-1, 2, -1, -1))
+    size = dynamic.add_input("size", trt.int32, (4,))
+    sized = dynamic.add_resize(image)
+    sized.set_input(1, size)
+    dynamic.mark_output(sized.get_output(0))
+    ranged = builder.create_optimization_profile()
+    ranged.set_shape("image", (1, 2, 2, 2), (2, 2, 4, 4), (3, 2, 8, 8))
+    ranged.set_shape_input("size", (1, 2, 1, 1), (2, 2, 8, 8), (3, 2, 16, 16))
+    profiled = builder.create_builder_config()
+    profiled.add_optimization_profile(ranged)
+    return {**objects, "dynamic": dynamic, "sized": sized, "ranged": ranged, "profiled": profiled}
 
 
 def _public_calls(objects):
@@ -788,7 +804,11 @@ def test_every_public_call_refuses_bad_arguments_with_tensorrt_style_errors(data
     IndexError or OverflowError from inside (issue 25 class 3)."""
     objects = _objects()
     label, target = data.draw(st.sampled_from(_public_calls(objects)), label="call")
-    pool = _JUNK + [objects["tensor"], objects["foreign"], objects["scale"], objects["constant"].get_output(0)]
+    pool = _JUNK + [objects["tensor"], objects["foreign"], objects["scale"], objects["constant"].get_output(0),
+                    objects["network"], objects["config"], objects["profile"], "x", "image", "size", (1, 2, 4, 4),
+                    [-1, 2, 4, 4]]  # half-right ones too
+    if "dynamic" in objects:
+        pool += [objects["dynamic"], objects["profiled"], objects["ranged"], objects["dynamic"].get_input(1)]
     try:
         if isinstance(target, tuple):
             value = data.draw(st.sampled_from(pool), label="value")
