@@ -24,6 +24,7 @@ from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 from typing import Callable, Iterator
 
+from . import ort_build
 from .errors import UserError
 from .isolation import die_with_parent, exit_reason
 from .selection import case_names
@@ -127,11 +128,13 @@ def _die_with_parent(parent_pid: int, inherited: tuple) -> None:
 
 
 def _worker_main(conn: Connection, progress, options: Options, plugins: tuple[str, ...], parent_pid: int,
-                 inherited: tuple = ()) -> None:
+                 inherited: tuple = (), runtime: dict | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the workers
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler (fork copies it): a worker just ends
     _die_with_parent(parent_pid, inherited)
     faulthandler.disable()  # a crash is reported by the parent, in one line
+    if runtime is not None:
+        ort_build.adopt(runtime)  # the parent asked onnxruntime (and warned) once for every worker
     load_plugins(plugins)
     outbox = _Outbox(conn)
     while True:
@@ -207,6 +210,7 @@ class Pool:
         method = "fork" if sys.platform.startswith("linux") else "spawn"
         self.ctx = multiprocessing.get_context(method)
         self.workers: list[_Worker] = []
+        self.runtime: dict | None = None  # the installed onnxruntime's answers (ort_build), asked before any worker
 
     def _start(self) -> _Worker:
         parent, child = self.ctx.Pipe()
@@ -214,7 +218,7 @@ class Pool:
         # A forked worker inherits the parent's end of its own pipe and of every other worker's: it closes them.
         inherited = (parent, *(w.conn for w in self.workers)) if self.ctx.get_start_method() == "fork" else ()
         process = self.ctx.Process(target=_worker_main, daemon=True,
-                                   args=(child, progress, self.options, self.plugins, os.getpid(), inherited))
+                                   args=(child, progress, self.options, self.plugins, os.getpid(), inherited, self.runtime))
         process.start()
         child.close()
         return _Worker(process, parent, progress)
@@ -224,6 +228,8 @@ class Pool:
         for i, job in enumerate(queue):
             job.id = i
         self.workers = []
+        # Asked here, once: each worker would otherwise start its own child process and repeat the warning
+        self.runtime = ort_build.snapshot()
         for _ in range(min(self.size, len(queue)) or 1):
             self.workers.append(self._start())  # one by one: each new worker knows the pipes to close
         try:

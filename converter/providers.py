@@ -29,6 +29,12 @@ PROVIDER_ALIASES = {
     "webgpu": "WebGpuExecutionProvider",
 }
 
+# Listed by get_available_providers() but running no ONNX operator themselves (a session on one alone needs the
+# CPU fallback, which OrtRunner forbids): refused by name, before any work (runners/onnxruntime.py), never probed.
+NOT_COMPUTE_PROVIDERS = {
+    "AzureExecutionProvider": "sends requests to Azure endpoints and runs no ONNX operator locally",
+}
+
 # onnxruntime execution provider (full name) -> the target whose model it runs.
 PROVIDER_TARGETS = {
     "CPUExecutionProvider": "ort-cpu",

@@ -12,8 +12,9 @@ from onnx import TensorProto
 from .. import opset as opset_policy
 from ..dtypes import BFLOAT16
 from ..errors import RuntimeUnavailableError
-from ..opset import newest_loadable_opset, newest_onnx_opset
-from ..providers import OPT_LEVELS, PROVIDER_ALIASES, short_provider
+from ..opset import newest_onnx_opset
+from ..ort_build import newest_loadable_opset, unusable
+from ..providers import NOT_COMPUTE_PROVIDERS, OPT_LEVELS, PROVIDER_ALIASES, short_provider
 from .placement import describe, judge, read_profile
 
 try:
@@ -32,13 +33,6 @@ def require_onnxruntime():
         raise RuntimeUnavailableError(NO_ONNXRUNTIME)
     return ort
 
-# Listed by get_available_providers() but running no ONNX operator themselves (a session on one alone needs the
-# CPU fallback, which OrtRunner forbids): refused by name, before any work.
-NOT_COMPUTE_PROVIDERS = {
-    "AzureExecutionProvider": "sends requests to Azure endpoints and runs no ONNX operator locally",
-}
-
-
 def resolve_provider(name: str) -> str:
     """The full onnxruntime provider name for ``name`` (alias or full), if this machine has it."""
     full = PROVIDER_ALIASES.get(name.lower(), name)
@@ -54,6 +48,10 @@ def resolve_provider(name: str) -> str:
         raise RuntimeUnavailableError(
             f"--provider {name}: {full} {what} (onnxruntime {ort.__version__}){hint}; available: {have}"
         )
+    why = unusable(full)  # asked once per build and machine, in a child process (converter/ort_build.py)
+    if why is not None:
+        raise RuntimeUnavailableError(f"--provider {name}: onnxruntime {ort.__version__} lists {full} but cannot create it "
+                                      f"on this machine, so every case would run on the CPU: {why}")
     return full
 
 

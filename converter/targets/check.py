@@ -20,7 +20,7 @@ from pathlib import Path
 
 import onnx
 
-from ..opset import newest_loadable_ir, newest_loadable_opset
+from ..ort_build import newest_loadable_ir, newest_loadable_opset
 from . import dla, dla_guide, tensorrt_rules
 from .functions import expand as expand_function
 from .limits import Unverified, applies, broken

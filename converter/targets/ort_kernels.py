@@ -2,10 +2,11 @@
 
 ``onnxruntime.capi.onnxruntime_pybind11_state.get_all_opkernel_def()`` lists every registered kernel:
 op, domain, since-version range, type constraints and execution provider (a CUDA build lists its
-CUDAExecutionProvider kernels too). The committed tables (tables/ort-cpu.json, tables/ort-cuda.json)
+CUDAExecutionProvider kernels too, where the call works: onnxruntime-gpu 1.31.1's dies of SIGSEGV, so it is
+made in a child process, once per build: converter/ort_build.py). The committed tables (tables/ort-cpu.json, tables/ort-cuda.json)
 are the same data for the pinned onnxruntime (tools/make_ort_tables.py writes them from the registry;
 tests/targets/test_ort_kernels.py proves they are equal); they are the fallback on a machine without
-onnxruntime, or without a CUDA build for ort-cuda. ``SPEC2ONNX_KERNEL_TABLES=committed`` forces them.
+onnxruntime, without a CUDA build for ort-cuda, or where the registry cannot be read. ``SPEC2ONNX_KERNEL_TABLES=committed`` forces them.
 A committed table also records the registries of other onnxruntime versions, as the ops whose rows differ
 from the pinned one's (``versions``; ``committed_for``), so that the test compares every recorded version's
 registry, whichever one is installed, and names the command that records a new one.
@@ -20,79 +21,29 @@ rows replace the pinned table's; null: that version registers no kernel for the 
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 from functools import lru_cache
 from pathlib import Path
+
+from .. import ort_build
+from ..runtime_child import registry_rows  # noqa: F401 - get_all_opkernel_def() entries -> rows (tools, tests)
 
 TABLES = Path(__file__).parent / "tables"
 PROVIDERS = {"ort-cpu": "CPUExecutionProvider", "ort-cuda": "CUDAExecutionProvider"}
 FILES = {"ort-cpu": "ort-cpu.json", "ort-cuda": "ort-cuda.json"}
 KERNEL_RULE = "a row [a, b] matches since-versions a..b; an open row (end null) only its start"
-_INT_MAX = 2**31 - 1
-
-
-def _type_name(onnx_type: str) -> str | None:
-    """'tensor(float)' -> 'float'; sequences, maps, optionals and sparse tensors -> None (not tensor kernels)."""
-    if onnx_type.startswith("tensor(") and onnx_type.endswith(")"):
-        return onnx_type[len("tensor("):-1]
-    return None
-
-
-def _merge(rows: list[dict]) -> list[dict]:
-    """Rows of one version range merged where that adds no type combination (they differ in one constraint)."""
-    merged: list[dict] = []
-    for row in rows:
-        for other in merged:
-            if other["types"].keys() != row["types"].keys():
-                continue
-            differ = [c for c in row["types"] if set(row["types"][c]) != set(other["types"][c])]
-            if len(differ) <= 1:
-                for c in differ:
-                    other["types"][c] = sorted(set(other["types"][c]) | set(row["types"][c]))
-                break
-        else:
-            merged.append({"start": row["start"], "end": row["end"], "types": {c: list(v) for c, v in row["types"].items()}})
-    return merged
-
-
-def registry_rows(kernel_defs, provider: str) -> dict[str, dict[str, list[dict]]]:
-    """domain ('' for ai.onnx) -> op -> rows, from ``get_all_opkernel_def()`` entries of ``provider``."""
-    grouped: dict[tuple, list[dict]] = {}
-    for k in kernel_defs:
-        if k.provider != provider:
-            continue
-        start, end = k.version_range
-        types = {}
-        for constraint, allowed in sorted(k.type_constraints.items()):
-            names = sorted({n for n in map(_type_name, allowed) if n})
-            if names:
-                types[constraint] = names
-        row = {"start": start, "end": None if end >= _INT_MAX else end, "types": types}
-        grouped.setdefault((k.domain, k.op_name, start, row["end"]), []).append(row)
-    out: dict[str, dict[str, list[dict]]] = {}
-    for (domain, op, _, _), rows in sorted(grouped.items(), key=lambda kv: (kv[0][0], kv[0][1], -kv[0][2])):
-        unique = []
-        for row in rows:
-            if row not in unique:
-                unique.append(row)
-        out.setdefault(domain, {}).setdefault(op, []).extend(_merge(unique))
-    return out
 
 
 def registry_table(provider: str) -> dict | None:
-    """The kernel table of ``provider`` in the installed onnxruntime's registry; None without one."""
-    if importlib.util.find_spec("onnxruntime") is None:
+    """The kernel table of ``provider`` in the installed onnxruntime's registry (read in a child process, once
+    per build: converter/ort_build.py); None without onnxruntime, without kernels of ``provider`` (ort-cuda on
+    a CPU build), or where the registry could not be read (then a warning said why, once)."""
+    rows = ort_build.registry_rows(provider)
+    if rows is None:
         return None
-    import onnxruntime
-    from onnxruntime.capi import onnxruntime_pybind11_state as state
-
-    rows = registry_rows(state.get_all_opkernel_def(), provider)
-    if not rows:
-        return None  # e.g. ort-cuda on a CPU build: no CUDA kernels registered
+    rows = dict(rows)
     return {
-        "source": f"onnxruntime {onnxruntime.__version__} kernel registry (get_all_opkernel_def), {provider}",
+        "source": f"onnxruntime {ort_build.build().version} kernel registry (get_all_opkernel_def), {provider}",
         "kernel_rule": KERNEL_RULE,
         "ops": rows.pop("", {}),
         "domains": {domain: rows[domain] for domain in sorted(rows)},
@@ -107,11 +58,8 @@ def committed(target: str) -> dict:
 @lru_cache(maxsize=None)
 def kernel_table(target: str) -> dict:
     """The kernel table check uses for ``target`` (ort-cpu, ort-cuda): the installed registry's, else committed."""
-    if os.environ.get("SPEC2ONNX_KERNEL_TABLES") != "committed":
-        try:
-            table = registry_table(PROVIDERS[target])
-        except Exception:  # noqa: BLE001 - a broken onnxruntime install: the committed table still answers
-            table = None
+    if ort_build.registry_wanted():
+        table = registry_table(PROVIDERS[target])
         if table is not None:
             return table
     return committed(target)

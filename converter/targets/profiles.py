@@ -26,6 +26,8 @@ known to differ from ONNX's: the node still counts as running).
 
 from __future__ import annotations
 
+from ..opset import ORT_MAX_IR_VERSION, ORT_MAX_OPSET  # the committed tables' opset and IR limits (one definition)
+
 UPSAMPLEBASE = "microsoft/onnxruntime onnxruntime/core/providers/cpu/tensor/upsamplebase.h (ScalesValidation; shared by the CPU and CUDA Resize)"
 CUDA_NOTES = "onnxruntime CUDA EP source notes (the project's ort-cuda-notes.md)"
 
@@ -227,15 +229,11 @@ TENSORRT_TENSORS = {"elements": 2**31 - 1, "rank": 8,
 #                    README). Only where it is measured bit-identical to multiply-then-add: onnxruntime's CPU
 #                    kernel rounds the product and the sum separately (tests/lowering/test_scale_lowering.py);
 #                    another runtime may fuse them (FMA). CUDA: also slower than Mul+Add (0.247 against 0.122 ms, H100)
-# onnxruntime 1.31.1 (the kernel tables' version) loads models up to opset 26: InferenceSession refuses a
-# one-node model at 27 and 28, which onnx 1.23 writes (probed by converter/opset.py newest_loadable_opset).
-ORT_MAX_OPSET = 26
+# onnxruntime 1.31.1 (the kernel tables' version) loads models up to opset 26 and IR version 13 (converter/opset.py
+# says where that was measured); with an onnxruntime installed, its own limits are probed (converter/ort_build.py).
+# onnx 1.23's helper.make_model writes IR 14 by default, so a model made without ir_version= is refused there
+# (tests/test_check_untrusted.py).
 ORT_TABLES_VERSION = "1.31.1"  # the committed ort-cpu table's onnxruntime (tables/ort-cpu.json)
-# ... and models up to IR version 13: "Unsupported model IR version: 14, max supported IR version: 13"
-# (onnxruntime/core/graph/model.cc, Model::Model; measured with 1.31.1; 1.32.0 loads 14:
-# with an onnxruntime installed, its own limit is probed, opset.newest_loadable_ir). onnx 1.23's helper.make_model writes IR 14
-# by default, so a model made without ir_version= is refused (tests/test_check_untrusted.py).
-ORT_MAX_IR_VERSION = 13
 
 # What every onnxruntime target shares, whatever its execution provider, written once: onnxruntime's graph
 # loading happens before any execution provider sees the graph. constants_folded: every Constant node becomes an
