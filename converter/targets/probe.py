@@ -9,19 +9,23 @@ With ``probe=True`` each target whose runtime is installed is asked:
 - openvino: ``Core.read_model`` + ``Core.query_model(model, "CPU")`` (the nodes the CPU plugin does not take,
   by name) + ``compile_model`` at f32.
 
-Other targets (tensorrt, tensorrt-dla) and targets whose runtime is absent keep the static verdict; the
-output says which is which. Static warnings (known numerical differences) are kept with a probed verdict.
+Each runtime is asked in a child process (converter/isolated.py): a runtime that crashes on the model (dies
+of a signal) gives the verdict "does not run"; one that cannot be asked (a timeout, an import that fails, an
+execution provider onnxruntime cannot create on this machine, such as CUDA without a GPU or its libraries)
+leaves the static verdict, and says why. Other targets (tensorrt, tensorrt-dla) and targets whose runtime is
+absent keep the static verdict; the output says which is which. Static warnings (known numerical differences) are kept with a probed verdict.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import os
-import tempfile
+from base64 import b64encode
 from dataclasses import dataclass
 
 import onnx
 
+from .. import isolated, ort_build
+from ..opset import MIN_OPSET, ir_version_for, probe_model
 from .check import Problem, check_model
 from .profiles import PROFILES
 
@@ -45,8 +49,8 @@ def check(model: onnx.ModelProto, target: str, probe: bool = False) -> list[Verd
     for name in members(target):
         static = check_model(model, name)
         asked = _probe(model, name) if probe else None
-        if asked is None:
-            why = "" if not probe else f" ({_why_static(name)})"
+        if asked is None or isinstance(asked, str):
+            why = "" if asked is None else f" ({asked})"
             out.append(Verdict(name, f"static: tables and rules{why}", static))
         else:
             runtime, problems = asked
@@ -56,77 +60,65 @@ def check(model: onnx.ModelProto, target: str, probe: bool = False) -> list[Verd
     return out
 
 
-def _why_static(name: str) -> str:
+def _probe(model: onnx.ModelProto, name: str):
+    """(runtime description, problems) from the runtime itself, or why it could not be asked here (a str)."""
     if name in _EP:
-        if importlib.util.find_spec("onnxruntime") is None:
+        if not ort_build.installed():
             return "onnxruntime is not installed"
-        return f"this onnxruntime has no {_EP[name]}"
+        return _onnxruntime(model, name)
     if name == "openvino":
-        return "OpenVINO is not installed"
+        if importlib.util.find_spec("openvino") is None:
+            return "OpenVINO is not installed"
+        return _openvino(model, name)
     return "no runtime to ask here"
 
 
-def _probe(model: onnx.ModelProto, name: str):
-    """(runtime description, problems) from the runtime itself; None when it cannot be asked here."""
-    if name in _EP and importlib.util.find_spec("onnxruntime") is not None:
-        return _onnxruntime(model, name)
-    if name == "openvino" and importlib.util.find_spec("openvino") is not None:
-        return _openvino(model, name)
-    return None
-
-
-def _first_line(exc: BaseException) -> str:
-    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
-    return (lines[0] if lines else type(exc).__name__)[:400]
+def _unanswered(runtime: str, reply: isolated.Reply, name: str):
+    """The child ended before the verdict. Died of a signal while the runtime held the model: the model does
+    not run there (a problem). Anything else (a timeout, the runtime not importable): the static verdict, and why."""
+    if reply.crashed:
+        return runtime, [Problem(name, "", "", f"the runtime crashed on the model ({reply.failure})")]
+    return f"the runtime could not be asked: {reply.failure}"
 
 
 def _onnxruntime(model: onnx.ModelProto, name: str):
-    import onnxruntime as ort
-
     provider = _EP[name]
-    if provider not in ort.get_available_providers():
-        return None
-    options = ort.SessionOptions()
-    options.log_severity_level = 4
-    if provider != "CPUExecutionProvider":  # onnxruntime refuses the option on a session of the CPU EP itself
-        options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
-    runtime = f"onnxruntime {ort.__version__} {provider} (session built" + (
+    build = ort_build.build()
+    if build is not None and build.providers and provider not in build.providers:
+        return f"this onnxruntime has no {provider}"
+    if ort_build.unusable(provider) is not None:  # (asked once per build and machine)
+        return f"{build.name} cannot create {provider} here: {ort_build.unusable(provider)}"
+    request = {"provider": provider, "probe": b64encode(probe_model(MIN_OPSET, ir_version_for(MIN_OPSET))).decode()}
+    reply = isolated.ask("onnxruntime-session", request, model.SerializeToString())
+    version = (reply.first("import") or {}).get("version", "?")
+    runtime = f"onnxruntime {version} {provider} (session built" + (
         ")" if provider == "CPUExecutionProvider" else ", no CPU fallback)")
-    try:
-        ort.InferenceSession(model.SerializeToString(), options, providers=[provider])
-    except Exception as exc:  # noqa: BLE001 - any refusal is the answer
-        return runtime, [Problem(name, "", "", f"onnxruntime refuses the model: {_first_line(exc)}")]
-    return runtime, []
+    usable, built = reply.first("provider"), reply.first("session")
+    if usable is not None and not usable.get("ok"):
+        return f"onnxruntime {version} cannot create {provider} here: {usable.get('error') or 'see its log'}"
+    if built is None:
+        return _unanswered(runtime, reply, name)
+    if built.get("ok"):
+        return runtime, []
+    return runtime, [Problem(name, "", "", f"onnxruntime refuses the model: {built.get('error', '')}")]
 
 
 def _openvino(model: onnx.ModelProto, name: str):
-    import openvino as ov
-
-    core = ov.Core()
-    runtime = f"OpenVINO {ov.get_version().split('-')[0]} CPU (query_model + compile_model)"
-    fd, path = tempfile.mkstemp(suffix=".onnx")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(model.SerializeToString())
-        try:
-            ov_model = core.read_model(path)
-        except Exception as exc:  # noqa: BLE001 - the ONNX frontend cannot convert it
-            return runtime, [Problem(name, "", "", f"OpenVINO cannot read the model: {_first_line(exc)}")]
-    finally:
-        os.unlink(path)
+    reply = isolated.ask("openvino-model", {}, model.SerializeToString())
+    runtime = f"OpenVINO {(reply.first('import') or {}).get('version', '?')} CPU (query_model + compile_model)"
+    read = reply.first("read")
+    if read is not None and not read.get("ok"):
+        return runtime, [Problem(name, "", "", f"OpenVINO cannot read the model: {read.get('error', '')}")]
+    query, compiled = reply.first("query"), reply.first("compile")
+    if read is None or compiled is None:
+        return _unanswered(runtime, reply, name)
     problems = []
-    try:
-        supported = core.query_model(ov_model, "CPU")
-    except Exception as exc:  # noqa: BLE001
-        supported = None
-        problems.append(Problem(name, "", "", f"OpenVINO's query_model fails: {_first_line(exc)}"))
-    if supported is not None:
-        missing = [op.get_friendly_name() for op in ov_model.get_ordered_ops() if op.get_friendly_name() not in supported]
-        if missing:
-            problems.append(Problem(name, "", "", f"the CPU plugin does not take {len(missing)} operation(s): "
-                                                  f"{', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}"))
-    try:
-        core.compile_model(ov_model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
-    except Exception as exc:  # noqa: BLE001
-        problems.append(Problem(name, "", "", f"OpenVINO's CPU plugin does not compile it: {_first_line(exc)}"))
+    if not query.get("ok"):
+        problems.append(Problem(name, "", "", f"OpenVINO's query_model fails: {query.get('error', '')}"))
+    elif query.get("missing"):
+        missing = [str(m) for m in query["missing"]]
+        problems.append(Problem(name, "", "", f"the CPU plugin does not take {len(missing)} operation(s): "
+                                              f"{', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}"))
+    if not compiled.get("ok"):
+        problems.append(Problem(name, "", "", f"OpenVINO's CPU plugin does not compile it: {compiled.get('error', '')}"))
     return runtime, problems
