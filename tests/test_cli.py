@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from cli import main
 
 from .conftest import REPO, SPECS
+pytestmark = pytest.mark.runtime  # .ci/run runs these with onnxruntime-gpu too
 
 SEED_SPECS = {
     # spec file -> (input feeds, output name, expected values), copied from the seed documents
@@ -64,11 +65,37 @@ def test_unsupported_opset_is_a_usage_error(tmp_path):
 
 
 def test_unavailable_provider_names_what_is_installed():
-    if "CUDAExecutionProvider" in ort.get_available_providers():
+    from converter import ort_build
+
+    listed = "CUDAExecutionProvider" in ort.get_available_providers()
+    if listed and ort_build.unusable("CUDAExecutionProvider") is None:
         pytest.skip("this machine has CUDA; the refusal path needs a machine without it")
     result = invoke("validate", SPECS / "trt_scale/seed-scale-4d.yaml", "--provider", "cuda")
-    assert result.exit_code == 2
-    assert "CUDAExecutionProvider is not available" in result.output and "available: cpu (CPUExecutionProvider)" in result.output
+    assert result.exit_code == 2 and result.output.count("spec2onnx: error:") == 1, result.output
+    if listed:  # onnxruntime-gpu without a GPU or its CUDA libraries: listed, but onnxruntime cannot create it
+        assert f"onnxruntime {ort.__version__} lists CUDAExecutionProvider but cannot create it on this machine" in result.output
+    else:
+        assert "CUDAExecutionProvider is not available" in result.output and "available: cpu (CPUExecutionProvider)" in result.output
+
+
+def test_a_listed_provider_onnxruntime_cannot_create_here_is_refused_before_any_work(monkeypatch, tmp_path):
+    # onnxruntime-gpu on a machine without a GPU lists CUDAExecutionProvider; a session asked for it logs "Failed to
+    # create CUDAExecutionProvider" and runs every node on the CPU. The build's child process found that out once.
+    from converter import ort_build
+
+    monkeypatch.setattr(ort, "get_available_providers", lambda: ["CUDAExecutionProvider", "CPUExecutionProvider"])
+    reason = "Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.13: cannot open shared object file"
+    build = ort_build.build()
+    monkeypatch.setitem(ort_build._BUILDS, ort_build.registry_wanted(),
+                        ort_build.Build(build.version, build.providers, build.opset, build.ir, build.tables,
+                                        {"CUDAExecutionProvider": reason}))
+    spec = SPECS / "trt_scale/seed-scale-4d.yaml"
+    for args in (("validate", spec, "-j", 0), ("run", spec, "-o", tmp_path)):
+        result = invoke(*args, "--provider", "cuda")
+        assert result.exit_code == 2, result.output
+        assert result.output == (f"spec2onnx: error: --provider cuda: onnxruntime {ort.__version__} lists CUDAExecutionProvider "
+                                 f"but cannot create it on this machine, so every case would run on the CPU: {reason}\n")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_unknown_provider_is_refused():

@@ -53,6 +53,7 @@ def test_parallel_run_of_the_bundled_suite_writes_json_and_junit_that_agree(tmp_
     assert "layer kind" in result.output and "trt.Scale" in result.output
 
 
+@pytest.mark.runtime
 def test_crashing_hanging_and_raising_cases_are_errors_and_the_others_still_pass(tmp_path):
     spec = tmp_path / "misbehaving.yaml"
     spec.write_text(MISBEHAVING_SPEC)
@@ -185,6 +186,7 @@ def test_bundled_suite_on_another_runtime_passes_with_its_declared_known_failure
     assert " 0 failed, 0 errors" in summary and "xfail" in summary  # each known failure says why in its spec
 
 
+@pytest.mark.runtime
 @pytest.mark.parametrize("opset", ["13", "max"])
 def test_bundled_suite_at_the_lowest_and_the_newest_opset(opset):
     from .helpers import newest_opset_with_every_kernel

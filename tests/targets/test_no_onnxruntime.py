@@ -5,7 +5,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from ..conftest import REPO, SPECS, child_env
+
+pytestmark = pytest.mark.runtime  # .ci/run runs these with onnxruntime-gpu too
 
 # Importing a module set to None in sys.modules raises ImportError: onnxruntime is absent for that process.
 RUN = ("import sys; sys.modules['onnxruntime'] = None; sys.argv = ['spec2onnx'] + sys.argv[1:]; "

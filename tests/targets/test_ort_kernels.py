@@ -19,6 +19,7 @@ from converter.targets import ort_kernels
 from converter.targets.check import check_model, errors
 
 needs_ort = pytest.mark.skipif(importlib.util.find_spec("onnxruntime") is None, reason="onnxruntime is not installed")
+pytestmark = pytest.mark.runtime  # .ci/run runs these with onnxruntime-gpu too
 
 
 def model(nodes, inputs, outputs, opsets=(("", 17),), inits=()):
@@ -56,6 +57,8 @@ def test_the_committed_table_records_the_installed_onnxruntime_registry():
                     "with python -m tools.make_ort_tables --registry ort-cpu, then measure and document it with "
                     "python -m tools.ground_truth --write-docs (tools/ground_truth.py DOCUMENTED, KNOWN_BY_VERSION)")
     live = ort_kernels.registry_table("CPUExecutionProvider")
+    if live is None:  # onnxruntime-gpu 1.31.1: get_all_opkernel_def() dies (SIGSEGV) or raises (no GPU)
+        pytest.skip(f"this onnxruntime's registry cannot be read: {ort_kernels.ort_build.build().failure}")
     assert live == ort_kernels.committed_for("ort-cpu", version)
     text = (ort_kernels.TABLES / "ort-cpu.json").read_text(encoding="utf-8")
     assert ort_kernels.dumps(ort_kernels.committed("ort-cpu")) == text  # the file as the tool writes it
