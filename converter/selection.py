@@ -13,7 +13,7 @@ import yaml
 from . import safe_yaml
 from .errors import UserError
 from .names import is_valid_name
-from .spec import MAX_SPEC_BYTES, SPEC_SUFFIXES, Spec, load_spec
+from .spec import SPEC_SUFFIXES, Spec, load_spec, read_bounded
 
 
 @dataclass
@@ -81,8 +81,7 @@ def is_spec_file(path: str | Path) -> bool:
     if path.suffix not in SPEC_SUFFIXES:
         return False
     try:
-        with path.open("rb") as handle:
-            text = handle.read(MAX_SPEC_BYTES + 1).decode("utf-8", errors="replace")
+        text = read_bounded(path).decode("utf-8", errors="replace")
     except OSError:  # a folder, a missing or unreadable file
         return False
     if path.suffix != ".json":
@@ -103,8 +102,7 @@ def spec_name_of(path: str | Path) -> str | None:
     unreadable). Used to refuse a second spec with the same name before any of its cases run."""
     path = Path(path)
     try:
-        with path.open("rb") as handle:
-            text = handle.read(MAX_SPEC_BYTES + 1).decode("utf-8")
+        text = read_bounded(path).decode("utf-8")
         if path.suffix == ".json":
             doc = safe_yaml.load_json(text)
             name = doc.get("name") if isinstance(doc, dict) else None
@@ -193,12 +191,12 @@ def find_specs(paths: Iterable[str | Path], exclude: Iterable[str] = ()) -> Foun
             for file in candidates:
                 if _excluded(file, root, exclude) or not is_spec_file(file):
                     found.skipped.append(file)
-                elif file.resolve() not in seen:
-                    seen.add(file.resolve())
+                elif (real := file.resolve()) not in seen:
+                    seen.add(real)
                     found.files.append(file)
         elif root.exists() or root.is_symlink():
-            if root.resolve() not in seen:
-                seen.add(root.resolve())
+            if (real := root.resolve()) not in seen:
+                seen.add(real)
                 found.files.append(root)
         else:
             raise UserError(f"{root}: no such file or folder")

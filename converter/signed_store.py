@@ -24,6 +24,7 @@ A folder that cannot be written just means no caching. Nothing is ever evicted.
 from __future__ import annotations
 
 import errno
+import functools
 import hmac
 import os
 import secrets
@@ -60,10 +61,15 @@ class Kind:
 def cache_dir() -> Path | None:
     """The cache folder, or None when caching is off: ``$SPEC2ONNX_CACHE`` (``off`` turns it off), else
     ``$XDG_CACHE_HOME/spec2onnx``, else ``~/.cache/spec2onnx``."""
-    explicit = os.environ.get("SPEC2ONNX_CACHE")
+    return _cache_dir(os.environ.get("SPEC2ONNX_CACHE"), os.environ.get("XDG_CACHE_HOME"), os.environ.get("HOME"))
+
+
+@functools.lru_cache(maxsize=8)
+def _cache_dir(explicit: str | None, xdg: str | None, home: str | None) -> Path | None:
+    # (asked twice per spec a worker loads: the answer is kept per value of the variables it reads)
     if explicit is not None:
         return None if explicit.strip().lower() in _OFF else Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = xdg or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "spec2onnx"
 
 

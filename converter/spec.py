@@ -73,16 +73,22 @@ def _read_bytes(path: Path) -> bytes:
     try:
         if not path.is_file():
             raise SpecError("no such file" if not path.exists() else "not a regular file")
-        with path.open("rb") as handle:
-            # Never more than the limit, whatever stat said; but no 16 MiB buffer for a 1 KiB file either.
-            first = min(os.fstat(handle.fileno()).st_size, MAX_SPEC_BYTES) + 1
-            data = handle.read(first)
-            if len(data) == first:  # the file grew since stat, or is at the limit
-                data += handle.read(MAX_SPEC_BYTES + 1 - len(data))
+        data = read_bounded(path)
     except OSError as exc:
         raise SpecError(f"cannot read: {exc.strerror or exc}") from None
     if len(data) > MAX_SPEC_BYTES:
         raise SpecError(f"larger than the {MAX_SPEC_BYTES // 2**20} MiB limit for spec files")
+    return data
+
+
+def read_bounded(path: Path) -> bytes:
+    """The file's bytes, at most MAX_SPEC_BYTES + 1 of them (one more than the limit: the caller can tell it is
+    over), whatever stat said; but no 16 MiB buffer for a 1 KiB file either (a read of the limit allocates it)."""
+    with path.open("rb") as handle:
+        first = min(os.fstat(handle.fileno()).st_size, MAX_SPEC_BYTES) + 1
+        data = handle.read(first)
+        if len(data) == first:  # the file grew since stat, or is at the limit
+            data += handle.read(MAX_SPEC_BYTES + 1 - len(data))
     return data
 
 

@@ -76,7 +76,20 @@ def _code_id() -> bytes:
 def _key(data: bytes, spec_path: Path) -> str:
     # The suffix picks the parser: the same bytes are read as JSON in a .json file and as YAML otherwise.
     parser = b"json" if spec_path.suffix == ".json" else b"yaml"
-    return hashlib.sha256(_code_id() + os.fsencode(spec_path.resolve().parent) + b"\0" + parser + b"\0" + data).hexdigest()
+    return hashlib.sha256(_code_id() + _real_folder(spec_path) + b"\0" + parser + b"\0" + data).hexdigest()
+
+
+def _real_folder(spec_path: Path) -> bytes:
+    """The real folder of the spec file (``spec_path.resolve().parent``): a file that is no symlink is in its
+    folder's real path, which is kept per folder (the specs of a suite share a few)."""
+    if os.path.islink(spec_path):
+        return os.fsencode(spec_path.resolve().parent)
+    return _real_path(os.path.abspath(spec_path.parent))  # (absolute: the working folder may change)
+
+
+@functools.lru_cache(maxsize=256)
+def _real_path(folder: str) -> bytes:
+    return os.fsencode(os.path.realpath(folder))
 
 
 SPECS = signed_store.Kind(MAGIC, ("specs",), ".pickle", MAX_ENTRY_BYTES + 16)
