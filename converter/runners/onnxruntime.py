@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
+import threading
 
 import numpy as np
 from onnx import TensorProto
@@ -78,16 +80,28 @@ def check_opset(opset: int) -> int:
                                     error=RuntimeUnavailableError)
 
 
+_PROFILE_PREFIX = threading.Lock()  # one shared SessionOptions per configuration: its prefix set per session
+
+
+@functools.lru_cache(maxsize=16)
+def _session_options(provider: str, opt_level: str, threads: int):
+    """SessionOptions made once per configuration (a session copies them when it is made: the profile prefix,
+    set per session, is the only field that changes)."""
+    options = require_onnxruntime().SessionOptions()
+    options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, OPT_LEVELS[opt_level])
+    options.log_severity_level = 4  # errors reach the user as exceptions, in one line, not as log noise
+    options.intra_op_num_threads = threads
+    options.enable_profiling = provider != "CPUExecutionProvider"  # the first run's placement (_check_placement)
+    return options
+
+
 class OrtRunner:
     """One onnxruntime session for one model; ``run`` takes and returns numpy arrays (bfloat16 included)."""
 
     def __init__(self, model_bytes: bytes, provider: str = "CPUExecutionProvider", opt_level: str = "all", threads: int = 1):
         """``threads``: intra-op threads (validate: 1, or the idle cores for a big spec; run MODEL: 0, onnxruntime's
         own default)."""
-        options = require_onnxruntime().SessionOptions()
-        options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, OPT_LEVELS[opt_level])
-        options.log_severity_level = 4  # errors reach the user as exceptions, in one line, not as log noise
-        options.intra_op_num_threads = max(0, threads)  # 0: onnxruntime's default, one thread per physical core
+        options = _session_options(provider, opt_level, max(0, threads))  # 0: one thread per physical core
         self.provider = provider
         self.placement = None  # with a non-CPU provider, after the first run: (every node's Placement, allowed CPU nodes)
         self._placement_error = None
@@ -98,10 +112,12 @@ class OrtRunner:
             # the first run is profiled and a compute node on the CPU fails it (converter/runners/placement.py).
             providers.append("CPUExecutionProvider")
             self._profile_dir = tempfile.mkdtemp(prefix="spec2onnx-profile-")
-            options.enable_profiling = True
-            options.profile_file_prefix = os.path.join(self._profile_dir, "ort")
             self._model_bytes = model_bytes
-        self.session = ort.InferenceSession(model_bytes, sess_options=options, providers=providers)
+            with _PROFILE_PREFIX:  # (the session copies the options when it is made)
+                options.profile_file_prefix = os.path.join(self._profile_dir, "ort")
+                self.session = ort.InferenceSession(model_bytes, sess_options=options, providers=providers)
+        else:
+            self.session = ort.InferenceSession(model_bytes, sess_options=options, providers=providers)
         self._outputs = [(o.name, o.type, o.shape) for o in self.session.get_outputs()]
         # io binding takes no string tensors ("Only binding non-string Tensors is currently supported"): a model
         # with string inputs or outputs (run MODEL) runs through session.run, which has no bfloat16 to numpy
@@ -125,7 +141,7 @@ class OrtRunner:
         finally:
             shutil.rmtree(self._profile_dir, ignore_errors=True)
             self._profile_dir = None
-        bad, allowed = judge(placements, onnx.load_model_from_string(self._model_bytes), self.provider)
+        bad, allowed = judge(placements, lambda: onnx.load_model_from_string(self._model_bytes), self.provider)
         self.placement = (placements, allowed)
         if bad:
             also = f"; shape-only nodes onnxruntime puts on the CPU by design (allowed): {describe(allowed)}" if allowed else ""

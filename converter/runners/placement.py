@@ -65,11 +65,16 @@ def shape_only_nodes(model: onnx.ModelProto) -> set[str]:
     return shape_only
 
 
-def judge(placements: list[Placement], model: onnx.ModelProto, provider: str) -> tuple[list[Placement], list[Placement]]:
-    """(compute nodes that ran on the CPU although ``provider`` was asked for, allowed CPU nodes: shape-only or copies)."""
+def judge(placements: list[Placement], model, provider: str) -> tuple[list[Placement], list[Placement]]:
+    """(compute nodes that ran on the CPU although ``provider`` was asked for, allowed CPU nodes: shape-only or copies).
+
+    ``model``: the ModelProto, or a function that makes it: called (and shape inference run) only when a node
+    other than a copy ran on the CPU, which is rare (a spec on CUDA pays for neither)."""
     if provider == CPU:
         return [], []
-    shape_only = shape_only_nodes(model)
+    if all(p.provider != CPU or p.op.startswith("Memcpy") for p in placements):
+        return [], [p for p in placements if p.provider == CPU]
+    shape_only = shape_only_nodes(model() if callable(model) else model)
     bad, allowed = [], []
     for p in placements:
         if p.provider != CPU:
