@@ -9,7 +9,12 @@ suite; converter/doc_cache.py). Rounds interleave every row with its floor, so t
 machine disturbs both alike; "ratio, CPU time" divides cases per CPU-second (this process and
 its workers, user + system), which other load on the machine disturbs less than wall time.
 
-    python -m benchmarks.throughput [--cases 2000]
+    python -m benchmarks.throughput [--cases 2000] [--repeat 3] [--against TREE]
+
+``--against TREE`` adds the rows of another checkout's spec2onnx (its ``converter/``, e.g. ``git worktree
+add /tmp/before main``), measured the same way in the same rounds: before and after side by side. Then
+every spec2onnx row runs in a fresh process of its own (one untimed pass, then the timed one), this
+checkout's too, so that neither gains from the other's warm process.
 """
 
 from __future__ import annotations
@@ -92,6 +97,28 @@ def spec2onnx_rate(folder: Path, jobs: int, cache: str) -> tuple[float, float]:
     return len(results) / wall, len(results) / cpu
 
 
+_CHILD = """
+import json, sys
+tree, suite, jobs, cache, here = sys.argv[1:6]
+sys.path[:0] = [tree, here]
+from benchmarks.throughput import spec2onnx_rate
+spec2onnx_rate(__import__("pathlib").Path(suite), int(jobs), cache)  # untimed: imports, per-process answers
+print(json.dumps(spec2onnx_rate(__import__("pathlib").Path(suite), int(jobs), cache)))
+"""
+
+
+def rate_in_child(tree: Path, folder: Path, jobs: int, cache: str) -> tuple[float, float]:
+    """spec2onnx_rate with ``tree``'s spec2onnx (its converter/ first on sys.path), in a fresh process."""
+    import json
+    import subprocess
+    import sys
+
+    here = str(Path(__file__).resolve().parent.parent)
+    proc = subprocess.run([sys.executable, "-c", _CHILD, str(tree), str(folder), str(jobs), cache, here],
+                          capture_output=True, text=True, check=True)
+    return tuple(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
 def _floor_worker(n: int) -> float:
     import onnxruntime as ort
 
@@ -132,23 +159,32 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=3, help="rounds; each measures every row once, interleaved")
+    parser.add_argument("--against", type=Path, help="another checkout whose spec2onnx is measured beside this one")
     args = parser.parse_args(argv)
+    trees = [("", None)] if args.against is None else [("before, ", args.against.resolve()),
+                                                         ("after, ", Path(__file__).resolve().parent.parent)]
     saved = os.environ.get("SPEC2ONNX_CACHE")
     with tempfile.TemporaryDirectory() as tmp:
-        suite, cache = Path(tmp) / "suite", Path(tmp) / "cache"
+        suite = Path(tmp) / "suite"
         suite.mkdir()
         total = write_suite(suite, args.cases)
-        spec2onnx_rate(suite, 0, str(cache))  # fills the parse cache
-        rows = {(jobs, what): ([], [], [], [], []) for jobs in (1, 2) for what in ("no cache", "warm cache")}
+        caches = {label: Path(tmp) / f"cache{i}" for i, (label, _) in enumerate(trees)}
+        for label, tree in trees:  # fills the caches
+            spec2onnx_rate(suite, 0, str(caches[label])) if tree is None else rate_in_child(tree, suite, 0, str(caches[label]))
+        rows = {(label, jobs, what): ([], [], [], [], []) for label, _ in trees for jobs in (1, 2)
+                for what in ("no cache", "warm cache")}
         try:
             for _ in range(args.repeat):
                 for jobs in (1, 2):
-                    for what, folder in (("no cache", "off"), ("warm cache", str(cache))):
-                        floor, floor_cpu = floor_rate(total, jobs)
-                        full, full_cpu = spec2onnx_rate(suite, jobs, folder)
-                        values = (full, floor, full / floor, full_cpu, full_cpu / floor_cpu)
-                        for column, value in zip(rows[jobs, what], values):
-                            column.append(value)
+                    for what in ("no cache", "warm cache"):
+                        for label, tree in trees:
+                            folder = "off" if what == "no cache" else str(caches[label])
+                            floor, floor_cpu = floor_rate(total, jobs)
+                            full, full_cpu = (spec2onnx_rate(suite, jobs, folder) if tree is None
+                                              else rate_in_child(tree, suite, jobs, folder))
+                            values = (full, floor, full / floor, full_cpu, full_cpu / floor_cpu)
+                            for column, value in zip(rows[label, jobs, what], values):
+                                column.append(value)
         finally:
             if saved is None:
                 os.environ.pop("SPEC2ONNX_CACHE", None)
@@ -157,7 +193,8 @@ def main(argv=None) -> None:
     print(f"Validation throughput, {total} cases in {total // CASES_PER_SPEC} specs, {args.repeat} rounds: "
           f"median (min-max) ({machine()})\n")
     print(table(["spec2onnx validate", "cases/s", "floor cases/s", "ratio to floor", "cases/CPU-s", "ratio, CPU time"],
-                [[f"-j {jobs}, {what}"] + [_spread(c) for c in columns] for (jobs, what), columns in rows.items()]))
+                [[f"{label}-j {jobs}, {what}"] + [_spread(c) for c in columns]
+                 for (label, jobs, what), columns in sorted(rows.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0] != "before, "))]))
 
 
 if __name__ == "__main__":
