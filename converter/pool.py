@@ -13,6 +13,7 @@ from __future__ import annotations
 import faulthandler
 import multiprocessing
 import os
+import select
 import selectors
 import signal
 import sys
@@ -200,6 +201,16 @@ class _Worker:
         return self.progress[1]
 
 
+def _readable(conn: Connection) -> bool:
+    """``conn.poll()`` (a message, or the end of the pipe, is waiting), in one poll(2) call: Connection.poll builds
+    a selector each time (multiprocessing.connection.wait), and the parent asks after every message."""
+    if not hasattr(select, "poll"):
+        return conn.poll()
+    poller = select.poll()
+    poller.register(conn.fileno(), select.POLLIN)
+    return bool(poller.poll(0))
+
+
 class _Waiter:
     """``multiprocessing.connection.wait`` with one selector kept while the objects waited on stay the same.
 
@@ -278,10 +289,10 @@ class Pool:
                 for worker in busy:
                     if worker.conn in ready:
                         yield from self._drain(worker)
-                    if worker.job and (worker.eof or (worker.process.sentinel in ready and not worker.conn.poll())):
+                    if worker.job and (worker.eof or (worker.process.sentinel in ready and not _readable(worker.conn))):
                         yield from self._lost(worker, queue, self._death_reason(worker))
                     elif (worker.job and self.timeout and time.monotonic() - worker.since > self.timeout
-                          and not worker.conn.poll()):
+                          and not _readable(worker.conn)):
                         # (``ready`` is as old as the last wait: while the consumer held a result, this worker
                         # may have finished and moved on, its messages unread. Read them first.)
                         yield from self._lost(worker, queue, f"timed out after {self.timeout:g} s (--timeout)")
@@ -322,7 +333,7 @@ class Pool:
             queue.appendleft(job)
 
     def _drain(self, worker: _Worker) -> Iterator[CaseResult]:
-        while worker.job and worker.conn.poll():
+        while worker.job and _readable(worker.conn):
             try:
                 _, _, batch = worker.conn.recv()
             except (EOFError, OSError):

@@ -165,6 +165,8 @@ class Found:
 
 
 def _excluded(path: Path, root: Path, patterns: tuple[str, ...]) -> bool:
+    if not patterns:
+        return False
     relative = path.relative_to(root).as_posix()
     candidates = (relative, path.as_posix(), path.name)
     return any(fnmatch.fnmatchcase(c, pattern.rstrip("/")) or fnmatch.fnmatchcase(c, pattern.rstrip("/") + "/*")
