@@ -40,6 +40,7 @@ PARENT_CHECK_SECONDS = 1.0  # how often a worker checks that its parent is alive
 MAX_WAIT_SECONDS = 3600.0  # the longest the parent waits on its workers in one go (then it looks at the clock again)
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 SEND_AHEAD_BYTES = 4096  # the largest job sent ahead: well within any OS's pipe or socket buffer
+SEND_AHEAD_JOBS = 2  # jobs a busy worker may hold in its pipe (at most 8 KiB: still within any buffer)
 
 
 @dataclass
@@ -279,10 +280,13 @@ class Pool:
                     if worker.job is None and queue:
                         self._assign(worker, queue.popleft())
                 for worker in self.workers:
-                    # Only while there is more work than workers: a job sent ahead waits behind its worker's
-                    # current one (a case that hangs until --timeout, say), where an idle worker could have taken it.
-                    if worker.job is not None and not worker.waiting and len(queue) > len(self.workers):
-                        self._send_ahead(worker, queue.popleft(), queue)
+                    # Only while there is more work than the workers hold: a job sent ahead waits behind its
+                    # worker's current one (a case that hangs until --timeout, say), where an idle worker could
+                    # have taken it. Two ahead: on a busy machine the parent may not run for longer than a spec takes.
+                    while (worker.job is not None and len(worker.waiting) < SEND_AHEAD_JOBS
+                           and len(queue) > len(self.workers) * (len(worker.waiting) + 1)
+                           and self._send_ahead(worker, queue.popleft(), queue)):
+                        pass
                 busy = [w for w in self.workers if w.job]
                 ready = self._waiter.wait([w.conn for w in busy] + [w.process.sentinel for w in busy],
                                           self._next_deadline(busy))
@@ -314,9 +318,9 @@ class Pool:
                 worker = replacement
         raise RuntimeError("worker processes keep dying before they get work")
 
-    def _send_ahead(self, worker: _Worker, job: Job, queue: deque) -> None:
-        """Queue a second job in the worker's pipe, so that it starts it without waiting for the parent
-        (a round trip per spec costs as much as checking a small one). A worker that is gone keeps it
+    def _send_ahead(self, worker: _Worker, job: Job, queue: deque) -> bool:
+        """Queue another job in the worker's pipe (True; False: it went back to the queue), so that the worker
+        starts it without waiting for the parent (a round trip per spec costs as much as checking a small one). A worker that is gone keeps it
         off: the job goes back to the queue, and the loss is found on the worker's current job.
 
         Only a job that fits in the pipe's buffer: the worker reads it only once its current job is done,
@@ -325,12 +329,14 @@ class Pool:
         data = ForkingPickler.dumps(job)
         if len(data) > SEND_AHEAD_BYTES:
             queue.appendleft(job)
-            return
+            return False
         try:
             worker.conn.send_bytes(data)
-            worker.waiting.append(job)
         except OSError:
             queue.appendleft(job)
+            return False
+        worker.waiting.append(job)
+        return True
 
     def _drain(self, worker: _Worker) -> Iterator[CaseResult]:
         while worker.job and _readable(worker.conn):
