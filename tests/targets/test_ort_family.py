@@ -52,9 +52,13 @@ def test_the_runtime_folds_constants_before_any_execution_provider():
     """Ground truth: the installed onnxruntime's CPU EP registers no Constant kernel, yet runs a model with a
     Constant node; so the folding is the graph's, before partitioning, and holds for every EP."""
     ort = pytest.importorskip("onnxruntime")
-    from onnxruntime.capi import onnxruntime_pybind11_state as state
+    from converter.targets import ort_kernels
 
-    assert not [k for k in state.get_all_opkernel_def() if k.op_name == "Constant" and k.domain in ("", "ai.onnx")]
+    # (the registry as a child process reads it: in this process, onnxruntime-gpu 1.31.1's call dies of SIGSEGV)
+    registry = ort_kernels.registry_table("CPUExecutionProvider")
+    if registry is None:
+        pytest.skip(f"this onnxruntime's registry cannot be read: {ort_kernels.ort_build.build().failure}")
+    assert "Constant" not in registry["ops"] and "Constant" not in registry["domains"].get("ai.onnx", {})
     session = ort.InferenceSession(constant_plus_input().SerializeToString(), providers=["CPUExecutionProvider"])
     assert session.run(None, {"x": np.float32([1, 1, 1])})[0].tolist() == [2.0, 3.0, 4.0]
 
