@@ -19,6 +19,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .isolation import exit_reason
 from .runtime_child import MARK
 
 CHILD = Path(__file__).with_name("runtime_child.py")
@@ -75,7 +76,7 @@ def ask(task: str, request: dict, data: bytes = b"", seconds: float | None = Non
     elif timed_out:
         reply.failure = f"the child process did not answer within {seconds:g} s"
     elif proc.returncode is not None and proc.returncode < 0:
-        reply.failure, reply.crashed = f"the child process died of {_signal_name(-proc.returncode)}", True
+        reply.failure, reply.crashed = exit_reason(proc.returncode, "the child process"), True
     else:
         last = [line.strip() for line in err.decode("utf-8", "replace").splitlines() if line.strip()]
         said = f": {last[-1][:300]}" if last else ""
@@ -95,13 +96,6 @@ def _answers(out: bytes) -> list[dict]:
         if isinstance(value, dict):
             answers.append(value)
     return answers
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
 
 
 def _kill(proc: subprocess.Popen) -> None:
