@@ -17,8 +17,9 @@ The estimate, per spec (one worker validates one spec at a time):
   one intermediate per axis), plus the runtime's outputs and intermediates, once per runtime
   configuration that runs (the first configuration's outputs are kept to compare the others with).
 
-Dimensions only known at run time (a Resize fed a shape by the case data) are not estimated: they
-are bounded by the 2^31-element limit alone.
+A network with dynamic dimensions is estimated at its profiles' max (each tensor where it is largest):
+no case lies outside every profile. Dimensions only known at run time otherwise (a Resize fed a shape
+by the case data without a profile) are not estimated: they are bounded by the 2^31-element limit alone.
 """
 
 from __future__ import annotations
@@ -115,11 +116,13 @@ class Estimate:
         return ", ".join(f"{name} {show(value)}" for name, value in parts if value)
 
 
-def estimate(network: Network, case_docs: list, configs: int = 1) -> Estimate:
-    """The estimated peak of validating a spec (see the module's docstring); ``case_docs`` are the raw cases."""
-    types = network.types
+def estimate(network: Network, case_docs: list, configs: int = 1, types: dict | None = None) -> Estimate:
+    """The estimated peak of validating a spec (see the module's docstring); ``case_docs`` are the raw cases.
+    ``types``: each tensor's type where it is largest, for a network with dynamic dimensions (the profiles' max:
+    converter/shapes.py ``check_profiles``); default the network's own."""
+    types = {**network.types, **(types or {})}
     constants = 3 * sum(nbytes(types[name]) for name in network.constants)
-    inputs = sum(nbytes(t) for t in network.inputs.values())
+    inputs = sum(nbytes(types[name]) for name in network.inputs)
     case_data = 0
     for doc in case_docs:
         case_data += inputs
@@ -134,10 +137,11 @@ def estimate(network: Network, case_docs: list, configs: int = 1) -> Estimate:
     return Estimate(constants, case_data, reference, runtime)
 
 
-def check_estimate(network: Network, case_docs: list, budget: int | None, configs: int = 1) -> Estimate:
+def check_estimate(network: Network, case_docs: list, budget: int | None, configs: int = 1,
+                   types: dict | None = None) -> Estimate:
     """Raise a SpecError when the estimate is above the budget (None: the default budget)."""
     budget = default_budget() if budget is None else budget
-    est = estimate(network, case_docs, configs)
+    est = estimate(network, case_docs, configs, types)
     if est.total > budget:
         raise SpecError(f"validating this spec needs an estimated {show(est.total)} ({est.describe()}), above the "
                         f"memory budget of {_describe_budget(budget)}; make the tensors smaller or split the cases "

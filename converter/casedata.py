@@ -21,9 +21,9 @@ BFLOAT16_NUMPY = BFLOAT16.numpy
 _NONFINITE = ("nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity")
 RANDOM_KINDS = ("uniform", "normal", "integers")
 _RANDOM_KEYS = {
-    "uniform": {"random", "low", "high", "seed"},
-    "normal": {"random", "mean", "std", "seed"},
-    "integers": {"random", "low", "high", "seed"},
+    "uniform": {"random", "low", "high", "seed", "shape"},
+    "normal": {"random", "mean", "std", "seed", "shape"},
+    "integers": {"random", "low", "high", "seed", "shape"},
 }
 
 
@@ -151,9 +151,27 @@ def _scalar(v: Any, dtype: DType):
     return int(v)
 
 
+def generator_shape(shape: Any) -> tuple[int, ...]:
+    """A random generator's ``shape``: a list of integers >= 0."""
+    if not isinstance(shape, list):
+        raise SpecError(f"shape: expected a list of integers >= 0, got {_kind(shape)}")
+    for i, dim in enumerate(shape):
+        if isinstance(dim, bool) or not isinstance(dim, int) or not 0 <= dim <= MAX_ELEMENTS:
+            raise SpecError(f"shape[{i}]: {brief(dim)} is not an integer in [0, 2^31]")
+    return tuple(shape)
+
+
 def _generate(gen: dict, ttype: TensorType) -> np.ndarray:
-    if not ttype.is_static:
-        raise SpecError(f"a random generator needs a static shape, the tensor is {ttype}")
+    if "shape" in gen:  # the case's shape of a tensor with dynamic dimensions (or the static shape, written out)
+        shape = generator_shape(gen["shape"])
+        if not ttype.matches(shape):
+            raise SpecError(f"shape {list(shape)} does not fit the tensor {ttype}")
+        if math.prod(shape) > MAX_ELEMENTS:
+            raise SpecError(f"shape {list(shape)} has {math.prod(shape)} elements, above the 2^31 limit")
+        ttype = TensorType(ttype.dtype, shape)
+    elif not ttype.is_static:
+        raise SpecError(f"the tensor {ttype} has a dynamic dimension: give the case's shape, "
+                        "{random: ..., shape: [...]}")
     kind = gen.get("random")
     if not isinstance(kind, str) or kind not in RANDOM_KINDS:
         raise SpecError(f"random: {kind!r} is not one of {', '.join(RANDOM_KINDS)}")

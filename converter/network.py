@@ -30,10 +30,22 @@ MAX_RANK = 64 if int(np.__version__.split(".")[0]) >= 2 else 32
 
 @dataclass(frozen=True)
 class TensorType:
-    """A tensor's type. A dimension is None when only the data decides it (e.g. a resize to a run-time shape)."""
+    """A tensor's type. A dimension is None when only the data decides it: a dynamic input dimension (-1 or a
+    name in a spec), or one computed from one (e.g. a resize to a run-time shape). ``names`` holds, per dimension,
+    the symbolic name of a dynamic one (ONNX's dim_param: every dimension of one name is one value) or None;
+    empty when no dimension has a name."""
 
     dtype: DType
     shape: tuple[int | None, ...]
+    names: tuple[str | None, ...] = ()
+
+    def name(self, axis: int) -> str | None:
+        """The symbolic name of dimension ``axis``, None when it is static or unnamed."""
+        return self.names[axis] if self.names and self.shape[axis] is None else None
+
+    def dims(self) -> list:
+        """The dimensions as a spec writes them: ints, names, and -1 for an unnamed dynamic one."""
+        return [d if d is not None else (self.name(i) or -1) for i, d in enumerate(self.shape)]
 
     @property
     def rank(self) -> int:
@@ -53,7 +65,14 @@ class TensorType:
         return len(shape) == self.rank and all(d is None or d == s for d, s in zip(self.shape, shape))
 
     def __str__(self) -> str:
-        return f"{self.dtype.name}[{', '.join('?' if d is None else str(d) for d in self.shape)}]"
+        return f"{self.dtype.name}[{', '.join(str(d) if d is not None else (self.name(i) or '?') for i, d in enumerate(self.shape))}]"
+
+
+def tensor_type(dtype: DType, shape, names=()) -> TensorType:
+    """A TensorType naming only dynamic dimensions, with ``names`` () when it names none (one form for equal types)."""
+    shape = tuple(shape)
+    names = tuple(n if d is None else None for d, n in zip(shape, names)) if names else ()
+    return TensorType(dtype, shape, names if any(n is not None for n in names) else ())
 
 
 @dataclass(frozen=True)
@@ -75,6 +94,15 @@ class Network:
     outputs: list[str]
     types: dict[str, TensorType] = field(default_factory=dict)  # every tensor: inputs, constants, layers
     scales: dict[str, float] = field(default_factory=dict)  # int8 tensors with a dynamic_range: name -> range / 127
+    # TensorRT optimization profiles: one {input: (min, opt, max)} per profile, each a tuple of dimensions, or of
+    # values for a shape input. () for a static network (converter/shapes.py).
+    profiles: tuple[dict[str, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]], ...] = ()
+    shape_inputs: tuple[str, ...] = ()  # inputs declared ``shape_tensor``: their values are shapes (Resize's input1)
+
+    @property
+    def is_dynamic(self) -> bool:
+        """Whether an input has a dynamic dimension or is a shape input (its model is built with profiles)."""
+        return bool(self.shape_inputs) or any(not t.is_static for t in self.inputs.values())
 
     @functools.cached_property
     def _layers_by_name(self) -> dict[str, Layer]:

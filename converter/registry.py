@@ -14,7 +14,9 @@ A layer kind bundles what the rest of spec2onnx needs to know about it:
   ``INetworkDefinition.add_*`` method (spec2onnx.trt; a kind without a class there gets a generic one from the
   hook) or a spec2onnx.dml function, and which of its arguments set which attribute;
 * ``strategy``: the hypothesis strategy of valid spec documents of the kind that the fuzz tests draw
-  (``"module:function"``, resolved by the tests only: the package never imports it; or the function itself).
+  (``"module:function"``, resolved by the tests only: the package never imports it; or the function itself);
+* ``check_values`` (optional): ``check`` where some input values are known (a shape input), for kinds whose
+  output shape depends on an input's values.
 
 tests/test_extension_recipes.py fails for a registered kind without a builder method or a strategy.
 
@@ -74,6 +76,10 @@ class LayerKind:
     target_rules: Mapping[str, Callable] = field(default_factory=dict)
     builder: BuilderHook | None = None
     strategy: "str | Callable | None" = None
+    # The output type where the values of some inputs are known (a shape input given by a case or by a profile's
+    # min/opt/max values): (layer, input types, input values, None where unknown) -> TensorType. A kind whose
+    # output shape depends on an input's values (trt.Resize's shape input) gives one; else ``check`` is used.
+    check_values: Callable[[Layer, Sequence[TensorType], Sequence], TensorType] | None = None
 
     def __post_init__(self) -> None:
         if self.builder is not None and not self.builder.tensors:  # the tensor arguments default to the input names

@@ -12,12 +12,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import budget, casedata, doc_cache, lowering, safe_yaml, spec_cache  # noqa: F401  (lowering: registers the built-in layer kinds)
+from . import budget, casedata, doc_cache, lowering, safe_yaml, shapes, spec_cache  # noqa: F401  (lowering: registers the built-in layer kinds)
 from .compare import Tolerance
 from .dtypes import DTYPES
 from .errors import SpecError, UserError
 from .memory import gc_paused
-from .network import MAX_ELEMENTS, MAX_RANK, Case, Layer, Network, Spec, TensorType
+from .network import MAX_ELEMENTS, MAX_RANK, Case, Layer, Network, Spec, TensorType, tensor_type
 from .quantization import check_quantized_layers, parse_dynamic_range
 from .names import NAME_RULE, did_you_mean, is_valid_name
 from .opset import check_opset, newest_onnx_opset
@@ -31,7 +31,7 @@ MAX_SPEC_BYTES = 16 * 1024 * 1024
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 
 TOP_KEYS = ("name", "source", "description", "opset", "tolerance", "xfail", "precision", "network", "cases")
-NETWORK_KEYS = ("inputs", "constants", "layers", "outputs")
+NETWORK_KEYS = ("inputs", "constants", "layers", "outputs", "profiles")
 LAYER_KEYS = ("name", "op", "inputs", "dynamic_range")
 CASE_KEYS = ("name", "description", "inputs", "expected", "tolerance")
 
@@ -113,7 +113,7 @@ def parse_spec(doc: Any, path: Path, spec_dir: Path | None = None, *, max_memory
     if isinstance(doc, dict) and "network" not in doc and ("cases" not in doc or set(doc) - set(TOP_KEYS)):
         raise SpecError("not a spec: a spec's top level is a mapping with 'name', 'network' and 'cases'; "
                         f"this one has {', '.join(map(repr, list(doc)[:5])) or 'no keys'}")
-    doc = _mapping(doc, "", TOP_KEYS, required=("name", "network", "cases") if require_cases else ("name", "network"))
+    doc = _mapping(doc, "", TOP_KEYS, required=("name", "network"))
     name = _name(doc["name"], "name")
     source = _text(doc.get("source", ""), "source")
     _text(doc.get("description", ""), "description")
@@ -121,9 +121,13 @@ def parse_spec(doc: Any, path: Path, spec_dir: Path | None = None, *, max_memory
     tolerance = _at("tolerance", Tolerance.parse, doc["tolerance"]) if "tolerance" in doc else None
     xfail = _at("xfail", lambda d: parse_rules(d, spec_name=name), doc["xfail"]) if "xfail" in doc else ()
     precision = _precision(doc["precision"]) if "precision" in doc else ()
-    network = _parse_network(doc["network"], spec_dir, max_memory)
-    raw_cases = _list(doc["cases"], "cases", nonempty=require_cases) if "cases" in doc else []
-    budget.check_estimate(network, raw_cases, max_memory, runs)  # before any case data is made
+    network, largest = _parse_network(doc["network"], spec_dir, max_memory)
+    if "cases" not in doc and require_cases and not network.profiles:
+        raise SpecError("missing required field 'cases'")
+    raw_cases = _list(doc["cases"], "cases", nonempty=require_cases and not network.profiles) if "cases" in doc else []
+    if not raw_cases and network.profiles:  # by default: a case at the min, opt and max of each profile
+        raw_cases = shapes.default_cases(network)
+    budget.check_estimate(network, raw_cases, max_memory, runs, types=largest)  # before any case data is made
     cases = _parse_cases(raw_cases, network, spec_dir)
     if xfail and cases:
         _at("xfail", check_cases, xfail, [c.name for c in cases])
@@ -148,20 +152,24 @@ def _precision(value: Any) -> tuple[str, ...]:
 def parse_network(doc: Any, spec_dir: Path = Path("."), *, profiles_required: bool = True) -> Network:
     """Validate the ``network`` mapping of a spec alone (no cases): the loader's own checks, fields named from ``network``.
     ``profiles_required=False``: a dynamic network without ``profiles`` is taken (the TensorRT-style builder checks
-    each layer as it is added; its profiles come with the build's config). (With the dynamic spec format:
-    ``_parse_network`` parses ``profiles`` only when required or given.)"""
-    return _parse_network(doc, spec_dir)
+    each layer as it is added; its profiles come with the build's config); profiles given are checked all the same."""
+    return _parse_network(doc, spec_dir, profiles_required=profiles_required)[0]
 
 
-def _parse_network(doc: Any, spec_dir: Path, max_memory: int | None = None) -> Network:
+def _parse_network(doc: Any, spec_dir: Path, max_memory: int | None = None, *,
+                   profiles_required: bool = True) -> tuple[Network, dict[str, TensorType]]:
+    """(the network, each tensor's type at the profile corner where it is largest: for the budget of a dynamic one)."""
     doc = _mapping(doc, "network", NETWORK_KEYS, required=("inputs", "layers", "outputs"))
     types: dict[str, TensorType] = {}
     inputs = {}
+    shape_inputs = []
     scales: dict[str, float] = {}  # int8 tensors with a dynamic_range (converter/quantization.py)
     for name, tdoc in _mapping(doc["inputs"], "network.inputs").items():
         where = f"network.inputs.{name}"
         _name(name, where)
-        inputs[name] = types[name] = _tensor_type(tdoc, where, ("dtype", "shape", "dynamic_range"))
+        inputs[name] = types[name] = _tensor_type(tdoc, where, ("dtype", "shape", "dynamic_range", "shape_tensor"))
+        if _at(f"{where}.shape_tensor", _shape_tensor, tdoc.get("shape_tensor", False), inputs[name]):
+            shape_inputs.append(name)
         if "dynamic_range" in tdoc:
             scales[name] = _at(f"{where}.dynamic_range", parse_dynamic_range, tdoc["dynamic_range"], inputs[name])
     constant_docs = _mapping(doc.get("constants") or {}, "network.constants")
@@ -172,6 +180,8 @@ def _parse_network(doc: Any, spec_dir: Path, max_memory: int | None = None) -> N
         if name in types:
             raise SpecError(f"name {name!r} is already a network input", field=where)
         constant_types[name] = _tensor_type(tdoc, where, ("dtype", "shape", "data", "dynamic_range"), required=("dtype", "shape", "data"))
+        if not constant_types[name].is_static:
+            raise SpecError(f"a constant's shape is static; {constant_types[name]} has a dynamic dimension", field=f"{where}.shape")
         if "dynamic_range" in tdoc:
             scales[name] = _at(f"{where}.dynamic_range", parse_dynamic_range, tdoc["dynamic_range"], constant_types[name])
     budget.check_constants(constant_types, max_memory)  # before any constant is made
@@ -206,7 +216,19 @@ def _parse_network(doc: Any, spec_dir: Path, max_memory: int | None = None) -> N
         if name in outputs:
             raise SpecError(f"{name!r} is listed twice", field=where)
         outputs.append(name)
-    return Network(inputs, constants, ordered, outputs, types, scales)
+    network = Network(inputs, constants, ordered, outputs, types, scales, shape_inputs=tuple(shape_inputs))
+    network.profiles = shapes.parse_profiles(doc.get("profiles"), network, required=profiles_required)
+    return network, shapes.check_profiles(network)
+
+
+def _shape_tensor(flag: Any, ttype: TensorType) -> bool:
+    """``shape_tensor: true``: an input whose values are a shape (TensorRT's shape tensor, set_shape_input)."""
+    if not isinstance(flag, bool):
+        raise SpecError(f"must be true or false, got {_kind(flag)}")
+    if flag and (ttype.dtype.name not in shapes.SHAPE_INPUT_TYPES or ttype.rank != 1 or not ttype.is_static):
+        raise SpecError(f"a shape input is a 1-D int32 or int64 tensor of a static length (as IResizeLayer's input1); "
+                        f"this one is {ttype}")
+    return flag
 
 
 def _parse_layer(raw: Any, where: str, types: dict, inputs: dict, constants: dict) -> Layer:
@@ -286,13 +308,8 @@ def _tensor_type(doc: Any, where: str, keys, required=("dtype", "shape")) -> Ten
     if len(shape) > MAX_RANK:
         raise SpecError(f"rank {len(shape)} is above {MAX_RANK}, the most dimensions numpy {np.__version__} allows "
                         "(numpy holds the case data, computes the reference and feeds onnxruntime)", field=f"{where}.shape")
-    for i, dim in enumerate(shape):
-        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 0:
-            raise SpecError(f"dimension {dim!r} must be a non-negative integer", field=f"{where}.shape[{i}]")
-        if dim > MAX_ELEMENTS:
-            raise SpecError(f"dimension {dim} is above the 2^31 limit", field=f"{where}.shape[{i}]")
-    ttype = TensorType(DTYPES[dtype_name], tuple(shape))
-    if ttype.size > MAX_ELEMENTS:
+    ttype = tensor_type(DTYPES[dtype_name], *shapes.parse_dims(shape, f"{where}.shape"))
+    if ttype.size is not None and ttype.size > MAX_ELEMENTS:
         raise SpecError(f"{ttype.size} elements, above the 2^31 limit", field=f"{where}.shape")
     return ttype
 
@@ -303,6 +320,8 @@ def _tensor_type(doc: Any, where: str, keys, required=("dtype", "shape")) -> Ten
 def _parse_cases(doc: list, network: Network, spec_dir: Path) -> list[Case]:
     cases: list[Case] = []
     seen = set()
+    # each case's shapes (and shape input values) checked through the network: where a dimension is dynamic
+    dynamic = any(not t.is_static for t in network.types.values())
     for i, raw in enumerate(doc):
         where = f"cases[{i}]"
         raw = _mapping(raw, where, CASE_KEYS, required=("name", "inputs"))
@@ -312,20 +331,28 @@ def _parse_cases(doc: list, network: Network, spec_dir: Path) -> list[Case]:
         seen.add(name)
         given = _mapping(raw["inputs"], f"{where}.inputs")
         inputs = {}
-        for tensor, ttype in network.inputs.items():
-            if tensor not in given:
-                raise SpecError(f"no data for network input {tensor!r}", field=f"{where}.inputs")
-            inputs[tensor] = _at(f"{where}.inputs.{tensor}", casedata.materialize, given[tensor], ttype, spec_dir)
         for tensor in given:
             if tensor not in network.inputs:
                 raise SpecError(f"{tensor!r} is not a network input{did_you_mean(tensor, network.inputs)}", field=f"{where}.inputs.{tensor}")
+        for tensor, ttype in network.inputs.items():
+            if tensor not in given:
+                raise SpecError(f"no data for network input {tensor!r}", field=f"{where}.inputs")
+            value = given[tensor]
+            if not ttype.is_static and isinstance(value, dict) and isinstance(value.get("shape"), list):
+                # a random generator's shape, checked before its data is made (rank, static dimensions, profiles)
+                _at(f"{where}.inputs.{tensor}.shape", shapes.check_input_shape, network, tensor,
+                    tuple(casedata.generator_shape(value["shape"])))
+            inputs[tensor] = _at(f"{where}.inputs.{tensor}", casedata.materialize, value, ttype, spec_dir)
+            if not ttype.is_static:
+                _at(f"{where}.inputs.{tensor}", shapes.check_input_shape, network, tensor, inputs[tensor].shape)
+        types = _at(where, shapes.check_case, network, inputs) if dynamic else network.types
         expected = None
         if raw.get("expected") is not None:
             expected = {}
             for tensor, value in _mapping(raw["expected"], f"{where}.expected").items():
                 if tensor not in network.outputs:
                     raise SpecError(f"{tensor!r} is not a network output{did_you_mean(tensor, network.outputs)}", field=f"{where}.expected.{tensor}")
-                expected[tensor] = _at(f"{where}.expected.{tensor}", casedata.materialize, value, network.types[tensor], spec_dir)
+                expected[tensor] = _at(f"{where}.expected.{tensor}", casedata.materialize, value, types[tensor], spec_dir)
         tolerance = _at(f"{where}.tolerance", Tolerance.parse, raw["tolerance"]) if "tolerance" in raw else None
         cases.append(Case(name, inputs, expected, tolerance))
     return cases

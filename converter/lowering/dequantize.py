@@ -28,7 +28,7 @@ import numpy as np
 
 from ..dtypes import FLOAT16, FLOAT32, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, DType
 from ..errors import SpecError
-from ..network import Layer, TensorType
+from ..network import Layer, TensorType, tensor_type
 from ..registry import BuilderHook, LayerKind, register_layer
 from ..targets import dla
 from ..schema import Attr, Enum
@@ -110,11 +110,28 @@ def check(layer: Layer, in_types) -> TensorType:
         raise SpecError(f"input {x_name!r} has {x.rank} dimensions; DirectML allows 1 to {MAX_RANK}", field="inputs[0]")
     strided = check_strides(layer, in_types)  # a strided tensor is a buffer read through its strides
     for j, (what, t) in enumerate((("scale", scale), ("zero point", zero_point)), start=1):
-        if t is not None and j not in strided and t.shape != x.shape:
-            raise SpecError(f"{what} {layer.inputs[j]!r} has shape {list(t.shape)}, input {x_name!r} has {list(x.shape)}; "
+        if t is not None and j not in strided and not same_sizes(t, x):
+            raise SpecError(f"{what} {layer.inputs[j]!r} has shape {t.dims()}, input {x_name!r} has {x.dims()}; "
                             "DirectML requires the same dimension count and sizes (no broadcasting)", field=f"inputs[{j}]")
     _check_level(layer, x, scale, zero_point is not None)
-    return TensorType(scale.dtype, x.shape)
+    return tensor_type(scale.dtype, *_output_dims(x, scale, zero_point, strided))
+
+
+def same_sizes(t: TensorType, x: TensorType) -> bool:
+    """Whether ``t`` may have ``x``'s sizes: the same rank, and no two static dimensions that differ (a dynamic one
+    is checked at each case's shapes: converter/shapes.py)."""
+    return t.rank == x.rank and all(a is None or b is None or a == b for a, b in zip(t.shape, x.shape))
+
+
+def _output_dims(x: TensorType, scale: TensorType, zero_point: TensorType | None, strided) -> tuple[list, list]:
+    """The output's sizes (all tensors have the input's): per dimension the static size one of the dense tensors
+    gives, else the first name one of them gives."""
+    dense = [t for j, t in ((0, x), (1, scale), (2, zero_point)) if t is not None and j not in strided]
+    shape, names = [], []
+    for axis in range(x.rank):
+        shape.append(next((t.shape[axis] for t in dense if t.shape[axis] is not None), None))
+        names.append(next((t.name(axis) for t in dense if t.name(axis)), None))
+    return shape, names
 
 
 def _check_level(layer: Layer, x: TensorType, scale: TensorType, has_zero_point: bool) -> None:
@@ -271,9 +288,9 @@ def _choose_plan(ctx: LoweringContext) -> Plan:
     if ctx.opset < DQ_BLOCKED_OPSET:
         return Plan("decomposed", f"a full-shape scale needs blocked DequantizeLinear (opset >= {DQ_BLOCKED_OPSET}), "
                                   f"the target is opset {ctx.opset}", use_zero_point)
-    axis = next((i for i, d in enumerate(shape) if d >= 2), None)
+    axis = next((i for i, d in enumerate(shape) if d is not None and d >= 2), None)
     if axis is None:
-        return Plan("decomposed", f"shape {list(shape)} has no axis of length >= 2 for blocked DequantizeLinear "
+        return Plan("decomposed", f"shape {ctx.input_types[0].dims()} has no static axis of length >= 2 for blocked DequantizeLinear "
                                   "(onnxruntime takes a one-element 1-D scale as per-tensor and then refuses block_size)", use_zero_point)
     return Plan("native-blocked", f"full-shape scale as blocked DequantizeLinear: block_size 1 along axis {axis} "
                                   f"(length {shape[axis]}), one scale per element", use_zero_point, axis)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..dtypes import BFLOAT16, BOOL, FLOAT16, FLOAT32, INT8, INT32, INT64, DType
 from ..errors import SpecError
-from ..network import Layer, TensorType
+from ..network import Layer, TensorType, tensor_type
 from ..registry import BuilderHook, LayerKind, register_layer
 from ..targets import dla
 from ..schema import Enum
@@ -67,6 +67,30 @@ def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] |
     return tuple(out)
 
 
+def broadcast_type(dtype, a: TensorType, b: TensorType) -> TensorType | None:
+    """broadcast_shape with dynamic dimensions: a dynamic one against 1 is itself (its name kept), against a static
+    n > 1 it is n (it must be n or 1 at run time), against another dynamic one of the same name itself, else unknown
+    (checked at each case's shapes: converter/shapes.py). None when static dimensions do not broadcast."""
+    if a.rank != b.rank:
+        return None
+    shape, names = [], []
+    for axis, (x, y) in enumerate(zip(a.shape, b.shape)):
+        nx, ny = a.name(axis), b.name(axis)
+        if x is not None and y is not None:
+            if x != y and 1 not in (x, y):
+                return None
+            shape.append(y if x == 1 else x)
+            names.append(None)
+        elif x is None and y is None:
+            shape.append(None)
+            names.append(nx if nx == ny else None)
+        else:
+            known, name = (x, ny) if x is not None else (y, nx)
+            shape.append(None if known == 1 else known)
+            names.append(name if known == 1 else None)
+    return tensor_type(dtype, shape, names)
+
+
 def check(layer: Layer, in_types) -> TensorType:
     a, b = in_types
     op = layer.attrs["operation"]
@@ -77,10 +101,10 @@ def check(layer: Layer, in_types) -> TensorType:
         raise SpecError(f"{op} does not allow {a.dtype}; allowed: {', '.join(t.name for t in allowed)}", field="inputs")
     if a.rank != b.rank:
         raise SpecError(f"inputs have ranks {a.rank} and {b.rank}; TensorRT needs equal ranks (no implicit unsqueeze)", field="inputs")
-    shape = broadcast_shape(a.shape, b.shape)
-    if shape is None:
-        raise SpecError(f"shapes {list(a.shape)} and {list(b.shape)} do not broadcast: each dimension must match or be 1", field="inputs")
-    return TensorType(out_dtype or a.dtype, shape)
+    out = broadcast_type(out_dtype or a.dtype, a, b)
+    if out is None:
+        raise SpecError(f"shapes {a.dims()} and {b.dims()} do not broadcast: each dimension must match or be 1", field="inputs")
+    return out
 
 
 def lower(layer: Layer, ctx: LoweringContext) -> Lowered:

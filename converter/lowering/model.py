@@ -85,6 +85,9 @@ def check_onnx(model: onnx.ModelProto) -> None:
 
 
 def _value_info(tensor: str, network: Network):
+    """A graph input's or output's type: a static dimension is a dim_value, a symbolic one (a name in the spec) a
+    dim_param of that name, and one of no name (-1, or computed at run time) a dimension with neither: ONNX's
+    unknown dimension, which ties it to no other (docs/semantics.md, "Dynamic shapes")."""
     ttype = network.types[tensor]
-    dims = [f"{tensor}_dim{i}" if d is None else d for i, d in enumerate(ttype.shape)]
+    dims = [d if d is not None else ttype.name(i) for i, d in enumerate(ttype.shape)]
     return helper.make_tensor_value_info(tensor, ttype.dtype.onnx, dims)

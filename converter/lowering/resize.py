@@ -19,7 +19,7 @@ from ..brief import brief
 from ..compare import Tolerance
 from ..dtypes import FLOAT16, FLOAT32, INT8, INT32, INT64
 from ..errors import SpecError
-from ..network import MAX_ELEMENTS, Layer, TensorType
+from ..network import MAX_ELEMENTS, Layer, TensorType, tensor_type
 from ..registry import BuilderHook, LayerKind, register_layer
 from ..targets import dla
 from ..schema import Enum, Number, NumberArray, Scales, per_dimension
@@ -92,7 +92,9 @@ def check(layer: Layer, in_types) -> TensorType:
         raise SpecError(f"{brief(values)} has a negative {'dimension' if key == 'shape' else 'scale'}", field=key)
     out = [int(v) for v in values] if key == "shape" else [None if a is None else scaled_dim(a, float(s)) for a, s in zip(x.shape, values)]
     _check_resized_axes(layer, x, out, key)
-    out_type = TensorType(x.dtype, tuple(out))
+    # a dynamic dimension scaled by exactly 1 is the input's own (its name kept); scaled otherwise, a new unknown one
+    names = [x.name(ax) if key == "scales" and float(values[ax]) == 1.0 else None for ax in range(x.rank)]
+    out_type = tensor_type(x.dtype, out, names)
     if out_type.size is not None and out_type.size > MAX_ELEMENTS:
         raise SpecError(f"the output {list(out)} has {out_type.size} elements, above TensorRT's 2^31 limit", field=key)
     return out_type
@@ -105,7 +107,26 @@ def _check_shape_input(layer: Layer, x: TensorType, s: TensorType) -> TensorType
     if s.shape != (x.rank,):
         raise SpecError(f"shape input {name!r} is {s}; it must have shape [{x.rank}] (one value per input dimension)", field="inputs[1]")
     w = window(layer.attrs["resize_mode"], x.rank)
-    return TensorType(x.dtype, tuple(x.shape[: x.rank - w]) + (None,) * w)
+    return tensor_type(x.dtype, tuple(x.shape[: x.rank - w]) + (None,) * w, [x.name(ax) for ax in range(x.rank - w)])
+
+
+def check_values(layer: Layer, in_types, values) -> TensorType:
+    """``check`` where the shape input's value is known (a case's, or a profile's min/opt/max values): the output
+    shape is that value, checked as the ``shape`` attribute is (one value per dimension, none negative, only the
+    mode's innermost dimensions changed, within 2^31 elements)."""
+    out_type = check(layer, in_types)
+    if len(layer.inputs) < 2 or values[1] is None:
+        return out_type
+    x, given = in_types[0], np.asarray(values[1]).reshape(-1)
+    if np.any(given < 0):
+        raise SpecError(f"the shape input {layer.inputs[1]!r} holds {brief(given.tolist())}, a negative dimension",
+                        field="inputs[1]")
+    out = [int(v) for v in given]
+    _check_resized_axes(layer, x, out, "inputs[1]")
+    result = TensorType(x.dtype, tuple(out))
+    if result.size is not None and result.size > MAX_ELEMENTS:
+        raise SpecError(f"the output {out} has {result.size} elements, above TensorRT's 2^31 limit", field="inputs[1]")
+    return result
 
 
 def _check_resized_axes(layer: Layer, x: TensorType, out: list, key: str) -> None:
@@ -640,4 +661,5 @@ register_layer(LayerKind(
                        "cubic_coeff", "shape", "scales")}),
     strategy="tests.fuzz.strategies:resize_specs",  # the fuzz tests' valid specs of the kind (never imported here)
     target_rules={"tensorrt-dla": dla.check_resize},
+    check_values=check_values,
 ))

@@ -52,11 +52,16 @@ def check(layer: Layer, in_types) -> TensorType:
     if axis >= x.rank:
         raise SpecError(f"{axis} is not an axis of the rank-{x.rank} input (0 to {x.rank - 1})", field="channel_axis")
     target = coefficient_shape(mode, x.shape, axis)
-    count = int(np.prod(target, dtype=np.int64))
     for key in DEFAULTS:
         values = layer.attrs[key]
         if values.size == 0:
             continue
+        if None in target:
+            dynamic = [a for a in range(axis, x.rank) if x.shape[a] is None][0]
+            raise SpecError(f"{mode} coefficients are indexed by dimension {dynamic} of input {layer.inputs[0]!r} "
+                            f"({x}), which is dynamic: TensorRT's weights have a fixed size, so the dimensions they "
+                            "index must be build-time constants (TensorRT guide, Dynamic Shapes, restrictions)", field=key)
+        count = int(np.prod(target, dtype=np.int64))
         if mode != "UNIFORM" and values.ndim > 1 and values.shape != tuple(x.shape[axis:]):
             raise SpecError(f"nested shape {list(values.shape)} does not match the input's {list(x.shape[axis:])} (axes {axis}..{x.rank - 1})", field=key)
         if values.size != count:

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import FLOAT32, INT8, INT32, UINT8
+from ..dtypes import FLOAT32, INT8, INT32, INT64, UINT8
 from ..errors import SpecError
 from ..network import Layer, TensorType
 from ..schema import Attr
@@ -83,6 +83,9 @@ def check_strides(layer: Layer, in_types) -> set[int]:
         if len(strides) != len(sizes):
             raise SpecError(f"{len(strides)} strides for the rank-{len(sizes)} input; DirectML needs one per dimension "
                             f"(DimensionCount = {len(sizes)})", field=f"strides.{role}")
+        if None in sizes or in_types[index].size is None:
+            strided.add(index)  # a dynamic size: checked at each case's shapes and each profile's (converter/shapes.py)
+            continue
         need, have = elements_read(sizes, strides), in_types[index].size
         if need > have:
             raise SpecError(f"Sizes {list(sizes)} with Strides {list(strides)} read {need} elements of buffer "
@@ -114,12 +117,15 @@ def lower_strided(lower, layer: Layer, ctx: LoweringContext, choose_plan) -> Low
 
     b = NodeBuilder(dataclasses.replace(layer, name=f"{layer.name}/strides"))
     sizes = ctx.input_types[0].shape
+    dynamic = None in sizes  # the view's offsets are computed in the graph from Shape(input) (dynamic_offsets)
     inputs, consts, types = list(layer.inputs), list(ctx.constant_inputs), list(ctx.input_types)
     runtime, expand = [], []
     for role, strides in layer.attrs["strides"].items():
         i = ROLES[role]
-        offsets = view_offsets(sizes, strides)
-        types[i] = TensorType(ctx.input_types[i].dtype, sizes)
+        offsets = None if dynamic else view_offsets(sizes, strides)
+        types[i] = TensorType(ctx.input_types[i].dtype, sizes, ctx.input_types[0].names)
+        if dynamic:
+            consts[i] = None  # a constant buffer too: its view depends on the run-time sizes
         if consts[i] is not None:
             consts[i] = np.broadcast_to(consts[i].reshape(-1)[offsets], sizes)
         else:
@@ -141,6 +147,16 @@ def lower_strided(lower, layer: Layer, ctx: LoweringContext, choose_plan) -> Low
                                                     "Reshape and Gather take no int8 (int8 is quantized in TensorRT)")],
                               why="-zp, exact: keeps onnxruntime's QDQ propagation off the view (x + -zp = x - zp)")
                 types[i] = TensorType(FLOAT32, sizes)
+            if dynamic:
+                flat = b.op("Reshape", [buffer, b.const("flat", np.array([-1], np.int64))],
+                            why=f"DirectML strides on {role}: the buffer as one dimension")
+                view = b.op("Gather", [flat, dynamic_offsets(b, layer.inputs[0], sizes, strides)], axis=0,
+                            why=f"DirectML strides {list(strides)} of run-time sizes: element i of the view is "
+                                "buffer[sum(i_k * stride_k)], the offsets computed from Shape(input)")
+                inputs[i] = view
+                if 0 in strides:
+                    expand.append(i)
+                continue
             if 0 < offsets.size == ctx.input_types[i].size and np.array_equal(offsets.reshape(-1), np.arange(offsets.size)):
                 # the view reads the whole buffer in order (e.g. a per-channel buffer, strides [0, 1, 0, 0]): no Gather.
                 # (Not an empty one: Reshape reads a 0 in its shape as "the input's dimension" before opset 14.)
@@ -160,11 +176,34 @@ def lower_strided(lower, layer: Layer, ctx: LoweringContext, choose_plan) -> Low
     # Cast of the compact view).
     if choose_plan(inner_ctx).path == "native-blocked":
         for i in expand:
-            inputs[i] = b.op("Expand", [inputs[i], b.const("sizes", np.array(sizes, np.int64))],
-                             why="DirectML stride 0: the dimension repeats (broadcast)")
+            full = b.op("Shape", [layer.inputs[0]]) if dynamic else b.const("sizes", np.array(sizes, np.int64))
+            inputs[i] = b.op("Expand", [inputs[i], full], why="DirectML stride 0: the dimension repeats (broadcast)")
         for role in layer.attrs["strides"]:
             if ROLES[role] not in runtime:
                 inputs[ROLES[role]] = b.const(f"{role}_view", np.ascontiguousarray(consts[ROLES[role]]))
-    inner = lower(dataclasses.replace(layer, inputs=tuple(inputs)), inner_ctx)
-    b.lowered.extend(inner)
+    b.lowered.extend(lower(dataclasses.replace(layer, inputs=tuple(inputs)), inner_ctx))
     return b.lowered
+
+
+def dynamic_offsets(b: NodeBuilder, x: str, sizes: tuple, strides: tuple[int, ...]) -> str:
+    """view_offsets computed in the graph for sizes only known at run time: the sum over the axes of
+    Range(0, size_k) * stride_k, each reshaped to lie along its axis (length 1 on a stride-0 axis: it broadcasts).
+    A static size is a constant; a dynamic one Gather(Shape(input), k)."""
+    rank = len(sizes)
+    total, shape = None, None
+    for axis, (n, stride) in enumerate(zip(sizes, strides)):
+        if stride == 0:
+            continue
+        if n is None:
+            shape = shape or b.op("Shape", [x])
+            length = b.op("Gather", [shape, b.scalar(f"axis{axis}", axis, INT64)], axis=0)
+        else:
+            length = b.scalar(f"length{axis}", n, INT64)
+        steps = b.op("Range", [b.scalar("zero", 0, INT64), length, b.scalar("one", 1, INT64)])
+        along = b.const(f"along{axis}", np.array([1] * axis + [-1] + [1] * (rank - axis - 1), np.int64))
+        term = b.op("Reshape", [b.op("Mul", [steps, b.scalar(f"stride{axis}", stride, INT64)]), along])
+        total = term if total is None else b.op("Add", [total, term])
+    if total is None:  # every stride 0: the first element, broadcast
+        return b.const("offsets", np.zeros((1,) * rank, np.int64))
+    return total
+
