@@ -397,7 +397,8 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
                 progress.clear()
                 timing = f"  [{result.seconds * 1000:.1f} ms]" if result.outcome == "PASS" else ""
                 reason = f"  (known failure: {result.reason})" if result.outcome == "XFAIL" else ""
-                _say(f"{result.outcome:5} {printable(result.id)}{timing}{reason}")  # (REFUSED: with its one line)
+                shapes = f"  ({printable(result.shapes)})" if result.shapes else ""  # a dynamic network's case shapes
+                _say(f"{result.outcome:5} {printable(result.id)}{shapes}{timing}{reason}")  # (REFUSED: with its one line)
                 if result.outcome != "XFAIL" or verbose:  # a known failure's details only with -v
                     for problem in result.problems:
                         _say(f"      {printable(problem)}")

@@ -175,11 +175,13 @@ def _resize_by_scales(node, attrs, types, inits, new_inits, why):
     if len(node.input) < 3 or node.input[2] not in inits:
         return None
     shape = types[node.input[0]][1]
-    if shape is None or None in shape:
+    if shape is None:
         return None
     scales = numpy_helper.to_array(inits[node.input[2]]).astype(np.float32)
     if scales.shape != (len(shape),):
         return None
+    if None in shape:  # a dynamic input (integer scales there: lowering/resize.py exact_scales): rule 4 with the scales
+        return _resize_dynamic(node, attrs, types, why, scales=scales)
     sizes = [Fraction(float(s)) * a for a, s in zip(shape, scales)]
     if any(b.denominator != 1 for b in sizes):
         return None
@@ -246,26 +248,30 @@ def _resize_static(node, attrs, types, shape, sizes, new_inits, why):
     return nodes
 
 
-def _resize_dynamic(node, attrs, types, why):
+def _resize_dynamic(node, attrs, types, why, scales=None):
     """Rule 4: a Resize to a run-time shape, as the CPU EP's lowering writes it (exact NEAREST indices computed in
-    the graph, linear/cubic folded): lowering/resize.py's own lowering for ort-cpu, of this one node."""
+    the graph, linear/cubic folded): lowering/resize.py's own lowering for ort-cpu, of this one node. ``scales``:
+    a Resize of a dynamic input by constant scales (its sizes floor(a * s) computed in the graph)."""
     elem, shape = types[node.input[0]]
     if shape is None:
         return None
     by_onnx = {d.onnx: d for d in DTYPES.values()}
     transform, selector = _TRANSFORM[attrs.get("coordinate_transformation_mode", "half_pixel")]
     mode = attrs.get("mode", "nearest").upper()
-    layer_attrs = {"resize_mode": mode, "shape": None, "scales": None, "coordinate_transformation": transform,
+    layer_attrs = {"resize_mode": mode, "shape": None, "scales": scales, "coordinate_transformation": transform,
                    "selector_for_single_pixel": selector,
                    "nearest_rounding": _NEAREST_ROUNDING[attrs.get("nearest_mode", "round_prefer_floor")],
                    "cubic_coeff": float(attrs.get("cubic_coeff_a", -0.75))}
-    layer = Layer(f"{node.output[0]}/host", "trt.Resize", (node.input[0], node.input[3]), layer_attrs)
     x_type = TensorType(by_onnx[elem], shape)
     window = 2 if mode == "CUBIC" else min(3, len(shape))
     out_type = TensorType(by_onnx[elem], tuple(shape[: len(shape) - window]) + (None,) * window)
+    if scales is None:
+        layer = Layer(f"{node.output[0]}/host", "trt.Resize", (node.input[0], node.input[3]), layer_attrs)
+        inputs = (x_type, TensorType(by_onnx[TensorProto.INT64], (len(shape),)))
+    else:
+        layer, inputs = Layer(f"{node.output[0]}/host", "trt.Resize", (node.input[0],), layer_attrs), (x_type,)
     ctx = LoweringContext(opset=13, provider="CPUExecutionProvider", target=get_target("ort-cpu"),
-                          input_types=(x_type, TensorType(by_onnx[TensorProto.INT64], (len(shape),))),
-                          output_type=out_type, constant_inputs=(None, None))
+                          input_types=inputs, output_type=out_type, constant_inputs=(None,) * len(inputs))
     lowered = lower(layer, ctx)
     last = lowered.nodes[-1]
     last.output[list(last.output).index(layer.name)] = node.output[0]

@@ -71,7 +71,8 @@ class TensorType:
 def tensor_type(dtype: DType, shape, names=()) -> TensorType:
     """A TensorType naming only dynamic dimensions, with ``names`` () when it names none (one form for equal types)."""
     shape = tuple(shape)
-    names = tuple(n if d is None else None for d, n in zip(shape, names)) if names else ()
+    names = tuple(names) + (None,) * (len(shape) - len(names))  # (names of the leading dimensions only: the rest none)
+    names = tuple(n if d is None else None for d, n in zip(shape, names))
     return TensorType(dtype, shape, names if any(n is not None for n in names) else ())
 
 

@@ -43,6 +43,7 @@ from .files import check_writable_folder, write_atomic
 from .legalize import host_model
 from .runners import RunConfig, machine_has, make_configs, session
 from .runners.onnxruntime import check_convert_opset, check_opset
+from .shapes import case_shapes
 from .spec import Case, Spec
 from .targets import (TARGET_NAMES, Target, check_precision, choose_target, get_target,  # noqa: F401
                       provider_for_target, target_for_provider, target_names)  # (target_names: for the fronts, through the api)
@@ -93,10 +94,13 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
     cases = [c for c in spec.cases if chosen is None or c.name in chosen]
     ops, path = tuple(spec.ops), str(spec.path)
 
+    dynamic = any(not t.is_static for t in spec.network.types.values())
+
     def result(case: Case, config: RunConfig, outcome: str, **kw) -> CaseResult:
         return CaseResult(spec=spec.name, case=case.name, outcome=outcome, path=path, ops=ops,
                           runtime=config.runtime, provider=config.provider, opset=opset, opt_level=config.opt_level,
-                          label=config.label if options.show_labels else "", host=host_note, **kw)
+                          label=config.label if options.show_labels else "", host=host_note,
+                          shapes=case_shapes(spec.network, case.inputs) if dynamic else "", **kw)
 
     target = options.target or target_for_provider(options.configs[0].provider)
     static: list[str] = []  # what the static check (converter/targets) finds: each case is REFUSED then

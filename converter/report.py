@@ -136,6 +136,9 @@ def to_junit(results: list[CaseResult], seconds: float, refused: str = "skip") -
         case = ET.SubElement(suite, "testcase", classname=f"spec2onnx.{r.spec}", name=name, time=f"{r.seconds:.6f}",
                              file=r.path)
         detail = "\n".join(r.problems)
+        if r.shapes:  # a case of a dynamic network: the shapes it ran at
+            properties = ET.SubElement(case, "properties")
+            ET.SubElement(properties, "property", name="shapes", value=r.shapes)
         if r.outcome in ("FAIL", "XPASS"):
             ET.SubElement(case, "failure", message=(r.problems or [r.outcome])[0][:500], type=r.outcome).text = detail
         elif r.outcome == "ERROR":

@@ -38,6 +38,7 @@ class CaseResult:
     internal: bool = False  # lowering failed with an internal error: our bug (exit status 3)
     label: str = ""  # the runtime configuration, shown when several run
     host: str = ""  # "host: legalized copy, N nodes changed": the host ran a copy of the deployment model
+    shapes: str = ""  # the case's input shapes where the network has dynamic ones, e.g. "x [2, 3, 8, 8], size = [...]"
 
     @property
     def id(self) -> str:

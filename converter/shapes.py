@@ -300,8 +300,9 @@ def _shape_like(array: np.ndarray) -> bool:
 
 def case_shapes(network: Network, inputs: dict[str, np.ndarray]) -> str:
     """The shapes of a case's inputs as reports show them, e.g. ``x [2, 3, 8, 8], size = [2, 3, 16, 16]``:
-    a shape input by its values."""
-    values = {n: inputs[n] for n in network.shape_inputs if n in inputs}
+    a shape input (declared, or read by a layer as a shape: a kind with check_values) by its values."""
+    read = {t for layer in network.layers if layer_kind(layer.op).check_values is not None for t in layer.inputs[1:]}
+    values = {n: a for n, a in inputs.items() if n in network.shape_inputs or (n in read and _shape_like(a))}
     return describe_shapes({n: a.shape for n, a in inputs.items()}, values)
 
 

@@ -12,6 +12,7 @@ from ..network import Network
 from ..opset import DEFAULT_OPSET, MIN_OPSET, ir_version_for
 from ..registry import layer_kind
 from ..targets import Target, target_for_provider
+from ..targets.dynamic import PROFILES_KEY, profiles_metadata
 from .builder import LoweringContext
 from .quantized import lower_quantized
 
@@ -69,8 +70,11 @@ def _build_model(network: Network, *, name: str, opset: int, provider: str, doc:
         producer_version=__version__,
         **({"doc_string": doc} if doc else {}),
     )
-    if notes:
-        helper.set_model_props(model, {"spec2onnx.legalizations": "\n".join(notes)})
+    props = {"spec2onnx.legalizations": "\n".join(notes)} if notes else {}
+    if network.profiles:  # the optimization profiles, for check (2^31 elements at the max) and for TensorRT users
+        props[PROFILES_KEY] = profiles_metadata(network.profiles, network.shape_inputs)
+    if props:
+        helper.set_model_props(model, props)
     if check:
         check_onnx(model)
     return model

@@ -173,11 +173,17 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
                 return _nearest_static(b, layer, ctx, v, x_type, out_shape, changed)
             return b.finish(_int8_around(b, ctx, x_type.dtype, x, body))
         return b.finish(_interpolate(b, layer, ctx, x, x_type, out_shape, changed))
+    if ctx.target.deployment and (x_type.dtype in (FLOAT16, FLOAT32) or
+                                  (x_type.dtype == INT8 and layer.attrs["resize_mode"] == "NEAREST")):
+        # the deployment form of a run-time shape: one Resize, fed constant ``scales`` where they are exact at every
+        # size the input may take (exact_scales), else the run-time sizes (an int32 shape input is Cast to int64
+        # first: ONNX's sizes are int64; scales on a dynamic dimension: floor(a * s) computed in the graph), which
+        # onnx-tensorrt imports as IResizeLayer::setInput(1) (onnxOpImporters.cpp:4560, :4635). The host copy
+        # re-lowers it for the CPU EP (converter/legalize.py).
+        scales = exact_scales(layer, x_type, out_shape)
+        size = ("", b.const("scales", scales)) if scales is not None else (_sizes_tensor(b, layer, ctx, out_shape), "")
+        return b.finish(_int8_around(b, ctx, x_type.dtype, x, lambda v: _resize_node(b, layer.attrs, v, *size, deployment=True)))
     sizes = _sizes_tensor(b, layer, ctx, out_shape)
-    if ctx.target.deployment and x_type.dtype in (FLOAT16, FLOAT32) and (len(layer.inputs) == 2 or out_shape is not None):
-        # the deployment form of a run-time shape: one Resize reading it (an int32 shape input is Cast to int64
-        # first: ONNX's sizes are int64); the host copy re-lowers it for the CPU EP (converter/legalize.py)
-        return b.finish(_resize_node(b, layer.attrs, x, sizes, deployment=True))
     if layer.attrs["resize_mode"] == "NEAREST":
         return b.finish(_int8_around(b, ctx, x_type.dtype, x, lambda v: _nearest_dynamic(b, layer, v, x_type, sizes)))
     return b.finish(_interpolate(b, layer, ctx, x, x_type, None, None, sizes))
@@ -412,20 +418,25 @@ def _interpolate_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, size
     return b.op("Slice", [y, b.const("zeros", np.zeros(inner, np.int64)), wanted, axes], why="an output length of 0 at run time")
 
 
-def exact_scales(layer: Layer, x_type: TensorType, out_shape) -> np.ndarray | None:
+def exact_scales(layer: Layer, x_type: TensorType, out_shape=None) -> np.ndarray | None:
     """The layer's float32 scales where ONNX ``scales`` say the same as ``sizes``, else None.
 
-    Only for a layer given ``scales`` whose every axis has a * s == b exactly (s the float32 scale, real arithmetic):
+    Only for a layer given ``scales`` whose every axis has a * s == b exactly (s the float32 scale, real arithmetic;
+    a dynamic dimension: at every size it may take, so s is a positive integer):
     then s = b / a, so ONNX's coordinate map from the scale (x / s, (x + 0.5) / s - 0.5) is TensorRT's and the
     spec's length ratio L_in / L_out, onnxruntime's fl(b / a) is s, and floor(a * s) = b on every runtime. A
     non-exact scale (3 * 1.5 = 4.5 -> 4; 10 * 0.1f) keeps ``sizes``: ONNX would map by 1 / s, TensorRT and the
     spec by a / b (docs/deployment.md)."""
-    if layer.attrs["scales"] is None or len(layer.inputs) != 1 or None in x_type.shape:
+    if layer.attrs["scales"] is None or len(layer.inputs) != 1:
         return None
     scales = per_dimension(layer.attrs["scales"], x_type.rank).astype(np.float32)
-    if all(Fraction(float(s)) * a == b for a, s, b in zip(x_type.shape, scales, out_shape)):
-        return scales
-    return None
+    out_shape = out_shape or [None if a is None else scaled_dim(a, float(s)) for a, s in zip(x_type.shape, scales)]
+    for a, s, b in zip(x_type.shape, scales, out_shape):
+        if a is None and not (float(s).is_integer() and s >= 1):
+            return None
+        if a is not None and Fraction(float(s)) * a != b:
+            return None
+    return scales
 
 
 def _deployment_size(b: NodeBuilder, layer: Layer, x_type: TensorType, out_shape) -> tuple[str, str]:

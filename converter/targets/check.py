@@ -21,7 +21,7 @@ from pathlib import Path
 import onnx
 
 from ..ort_build import newest_loadable_ir, newest_loadable_opset
-from . import dla, dla_guide, tensorrt_rules
+from . import dla, dla_guide, dynamic, tensorrt_rules
 from .functions import expand as expand_function
 from .limits import Unverified, applies, broken
 from .model_view import ModelView, NodeView, UnreadValue
@@ -119,6 +119,8 @@ def _check(view: ModelView, name: str, precision=()) -> list[tuple[Problem, list
             problems.append(Problem(name, "", "", f"opset {view.opset} is outside TensorRT's {low}..{high}"))
     if "tensor_limits" in profile:
         problems += _tensor_limits(view, name, profile["tensor_limits"])
+    if profile.get("dla"):  # no dynamic dimension on DLA (converter/targets/dynamic.py)
+        problems += [Problem(name, "", "", reason, severity) for reason, severity in dynamic.dla_problems(view.model)]
     return [(p, None) for p in problems] + _nodes(view, name, profile, precision)
 
 
@@ -185,9 +187,13 @@ def _tensor_limits(view: ModelView, name: str, limits: dict) -> list[Problem]:
     def within(shape) -> bool:
         return shape is None or (len(shape) <= max_rank and (None in shape or math.prod(shape) <= max_elements))
 
-    if all(within(shape) for shape in set(view.shapes.values())):  # distinct shapes: few, even in a huge model
-        return []
     over = {}
+    # a dynamic tensor at each profile's max (the profiles the model carries: converter/targets/dynamic.py)
+    for tensor, shape, i in dynamic.over_limit_at_max(view.model, max_elements):
+        over[tensor] = (f"tensor {tensor!r} has {math.prod(shape):,} elements at profile {i}'s max {list(shape)}; "
+                        f"{limits['why_elements']}")
+    if not over and all(within(shape) for shape in set(view.shapes.values())):  # distinct shapes: few, even in a huge model
+        return []
     for tensor, shape in view.shapes.items():
         if shape is None:
             continue

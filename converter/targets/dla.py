@@ -88,9 +88,30 @@ def layer_refusal(spec, layer, where: str, precision=()) -> None:
 
 
 def refuse_layers(spec, precision=()) -> None:
-    """Raise DlaRuleError, naming the layer field and the DLA rule, for the first layer DLA cannot run."""
+    """Raise DlaRuleError, naming the field and the DLA rule, for a dynamic dimension (refuse_dynamic), then for the
+    first layer DLA cannot run."""
+    refuse_dynamic(spec)
     for layer in spec.network.layers:
         layer_refusal(spec, layer, layer.field or f"network.layers[{layer.name}]", precision)
+
+
+GENERAL_RESTRICTIONS = "NVIDIA TensorRT guide, DLA Supported Layers and Restrictions, General Restrictions"
+
+
+def refuse_dynamic(spec) -> None:
+    """DLA runs no dynamic dimension: "DLA does not support dynamic dimensions, so the profile's min, max, and opt
+    values must be equal for wildcard dimensions" (GENERAL_RESTRICTIONS). A shape input's values likewise."""
+    net = spec.network
+    for i, profile in enumerate(net.profiles):
+        for name, (low, opt, high) in profile.items():
+            for j, corner in enumerate(zip(low, opt, high)):
+                if len(set(corner)) > 1:
+                    label = f"value {j}" if name in net.shape_inputs else f"dimension {j}"
+                    symbol = net.inputs[name].name(j) if name not in net.shape_inputs else None
+                    label += f" ({symbol!r})" if symbol else ""
+                    raise DlaRuleError(f"{label} is min/opt/max {'/'.join(map(str, corner))}: DLA does not support dynamic "
+                                       "dimensions, so the profile's min, opt and max must be equal for wildcard dimensions "
+                                       f"({GENERAL_RESTRICTIONS})", file=str(spec.path), field=f"network.profiles[{i}].{name}")
 
 
 def check_scale(spec, layer, where: str) -> None:

@@ -93,6 +93,8 @@ CITATIONS = {
     "resize.tf_half_pixel_for_nn": ("onnxOpImporters.cpp:4457", "layer->setNearestRounding(nvinfer1::ResizeRoundMode::kCEIL);"),
     "resize.cubic_coeff": ("onnxOpImporters.cpp:4507", "auto cubicCoeff = attrs.get<float>(\"cubic_coeff_a\", -0.75F);"),
     "resize.opset10": ("onnxOpImporters.cpp:4572", "layer->setCoordinateTransformation(nvinfer1::ResizeCoordinateTransformation::kASYMMETRIC);"),
+    "resize.sizes-input": ("onnxOpImporters.cpp:4560", "layer->setInput(1, *resizeShape);"),
+    "resize.scales-input": ("onnxOpImporters.cpp:4635", "layer->setInput(1, *resizeShape);"),
     "unary": ("importerUtils.cpp:1743", "nvinfer1::IUnaryLayer* layer = N_CHECK(ctx->network()->addUnary(*tensorPtr, op));"),
     "unary.neg-int32": ("importerUtils.cpp:1725", "return elementwiseHelper(ctx, node, nodeIdx, layerInputs, nvinfer1::ElementWiseOperation::kSUB);"),
     "activation": ("importerUtils.cpp:39", "nvinfer1::IActivationLayer* layer = N_CHECK(ctx->network()->addActivation(input, op));"),
@@ -325,7 +327,17 @@ def _resize(node, layer, ins, out):
         attrs["output_dims"] = tuple(int(v) for v in sizes.ravel())
     elif scales is not None and scales.size:
         attrs["scales"] = tuple(_f(v) for v in scales.ravel())
+    elif _runtime(node, 3) or _runtime(node, scales_at):
+        # sizes (or scales) computed at run time: a shape tensor the importer gives the layer as its input 1,
+        # IResizeLayer::setInput(1, shape) (scales: resizeShapeTensor(input, scales) first); one IResizeLayer
+        attrs["output_dims"] = "input1"
+        return layer("IResizeLayer", attrs.items(), ins[:1], out, "resize.sizes-input" if _runtime(node, 3) else "resize.scales-input")
     return layer("IResizeLayer", attrs.items(), ins[:1], out, "resize")
+
+
+def _runtime(node, i: int) -> bool:
+    """Whether input ``i`` of ``node`` is given and is no constant (a run-time tensor)."""
+    return len(node.inputs) > i and bool(node.inputs[i]) and node.constants[i] is None
 
 
 def _clip(node, layer, ins, out):

@@ -1,0 +1,225 @@
+"""Dynamic specs on every target: the model keeps its symbolic dimensions, computes in the graph what depends on a
+dynamic one, validates on onnxruntime at every case's shapes through one session, and check judges TensorRT's
+limits at the profile's max; DLA refuses a dynamic dimension, citing NVIDIA's rule."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from converter import pipeline
+from converter.errors import TargetRuleError
+from converter.pipeline import Options, model_for_target, validate_spec
+from converter.spec import parse_spec
+from converter.targets import TARGET_NAMES, get_target
+from converter.targets.check import check_model, errors
+from converter.targets.dynamic import PROFILES_KEY, read_profiles
+from converter.targets.trt_importer import importer_view
+
+from .test_spec_format import spec_doc
+
+PROFILE4 = {"min": [1, 3, 4, 4], "opt": [2, 3, 6, 8], "max": [3, 3, 9, 12]}
+
+
+def _spec(layers, outputs, dtype="float32", extra_inputs=None, extra_profile=None, cases=None):
+    inputs = {"x": {"dtype": dtype, "shape": ["batch", 3, "h", "w"]}, **(extra_inputs or {})}
+    profile = {"x": PROFILE4, **(extra_profile or {})}
+    return parse_spec(spec_doc(inputs, layers, outputs, [profile], cases), Path("t.yaml"))
+
+
+FAMILIES = {
+    "scale": lambda: _spec([{"name": "y", "op": "trt.Scale", "inputs": ["x"], "mode": "CHANNEL",
+                             "scale": [0.5, 2, -1], "shift": [1, 0, 0.25]}], ["y"]),
+    "elementwise": lambda: _spec([{"name": "y", "op": "trt.ElementWise", "inputs": ["x", "b"], "operation": "PROD"}], ["y"],
+                                 extra_inputs={"b": {"dtype": "float32", "shape": ["batch", 3, 1, 1]}},
+                                 extra_profile={"b": {"min": [1, 3, 1, 1], "opt": [2, 3, 1, 1], "max": [3, 3, 1, 1]}}),
+    "resize-scales": lambda: _spec([{"name": "y", "op": "trt.Resize", "inputs": ["x"], "scales": [1, 1, 2, 1.5],
+                                     "resize_mode": "LINEAR", "coordinate_transformation": "HALF_PIXEL"}], ["y"]),
+    "resize-nearest": lambda: _spec([{"name": "y", "op": "trt.Resize", "inputs": ["x"], "scales": 3,
+                                      "coordinate_transformation": "HALF_PIXEL", "nearest_rounding": "HALF_DOWN"}], ["y"]),
+    "resize-sizes": lambda: _spec([{"name": "y", "op": "trt.Resize", "inputs": ["x", "size"], "resize_mode": "CUBIC"}], ["y"],
+                                  extra_inputs={"size": {"dtype": "int32", "shape": [4], "shape_tensor": True}},
+                                  extra_profile={"size": {"min": [1, 3, 2, 2], "opt": [1, 3, 8, 8], "max": [1, 3, 16, 24]},
+                                                 "x": {"min": [1, 3, 4, 4], "opt": [1, 3, 6, 8], "max": [1, 3, 9, 12]}},
+                                  cases=[{"name": f"c{i}", "inputs": {"x": {"random": "uniform", "shape": [1, 3, h, w]},
+                                                                      "size": [1, 3, oh, ow]}}
+                                         for i, (h, w, oh, ow) in enumerate([(4, 4, 2, 2), (9, 5, 16, 24), (6, 8, 7, 3)])]),
+}
+
+
+def _dq_spec():
+    return parse_spec(spec_doc(
+        {"q": {"dtype": "int8", "shape": ["n", "c", "w"]}, "s": {"dtype": "float32", "shape": ["n", "c", "w"]},
+         "zp": {"dtype": "int8", "shape": ["n", "c", "w"]}},
+        [{"name": "y", "op": "dml.DequantizeLinear", "inputs": ["q", "s", "zp"]}], ["y"],
+        [{n: {"min": [1, 1, 1], "opt": [2, 3, 4], "max": [3, 4, 7]} for n in ("q", "s", "zp")}]), Path("t.yaml"))
+
+
+def _dq_strided_spec():
+    """A per-channel scale buffer read through DirectML strides [0, 1, 0] of run-time sizes: offsets in the graph."""
+    return parse_spec(spec_doc(
+        {"q": {"dtype": "uint8", "shape": ["n", 4, "w"]}, "s": {"dtype": "float32", "shape": [4]},
+         "zp": {"dtype": "uint8", "shape": [4]}},
+        [{"name": "y", "op": "dml.DequantizeLinear", "inputs": ["q", "s", "zp"],
+          "strides": {"scale": [0, 1, 0], "zero_point": [0, 1, 0]}}], ["y"],
+        [{"q": {"min": [1, 4, 1], "opt": [2, 4, 5], "max": [3, 4, 9]}}]), Path("t.yaml"))
+
+
+FAMILIES["dequantize"] = _dq_spec
+FAMILIES["dequantize-strides"] = _dq_strided_spec
+TARGETS = [t for t in TARGET_NAMES if t != "tensorrt-dla"]
+
+
+def _dims(value_info):
+    return [d.dim_param or (d.dim_value if d.HasField("dim_value") else None) for d in value_info.type.tensor_type.shape.dim]
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+@pytest.mark.parametrize("target", TARGETS)
+def test_each_family_runs_on_each_target_at_every_case_shape(family, target):
+    spec = FAMILIES[family]()
+    model, _, _, problems = model_for_target(spec, get_target(target), 17)
+    assert not errors(problems), [str(p) for p in problems]
+    for value, name in zip(model.graph.input, spec.network.inputs):  # the spec's names are the model's dim_params
+        assert _dims(value) == [d if d != -1 else None for d in spec.network.inputs[name].dims()]
+    assert read_profiles(model)[0], "the model carries its profiles"
+    results = list(validate_spec(spec, Options(target=get_target(target))))
+    assert len(results) == len(spec.cases) >= 3
+    bad = [f"{r.case} ({r.shapes}): {r.problems}" for r in results if r.outcome != "PASS"]
+    assert not bad, bad
+    assert len({r.shapes for r in results}) == len(results)  # each case at its own shapes
+
+
+def test_one_session_serves_every_shape(monkeypatch):
+    made = []
+    real = pipeline.session
+
+    def counting(config, model_bytes, threads=1):
+        made.append(config)
+        return real(config, model_bytes, threads=threads)
+
+    monkeypatch.setattr(pipeline, "session", counting)
+    spec = FAMILIES["resize-scales"]()
+    results = list(validate_spec(spec, Options()))
+    assert [r.outcome for r in results] == ["PASS"] * 3 and len(made) == 1
+
+
+def _node_ops(model):
+    return [n.op_type for n in model.graph.node]
+
+
+def test_tensorrt_keeps_a_resize_by_integer_scales_as_one_layer_with_its_scales():
+    model = model_for_target(FAMILIES["resize-nearest"](), get_target("tensorrt"), 17)[0]
+    assert _node_ops(model) == ["Resize"]
+    (layer,) = importer_view(model)
+    assert layer.kind == "IResizeLayer" and layer.attr("scales") == (1.0, 1.0, 3.0, 3.0)
+
+
+def test_tensorrt_resizes_by_run_time_sizes_where_a_scale_is_not_exact_at_every_size():
+    """1.5 * a is an integer for even a only: the sizes floor(a * 1.5) are computed in the graph (Shape, Cast, Mul,
+    Floor, Cast) and the Resize reads them at run time: one IResizeLayer with its input 1 (onnxOpImporters.cpp:4560)."""
+    model = model_for_target(FAMILIES["resize-scales"](), get_target("tensorrt"), 17)[0]
+    resizes = [n for n in model.graph.node if n.op_type == "Resize"]
+    assert len(resizes) == 1 and resizes[0].input[3] and resizes[0].input[3] not in {i.name for i in model.graph.initializer}
+    assert {"Shape", "Floor"} <= set(_node_ops(model))
+    layers = [layer for layer in importer_view(model) if layer.kind == "IResizeLayer"]
+    assert len(layers) == 1 and layers[0].attr("output_dims") == "input1" and layers[0].source == "onnxOpImporters.cpp:4560"
+
+
+def test_tensorrt_feeds_a_shape_input_to_the_one_resize():
+    model = model_for_target(FAMILIES["resize-sizes"](), get_target("tensorrt"), 17)[0]
+    assert _node_ops(model) == ["Cast", "Resize"]  # int32 -> int64: ONNX's sizes are int64
+    assert _dims(model.graph.output[0]) == ["batch", 3, None, None]
+    assert [layer.kind for layer in importer_view(model)] == ["ICastLayer", "IResizeLayer"]
+
+
+def test_tensorrt_dla_refuses_a_dynamic_dimension_citing_the_guide():
+    with pytest.raises(TargetRuleError, match=r"network\.profiles\[0\]\.x: dimension 0 \('batch'\) is min/opt/max "
+                                              r"1/2/3: DLA does not support dynamic dimensions.*General Restrictions"):
+        model_for_target(FAMILIES["scale"](), get_target("tensorrt-dla"), 17)
+
+
+def test_tensorrt_dla_takes_a_named_dimension_fixed_by_its_profile():
+    fixed = {"min": [2, 3, 8, 8], "opt": [2, 3, 8, 8], "max": [2, 3, 8, 8]}
+    doc = spec_doc({"x": {"dtype": "float16", "shape": ["batch", 3, 8, 8]}},
+                   [{"name": "y", "op": "trt.Resize", "inputs": ["x"], "scales": [1, 1, 2, 2]}], ["y"], [{"x": fixed}])
+    spec = parse_spec(doc, Path("t.yaml"))
+    model, _, _, problems = model_for_target(spec, get_target("tensorrt-dla"), 17)
+    assert not problems, [str(p) for p in problems]
+    assert [r.outcome for r in validate_spec(spec, Options(target=get_target("tensorrt-dla")))] == ["PASS"] * 3
+
+
+def _resize_model(profiles=None):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, 1024, 1024])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 3, None, None])
+    scales = helper.make_tensor("scales", TensorProto.FLOAT, [4], [1, 1, 4, 4])
+    graph = helper.make_graph([helper.make_node("Resize", ["x", "", "scales"], ["y"], name="r")], "g", [x], [y], [scales])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    if profiles is not None:
+        helper.set_model_props(model, {PROFILES_KEY: json.dumps({"profiles": profiles})})
+    return model
+
+
+def test_check_judges_the_element_limit_at_each_profiles_max():
+    """[n, 3, 4096, 4096] holds 50,331,648 n elements: under 2^31 up to n = 42, over it at n = 64."""
+    small = [{"x": {"min": [1, 3, 1024, 1024], "opt": [1, 3, 1024, 1024], "max": [42, 3, 1024, 1024]}}]
+    big = small + [{"x": {"min": [1, 3, 1024, 1024], "opt": [8, 3, 1024, 1024], "max": [64, 3, 1024, 1024]}}]
+    assert not check_model(_resize_model(small), "tensorrt")
+    (problem,) = check_model(_resize_model(big), "tensorrt")
+    assert problem.node == "r" and "3,221,225,472 elements at profile 1's max [64, 3, 4096, 4096]" in problem.reason
+
+
+def test_check_does_not_judge_a_dynamic_tensor_without_profiles():
+    assert not check_model(_resize_model(), "tensorrt")
+
+
+def test_check_warns_of_dla_dynamic_dimensions_without_profiles_and_refuses_unequal_ones():
+    model_problems = [p for p in check_model(_resize_model(), "tensorrt-dla") if not p.node]
+    assert [p.severity for p in model_problems] == ["warning"] and "DLA does not support dynamic" in model_problems[0].reason
+    fixed = [{"x": {"min": [2, 3, 1024, 1024], "opt": [2, 3, 1024, 1024], "max": [2, 3, 1024, 1024]}}]
+    assert not [p for p in check_model(_resize_model(fixed), "tensorrt-dla") if not p.node]
+    ranged = [{"x": {"min": [1, 3, 1024, 1024], "opt": [2, 3, 1024, 1024], "max": [2, 3, 1024, 1024]}}]
+    assert [p.severity for p in check_model(_resize_model(ranged), "tensorrt-dla") if not p.node] == ["error"]
+
+
+def test_reports_name_each_cases_shapes(tmp_path):
+    from converter.report import to_junit
+
+    results = list(validate_spec(FAMILIES["resize-sizes"](), Options()))
+    assert [r.shapes for r in results] == ["x [1, 3, 4, 4], size = [1, 3, 2, 2]", "x [1, 3, 9, 5], size = [1, 3, 16, 24]",
+                                           "x [1, 3, 6, 8], size = [1, 3, 7, 3]"]
+    xml = to_junit(results, 1.0).decode()
+    assert '<property name="shapes" value="x [1, 3, 9, 5], size = [1, 3, 16, 24]" />' in xml
+
+
+def test_a_static_spec_reports_no_shapes():
+    doc = spec_doc({"x": {"dtype": "float32", "shape": [1, 3, 2, 2]}},
+                   [{"name": "y", "op": "trt.Scale", "inputs": ["x"], "mode": "UNIFORM"}], ["y"],
+                   cases=[{"name": "c", "inputs": {"x": np.zeros((1, 3, 2, 2)).tolist()}}])
+    assert [r.shapes for r in validate_spec(parse_spec(doc, Path("t.yaml")), Options())] == [""]
+
+
+def test_an_onnx_model_of_a_dynamic_spec_runs_at_every_shape_of_the_profile():
+    """The done-when of issue 27: the model runs on onnxruntime at every shape of the profile and matches the
+    reference (converter/reference, numpy only)."""
+    import onnxruntime as ort
+
+    from converter.reference import run_network
+
+    spec = FAMILIES["resize-scales"]()
+    model = model_for_target(spec, get_target("ort-cpu"), 17)[0]
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(0)
+    for n in range(1, 4):
+        for h in range(4, 10):
+            for w in range(4, 13):
+                x = rng.uniform(-1, 1, (n, 3, h, w)).astype(np.float32)
+                (got,) = session.run(None, {"x": x})
+                want = run_network(spec.network, {"x": x})["y"]
+                assert got.shape == want.shape == (n, 3, 2 * h, int(np.floor(np.float32(w) * np.float32(1.5))))
+                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
