@@ -254,6 +254,10 @@ def _target_refusal(ctx: LoweringContext, plan: Plan) -> str:
             return "onnxruntime's CUDA per-axis DequantizeLinear needs an input of rank 2 or more"
     if target.name == "ort-dml" and x_type.dtype not in CUDA_DQ_TYPES:  # tables/ort-dml.json: int8/uint8 (19: int32; 21: int4/uint4)
         return f"onnxruntime's DirectML EP has no {x_type.dtype} DequantizeLinear kernel at every opset (int8 and uint8)"
+    if target.includes("openvino") and plan.path == "native-blocked" and not x_type.is_static:
+        return ("OpenVINO's ONNX frontend converts blocked DequantizeLinear of a static input only: \"DequantizeLinear "
+                "cannot operate with dynamic shapes of input X\" (openvino src/frontends/onnx/frontend/src/op/"
+                "dequantize_linear.cpp, opset 21)")
     if target.includes("tensorrt"):
         if x_type.dtype != INT8:
             return f"TensorRT's ONNX parser takes int8 DequantizeLinear only, not {x_type.dtype}"

@@ -181,11 +181,17 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
         # onnx-tensorrt imports as IResizeLayer::setInput(1) (onnxOpImporters.cpp:4560, :4635). The host copy
         # re-lowers it for the CPU EP (converter/legalize.py).
         scales = exact_scales(layer, x_type, out_shape)
-        size = ("", b.const("scales", scales)) if scales is not None else (_sizes_tensor(b, layer, ctx, out_shape), "")
-        return b.finish(_int8_around(b, ctx, x_type.dtype, x, lambda v: _resize_node(b, layer.attrs, v, *size, deployment=True)))
-    sizes = _sizes_tensor(b, layer, ctx, out_shape)
+
+        def one_resize(v):
+            size = ("", b.const("scales", scales)) if scales is not None else (_sizes_tensor(b, layer, ctx, out_shape, v), "")
+            return _resize_node(b, layer.attrs, v, *size, deployment=True)
+        return b.finish(_int8_around(b, ctx, x_type.dtype, x, one_resize))
+
+    # (the sizes read the shape of the tensor resized, after any int8 conversion: onnx-tensorrt's Shape takes no int8)
+    def sizes(v):
+        return _sizes_tensor(b, layer, ctx, out_shape, v)
     if layer.attrs["resize_mode"] == "NEAREST":
-        return b.finish(_int8_around(b, ctx, x_type.dtype, x, lambda v: _nearest_dynamic(b, layer, v, x_type, sizes)))
+        return b.finish(_int8_around(b, ctx, x_type.dtype, x, lambda v: _nearest_dynamic(b, layer, v, x_type, sizes(v))))
     return b.finish(_interpolate(b, layer, ctx, x, x_type, None, None, sizes))
 
 
@@ -201,8 +207,9 @@ def _static_output_shape(layer: Layer, ctx: LoweringContext):
     return None
 
 
-def _sizes_tensor(b: NodeBuilder, layer: Layer, ctx: LoweringContext, out_shape) -> str:
-    """The output shape as an int64 [rank] tensor in the graph."""
+def _sizes_tensor(b: NodeBuilder, layer: Layer, ctx: LoweringContext, out_shape, source: str) -> str:
+    """The output shape as an int64 [rank] tensor in the graph; ``source``: the input, or a conversion of it (its
+    Shape is the input's)."""
     if out_shape is not None:
         return b.const("sizes", np.array(out_shape, np.int64))
     if len(layer.inputs) == 2:
@@ -210,7 +217,7 @@ def _sizes_tensor(b: NodeBuilder, layer: Layer, ctx: LoweringContext, out_shape)
         return s if ctx.input_types[1].dtype == INT64 else b.cast(s, INT64, why="the shape input is int32; Resize sizes and index math are int64")
     # scales on an input whose dimensions are only known at run time: floor(float32(a) * scale), as onnxruntime does
     scales = per_dimension(layer.attrs["scales"], ctx.input_types[0].rank)
-    shape = b.op("Shape", [layer.inputs[0]])
+    shape = b.op("Shape", [source])
     a = b.cast(shape, FLOAT32, why="output size = floor(a * scale) in float32")
     keep = b.const("scale_is_one", scales == 1.0)
     scaled = b.cast(b.op("Floor", [b.op("Mul", [a, b.const("scales", scales)])]), INT64, why="output sizes are int64")
@@ -249,13 +256,15 @@ def _nearest_dynamic(b: NodeBuilder, layer: Layer, x: str, x_type: TensorType, s
 
 
 def _interpolate(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, x_type: TensorType,
-                 out_shape, changed, sizes: str | None = None) -> str:
+                 out_shape, changed, sizes=None) -> str:
+    """``sizes``: for a run-time shape, a function of the tensor resized (the input in float32) giving the sizes."""
     attrs, rank, dtype = layer.attrs, x_type.rank, x_type.dtype
     mode = attrs["resize_mode"]
     if dtype == INT8:
         x = _int8_to_float(b, ctx, x)
     elif dtype == FLOAT16:
         x = b.cast(x, FLOAT32, why="interpolate in float32 and round once to float16, as the reference does")
+    sizes = sizes(x) if sizes is not None else None
     # fold the dimensions outside the resized ones into one: onnxruntime runs linear only on 4-D/5-D
     # with the outer two scales 1 (and 2-D/3-D), cubic only on 4-D with the outer two scales 1 (and 2-D)
     inner = window(mode, rank) if changed is None else rank - min(changed)

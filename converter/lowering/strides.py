@@ -117,12 +117,16 @@ def lower_strided(lower, layer: Layer, ctx: LoweringContext, choose_plan) -> Low
 
     b = NodeBuilder(dataclasses.replace(layer, name=f"{layer.name}/strides"))
     sizes = ctx.input_types[0].shape
-    dynamic = None in sizes  # the view's offsets are computed in the graph from Shape(input) (dynamic_offsets)
+    dynamic = None in sizes  # a buffer's view is read at run time (its shape depends on the run-time sizes)
     inputs, consts, types = list(layer.inputs), list(ctx.constant_inputs), list(ctx.input_types)
     runtime, expand = [], []
+    shape: list[str] = []  # Shape(input), made once where a view needs it
     for role, strides in layer.attrs["strides"].items():
         i = ROLES[role]
-        offsets = None if dynamic else view_offsets(sizes, strides)
+        # offsets over the view's static axes: the compact view (length 1 where the stride is 0) needs no other size
+        known = None not in [n for n, st in zip(sizes, strides) if st]
+        offsets = view_offsets(tuple(1 if st == 0 else n for n, st in zip(sizes, strides)), strides) if dynamic and known \
+            else None if dynamic else view_offsets(sizes, strides)
         types[i] = TensorType(ctx.input_types[i].dtype, sizes, ctx.input_types[0].names)
         if dynamic:
             consts[i] = None  # a constant buffer too: its view depends on the run-time sizes
@@ -150,9 +154,12 @@ def lower_strided(lower, layer: Layer, ctx: LoweringContext, choose_plan) -> Low
             if dynamic:
                 flat = b.op("Reshape", [buffer, b.const("flat", np.array([-1], np.int64))],
                             why=f"DirectML strides on {role}: the buffer as one dimension")
-                view = b.op("Gather", [flat, dynamic_offsets(b, layer.inputs[0], sizes, strides)], axis=0,
+                where = (b.const(f"{role}_offsets", offsets) if offsets is not None
+                         else dynamic_offsets(b, layer.inputs[0], sizes, strides, shape))
+                view = b.op("Gather", [flat, where], axis=0,
                             why=f"DirectML strides {list(strides)} of run-time sizes: element i of the view is "
-                                "buffer[sum(i_k * stride_k)], the offsets computed from Shape(input)")
+                                "buffer[sum(i_k * stride_k)]" + ("" if offsets is not None else
+                                                                 ", the offsets computed from Shape(input)"))
                 inputs[i] = view
                 if 0 in strides:
                     expand.append(i)
@@ -176,7 +183,9 @@ def lower_strided(lower, layer: Layer, ctx: LoweringContext, choose_plan) -> Low
     # Cast of the compact view).
     if choose_plan(inner_ctx).path == "native-blocked":
         for i in expand:
-            full = b.op("Shape", [layer.inputs[0]]) if dynamic else b.const("sizes", np.array(sizes, np.int64))
+            if dynamic:
+                shape or shape.append(b.op("Shape", [layer.inputs[0]]))
+            full = shape[0] if dynamic else b.const("sizes", np.array(sizes, np.int64))
             inputs[i] = b.op("Expand", [inputs[i], full], why="DirectML stride 0: the dimension repeats (broadcast)")
         for role in layer.attrs["strides"]:
             if ROLES[role] not in runtime:
@@ -185,18 +194,18 @@ def lower_strided(lower, layer: Layer, ctx: LoweringContext, choose_plan) -> Low
     return b.lowered
 
 
-def dynamic_offsets(b: NodeBuilder, x: str, sizes: tuple, strides: tuple[int, ...]) -> str:
+def dynamic_offsets(b: NodeBuilder, x: str, sizes: tuple, strides: tuple[int, ...], shape: list[str]) -> str:
     """view_offsets computed in the graph for sizes only known at run time: the sum over the axes of
     Range(0, size_k) * stride_k, each reshaped to lie along its axis (length 1 on a stride-0 axis: it broadcasts).
-    A static size is a constant; a dynamic one Gather(Shape(input), k)."""
+    A static size is a constant; a dynamic one Gather(Shape(input), k) (``shape``: Shape(input) once made)."""
     rank = len(sizes)
-    total, shape = None, None
+    total = None
     for axis, (n, stride) in enumerate(zip(sizes, strides)):
         if stride == 0:
             continue
         if n is None:
-            shape = shape or b.op("Shape", [x])
-            length = b.op("Gather", [shape, b.scalar(f"axis{axis}", axis, INT64)], axis=0)
+            shape or shape.append(b.op("Shape", [x]))
+            length = b.op("Gather", [shape[0], b.scalar(f"axis{axis}", axis, INT64)], axis=0)
         else:
             length = b.scalar(f"length{axis}", n, INT64)
         steps = b.op("Range", [b.scalar("zero", 0, INT64), length, b.scalar("one", 1, INT64)])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import os
 import shutil
@@ -168,17 +169,33 @@ class OrtRunner:
                 binding.bind_cpu_input(name, array)
         bf16_buffers = {}
         for name, type_str, shape in self._outputs:
-            if type_str == "tensor(bfloat16)":
+            if type_str == "tensor(bfloat16)" and all(isinstance(d, int) for d in shape):
                 # onnxruntime cannot hand bfloat16 to numpy: let it write into our uint16 buffer.
                 buffer = np.empty([int(d) for d in shape], np.uint16)
                 binding.bind_ortvalue_output(name, ort.OrtValue.ortvalue_from_numpy_with_onnx_type(buffer, onnx_element_type=TensorProto.BFLOAT16))
                 bf16_buffers[name] = buffer
+            elif type_str == "tensor(bfloat16)":  # a dynamic shape: onnxruntime allocates it in CPU memory, read below
+                binding.bind_output(name, "cpu")
+                bf16_buffers[name] = None
             else:
                 binding.bind_output(name)
         self.session.run_with_iobinding(binding)
         self._after_run()
         values = binding.get_outputs()  # in the order the outputs were bound
-        return {
-            name: bf16_buffers[name].view(BFLOAT16.numpy) if name in bf16_buffers else value.numpy()
-            for (name, _, _), value in zip(self._outputs, values)
-        }
+        out = {}
+        for (name, _, _), value in zip(self._outputs, values):
+            if name not in bf16_buffers:
+                out[name] = value.numpy()
+                continue
+            buffer = bf16_buffers[name]
+            out[name] = (buffer if buffer is not None else _uint16_copy(value)).view(BFLOAT16.numpy)
+        return out
+
+
+def _uint16_copy(value) -> np.ndarray:
+    """The 16-bit elements of a CPU OrtValue (a bfloat16 one: OrtValue.numpy() has no numpy type for it), copied."""
+    shape = [int(d) for d in value.shape()]
+    count = int(np.prod(shape, dtype=np.int64))
+    if count == 0:
+        return np.empty(shape, np.uint16)
+    return np.ctypeslib.as_array((ctypes.c_uint16 * count).from_address(value.data_ptr())).reshape(shape).copy()

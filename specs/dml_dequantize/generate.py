@@ -290,6 +290,41 @@ OPENVINO_INT64 = ("OpenVINO's CPU plugin computes int64 tensors in int32 (it low
 ONNX_REFERENCE_DQ13 = "onnx's ReferenceEvaluator implements DequantizeLinear only from opset 19"
 
 
+def dynamic_specs() -> list[dict]:
+    """Dynamic dimensions (issue 27): input, scale and zero point share symbolic dimensions (DirectML's Sizes are one
+    for all); the hand table tiled over each case's shape gives the expected values. A per-channel buffer read through
+    strides of run-time sizes computes its offsets in the graph (lowering/strides.py); its cases are the default ones."""
+    out = []
+    for x_type, out_type, zero_point, path, opset, shapes, bounds in (
+        ("int8", "float32", True, "native-blocked", 21, ([1, 2, 2], [3, 2, 2]), ([1, 1, 2], [2, 2, 2], [4, 4, 2])),
+        ("uint16", "float16", False, "decomposed", 21, ([4, 1], [4, 3]), ([4, 1], [4, 2], [4, 8])),
+        ("int32", "float32", True, "decomposed", 17, ([2, 2, 1, 1], [1, 2, 2, 3]), ([1, 1, 1, 1], [2, 2, 2, 2], [2, 4, 2, 3])),
+    ):
+        hand = HAND[x_type]
+        rank = len(shapes[0])
+        dims = ["n", "c", "w", "h"][:rank] if x_type != "uint16" else [4, -1]
+        names = ["x", "scale"] + (["zp"] if zero_point else [])
+        inputs = {"x": (x_type, dims), "scale": (out_type, dims)}
+        if zero_point:
+            inputs["zp"] = (x_type, dims)
+        scale = hand.get("scale_f16", hand["scale"]) if out_type == "float16" else hand["scale"]
+        cases = [{"name": f"hand-{'x'.join(map(str, shape))}",
+                  "inputs": {"x": tiled(hand["x"], shape), "scale": tiled(scale, shape),
+                             **({"zp": tiled(hand["zp"], shape)} if zero_point else {})},
+                  "expected": {"y": tiled(hand["expected"][(out_type, zero_point)], shape)}} for shape in shapes]
+        doc = spec(f"gen-dml-dq-dynamic-{x_type}-{SHORT[out_type]}-r{rank}-{'zp' if zero_point else 'nozp'}-{path}-opset{opset}",
+                   opset, inputs, names, cases)
+        doc["network"]["profiles"] = [{n: dict(zip(("min", "opt", "max"), bounds)) for n in names}]
+        out.append(doc)
+    doc = spec("gen-dml-dq-dynamic-uint8-f32-r4-zp-strides-per-channel-decomposed", 21,
+               {"x": ("uint8", ["batch", 3, "h", "w"]), "scale": ("float32", [3]), "zp": ("uint8", [3])}, ["x", "scale", "zp"], [],
+               strides={"scale": [0, 1, 0, 0], "zero_point": [0, 1, 0, 0]})
+    del doc["cases"]  # one case at the min, opt and max of each profile
+    doc["network"]["profiles"] = [{"x": {"min": [1, 3, 1, 1], "opt": [2, 3, 4, 4], "max": [4, 3, 8, 8]}}]
+    out.append(doc)
+    return out
+
+
 def known_failures(doc: dict) -> list[dict]:
     network = doc["network"]
     x, *rest = network["layers"][0]["inputs"]
@@ -308,7 +343,7 @@ def with_known_failures(doc: dict) -> dict:
 
 
 def specs() -> list[dict]:
-    return [with_known_failures(d) for d in type_matrix() + path_specs() + edge_specs() + feature_level_specs()]
+    return [with_known_failures(d) for d in type_matrix() + path_specs() + edge_specs() + feature_level_specs() + dynamic_specs()]
 
 
 if __name__ == "__main__":

@@ -79,6 +79,44 @@ def specs() -> list[dict]:
                 spec["xfail"] = known_failures(op, dtype)
             out.append(spec)
             seed += 7
+    return out + dynamic_specs()
+
+
+def dynamic_specs() -> list[dict]:
+    """Dynamic dimensions with broadcasting: a symbol against itself, against 1 (either input), -1 against 1; explicit
+    cases at shapes inside the profiles, and a case at each profile's min, opt and max where no cases are given."""
+    out = []
+    for op, dtype, a, b, profiles, cases in (
+        ("SUM", "float32", ["batch", "c", "h", "w"], ["batch", "c", 1, 1],
+         [{"a": ([1, 1, 1, 1], [2, 3, 8, 8], [4, 8, 16, 16]), "b": ([1, 1, 1, 1], [2, 3, 1, 1], [4, 8, 1, 1])}], []),
+        ("PROD", "int32", ["n", 1], [1, "m"], [{"a": ([1, 1], [3, 1], [5, 1]), "b": ([1, 1], [1, 4], [1, 9])}],
+         [([4, 1], [1, 7]), ([1, 1], [1, 9])]),
+        ("DIV", "float16", [-1, 4], [1, 4], [{"a": ([1, 4], [8, 4], [64, 4])}], [([3, 4], [1, 4]), ([64, 4], [1, 4])]),
+        ("FLOOR_DIV", "float32", ["n", 3], ["n", 3], [{"a": ([1, 3], [2, 3], [4, 3]), "b": ([1, 3], [2, 3], [4, 3])},
+                                                  {"a": ([16, 3], [32, 3], [32, 3]), "b": ([16, 3], [32, 3], [32, 3])}], []),
+        ("GREATER", "int32", [2, "w"], [1, "w"], [{"a": ([2, 1], [2, 5], [2, 10]), "b": ([1, 1], [1, 5], [1, 10])}], []),
+        ("XOR", "bool", ["n", 2, 2], [1, 2, 2], [{"a": ([1, 2, 2], [2, 2, 2], [3, 2, 2])}], [([3, 2, 2], [1, 2, 2])]),
+    ):
+        seed = 5000 + 10 * len(out)
+        spec = {
+            "name": f"gen-trt-elementwise-dynamic-{op.lower().replace('_', '-')}-{dtype}",
+            "source": "dynamic shapes: trt.ElementWise broadcasting with symbolic (named) and -1 dimensions and optimization "
+                      "profiles (shared/seeds/002; issue 27), checked against the numpy reference at every case's shapes",
+            "description": f"[{', '.join(map(str, a))}] {op} [{', '.join(map(str, b))}]",
+            "network": {
+                "inputs": {"a": {"dtype": dtype, "shape": a}, "b": {"dtype": dtype, "shape": b}},
+                "layers": [{"name": "out", "op": "trt.ElementWise", "inputs": ["a", "b"], "operation": op}],
+                "outputs": ["out"],
+                "profiles": [{n: dict(zip(("min", "opt", "max"), c)) for n, c in p.items()} for p in profiles],
+            },
+        }
+        if cases:
+            spec["cases"] = [{"name": f"shapes-{k}", "inputs": {"a": {**data(op, dtype, 0, seed + 2 * k), "shape": sa},
+                                                                "b": {**data(op, dtype, 1, seed + 2 * k + 1), "shape": sb}}}
+                             for k, (sa, sb) in enumerate(cases)]
+        if known_failures(op, dtype):
+            spec["xfail"] = known_failures(op, dtype)
+        out.append(spec)
     return out
 
 

@@ -222,6 +222,56 @@ def dynamic_specs():
                                                         "onnxruntime's int8 results exact, so the spec asks for atol 0")
 
 
+def values(shape, offset=0):
+    """A literal input whose every value names its place: x[..., r, c] = 10 r + c + 100 k (k counts the outer rows)."""
+    x = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    rows, cols = shape[-2], shape[-1]
+    outer = x // (rows * cols)
+    return ((x % cols) + 10 * ((x // cols) % rows) + 100 * outer + offset).astype(float).tolist()
+
+
+def dynamic_shape_specs():
+    """Dynamic dimensions (issue 27): scales on a dynamic batch and spatial size, computed at each case's shapes, and
+    the output shape as a shape input (IResizeLayer's input1) bounded by a profile's values. Expected values from
+    exact_resize at each case's shapes; the cases at each profile's min, opt and max are the default ones."""
+    layers = [layer("nearest_x2", "x", scales=[1, 1, 2, 2], coordinate_transformation="HALF_PIXEL", nearest_rounding="HALF_DOWN"),
+              layer("linear", "x", resize_mode="LINEAR", scales=[1, 1, 1.5, 0.5], coordinate_transformation="HALF_PIXEL"),
+              layer("cubic_x3", "x", resize_mode="CUBIC", scales=[1, 1, 1, 3], coordinate_transformation="ASYMMETRIC")]
+    cases = []
+    for name, shape in (("one-row", [1, 2, 1, 2]), ("odd", [2, 2, 3, 5]), ("wide", [3, 2, 2, 9])):
+        data = {"x": values(shape)}
+        cases.append({"name": name, "inputs": data, "expected": expected_for(layers, data, {"x": "float32"})})
+    doc = spec("trt-resize-dynamic-scales", SOURCE, {"x": ("float32", ("batch", 2, "height", "width"))}, layers, cases,
+               description="scales on dynamic dimensions: b = floor(a * s) at each case's shapes (3 * 1.5 -> 4, 5 * 0.5 -> 2); "
+                           "the batch passes through")
+    doc["network"]["profiles"] = [{"x": {"min": [1, 2, 1, 1], "opt": [2, 2, 4, 6], "max": [3, 2, 8, 12]}}]
+    yield "dynamic-scales", doc
+    layers = [layer("nearest", ["x", "size"], coordinate_transformation="ASYMMETRIC"),
+              layer("linear", ["x", "size"], resize_mode="LINEAR", coordinate_transformation="ALIGN_CORNERS")]
+    cases = []
+    for name, shape, out in (("up", [1, 3, 2, 3], [1, 3, 5, 7]), ("down", [1, 3, 6, 6], [1, 3, 2, 4]),
+                             ("mixed", [1, 3, 4, 1], [1, 3, 1, 6])):
+        data = {"x": values(shape), "size": out}
+        expected = {entry["name"]: exact_resize(data["x"], out, **{k: v for k, v in entry.items() if k not in ("name", "op", "inputs")})
+                    for entry in layers}
+        cases.append({"name": name, "inputs": data, "expected": expected})
+    doc = spec("trt-resize-dynamic-shape-input", SOURCE, {"x": ("float32", (1, 3, "h", "w")), "size": ("int32", (4,))}, layers, cases,
+               description="the output shape as a shape input (shape_tensor, IResizeLayer's input1) of a dynamic input; the "
+                           "profile bounds its values")
+    doc["network"]["inputs"]["size"]["shape_tensor"] = True
+    doc["network"]["profiles"] = [{"x": {"min": [1, 3, 1, 1], "opt": [1, 3, 4, 4], "max": [1, 3, 8, 8]},
+                                   "size": {"min": [1, 3, 1, 1], "opt": [1, 3, 8, 8], "max": [1, 3, 16, 16]}}]
+    yield "dynamic-shape-input", doc
+    doc = spec("trt-resize-dynamic-profiles", SOURCE, {"x": ("float16", ("n", "c", "h", "w"))},
+               [layer("nearest_x2", "x", scales=2), layer("linear_half", "x", resize_mode="LINEAR", scales=[1, 1, 0.5, 0.5],
+                                                          coordinate_transformation="HALF_PIXEL")], [],
+               description="two profiles and no cases: a case at the min, opt and max of each (random data)")
+    del doc["cases"]
+    doc["network"]["profiles"] = [{"x": {"min": [1, 1, 2, 2], "opt": [1, 3, 8, 8], "max": [2, 4, 16, 16]}},
+                                  {"x": {"min": [8, 1, 1, 64], "opt": [8, 1, 1, 128], "max": [16, 1, 1, 256]}}]
+    yield "dynamic-profiles", doc
+
+
 def scales_spec():
     inputs = {"x": ("float32", (2, 3, 5)), "t": ("float32", (1, 10))}
     layers = [
@@ -267,7 +317,7 @@ class _Dumper(yaml.SafeDumper):
 
 def main() -> None:
     generators = [nearest_specs(), interpolating_specs("LINEAR"), interpolating_specs("CUBIC"), cubic_single_pixel_spec(), rank_spec(), dtype_spec(),
-                  dynamic_specs(), scales_spec(), trap_spec(), long_axis_spec()]
+                  dynamic_specs(), dynamic_shape_specs(), scales_spec(), trap_spec(), long_axis_spec()]
     for gen in generators:
         for stem, doc in gen:
             text = yaml.dump(doc, Dumper=_Dumper, sort_keys=False, default_flow_style=None, width=160)

@@ -70,6 +70,42 @@ def specs() -> list[dict]:
             spec["name"] = f"gen-trt-scale-only-{only}-{dtype}"
             out.append(spec)
             seed += 1
+    return out + dynamic_specs()
+
+
+DYNAMIC_SOURCE = ("dynamic shapes: trt.Scale with symbolic (named) and -1 dimensions and optimization profiles "
+                  "(shared/seeds/000; issue 27), checked against the numpy reference at every case's shapes")
+
+
+def dynamic_specs() -> list[dict]:
+    """Dynamic batch and spatial dimensions; the coefficients index static dimensions only (TensorRT's weights have a
+    fixed size). No cases: one at the min, opt and max of each profile, random data (docs/spec-format.md)."""
+    out = []
+    for dtype, mode, dims, axis, profiles in (
+        ("float32", "UNIFORM", ["batch", 3, "height", "width"], 1,
+         [([1, 3, 1, 1], [2, 3, 8, 8], [4, 3, 16, 16])]),
+        ("float16", "CHANNEL", ["batch", 4, -1, -1], 1,
+         [([1, 4, 2, 2], [1, 4, 4, 4], [2, 4, 8, 8]), ([4, 4, 1, 16], [8, 4, 1, 32], [8, 4, 1, 64])]),
+        ("int8", "ELEMENTWISE", ["n", 2, 3, 3], 1, [([1, 2, 3, 3], [3, 2, 3, 3], [6, 2, 3, 3])]),
+        ("bfloat16", "CHANNEL", [2, "d", "h", "w", 3], 4, [([2, 1, 1, 1, 3], [2, 2, 3, 4, 3], [2, 3, 5, 7, 3])]),
+        # named dimensions that each profile fixes (min = opt = max): what DLA builds (tensorrt-dla takes it)
+        ("float16", "UNIFORM", ["batch", 4, "h", "w"], 1, [([2, 4, 8, 8],) * 3, ([1, 4, 16, 32],) * 3]),
+    ):
+        n = 1 if mode == "UNIFORM" else dims[axis] if mode == "CHANNEL" else int(np.prod(dims[axis:]))
+        rng = np.random.default_rng(len(out) + 7)
+        layer = {"name": "scale", "op": "trt.Scale", "inputs": ["x"], "mode": mode,
+                 "scale": np.round(rng.uniform(-2, 2, n), 3).tolist(), "shift": np.round(rng.uniform(-1, 1, n), 3).tolist(),
+                 "power": [2.0] * n if dtype == "int8" else [], "channel_axis": axis}
+        fixed = all(lo == hi for lo, _, hi in profiles)
+        if fixed:  # for DLA: a scale alone (DLA runs no custom power), one IScaleLayer
+            layer["shift"] = []
+        out.append({
+            "name": f"gen-trt-scale-dynamic-{mode.lower()}-{dtype}" + ("-fixed-profiles" if fixed else ""),
+            "source": DYNAMIC_SOURCE,
+            "description": f"input [{', '.join(map(str, dims))}]: {len(profiles)} profile(s), a case at each min, opt and max",
+            "network": {"inputs": {"x": {"dtype": dtype, "shape": dims}}, "layers": [layer], "outputs": ["scale"],
+                        "profiles": [{"x": {"min": lo, "opt": mid, "max": hi}} for lo, mid, hi in profiles]},
+        })
     return out
 
 
