@@ -44,6 +44,7 @@ from .report import (Progress, counts, disagreement_lines, merged_status, summar
 from .report import merge as _merge, read_report, refusal_policy  # noqa: F401  (refusal_policy: for the CLI)
 from .results import BAD, REFUSED, CaseResult, bad_outcomes  # noqa: F401  (BAD: for the CLI)
 from .safe_yaml import MAX_DEPTH, MAX_NODES
+from .shapes import check_case
 from .selection import (case_names, find_specs, in_shard, parse_shard, select, spec_files,  # noqa: F401  (for the CLI)
                         spec_name_of)
 from .spec import Spec, data_files, parse_spec
@@ -408,6 +409,11 @@ def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str],
     missing = [n for n in spec.network.inputs if n not in feeds]
     if missing:
         raise UserError(f"no data for input {missing[0]!r}: give --case or --input {missing[0]}=FILE.npy")
+    if input_files and any(not t.is_static for t in spec.network.types.values()):
+        try:  # the shapes of a dynamic network's inputs: one value per symbolic dimension, inside a profile
+            check_case(spec.network, feeds)
+        except UserError as exc:
+            raise UserError(f"--input: {exc.detail}") from None
     if not str(output_dir):
         raise UserError("-o: the folder name is empty")
     output_dir = Path(output_dir)
@@ -449,7 +455,7 @@ def _load_input(file: str, spec: Spec, name: str) -> np.ndarray:
     if not isinstance(array, np.ndarray):  # a .npz archive: a dict-like of arrays
         array.close()
         raise UserError(f"--input {name}={file}: is a .npz archive of several arrays; give one array as a .npy file (numpy.save)")
-    if array.dtype != want.dtype.numpy or array.shape != want.shape:
+    if array.dtype != want.dtype.numpy or not want.matches(array.shape):
         raise UserError(f"--input {name}={file}: is {array.dtype}{list(array.shape)}, input {name!r} is {want}")
     return array
 

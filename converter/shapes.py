@@ -7,7 +7,7 @@ dimension or a ``shape_tensor`` input needs ``profiles``, TensorRT's optimizatio
 input, min/opt/max dimensions (a shape input: min/opt/max values), as ``IOptimizationProfile::setDimensions``
 and ``setShapeValues`` take them. A case runs at concrete shapes inside one profile. ``instantiate`` gives
 the network's types at concrete shapes (each layer's check run again), so what a dynamic dimension hides at
-load is checked for each case and at each profile's min, opt and max. docs/spec-format.md, "Dynamic shapes".
+load is checked for each case and at each profile's min, opt and max. docs/dynamic-shapes.md.
 """
 
 from __future__ import annotations

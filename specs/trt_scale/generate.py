@@ -79,7 +79,7 @@ DYNAMIC_SOURCE = ("dynamic shapes: trt.Scale with symbolic (named) and -1 dimens
 
 def dynamic_specs() -> list[dict]:
     """Dynamic batch and spatial dimensions; the coefficients index static dimensions only (TensorRT's weights have a
-    fixed size). No cases: one at the min, opt and max of each profile, random data (docs/spec-format.md)."""
+    fixed size). No cases: one at the min, opt and max of each profile, random data (docs/dynamic-shapes.md)."""
     out = []
     for dtype, mode, dims, axis, profiles in (
         ("float32", "UNIFORM", ["batch", 3, "height", "width"], 1,

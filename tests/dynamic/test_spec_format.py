@@ -1,4 +1,4 @@
-"""The spec format's dynamic shapes (docs/spec-format.md, "Dynamic shapes"): symbolic dimensions, -1, profiles,
+"""The spec format's dynamic shapes (docs/dynamic-shapes.md): symbolic dimensions, -1, profiles,
 shape inputs, cases at their own shapes and the default cases. Refusals, one per rule, are in
 tests/bad_specs/dynamic/ (each file's first line is its expected message)."""
 
@@ -111,3 +111,30 @@ def test_the_budget_counts_a_dynamic_network_at_its_profiles_max():
     with pytest.raises(SpecError, match="above the memory budget"):
         parse_spec(doc, Path("t.yaml"), max_memory=2**30)
     parse_spec(doc, Path("t.yaml"), max_memory=2**40)  # the same spec within a larger budget
+
+
+def test_a_cached_dynamic_spec_and_its_model_equal_a_fresh_load(tmp_path, monkeypatch):
+    """The spec cache (converter/spec_cache.py) keys on the file's bytes and the code, and a lowered model on the
+    network's fields: profiles, shape inputs and dimension names are in both."""
+    import yaml
+
+    from converter import spec_cache
+    from converter.spec import load_spec
+
+    monkeypatch.setenv("SPEC2ONNX_CACHE", str(tmp_path / "cache"))
+    doc = spec_doc({"x": {"dtype": "float32", "shape": ["batch", 3, 4, -1]}}, SCALE, ["y"],
+                   [{"x": {"min": [1, 3, 4, 1], "opt": [2, 3, 4, 4], "max": [4, 3, 4, 8]}}])
+    path = tmp_path / "d.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    fresh, cached = load_spec(path), load_spec(path)
+    assert cached is not fresh
+    assert cached.network.profiles == fresh.network.profiles and cached.network.types == fresh.network.types
+    assert cached.network.inputs["x"].names == ("batch", None, None, None)
+    assert [c.inputs["x"].shape for c in cached.cases] == [(1, 3, 4, 1), (2, 3, 4, 4), (4, 3, 4, 8)]
+    built = []
+    model = spec_cache.lowered_model(cached, "v", lambda: built.append(1) or b"model")
+    assert model == spec_cache.lowered_model(fresh, "v", lambda: built.append(1) or b"other") == b"model" and built == [1]
+    other = path.with_name("e.yaml")  # another profile: another model key
+    other.write_text(yaml.safe_dump({**doc, "network": {**doc["network"], "profiles": [
+        {"x": {"min": [1, 3, 4, 1], "opt": [2, 3, 4, 4], "max": [5, 3, 4, 8]}}]}}))
+    assert spec_cache.lowered_model(load_spec(other), "v", lambda: b"second") == b"second"

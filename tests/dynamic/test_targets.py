@@ -223,3 +223,22 @@ def test_an_onnx_model_of_a_dynamic_spec_runs_at_every_shape_of_the_profile():
                 want = run_network(spec.network, {"x": x})["y"]
                 assert got.shape == want.shape == (n, 3, 2 * h, int(np.floor(np.float32(w) * np.float32(1.5))))
                 np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_run_takes_input_files_of_any_shape_inside_a_profile(tmp_path):
+    import yaml
+
+    from converter.api import run_spec
+    from converter.errors import UserError
+
+    spec_path = tmp_path / "s.yaml"
+    spec_path.write_text(yaml.safe_dump(spec_doc({"x": {"dtype": "float32", "shape": ["batch", 3, 4, 4]}},
+                                                 [{"name": "y", "op": "trt.Scale", "inputs": ["x"], "mode": "UNIFORM",
+                                                   "scale": [2.0]}], ["y"],
+                                                 [{"x": {"min": [1, 3, 4, 4], "opt": [2, 3, 4, 4], "max": [4, 3, 4, 4]}}])))
+    np.save(tmp_path / "x.npy", np.full((3, 3, 4, 4), 1.5, np.float32))
+    (name, path, array), = run_spec(spec_path, None, [f"x={tmp_path / 'x.npy'}"], tmp_path / "out")
+    assert name == "y" and array.shape == (3, 3, 4, 4) and np.all(array == 3.0)
+    np.save(tmp_path / "big.npy", np.zeros((5, 3, 4, 4), np.float32))
+    with pytest.raises(UserError, match=r"--input: the case's shapes \(x \[5, 3, 4, 4\]\) lie outside every profile"):
+        run_spec(spec_path, None, [f"x={tmp_path / 'big.npy'}"], tmp_path / "out")
