@@ -21,7 +21,11 @@ CPU = "CPUExecutionProvider"
 SHAPE_INPUTS = {"Reshape": {1}, "Resize": {1, 2, 3}, "Expand": {1}, "Tile": {1}, "Slice": {1, 2, 3, 4},
                 "ConstantOfShape": {0}, "Range": {0, 1, 2}, "Upsample": {1}, "Squeeze": {1}, "Unsqueeze": {1},
                 "Pad": {1, 2, 3}, "TopK": {1}, "OneHot": {1}}
-INDEX_TYPES = {onnx.TensorProto.INT64, onnx.TensorProto.INT32}
+# onnxruntime places a shape computation on the CPU whatever its element type, except these
+# (GetCpuPreferredNodes, onnxruntime/core/framework/fallback_cpu_capability.cc: "skip placing on CPU if the data
+# type is float16 or bfloat16 or float8..."): a dynamic Resize's sizes floor(a * s) pass through float32.
+NOT_ON_CPU = {onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16, onnx.TensorProto.FLOAT8E4M3FN,
+              onnx.TensorProto.FLOAT8E4M3FNUZ, onnx.TensorProto.FLOAT8E5M2, onnx.TensorProto.FLOAT8E5M2FNUZ}
 
 
 @dataclass(frozen=True)
@@ -45,7 +49,8 @@ def read_profile(path) -> list[Placement]:
 
 
 def shape_only_nodes(model: onnx.ModelProto) -> set[str]:
-    """Names of the nodes whose every output is an int32/int64 tensor used only as a shape input (transitively)."""
+    """Names of the nodes whose every output is used only as a shape input (transitively), of a type onnxruntime
+    computes on the CPU (not NOT_ON_CPU): int64 sizes, and the float32 steps of floor(a * scale) before them."""
     inferred = onnx.shape_inference.infer_shapes(model)
     types = {v.name: v.type.tensor_type.elem_type for v in
              list(inferred.graph.value_info) + list(inferred.graph.input) + list(inferred.graph.output)}
@@ -57,7 +62,7 @@ def shape_only_nodes(model: onnx.ModelProto) -> set[str]:
     shape_only: set[str] = set()
     for node in reversed(model.graph.node):  # consumers come after producers in a valid graph
         outputs = [o for o in node.output if o]
-        if not outputs or any(o in graph_outputs or types.get(o) not in INDEX_TYPES for o in outputs):
+        if not outputs or any(o in graph_outputs or types.get(o) in NOT_ON_CPU or o not in types for o in outputs):
             continue
         if all(c.name in shape_only or i in SHAPE_INPUTS.get(c.op_type, ()) for o in outputs
                for c, i in consumers.get(o, [])):

@@ -20,6 +20,7 @@ from onnx import helper, numpy_helper
 
 PROFILES_KEY = "spec2onnx.profiles"
 GENERAL = "NVIDIA TensorRT guide, DLA Supported Layers and Restrictions, General Restrictions"
+DLA_MAX_DIM = 8192  # "The maximum supported size for non-batch dimensions is 8192" (GENERAL; dla_guide.py MAX_DIM)
 
 
 def profiles_metadata(profiles, shape_inputs) -> str:
@@ -125,6 +126,13 @@ def dla_problems(model: onnx.ModelProto) -> list[tuple[str, str]]:
                 for name, dims in dynamic.items()]
     found = []
     for i, profile in enumerate(profiles):
+        over = [(t, shape) for t, shape in shapes_at(model, profile, shape_inputs).items()
+                if any(d > DLA_MAX_DIM for d in shape[1:])]
+        if over:  # (dla_guide.py's rule, judged where the sizes are known: at the profile's max)
+            tensor, shape = over[0]
+            more = f" and {len(over) - 1} more" if len(over) > 1 else ""
+            found.append((f"profile {i}: tensor {tensor!r} is {list(shape)} at the profile's max{more}: GPU fallback: "
+                          f"a non-batch dimension over {DLA_MAX_DIM} ({GENERAL})", "warning"))
         for name, entry in profile.items():
             corners = [entry.get(k) for k in ("min", "opt", "max")] if isinstance(entry, dict) else []
             if len(corners) == 3 and all(isinstance(c, list) for c in corners) and any(c != corners[0] for c in corners):

@@ -242,3 +242,35 @@ def test_run_takes_input_files_of_any_shape_inside_a_profile(tmp_path):
     np.save(tmp_path / "big.npy", np.zeros((5, 3, 4, 4), np.float32))
     with pytest.raises(UserError, match=r"--input: the case's shapes \(x \[5, 3, 4, 4\]\) lie outside every profile"):
         run_spec(spec_path, None, [f"x={tmp_path / 'big.npy'}"], tmp_path / "out")
+
+
+def test_the_sizes_of_a_dynamic_resize_count_as_a_shape_computation_onnxruntime_puts_on_the_cpu():
+    """onnxruntime places every node fed only by CPU tensors (Shape's output, small initializers) on the CPU, float32
+    too (GetCpuPreferredNodes skips float16/bfloat16/float8 only): with --provider cuda those nodes are allowed, the
+    data path is not (converter/runners/placement.py)."""
+    from converter.runners.placement import shape_only_nodes
+
+    model = model_for_target(FAMILIES["resize-scales"](), get_target("ort-cuda"), 17)[0]
+    allowed = shape_only_nodes(model)
+    by_name = {n.name: n for n in model.graph.node}
+    sizes_ops = {by_name[name].op_type for name in allowed}
+    assert {"Shape", "Cast", "Mul", "Floor", "Where"} <= sizes_ops
+    assert "Resize" not in sizes_ops and not any(by_name[n].op_type == "Reshape" and by_name[n].input[0] == "x" for n in allowed)
+
+
+def test_check_judges_dlas_dimension_limit_at_the_profiles_max():
+    """DLA: "The maximum supported size for non-batch dimensions is 8192" (General Restrictions); a fixed profile
+    whose max holds one more is a GPU fallback (a warning), as a static shape of that size is."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT16, ["n", 4, "w"])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT16, ["n", 4, "w"])
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="r")], "g", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+    def model_problems(width):
+        fixed = {"x": {k: [1, 4, width] for k in ("min", "opt", "max")}}
+        helper.set_model_props(model, {PROFILES_KEY: json.dumps({"profiles": [fixed]})})
+        return [p for p in check_model(model, "tensorrt-dla") if not p.node]
+
+    assert model_problems(8192) == []
+    (problem,) = model_problems(8193)
+    assert problem.severity == "warning" and "[1, 4, 8193] at the profile's max" in problem.reason
