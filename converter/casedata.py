@@ -154,10 +154,10 @@ def _scalar(v: Any, dtype: DType):
 def generator_shape(shape: Any) -> tuple[int, ...]:
     """A random generator's ``shape``: a list of integers >= 0."""
     if not isinstance(shape, list):
-        raise SpecError(f"shape: expected a list of integers >= 0, got {_kind(shape)}")
+        raise SpecError(f"expected a list of integers >= 0, got {_kind(shape)}", field="shape")
     for i, dim in enumerate(shape):
         if isinstance(dim, bool) or not isinstance(dim, int) or not 0 <= dim <= MAX_ELEMENTS:
-            raise SpecError(f"shape[{i}]: {brief(dim)} is not an integer in [0, 2^31]")
+            raise SpecError(f"{brief(dim)} is not an integer in [0, 2^31]", field=f"shape[{i}]")
     return tuple(shape)
 
 

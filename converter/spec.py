@@ -340,8 +340,8 @@ def _parse_cases(doc: list, network: Network, spec_dir: Path) -> list[Case]:
             value = given[tensor]
             if not ttype.is_static and isinstance(value, dict) and isinstance(value.get("shape"), list):
                 # a random generator's shape, checked before its data is made (rank, static dimensions, profiles)
-                _at(f"{where}.inputs.{tensor}.shape", shapes.check_input_shape, network, tensor,
-                    tuple(casedata.generator_shape(value["shape"])))
+                given_shape = _at(f"{where}.inputs.{tensor}", casedata.generator_shape, value["shape"])
+                _at(f"{where}.inputs.{tensor}.shape", shapes.check_input_shape, network, tensor, given_shape)
             inputs[tensor] = _at(f"{where}.inputs.{tensor}", casedata.materialize, value, ttype, spec_dir)
             if not ttype.is_static:
                 _at(f"{where}.inputs.{tensor}", shapes.check_input_shape, network, tensor, inputs[tensor].shape)
