@@ -218,6 +218,8 @@ class SpecCase(pytest.Item):
         self.result = result
         self.user_properties += [("outcome", result.outcome), ("runtime", result.runtime),
                                  ("provider", result.provider), ("opset", result.opset), ("ops", "+".join(result.ops))]
+        if result.shapes:  # a dynamic network: the shapes the case ran at (pytest's JUnit XML writes them too)
+            self.user_properties.append(("shapes", result.shapes))
         if result.outcome == PASS:
             return
         if result.outcome == XFAIL:

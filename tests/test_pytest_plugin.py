@@ -316,3 +316,14 @@ def test_a_target_a_conftest_adds_works(pytester, suite, tmp_path, monkeypatch):
     result = pytester.runpytest_subprocess(*PLUGIN, str(suite / "scale.yaml"), "--s2o-target=mul-add", "-v")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*trt-scale-seed-4d/doc-example [[]mul-add[]] PASSED*"])
+
+
+def test_a_dynamic_specs_cases_record_their_shapes(pytester):
+    """Each case of a network with dynamic dimensions records the shapes it ran at (a user property, in the JUnit XML)."""
+    specs = pytester.mkdir("specs")
+    shutil.copy(SPECS / "trt_resize" / "dynamic-shape-input.yaml", specs / "d.yaml")
+    pytester.makeini("[pytest]\n")
+    result = _run(pytester, "specs", "--junitxml=out.xml")
+    result.assert_outcomes(passed=3)
+    properties = [(p.get("name"), p.get("value")) for p in ET.parse(pytester.path / "out.xml").iter("property")]
+    assert ("shapes", "x [1, 3, 2, 3], size = [1, 3, 5, 7]") in properties
