@@ -61,12 +61,18 @@ def matches(case_id: str, patterns: Iterable[str]) -> bool:
 # --- which files are specs ---------------------------------------------------------------------
 #
 # The rule (README "Robustness"): a file found in a folder is a spec when its name ends in .yaml, .yml
-# or .json and its top level is a mapping with both a `network` and a `cases` key. Anything else in
+# or .json and its top level is a mapping with both a `network` and a `cases` key, or a `network` with
+# `profiles` (a dynamic spec's cases may be its default ones: docs/dynamic-shapes.md). Anything else in
 # the folder (a --json report, CI files, data) is skipped. A file named on the command line is always
 # loaded, and says why when it is not a spec.
 
 _BLOCK_KEY = re.compile(r"""^(["']?)(network|cases)\1[ \t]*:""", re.MULTILINE)  # a top-level key of a YAML block mapping
-_ANY_KEY = re.compile(r"""(["']?)\b(network|cases)\1\s*:""")
+_ANY_KEY = re.compile(r"""(["']?)\b(network|cases|profiles)\1\s*:""")
+_NESTED_PROFILES = re.compile(r"""^[ \t]+(["']?)profiles\1[ \t]*:""", re.MULTILINE)  # network.profiles, block style
+
+
+def _spec_keys(found: set) -> bool:
+    return {"network", "cases"} <= found or {"network", "profiles"} <= found
 _YAML_PREAMBLE = re.compile(r"(?:\s|#[^\n]*|---|%[^\n]*)*")  # blank lines, comments, directives, document start
 
 
@@ -85,15 +91,17 @@ def is_spec_file(path: str | Path) -> bool:
     except OSError:  # a folder, a missing or unreadable file
         return False
     if path.suffix != ".json":
-        if {m.group(2) for m in _BLOCK_KEY.finditer(text)} == {"network", "cases"}:
+        top = {m.group(2) for m in _BLOCK_KEY.finditer(text)}
+        if top == {"network", "cases"} or (top == {"network"} and _NESTED_PROFILES.search(text)):
             return True
-        if not text[_YAML_PREAMBLE.match(text).end():].startswith("{"):
-            return False  # a block mapping without both keys, a list, a scalar or nothing
+        if top != {"network"} and not text[_YAML_PREAMBLE.match(text).end():].startswith("{"):
+            return False  # a block mapping without a network (or with one but no cases: parsed below), a list, ...
     try:
         doc = safe_yaml.load_json(text) if path.suffix == ".json" else safe_yaml.load_yaml(text)
     except UserError:  # unparsable: a spec if both keys show anywhere (the load will name the fault)
-        return {m.group(2) for m in _ANY_KEY.finditer(text)} == {"network", "cases"}
-    return isinstance(doc, dict) and "network" in doc and "cases" in doc
+        return _spec_keys({m.group(2) for m in _ANY_KEY.finditer(text)})
+    return isinstance(doc, dict) and "network" in doc and (
+        "cases" in doc or (isinstance(doc["network"], dict) and "profiles" in doc["network"]))
 
 
 def spec_name_of(path: str | Path) -> str | None:

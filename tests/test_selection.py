@@ -159,3 +159,18 @@ def test_spec_name_of_agrees_with_the_loader_on_the_bundled_suite():
 
     for path in spec_files([SPECS / "trt_scale"])[:20]:
         assert spec_name_of(path) == load_spec(path).name
+
+
+@pytest.mark.parametrize("text, name, want", [
+    ("name: x\nnetwork:\n  inputs: {}\n  profiles: []\n", "a.yaml", True),  # a dynamic spec: its cases by default
+    ("name: x\nnetwork: {inputs: {}, profiles: []}\n", "a.yaml", True),  # a flow-style network: parsed
+    ('{"name": "x", "network": {"profiles": []}}', "a.json", True),
+    ("{name: x, network: {profiles: []}}", "a.yaml", True),  # flow style: parsed
+    ("name: x\nprofiles: []\n", "a.yaml", False),  # not under a network
+    ("name: x\nnetwork: {inputs: {}}\n", "a.yaml", False),  # a network without cases or profiles
+    ('{"network": {"profiles": [}', "a.json", True),  # broken, both keys seen: reported, not skipped
+])
+def test_a_network_with_profiles_is_a_spec_without_cases(tmp_path, text, name, want):
+    path = tmp_path / name
+    path.write_text(text)
+    assert is_spec_file(path) is want
