@@ -190,9 +190,25 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     # (the sizes read the shape of the tensor resized, after any int8 conversion: onnx-tensorrt's Shape takes no int8)
     def sizes(v):
         return _sizes_tensor(b, layer, ctx, out_shape, v)
+    axes = dynamic_axes(layer, x_type)
+    if not axes:  # scales of exactly 1 on every dimension: nothing to resize, whatever the sizes
+        return b.finish(_int8_around(b, ctx, x_type.dtype, x, lambda v: v))
     if layer.attrs["resize_mode"] == "NEAREST":
-        return b.finish(_int8_around(b, ctx, x_type.dtype, x, lambda v: _nearest_dynamic(b, layer, v, x_type, sizes(v))))
-    return b.finish(_interpolate(b, layer, ctx, x, x_type, None, None, sizes))
+        return b.finish(_int8_around(b, ctx, x_type.dtype, x, lambda v: _nearest_dynamic(b, layer, v, x_type, sizes(v), axes)))
+    return b.finish(_interpolate(b, layer, ctx, x, x_type, None, None, sizes, axes))
+
+
+def dynamic_axes(layer: Layer, x_type: TensorType) -> list[int]:
+    """The axes a resize to a run-time shape may change: the mode's innermost ones, less those scaled by exactly 1
+    (a scale of 1 keeps the dimension: b = a). Fewer axes, fewer passes: a Gather per NEAREST axis, and linear or
+    cubic interpolation folded to [1, P, ...] over those axes only (onnxruntime's trilinear is far slower than its
+    bilinear: benchmarks/dynamic.py)."""
+    rank = x_type.rank
+    axes = list(range(rank - window(layer.attrs["resize_mode"], rank), rank))
+    if layer.attrs["scales"] is None or len(layer.inputs) == 2:
+        return axes
+    scales = per_dimension(layer.attrs["scales"], rank)
+    return [ax for ax in axes if float(scales[ax]) != 1.0]
 
 
 def _static_output_shape(layer: Layer, ctx: LoweringContext):
@@ -239,11 +255,11 @@ def _nearest_static(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, 
     return x
 
 
-def _nearest_dynamic(b: NodeBuilder, layer: Layer, x: str, x_type: TensorType, sizes: str) -> str:
+def _nearest_dynamic(b: NodeBuilder, layer: Layer, x: str, x_type: TensorType, sizes: str, axes: list[int]) -> str:
     why = "NEAREST with a run-time shape: indices from the exact fraction of each coordinate, integer math only"
     rank = x_type.rank
     shape = None
-    for ax in range(rank - 1, rank - window("NEAREST", rank) - 1, -1):
+    for ax in sorted(axes, reverse=True):
         if x_type.shape[ax] is not None:
             l_in = b.scalar(f"length_in{ax}", x_type.shape[ax], INT64)
         else:
@@ -256,8 +272,9 @@ def _nearest_dynamic(b: NodeBuilder, layer: Layer, x: str, x_type: TensorType, s
 
 
 def _interpolate(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, x_type: TensorType,
-                 out_shape, changed, sizes=None) -> str:
-    """``sizes``: for a run-time shape, a function of the tensor resized (the input in float32) giving the sizes."""
+                 out_shape, changed, sizes=None, axes=None) -> str:
+    """``sizes``: for a run-time shape, a function of the tensor resized (the input in float32) giving the sizes;
+    ``axes`` the axes it may change (dynamic_axes)."""
     attrs, rank, dtype = layer.attrs, x_type.rank, x_type.dtype
     mode = attrs["resize_mode"]
     if dtype == INT8:
@@ -267,7 +284,7 @@ def _interpolate(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, x_t
     sizes = sizes(x) if sizes is not None else None
     # fold the dimensions outside the resized ones into one: onnxruntime runs linear only on 4-D/5-D
     # with the outer two scales 1 (and 2-D/3-D), cubic only on 4-D with the outer two scales 1 (and 2-D)
-    inner = window(mode, rank) if changed is None else rank - min(changed)
+    inner = rank - min(axes) if changed is None else rank - min(changed)
     native = changed is not None and rank in ((4, 5) if mode == "LINEAR" else (4,)) and inner <= rank - 2
     width = 4 if (mode == "CUBIC" or inner <= 2) else 5
     pad = width - 2 - inner
@@ -287,7 +304,7 @@ def _interpolate(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, x_t
         y = b.op("Reshape", [y, b.const("output_shape", np.array(out_shape, np.int64))], why="unfold to the output shape")
     else:
         if mode == "CUBIC" and not _cubic_resize_allowed(ctx):
-            y = _cubic_taps_dynamic(b, attrs, x, x_type, sizes)
+            y = _cubic_taps_dynamic(b, attrs, x, x_type, sizes, axes)
         else:
             y = _interpolate_dynamic(b, attrs, x, x_type, sizes, inner, pad, why_fold)
     if dtype == INT8:
@@ -320,10 +337,11 @@ def _cubic_taps(b: NodeBuilder, attrs, x: str, in_shape, out_shape, changed) -> 
     return x
 
 
-def _cubic_taps_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, sizes: str) -> str:
+def _cubic_taps_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, sizes: str, axes: list[int]) -> str:
     """_cubic_taps for a run-time shape: the same taps and Keys weights computed in the graph (integer coordinates
     num / den as for NEAREST, the fraction t in float32, so weights may differ from the reference's float64 ones
-    in the last bit). Both inner axes are processed; an unchanged one gets weights (0, 1, 0, 0): itself."""
+    in the last bit). Each axis it may change is processed (dynamic_axes); one unchanged at run time gets weights
+    (0, 1, 0, 0): itself."""
     why = "CUBIC as Gather taps and weights: onnx-tensorrt imports Resize with mode nearest or linear only"
     rank, a = x_type.rank, float(attrs["cubic_coeff"])
 
@@ -334,7 +352,7 @@ def _cubic_taps_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, sizes
         return b.scalar(name, v, FLOAT32)
 
     zero, one, two = (b.scalar(n, v, INT64) for n, v in (("zero", 0), ("one", 1), ("two", 2)))
-    for ax in (rank - 1, rank - 2):
+    for ax in sorted(axes, reverse=True):
         if x_type.shape[ax] is not None:
             l_in = b.scalar(f"length_in{ax}", x_type.shape[ax], INT64)
         else:
