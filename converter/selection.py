@@ -69,11 +69,11 @@ def matches(case_id: str, patterns: Iterable[str]) -> bool:
 _BLOCK_KEY = re.compile(r"""^(["']?)(network|cases)\1[ \t]*:""", re.MULTILINE)  # a top-level key of a YAML block mapping
 _ANY_KEY = re.compile(r"""(["']?)\b(network|cases|profiles)\1\s*:""")
 _NESTED_PROFILES = re.compile(r"""^[ \t]+(["']?)profiles\1[ \t]*:""", re.MULTILINE)  # network.profiles, block style
+_YAML_PREAMBLE = re.compile(r"(?:\s|#[^\n]*|---|%[^\n]*)*")  # blank lines, comments, directives, document start
 
 
 def _spec_keys(found: set) -> bool:
     return {"network", "cases"} <= found or {"network", "profiles"} <= found
-_YAML_PREAMBLE = re.compile(r"(?:\s|#[^\n]*|---|%[^\n]*)*")  # blank lines, comments, directives, document start
 
 
 def is_spec_file(path: str | Path) -> bool:
