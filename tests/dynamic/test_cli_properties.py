@@ -26,8 +26,8 @@ import tests.fuzz.conftest  # noqa: F401  (registers and loads the hypothesis pr
 from cli import main
 from converter import reference
 from converter.compare import compare, resolve_tolerance
-from converter.errors import TargetRuleError
-from converter.pipeline import layer_tolerance, model_for_target
+from converter.errors import TargetRefusal
+from converter.pipeline import convert, layer_tolerance
 from converter.runners import RunConfig, session
 from converter.spec import load_spec
 from converter.targets import TARGET_NAMES, get_target
@@ -50,9 +50,9 @@ def _write(folder: Path, doc: dict) -> Path:
 def _accepting_target(spec, order) -> str | None:
     for name in order:
         try:
-            model_for_target(spec, get_target(name), 17)
-        except TargetRuleError:
-            continue  # refused before lowering (a TensorRT type on onnxruntime, say): the next target
+            convert(spec, get_target(name), 17)
+        except TargetRefusal:
+            continue  # refused: its rules (a TensorRT type) or its check (a shape computation CUDA puts on the CPU)
         return name
     return None
 
