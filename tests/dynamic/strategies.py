@@ -181,10 +181,10 @@ def resize_scale_specs(draw):
     spec_dims, bounds = draw(dims(rank))
     scales = [1.0] * (rank - window) + [draw(st.sampled_from((1.0, 2.0, 0.5, 1.5, 3.0, 0.75))) for _ in range(window)]
     dtype = draw(st.sampled_from(("float32", "float16", "int8")))
+    if not bounds:  # a static input: make the first dimension dynamic (before the cases draw their shapes)
+        spec_dims[0], bounds[0] = "n", draw(ranges())
     cases = draw(same_shape_cases([("x", dtype)], spec_dims, bounds))
     layer = {"name": "y", "op": "trt.Resize", "inputs": ["x"], "scales": scales, **attrs}
-    if not bounds:  # a static input: make the first dimension dynamic
-        spec_dims[0], bounds[0] = "n", draw(ranges())
     return document("dyn-resize-scales", {"x": {"dtype": dtype, "shape": spec_dims}}, layer,
                     {"x": profile_entry(spec_dims, bounds)}, cases)
 
