@@ -83,15 +83,3 @@ def _newest_opset_with_every_kernel(_memo: list = []) -> int:  # noqa: B006 - a 
         return opset
     _memo.append(13)
     return 13
-
-
-def needs_dynamic_format():
-    """A strict xfail for the builder's dynamic-shape tests until the loader takes helper "dynamic"'s spec format
-    (profiles, shape_tensor, -1 dimensions: the Network gains ``is_dynamic``): they fail until then, and strict makes
-    them fail loudly (XPASS) once it does, so that the mark is removed."""
-    import pytest
-
-    from converter.network import Network
-
-    return pytest.mark.xfail(not hasattr(Network, "is_dynamic"), strict=True,
-                             reason="needs the dynamic spec format (profiles) in the loader, helper dynamic's")

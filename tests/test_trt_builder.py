@@ -17,9 +17,7 @@ from click.testing import CliRunner
 
 import spec2onnx
 from spec2onnx import trt
-from spec2onnx.spec import NETWORK_KEYS
 
-from .helpers import needs_dynamic_format
 
 
 def run(network: "trt.INetworkDefinition", feeds: dict) -> list[np.ndarray]:
@@ -520,9 +518,6 @@ def test_a_layer_whose_lowered_nodes_dla_cannot_run_falls_back_or_fails_the_buil
 
 # --- issue 27 item 4: dynamic shapes and optimization profiles, as TensorRT's --------------------------------------
 
-DYNAMIC = needs_dynamic_format()  # helper "dynamic"'s spec format (profiles): /work/wt/_brief/FORMAT-dynamic.md
-
-
 def test_optimization_profiles_are_checked_at_set_shape_naming_the_dimension():
     builder = trt.Builder()
     profile = builder.create_optimization_profile()
@@ -553,7 +548,6 @@ def test_optimization_profiles_are_checked_at_set_shape_naming_the_dimension():
     assert config.num_optimization_profiles == 2
 
 
-@DYNAMIC
 def test_a_static_network_keeps_its_profile_in_its_spec_and_validates_at_it():
     # TensorRT takes a profile for a static input when min = opt = max = its shape; the spec keeps it (FORMAT: "A static
     # input MAY appear in a profile"), so the spec-file path has the builder's profiles and default cases.
@@ -624,7 +618,6 @@ def test_add_input_takes_minus_one_and_a_build_without_profile_is_refused_as_ten
     assert y.shape == (-1, 2)
 
 
-@DYNAMIC
 def test_a_dynamic_network_builds_with_symbolic_dims_and_runs_at_every_profile_shape():
     builder, network, x = _dynamic_network()
     assert network.get_output(0).shape == (-1, 3, -1, -1)
@@ -654,7 +647,6 @@ def test_a_dynamic_network_builds_with_symbolic_dims_and_runs_at_every_profile_s
     assert report.ok and len(report.results) == 6, report.summary()
 
 
-@DYNAMIC
 def test_a_resize_takes_its_output_shape_from_a_shape_input_with_profile_values():
     builder = trt.Builder()
     network = builder.create_network(0)
@@ -745,8 +737,6 @@ def _objects():
     objects = {"builder": builder, "network": network, "tensor": x, "constant": constant, "scale": scale, "add": add,
                "resize": resize, "config": config, "profile": profile, "weights": trt.Weights(np.ones(2, np.float32)),
                "logger": trt.Logger(), "foreign": other}
-    if "profiles" not in NETWORK_KEYS:  # (the loader takes dynamic networks with helper dynamic's format)
-        return objects
     # a dynamic network whose Resize takes a shape input, and a config with a profile for it (issue 27)
     dynamic = builder.create_network(0)
     image = dynamic.add_input("image", trt.float32, (-1, 2, -1, -1))

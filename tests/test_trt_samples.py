@@ -14,7 +14,6 @@ import pytest
 import spec2onnx
 from spec2onnx import trt
 
-from .helpers import needs_dynamic_format
 
 SAMPLES = Path(__file__).parent / "trt_samples"
 IMPORT = "import spec2onnx.trt as trt  # was: import tensorrt as trt"
@@ -120,10 +119,6 @@ def test_sample_dla_fp16_with_gpu_fallback(tmp_path):
     assert report.ok, report.summary()
 
 
-DYNAMIC = needs_dynamic_format()  # helper "dynamic"'s spec format (profiles): /work/wt/_brief/FORMAT-dynamic.md
-
-
-@DYNAMIC
 def test_sample_dynamic_batch_and_spatial_dims_with_two_profiles(tmp_path):
     """Issue 27's done-when: a TensorRT script with a dynamic batch, dynamic spatial dimensions and two profiles ports
     unchanged but for its import; its model runs on onnxruntime at min, opt, max and random shapes between them of

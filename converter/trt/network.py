@@ -17,7 +17,7 @@ from typing import Sequence
 from .. import _export, api
 from ..errors import UserError
 from ..registry import layer_kinds
-from ..spec import NETWORK_KEYS, parse_network
+from ..spec import parse_network
 from .config import IBuilderConfig, profiles_doc
 from .enums import DataType, ElementWiseOperation, ScaleMode
 from .errors import (BUILDER_ERRORS, BuilderTypeError, BuilderValueError, Strict, dims, enum_value, index, integer,
@@ -152,9 +152,8 @@ class INetworkDefinition(Strict):
         # A static network's profiles too (IOptimizationProfile: "If none of the inputs are dynamic, the default
         # optimization profile will be generated automatically unless it is explicitly provided by the user (this is
         # possible but not required in this case)", docs.nvidia.com/deeplearning/tensorrt/latest/_static/python-api/
-        # infer/Core/OptimizationProfile.html; min = opt = max = its shape, checked at the build), where the loader reads
-        # profiles (helper dynamic's format; until it lands on main, a static network's profiles are checked, not kept).
-        if dynamic or (profiles and "profiles" in NETWORK_KEYS):
+        # infer/Core/OptimizationProfile.html; min = opt = max = its shape, checked at the build).
+        if dynamic or profiles:
             network["profiles"] = profiles
         doc = {"name": name}
         if source:

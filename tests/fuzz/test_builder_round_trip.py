@@ -25,7 +25,6 @@ from converter.registry import layer_kind
 from converter.spec import parse_spec
 from spec2onnx import trt
 
-from ..helpers import needs_dynamic_format
 from .strategies import KINDS, VALID
 
 BUILT = sorted(k for k in VALID if k in KINDS and layer_kind(k).builder is not None and layer_kind(k).builder.front == "trt")
@@ -106,7 +105,6 @@ DYNAMIC = ("trt.Scale", "trt.ElementWise", "trt.Resize/scales", "trt.Resize/size
 
 
 @pytest.mark.parametrize("kind", DYNAMIC)
-@needs_dynamic_format()
 @settings(max_examples=max(5, settings.default.max_examples // 6))  # each example runs onnxruntime on both paths
 @given(data=st.data())
 def test_a_dynamic_network_built_with_profiles_agrees_with_its_spec_file(kind, data):
