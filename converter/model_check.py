@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .errors import UserError
-from .files import write_atomic
-from .model_reading import non_utf8_field, read_model, without_data
+from .model_reading import non_utf8_field, read_model, validate_graph_tensors, without_data
+from .report import write_json  # noqa: F401 - check --json is written by validate's report writer (cli.py calls it here)
 from .targets.check import Problem, check_grouped
 from .targets.check import expand as expand_problems
-from .targets.model_view import ModelView, grouped_view, needs_data_prop
+from .targets.checker import findings as checker_findings
+from .targets.model_view import ModelView, grouped_view, infer_whole
 from .targets.probe import check as probed
+from .targets.validation import refused_by_checker, validate
 
 SCHEMA = "spec2onnx-check/1"
 SHOWN_NODES = 3  # node names shown in a summary line; -v / --json list every one
@@ -86,12 +89,15 @@ def check_file(path, targets: list, max_memory: int | None = None) -> FileReport
     try:
         read = read_model(path, max_memory)
         report = FileReport(str(path), nodes=len(read.model.graph.node), size=read.size)
-        report.checker = checker_refusal(read.data, read.model)
+        complaints = checker_findings(read.data, read.model)
+        report.checker = _first(complaints)
         data, model, unread = read.data, read.model, read.unread
         del read
-        report.view = _view(model, data, unread, report.checker)
+        report.view = _view(model, data, unread, not complaints)
         del model, data
-        report.grouped = grouped_for(report.view, targets, report.checker)
+        report.view.source, report.view.folder = str(path), Path(path).parent
+        validate(report.view)  # converter/targets/validation.py; a malformed tensor is a UserError (one line)
+        report.grouped = grouped_for(report.view, targets, complaints)
     except UserError as exc:
         return FileReport(str(path), error=str(exc))
     except UnicodeError:  # a string field that is not UTF-8 (onnx.proto is proto2: parsed as it is): bad input, named
@@ -117,82 +123,53 @@ def check_loaded(model, targets: list) -> dict:
         copy = type(model)()
         copy.CopyFrom(model)
         model = without_data(copy, unread)
+    validate_graph_tensors("model", model.graph, None)  # what the view reads the values of, before it reads them
     data = model.SerializeToString()
-    checker = checker_refusal(data, model)
-    view = _view(model, data, unread, checker)
-    grouped = grouped_for(view, targets, checker)
+    complaints = checker_findings(data, model)
+    view = _view(model, data, unread, not complaints)
+    grouped = grouped_for(view, targets, complaints)
     return {t: sorted(expand_problems(view, g), key=lambda p: (p.severity != "error", p.index)) for t, g in grouped.items()}
 
 
-# Refusals of onnx's checker that onnxruntime does not share: it loads and runs the model (measured with
-# onnxruntime 1.31.1: a Relu whose graph output has a type without a shape; onnxruntime's own datasets/mul_1.onnx,
-# IR version 3, whose initializer W is not a graph input). The third: given bytes, the checker looks for external
-# data in the current folder; check has already found it in the model's folder (converter/model_reading.py).
-# Such a refusal is a warning; as the checker stops at its first complaint, the topological order is then
-# checked here (checker.cc's rule).
-CHECKER_TOLERATED = ("Field 'shape' of 'type' is required but missing", "in initializer but not in graph input",
-                     "should be stored in")
-
-
-def checker_refusal(data: bytes, model=None) -> str | None:
-    """onnx's checker on the serialized model: None, or the first line of its refusal (a tolerated one
-    prefixed "tolerated: " when ``model``, the parsed model, passes the topological check)."""
-    import onnx
-
-    try:
-        onnx.checker.check_model(data)
-    except onnx.checker.ValidationError as exc:
-        lines = str(exc).strip().splitlines()
-        first = " ".join(lines[0].split()) if lines else type(exc).__name__
-        if model is not None and any(t in first for t in CHECKER_TOLERATED):
-            return _unsorted(model) or f"tolerated: {first}"
-        return first
-    return None
-
-
-def _unsorted(model) -> str | None:
-    """The first node input not produced before the node (a cycle, or nodes out of order), as onnx's checker says."""
-    graph = model.graph
-    defined = {i.name for i in graph.input} | {t.name for t in graph.initializer} | {""}
-    for i, node in enumerate(graph.node):
-        for name in node.input:
-            if name not in defined:
-                return (f"Nodes in a graph must be topologically sorted, however input '{name}' of node "
-                        f"{node.name or f'#{i}'} ({node.op_type}) is not output of any previous nodes.")
-        defined.update(node.output)
-    return None
-
-
-def _view(model, data: bytes, unread: dict, checker: str | None = "unknown"):
+def _view(model, data: bytes, unread: dict, accepted: bool = False):
     """The model's ModelView: types from onnx's shape inference once per group of equal nodes where the checker
-    accepted the model and that gives what inference of the whole model gives (targets/model_view.grouped_view),
+    ``accepted`` the model and that gives what inference of the whole model gives (targets/model_view.grouped_view),
     else from inference of the whole model (from bytes: cheaper than from the ModelProto)."""
-    import onnx
-
-    if checker is None:
+    if accepted:
         view = grouped_view(model, unread)
         if view is not None:
             return view
-    try:
-        inferred = onnx.shape_inference.infer_shapes(data, strict_mode=False, data_prop=needs_data_prop(model))
-    except Exception:  # noqa: BLE001 - a model onnx cannot infer is still checked, with what it declares
-        inferred = model
+    inferred = infer_whole(model, data)
     return ModelView(inferred, inferred=inferred, unread=unread)
 
 
-def grouped_for(view, targets: list, checker: str | None) -> dict:
-    found = {}
+def _first(complaints) -> str | None:
+    """The JSON report's ``checker``: onnx's checker's first complaint ("tolerated: ..." when onnxruntime loads the
+    model anyway), or None."""
+    if not complaints:
+        return None
+    return f"tolerated: {complaints[0].text}" if complaints[0].tolerated else complaints[0].text
+
+
+def grouped_for(view, targets: list, complaints) -> dict:
+    """target -> grouped problems: onnx's checker's complaints (each one; one about a node only where validation did
+    not already report that node's own), then the target's check."""
+    nodes_refused = refused_by_checker(view)
+    found = []
+    for c in complaints:
+        if c.node and nodes_refused:
+            continue
+        if c.tolerated:
+            found.append((f"onnx's checker refuses the model, onnxruntime loads it: {c.text}", "warning"))
+        else:
+            found.append((f"onnx's checker refuses the model (no runtime loads it): {c.text}", "error"))
+    result = {}
     for target in targets:
         name = getattr(target, "name", target)
-        grouped = check_grouped(view, target)  # a Target carries the precision the build allows (DLA)
-        if checker and checker.startswith("tolerated: "):
-            grouped.insert(0, (Problem(name, "", "", f"onnx's checker refuses the model, onnxruntime loads it: "
-                                                     f"{checker[len('tolerated: '):]}", "warning"), None))
-        elif checker:
-            grouped.insert(0, (Problem(name, "", "", f"onnx's checker refuses the model (no runtime loads it): {checker}"),
-                               None))
-        found[name] = sorted(grouped, key=lambda g: (g[0].severity != "error", g[0].index))
-    return found
+        grouped = [(Problem(name, "", "", reason, level), None) for reason, level in found]
+        grouped += check_grouped(view, target)  # a Target carries the precision the build allows (DLA)
+        result[name] = sorted(grouped, key=lambda g: (g[0].severity != "error", g[0].index))
+    return result
 
 
 def summary_lines(report: FileReport, target: str, verbose: bool = False, *, quiet: bool = False,
@@ -324,12 +301,6 @@ def as_json(reports: list[FileReport], entries: list[dict], targets: list[str]) 
                            "unreadable": verdicts.count(None)}
     return {"schema": SCHEMA, "targets": targets, "files": entries, "summary": summary,
             "exit_status": exit_status(reports, targets)}
-
-
-def write_json(path, document: dict) -> None:
-    import json
-
-    write_atomic(path, (json.dumps(document, indent=1) + "\n").encode("utf-8"))
 
 
 def probe(report: FileReport, targets: list[str]) -> list[str]:

@@ -269,6 +269,26 @@ def is_onnx_model(path) -> bool:
     return True
 
 
+def validate_graph_tensors(path: str, graph: onnx.GraphProto, folder: Path | None, constants: bool = True) -> dict:
+    """Validate the tensors whose values the check reads: the graph's initializers and its Constant nodes' values
+    (``constants``: the graph may hold Constant nodes). Returns the initializers whose data is not kept (over
+    KEEP_BYTES, or external): name -> (element type name, dims). The other tensors (in other attributes,
+    subgraphs, sparse tensors) are validated with the nodes (converter/targets/validation.py)."""
+    unread = {}
+    for init in graph.initializer:
+        nbytes = validate_tensor(path, "initializer", init, folder)
+        if nbytes > KEEP_BYTES or init.data_location == TensorProto.EXTERNAL:
+            unread[init.name] = (TensorProto.DataType.Name(init.data_type).lower(), tuple(init.dims))
+    for i, node in enumerate(graph.node if constants else ()):
+        if node.op_type != "Constant":
+            continue
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.TENSOR:
+                validate_tensor(path, f"node {node.name or f'#{i}'} (Constant) attribute {attr.name!r}:", attr.t, folder,
+                                label=False)
+    return unread
+
+
 def _check_value_types(path: str, graph: onnx.GraphProto) -> None:
     """A graph input, output or value_info (also in subgraphs) whose tensor elem_type is no ONNX element type is
     bad input (exit 2): onnx's enum has no name for it, so nothing downstream can read it."""
@@ -354,7 +374,7 @@ def element_bytes(data_type: int, count: int) -> int:
     return count * helper.tensor_dtype_to_np_dtype(data_type).itemsize
 
 
-def validate_tensor(path: str, what: str, tensor: onnx.TensorProto, folder: Path, label: bool = True) -> int:
+def validate_tensor(path: str, what: str, tensor: onnx.TensorProto, folder: Path | None, label: bool = True) -> int:
     """Check a tensor's metadata and data sizes without reading its values as numbers; its bytes. (Messages
     are made only when one is raised: a large model has thousands of tensors.)"""
 
@@ -415,12 +435,19 @@ def validate_tensor(path: str, what: str, tensor: onnx.TensorProto, folder: Path
     return nbytes
 
 
-def _check_external(tensor, folder: Path, nbytes: int, bad, shown: str) -> None:
-    """External data is not read: its location must be a regular file in the model's folder, long enough."""
+def _check_external(tensor, folder: Path | None, nbytes: int, bad, shown: str) -> None:
+    """External data is not read: its location must be a regular file in the model's folder, long enough.
+
+    The location is resolved as onnxruntime resolves it: its real path (symbolic links followed) must lie inside
+    the model's folder; onnxruntime (1.30 and later; measured with 1.32.0) refuses one that does not ("External
+    data path escapes model directory"), also through a link inside the folder. ``folder`` None (a model in
+    memory, no file): the metadata alone is checked."""
     entries = {e.key: e.value for e in tensor.external_data}
     location = entries.get("location")
     if not location:
         raise bad("external data without a location")
+    if "\x00" in location:
+        raise bad(f"external data location {location!r} holds a NUL byte; a location is a file name")
     rel = Path(location)
     if rel.is_absolute() or ".." in rel.parts:
         raise bad(f"external data location {location!r}: must be a file inside the model's folder")
@@ -433,16 +460,49 @@ def _check_external(tensor, folder: Path, nbytes: int, bad, shown: str) -> None:
         raise bad(f"external data offset {offset}, length {length}: must be >= 0")
     if length is not None and tensor.data_type != TensorProto.STRING and length != nbytes:
         raise bad(f"external data length {length:,}; {shown} takes {nbytes:,} bytes")
+    if folder is None:
+        return
+    base = os.path.realpath(folder)
+    real = os.path.realpath(os.path.join(base, location))
+    if os.path.commonpath([base, real]) != base:
+        raise bad(f"external data location {location!r} resolves to {real}, outside the model's folder {base} "
+                  "(onnxruntime refuses it: 'External data path escapes model directory')")
     try:
-        info = os.stat(folder / rel)
-    except OSError as exc:
-        raise bad(f"cannot read the model's external data {location!r} ({exc.strerror or exc})") from None
+        info = os.stat(real)
+    except (OSError, ValueError) as exc:
+        raise bad(f"cannot read the model's external data {location!r} ({getattr(exc, 'strerror', None) or exc})") from None
     if not stat.S_ISREG(info.st_mode):
         raise bad(f"external data {location!r}: not a regular file ({_kind(info.st_mode)})")
     end = offset + (length if length is not None else nbytes)
     if info.st_size < end:
         raise bad(f"external data {location!r} has {info.st_size:,} bytes; offset {offset:,} + {end - offset:,} "
                   f"bytes of {shown} need {end:,}")
+
+
+def validate_sparse(path: str, what: str, sparse: onnx.SparseTensorProto, folder: Path | None) -> int:
+    """Check a sparse tensor's metadata (values, indices, dims) without reading values; its dense size in bytes."""
+    name = sparse.values.name
+    where = f"{what} {name!r}:"
+
+    def bad(detail: str) -> UserError:
+        return UserError(f"{path}: {where} {detail}")
+
+    dims = list(sparse.dims)
+    if any(d < 0 for d in dims):
+        raise bad(f"dims {dims}: a dimension is negative ({min(dims)}); dims must be >= 0")
+    validate_tensor(path, f"{what} {name!r} values", sparse.values, folder)
+    validate_tensor(path, f"{what} {name!r} indices", sparse.indices, folder)
+    nnz = math.prod(sparse.values.dims) if len(sparse.values.dims) == 1 else None
+    if nnz is None:
+        raise bad(f"values have dims {list(sparse.values.dims)}; a sparse tensor's values are 1-D [NNZ]")
+    index_dims = list(sparse.indices.dims)
+    if sparse.indices.data_type != TensorProto.INT64 or index_dims not in ([nnz], [nnz, len(dims)]):
+        raise bad(f"indices {TensorProto.DataType.Name(sparse.indices.data_type).lower() if sparse.indices.data_type in _TYPES else sparse.indices.data_type}"
+                  f"{index_dims}: indices are int64 [NNZ] or [NNZ, rank] (NNZ {nnz}, rank {len(dims)})")
+    dense = math.prod(dims)
+    if nnz > dense:
+        raise bad(f"{nnz:,} values for dims {dims} of {dense:,} elements")
+    return 0 if sparse.values.data_type == TensorProto.STRING else element_bytes(sparse.values.data_type, dense)
 
 
 def without_data(model: onnx.ModelProto, unread: dict) -> onnx.ModelProto:

@@ -22,12 +22,14 @@ import onnx
 
 from ..ort_build import newest_loadable_ir, newest_loadable_opset
 from . import dla, dla_guide, dynamic, tensorrt_rules
+from .attributes import explicit_values, unsafe
 from .functions import expand as expand_function
 from .limits import Unverified, applies, broken
 from .model_view import ModelView, NodeView, UnreadValue
 from .ort_kernels import committed, installed_registry, kernel_table, modelled_version
 from .placement import cpu_preferred
 from .profiles import ORT_TABLES_VERSION, PROFILES
+from .validation import context, node_findings, severity, validate
 
 TABLES = Path(__file__).parent / "tables"
 # What a user can do about a combination the OpenVINO table never measured: a command every install has (the table's
@@ -126,7 +128,7 @@ def _check(view: ModelView, name: str, precision=()) -> list[tuple[Problem, list
 
 def _nodes(view: ModelView, name: str, profile: dict, precision=(), depth: int = 0) -> list[tuple[Problem, list[int] | None]]:
     """The problems of the graph's nodes (check_grouped's answer without the model's own)."""
-    grouped = []
+    grouped = _validation(view, name, profile, depth)
     for node, members in view.groups():
         found, by_rule = _verdict(view, node, name, profile, precision, depth)
         if not found:
@@ -192,7 +194,7 @@ def _tensor_limits(view: ModelView, name: str, limits: dict) -> list[Problem]:
     for tensor, shape, i in dynamic.over_limit_at_max(view.model, max_elements):
         over[tensor] = (f"tensor {tensor!r} has {math.prod(shape):,} elements at profile {i}'s max {list(shape)}; "
                         f"{limits['why_elements']}")
-    if not over and all(within(shape) for shape in set(view.shapes.values())):  # distinct shapes: few, even in a huge model
+    if not over and all(within(shape) for shape in view.distinct_shapes()):  # distinct shapes: few, even in a huge model
         return []
     for tensor, shape in view.shapes.items():
         if shape is None:
@@ -273,7 +275,7 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, precisio
             ops_there = _domain_ops(fallback, domain)
             if ops_there is not None and _kernel(node, fallback, view.opsets.get(domain), ops=ops_there) is None:
                 return [problem(f"{reason}; onnxruntime gives it to the CPU EP")], False
-        if reason and profile.get("functions") and depth < 8:
+        if reason and profile.get("functions") and depth < 8 and not unsafe(node.node):
             expanded = expand_function(view, node)  # converter/targets/functions.py: onnxruntime inlines the body
             if expanded is not None:
                 inner = expand(expanded, _nodes(expanded, name, profile, precision, depth + 1))
@@ -317,6 +319,27 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, precisio
     return found, True
 
 
+def _validation(view: ModelView, name: str, profile: dict, depth: int) -> list[tuple[Problem, list[int] | None]]:
+    """converter/targets/validation.py's findings, before any rule: the model's (depth 0), or those of the nodes of a
+    function body onnxruntime inlines (its shape inference runs on the body's nodes when it loads the model)."""
+    if depth == 0:
+        found = validate(view)
+    else:
+        ctx = context(view.model)
+        found = [(f, node, members) for node, members in view.groups() for f in node_findings(view, node, ctx)]
+    grouped = []
+    for finding, node, members in found:
+        level = severity(finding, profile)
+        if level is None:
+            continue
+        if node is None:
+            grouped.append((Problem(name, "", "", finding.reason, level), None))
+        else:
+            grouped.append((Problem(name, node.name, node.op, finding.reason, level, index=node.index,
+                                    types=_types(node)), members))
+    return grouped
+
+
 def _kernel(node: NodeView, kernels: dict, opset: int, as_float: bool = False, ops: dict | None = None) -> str | None:
     """None when some row of the kernel table runs ``node`` (its float16 taken as float: ``as_float``), else why none does."""
     rows = (kernels["ops"] if ops is None else ops).get(node.op)
@@ -343,18 +366,13 @@ def _measured_refusal(node: NodeView, kernels: dict, exact: bool = False) -> str
     """The error measured for this op, since-version and types; ``exact``: only one measured in this node's form."""
     bindings = {c: sorted(v) for c, v in node.bindings().items()}
     rows = [r for r in kernels.get("failed", {}).get(node.op, []) if r["start"] == node.since and r["types"] == bindings]
-    form = {"attrs": _set_attrs(node), "constants": [c is not None for c in node.constants],
+    form = {"attrs": explicit_values(node),  # as tools/measure_openvino.py records them
+            "constants": [c is not None for c in node.constants],
             "ranks": [node.rank(i) for i in range(len(node.inputs))]}
     for row in rows:
         if all(row.get(key, value) == value for key, value in form.items()):
             return row["error"]
     return rows[0]["error"] if rows and not exact else None
-
-
-def _set_attrs(node: NodeView) -> dict:
-    """The node's explicitly set attributes, as tools/measure_openvino.py records them with a refusal."""
-    return {a.name: node.attrs[a.name] for a in node.node.attribute
-            if isinstance(node.attrs.get(a.name), (int, float, str, list))}
 
 
 def _matrix(node: NodeView, matrix: dict) -> str | None:

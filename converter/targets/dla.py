@@ -15,6 +15,7 @@ import numpy as np
 from ..brief import brief
 from ..errors import TargetRuleError
 from ..registry import layer_kind
+from .attributes import string_attr
 
 
 class DlaRuleError(TargetRuleError):
@@ -218,8 +219,9 @@ def node_problems(node, view, precision=()) -> list[str]:
         if not _dla_broadcast(a, b):
             problems.append(f"shapes {list(a)} and {list(b)}: DLA comparisons broadcast only as NCHW, NC11 or N111")
     if node.op == "Resize":
-        mode = node.attrs.get("mode")
-        combo = (node.attrs.get("coordinate_transformation_mode"), node.attrs.get("nearest_mode") if mode == "nearest" else None)
+        mode = string_attr(node, "mode")
+        combo = (string_attr(node, "coordinate_transformation_mode"),
+                 string_attr(node, "nearest_mode") if mode == "nearest" else None)
         if combo not in NODE_RESIZE.get(mode, []):
             problems.append(f"mode {mode} with {'/'.join(v for v in combo if v)}: not a DLA Resize combination")
     return problems

@@ -27,9 +27,11 @@ allowed (``--allowGPUFallback``, ``BuilderFlag::kGPU_FALLBACK``) — a warning, 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
+from .model_view import int_values
 from .trt_importer import node_layers
 
 DLA_RELEASE = "TensorRT 10.7 (Jetson/DriveOS; the last release with DLA there; not TensorRT 11.4's Windows-on-ARM DLA)"
@@ -163,11 +165,11 @@ def _slice(layer, node):
     consts = node.constants
     if any(node.inputs[i] and consts[i] is None for i in range(1, min(len(node.inputs), 5))):
         return "starts, ends, axes or steps computed at run time"
-    steps = consts[4] if len(consts) > 4 and node.inputs[4] else None
-    if steps is not None and any(int(s) != 1 for s in steps.ravel()):
-        return f"steps {steps.tolist()}"
-    axes = consts[3] if len(consts) > 3 and node.inputs[3] else None
-    if axes is not None and r is not None and any(int(a) % r == 0 for a in axes.ravel()):
+    steps = int_values(consts[4]) if len(consts) > 4 and node.inputs[4] else None
+    if steps is not None and any(s != 1 for s in steps):
+        return f"steps {steps}"
+    axes = int_values(consts[3]) if len(consts) > 3 and node.inputs[3] else None
+    if axes is not None and r and any(a % r == 0 for a in axes):
         return "slices the first dimension"
     return None
 
@@ -183,7 +185,7 @@ def _resize_scales(layer, node):
     if len(scales) != 4 or scales[0] != 1 or scales[1] != 1:
         return f"scales {list(scales)}"
     high = 32 if layer.attr("mode") == "kNEAREST" else 4
-    if any(s != int(s) or not 1 <= s <= high for s in scales[2:]):
+    if any(not math.isfinite(s) or s != int(s) or not 1 <= s <= high for s in scales[2:]):
         return f"scales {list(scales)}: H and W scales integers in [1, {high}]"
     return None
 

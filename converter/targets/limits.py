@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import machine
+from .attributes import is_set, string_attr, value_attr
 from .model_view import ModelView, NodeView, Unread
 
 
@@ -19,16 +20,20 @@ def applies(limit: dict, node: NodeView) -> bool:
         return False
     when = limit.get("when", {})
     for name, values in when.get("attr", {}).items():
-        if node.attrs.get(name) not in values:
+        if value_attr(node, name) not in values:
             return False
     for name, bound in when.get("attr_gt", {}).items():
-        if not (isinstance(node.attrs.get(name), (int, float)) and node.attrs[name] > bound):
+        value = value_attr(node, name)
+        if not (type(value) in (int, float) and value > bound):
             return False
-    given = {a.name for a in node.node.attribute}
-    if "attr_present" in when and not given & set(when["attr_present"]):
+    for name in when.get("attr_nonzero", ()):
+        if value_attr(node, name, 0) in (0, None):
+            return False
+    if "attr_present" in when and not any(is_set(node, name) for name in when["attr_present"]):
         return False
     for name in when.get("attr_nonempty", ()):
-        if not isinstance(node.attrs.get(name), list) or not node.attrs[name]:
+        value = value_attr(node, name)
+        if not isinstance(value, list) or not value:
             return False
     for i in when.get("not_constant", ()):  # the input is given, and its value is known only at run time
         if i >= len(node.inputs) or not node.inputs[i] or node.constants[i] is not None:
@@ -59,12 +64,13 @@ def broken(limit: dict, node: NodeView, view: ModelView) -> str | None:
         shown = " or ".join("dims " + ",".join(map(str, axes)) for axes in alternatives)
         return f"resizes {_shape(node.input_shapes[0])} -> {_shape(node.output_shapes[0])}; {shown} must keep their size"
     for name, allowed in require.get("attr", {}).items():
-        if name in node.attrs and node.attrs[name] not in allowed:
-            return f"{name}={node.attrs[name]!r} (allowed: {', '.join(map(str, allowed))})"
+        value = value_attr(node, name)
+        if value is not None and value not in allowed:
+            return f"{name}={value!r} (allowed: {', '.join(map(str, allowed))})"
     if "locale" in require:  # the locale the attribute names (onnxruntime's default without it), on this machine
-        name = node.attrs.get(require["locale"])
-        name = machine.ONNXRUNTIME_DEFAULT_LOCALE if not isinstance(name, str) else name
-        whose = "onnxruntime's default" if node.attrs.get(require["locale"]) is None else f"attribute {require['locale']}"
+        given = string_attr(node, require["locale"])
+        name = machine.ONNXRUNTIME_DEFAULT_LOCALE if given is None else given
+        whose = "onnxruntime's default" if given is None else f"attribute {require['locale']}"
         found = machine.installed(name)
         if found is None:
             return Unverified(f"locale {name!r} ({whose}): whether this machine has it is not probed on this platform "

@@ -14,6 +14,10 @@ import numpy as np
 import onnx
 from onnx import TensorProto, defs, helper, numpy_helper
 
+from .attributes import INVALID, any_unsafe, decode, sanitized, unsafe
+
+SCHEMA_VERSION_MAX = 2**31 - 1  # onnx's get_schema takes a C int: a larger opset (2^63 - 1) finds the newest schema
+
 
 def type_name(elem_type: int) -> str:
     """ONNX element type -> the name onnxruntime's kernel tables use (float, float16, int8, bool, ...)."""
@@ -26,7 +30,9 @@ class NodeView:
     index: int
     since: int | None  # None: no such op in this opset (or not in the ai.onnx domain)
     schema: object | None
-    attrs: dict = field(default_factory=dict)  # every schema attribute, defaults filled in
+    attrs: dict = field(default_factory=dict)  # every schema attribute, defaults filled in; only values of the
+    # schema's type (converter/targets/attributes.py): an attribute of another type is left out, and reported
+    explicit: frozenset = frozenset()  # the attributes the node sets itself (of the schema's type)
     inputs: list = field(default_factory=list)  # names ("" for an omitted optional input)
     input_types: list = field(default_factory=list)  # type names, None when unknown
     output_types: list = field(default_factory=list)
@@ -115,6 +121,54 @@ class Unread:
         return f"{self.name + ' ' if self.name else ''}{self.type_name}{list(self.dims)} (not read)"
 
 
+def int_values(value) -> list[int] | None:
+    """A constant's values as Python ints, or None when it is not an integer (or bool) tensor (a rule then decides
+    nothing from it). An Unread constant raises UnreadValue (check reports the rule as not verified)."""
+    if value is None or value.dtype.kind not in "iub":
+        return None
+    return [int(v) for v in value.ravel()]
+
+
+def infer_whole(model: onnx.ModelProto, data: bytes | None = None) -> onnx.ModelProto:
+    """onnx's shape inference of the whole model (non-strict; ``data``: the model serialized, cheaper to infer), or
+    the model itself where onnx cannot infer it. A node onnx's inference would crash on (attributes.unsafe) is
+    inferred without that attribute (validation refuses the node)."""
+    original = model
+    if any_unsafe(model.graph.node):
+        model, data = sanitized(model), None
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model if data is None else data, strict_mode=False,
+                                                     data_prop=needs_data_prop(model))
+    except Exception:  # noqa: BLE001 - a model onnx cannot infer is still checked, with what it declares
+        return original
+    if model is not original:  # the types of the copy, the nodes of the model (validation reports the attribute)
+        del inferred.graph.node[:]
+        inferred.graph.node.extend(original.graph.node)
+    return inferred
+
+
+_A = onnx.AttributeProto
+_VALUE_DTYPES = {"value_float": (_A.FLOAT, np.float32), "value_floats": (_A.FLOATS, np.float32),
+                 "value_int": (_A.INT, np.int64), "value_ints": (_A.INTS, np.int64)}
+
+
+def constant_value(node: onnx.NodeProto):
+    """The value of a Constant node (its ``value`` tensor, or ``value_float(s)``/``value_int(s)``, which onnxruntime
+    folds as well): a numpy array, an Unread for external data, or None (another attribute, or none)."""
+    for attr in node.attribute:
+        if attr.name == "value" and attr.type == onnx.AttributeProto.TENSOR:
+            if attr.t.data_location == TensorProto.EXTERNAL:
+                return Unread(type_name(attr.t.data_type), attr.t.dims, node.output[0])
+            return numpy_helper.to_array(attr.t)
+        if attr.name in _VALUE_DTYPES:
+            kind, dtype = _VALUE_DTYPES[attr.name]
+            value = decode(attr, kind)
+            if value is not INVALID:
+                with np.errstate(over="ignore"):  # a float beyond float32 is an infinity there, as in onnxruntime
+                    return np.array(value, dtype=dtype)
+    return None
+
+
 def needs_data_prop(model: onnx.ModelProto) -> bool:
     """Whether onnx's data propagation can learn anything: only values computed from Shape/Size nodes."""
     return any(node.op_type in ("Shape", "Size") for node in model.graph.node)
@@ -125,16 +179,18 @@ class ModelView:
     ``unread``: initializer name -> (type, dims) of large initializers read without their data
     (converter/model_reading.py), graph inputs of ``model``, seen here as constants of unknown value."""
 
+    source = ""  # the file the model was read from (messages name it), when there is one
+    folder = None  # its folder (external data is resolved there); None: a model in memory
+    _validated = None  # converter/targets/validation.py: the findings, made once
+    _declared = None
+
     def __init__(self, model: onnx.ModelProto, inferred: onnx.ModelProto | None = None, unread: dict | None = None):
         self.model = model
         # domain ("" for ai.onnx) -> imported version
         self.opsets = {("" if o.domain == "ai.onnx" else o.domain): o.version for o in model.opset_import}
         self.opset = self.opsets.get("")
         if inferred is None:
-            try:
-                inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False, data_prop=needs_data_prop(model))
-            except Exception:  # noqa: BLE001 - a model onnx cannot infer is still checked, with what it declares
-                inferred = model
+            inferred = infer_whole(model)
         graph = inferred.graph
         self.types: dict[str, str | None] = {}
         self.shapes: dict[str, tuple | None] = {}
@@ -167,18 +223,20 @@ class ModelView:
             self.types.setdefault(name, dtype)
             self.shapes.setdefault(name, tuple(dims))
         for node in graph.node:
-            if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
-                for attr in node.attribute:
-                    if attr.name == "value":
-                        self.constants[node.output[0]] = (
-                            Unread(type_name(attr.t.data_type), attr.t.dims, node.output[0])
-                            if attr.t.data_location == TensorProto.EXTERNAL else numpy_helper.to_array(attr.t))
+            if node.op_type == "Constant" and node.domain in ("", "ai.onnx") and len(node.output) == 1:
+                value = constant_value(node)
+                if value is not None:
+                    self.constants[node.output[0]] = value
         self.graph_io = ({i.name for i in graph.input} | {o.name for o in graph.output}) - set(unread)
         self.graph = graph
         self._nodes = None
         self._groups = None
         self._schemas: dict = {}
         self._defaults: dict = {}
+
+    def distinct_shapes(self) -> set:
+        """Every tensor shape of the model, each once (few, even in a huge model)."""
+        return self.shapes.distinct() if isinstance(self.shapes, _ByName) else set(self.shapes.values())
 
     @property
     def nodes(self) -> list[NodeView]:
@@ -229,36 +287,62 @@ class ModelView:
     def _schema(self, op: str, domain: str):
         key = (op, domain)
         if key not in self._schemas:
-            schema = None
-            domain = "" if domain == "ai.onnx" else domain
-            if self.opsets.get(domain) is not None:  # ai.onnx, ai.onnx.ml, ...: the schemas onnx knows
-                try:
-                    schema = defs.get_schema(op, max_inclusive_version=self.opsets[domain], domain=domain)
-                except defs.SchemaError:
-                    schema = None
-            defaults = {}
-            if schema is not None:
-                for name, attr in schema.attributes.items():
-                    if attr.default_value.type:
-                        defaults[name] = _plain(helper.get_attribute_value(attr.default_value))
-            self._schemas[key], self._defaults[key] = schema, defaults
+            self._schemas[key], self._defaults[key] = schema_of(op, domain, self.opsets)
         return self._schemas[key], self._defaults[key]
 
     def _view(self, index: int, node: onnx.NodeProto) -> NodeView:
         schema, defaults = self._schema(node.op_type, node.domain)
         since = schema.since_version if schema is not None else None
-        attrs = dict(defaults)
-        for attr in node.attribute:
-            attrs[attr.name] = _plain(helper.get_attribute_value(attr))
+        attrs, explicit = node_attributes(node, schema, defaults)
         ins, outs = list(node.input), list(node.output)
         return NodeView(
-            node=node, index=index, since=since, schema=schema, attrs=attrs, inputs=ins,
+            node=node, index=index, since=since, schema=schema, attrs=attrs, explicit=explicit, inputs=ins,
             input_types=[self.types.get(n) if n else None for n in ins],
             output_types=[self.types.get(n) if n else None for n in outs],
             input_shapes=[self.shapes.get(n) if n else None for n in ins],
             output_shapes=[self.shapes.get(n) if n else None for n in outs],
             constants=[self.constants.get(n) if n else None for n in ins],
         )
+
+
+def schema_of(op: str, domain: str, opsets: dict):
+    """(onnx's schema of ``op`` at the model's opset of its domain, or None; that schema's attribute defaults)."""
+    domain = "" if domain == "ai.onnx" else domain
+    version = opsets.get(domain)
+    schema = None
+    if type(version) is int and version >= 0:  # ai.onnx, ai.onnx.ml, ...: the schemas onnx knows
+        try:
+            schema = defs.get_schema(op, max_inclusive_version=min(version, SCHEMA_VERSION_MAX), domain=domain)
+        except defs.SchemaError:
+            schema = None
+    defaults = {}
+    if schema is not None:
+        for name, attr in schema.attributes.items():
+            if attr.default_value.type:
+                value = decode(attr.default_value)
+                if value is not INVALID:
+                    defaults[name] = value
+    return schema, defaults
+
+
+def node_attributes(node: onnx.NodeProto, schema, defaults: dict) -> tuple[dict, frozenset]:
+    """(name -> value: the schema's defaults, then each attribute the node sets whose type is the schema's
+    type; the names the node sets with such a value). An attribute the schema does not know, or of another
+    type, is left out (converter/targets/validation.py reports it)."""
+    attrs = dict(defaults)
+    explicit = []
+    for attr in node.attribute:
+        if schema is not None:
+            formal = schema.attributes.get(attr.name)
+            if formal is None:
+                continue
+            value = decode(attr, int(formal.type.value))
+        else:
+            value = decode(attr)
+        if value is not INVALID:
+            attrs[attr.name] = value
+            explicit.append(attr.name)
+    return attrs, frozenset(explicit)
 
 
 def _decode(tproto) -> tuple | None:
@@ -276,14 +360,6 @@ def _constant_key(value) -> tuple:
     if isinstance(value, Unread):
         return ("unread", value.type_name, value.dims)
     return (value.dtype.str, value.shape, value.tobytes() if value.dtype.kind != "O" else repr(value.tolist()))
-
-
-def _plain(value):
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 class _ByName:
@@ -317,6 +393,10 @@ class _ByName:
 
     def keys(self):
         return list(self)
+
+    def distinct(self) -> set:
+        """Each value once, from the records (a superset: a record no name uses is counted too)."""
+        return {record[self._field] for record in self._table if record is not None}
 
     def values(self):
         table, f = self._table, self._field
@@ -405,7 +485,7 @@ def grouped_view(model: onnx.ModelProto, unread: dict | None = None, groups: int
     def infer(node, attrs) -> tuple:
         misses[0] -= 1
         if misses[0] < 0 or node.domain not in ("", "ai.onnx") or node.op_type in ("Shape", "Size") or any(
-                a.type in _SUBGRAPHS for a in node.attribute):
+                a.type in _SUBGRAPHS for a in node.attribute) or unsafe(node):
             raise _Declined
         tiny = onnx.ModelProto(ir_version=model.ir_version)
         tiny.opset_import.extend(model.opset_import)
@@ -433,8 +513,11 @@ def grouped_view(model: onnx.ModelProto, unread: dict | None = None, groups: int
                 if name in declared:
                     out.type.ParseFromString(type_bytes[declared[name]])
         tg.node.append(node)
-        inferred = {o.name: o.type.SerializeToString()
-                    for o in onnx.shape_inference.infer_shapes(tiny, strict_mode=False, data_prop=False).graph.output}
+        try:
+            outputs = onnx.shape_inference.infer_shapes(tiny, strict_mode=False, data_prop=False).graph.output
+        except Exception:  # noqa: BLE001 - onnx cannot infer this node at all (a malformed attribute): whole-model
+            raise _Declined from None  # inference (which tolerates it) decides
+        inferred = {o.name: o.type.SerializeToString() for o in outputs}
         const = node.op_type == "Constant"
         return tuple(record(inferred.get(name, b""), ("io" if name in outputs else "", attrs if const else None))
                      if name else 0 for name in node.output)
@@ -459,13 +542,11 @@ def grouped_view(model: onnx.ModelProto, unread: dict | None = None, groups: int
                 ids[outs[0]] = found[0][0]
             else:
                 update(zip(outs, found[0]))
-            if op == "Constant" and domain in ("", "ai.onnx"):
+            if op == "Constant" and domain in ("", "ai.onnx") and len(outs) == 1:
                 producers[outs[0]] = node
-                for attr in node.attribute:
-                    if attr.name == "value":
-                        constants[outs[0]] = (Unread(type_name(attr.t.data_type), attr.t.dims, outs[0])
-                                              if attr.t.data_location == TensorProto.EXTERNAL
-                                              else numpy_helper.to_array(attr.t))
+                value = constant_value(node)
+                if value is not None:
+                    constants[outs[0]] = value
     except _Declined:
         return None
     view.types, view.shapes = _ByName(ids, table, 0), _ByName(ids, table, 1)

@@ -4,7 +4,8 @@ A limit applies to a node when its op matches (``op``: a name, a list, or "*") a
 condition holds; it is broken when a ``require`` condition fails (a limit without ``require``
 is broken whenever it applies). Conditions (see converter/targets/limits.py):
 
-  when:    attr {name: [values]}, attr_gt {name: n}, attr_present [names] (set on the node, any value),
+  when:    attr {name: [values]}, attr_gt {name: n}, attr_nonzero [names] (an int attribute, default included, not 0),
+           attr_present [names] (set on the node, any value),
            attr_nonempty [names] (a list attribute with at least one entry), not_constant [inputs] (given, and not
            a constant), types {constraint: [types]}, types_any [types], inputs_present [indices] /
            outputs_present [indices] (one of them given)
@@ -41,11 +42,12 @@ ORT_RESIZE = [
      "require": {"rank": [2, 4], "unscaled": {"4": [[0, 1]]}},
      "why": "'Cubic' mode only supports 2-D inputs or 4-D inputs whose outermost 2 scales are 1",
      "source": UPSAMPLEBASE},
-    {"op": "Resize", "when": {"attr": {"exclude_outside": [1], "mode": ["nearest"]}},
+    # exclude_outside and antialias: onnxruntime reads any value but 0 as on ("== 0 ? false : true")
+    {"op": "Resize", "when": {"attr_nonzero": ["exclude_outside"], "attr": {"mode": ["nearest"]}},
      "why": "exclude_outside=1 needs mode cubic (or linear with antialias)", "source": UPSAMPLEBASE},
-    {"op": "Resize", "when": {"attr": {"exclude_outside": [1], "mode": ["linear"], "antialias": [0]}},
+    {"op": "Resize", "when": {"attr_nonzero": ["exclude_outside"], "attr": {"mode": ["linear"], "antialias": [0]}},
      "why": "exclude_outside=1 needs mode cubic (or linear with antialias)", "source": UPSAMPLEBASE},
-    {"op": "Resize", "when": {"attr": {"antialias": [1], "mode": ["nearest"]}},
+    {"op": "Resize", "when": {"attr_nonzero": ["antialias"], "attr": {"mode": ["nearest"]}},
      "why": "anti-aliasing needs mode linear or cubic", "source": UPSAMPLEBASE},
 ]
 
@@ -53,13 +55,13 @@ ORT_RESIZE = [
 # the runtime's own error names (its build of microsoft/onnxruntime rel-1.31.1).
 ORT_1_31 = "onnxruntime 1.31.1 CPU on onnx 1.23.2's node test cases (docs/ground-truth.md)"
 ORT_KERNEL_LIMITS = [
-    {"op": "RNN", "when": {"attr": {"layout": [1]}},
+    {"op": "RNN", "when": {"attr_nonzero": ["layout"]},
      "why": "onnxruntime's RNN kernel enforces layout == 0: 'Batchwise recurrent operations (layout == 1) are not supported'",
      "source": "onnxruntime/core/providers/cpu/rnn/rnn.h:48 (RNN constructor), " + ORT_1_31},
-    {"op": "GRU", "when": {"attr": {"layout": [1]}},
+    {"op": "GRU", "when": {"attr_nonzero": ["layout"]},
      "why": "onnxruntime's GRU kernel enforces layout == 0: 'Batchwise recurrent operations (layout == 1) are not supported'",
      "source": "onnxruntime/core/providers/cpu/rnn/deep_cpu_gru.h:56 (DeepCpuGruOp constructor), " + ORT_1_31},
-    {"op": "LSTM", "when": {"attr": {"layout": [1]}},
+    {"op": "LSTM", "when": {"attr_nonzero": ["layout"]},
      "why": "onnxruntime's LSTM kernel enforces layout == 0: 'Batchwise recurrent operations (layout == 1) are not supported'",
      "source": "onnxruntime/core/providers/cpu/rnn/lstm_base.h:53 (LSTMBase constructor), " + ORT_1_31},
     {"op": "ConvInteger", "require": {"one_element": [3]},
@@ -70,6 +72,11 @@ ORT_KERNEL_LIMITS = [
      "onnxruntime": "1.31",  # a fact of that version's schemas: a later onnxruntime may know Attention-25
      "why": "onnxruntime 1.31 knows Attention up to version 24, which has no left_window_size/right_window_size "
             "(onnx 1.23's Attention-25 added them): 'Unrecognized attribute' when the model loads", "source": ORT_1_31},
+    {"op": ["Cast", "CastLike"], "when": {"attr": {"saturate": [0]}}, "at_load": True,
+     "require": {"types": {"T2": ["float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "float8e8m0"]}},
+     "why": "onnxruntime's Cast kernel refuses saturate=0 for a cast to another type than a float 8 one: 'Attribute "
+            "saturate is only used for cast to float 8 types' (measured with 1.32.0)",
+     "source": "onnxruntime/core/providers/cpu/tensor/cast_op.cc:983 (Cast constructor)"},
     # the machine's own locales (converter/targets/machine.py asks glibc as libstdc++'s std::locale does); measured on
     # 1.31.1 and 1.32.0 alike: the locale is built at load for a case change, and for stopwords compared without case
     # (is_case_sensitive=0), never for NONE without stopwords; "C", "POSIX", "C.UTF-8" and "" (the environment's) load
@@ -102,7 +109,7 @@ ORT_CUDA = [
      "why": "blocked DequantizeLinear on CUDA handles int4/uint4 only: 'Unsupported quantization type' at run time "
             "(measured on an H100, 2026-11-23)",
      "source": "onnxruntime cuda/tensor/quantize_linear.cc, " + CUDA_NOTES + " (a)"},
-    {"op": "Resize", "when": {"attr": {"antialias": [1]}}, "require": {"rank": [2, 3, 4, 5], "unscaled": {"4": [[0, 1]], "5": [[0, 1]]}},
+    {"op": "Resize", "when": {"attr_nonzero": ["antialias"]}, "require": {"rank": [2, 3, 4, 5], "unscaled": {"4": [[0, 1]], "5": [[0, 1]]}},
      "why": "CUDA anti-aliased Resize is NCHW only ('NHWC is not supported yet')", "source": CUDA_NOTES + " (b)"},
     {"op": ["ArgMax", "ArgMin"], "when": {"attr": {"select_last_index": [1]}},
      "why": f"select_last_index=1: {_TO_CPU} (every such case of onnx's corpus was assigned to the CPU EP)", "source": CUDA_H100},

@@ -26,6 +26,9 @@ from typing import Callable
 
 import numpy as np
 
+from .attributes import int_attr, ints_attr, is_set, string_attr, tensor_attr, value_attr
+from .model_view import int_values
+
 ONNX_TENSORRT = "onnx/onnx-tensorrt release/10.1-GA (96e781103cfc4adf4a6bb557e94bac8e693f6f4c)"
 TENSORRT_RELEASE = "10.1"
 
@@ -77,7 +80,7 @@ def _axis_in_range(attr, rank_of=0, default=None, upper_inclusive=False):
     """convertAxis (importerUtils.cpp:300): axis in [-r, r-1] (r included for Q/DQ)."""
     def test(node):
         r = _rank(node, rank_of)
-        axis = node.attrs.get(attr, default)
+        axis = int_attr(node, attr, default)
         if r is None or axis is None:
             return None
         a = axis + r if axis < 0 else axis
@@ -97,11 +100,13 @@ _ACTIVATIONS = ("Relu", "Sigmoid", "Tanh", "LeakyRelu", "Elu", "Selu", "Softplus
 
 
 def _cast_to(node):
-    to = node.attrs.get("to")
+    to = int_attr(node, "to")
     if to is None:
         return None
     from onnx import TensorProto
 
+    if to not in TensorProto.DataType.values():
+        return f"to={to} (no ONNX data type)"
     name = TensorProto.DataType.Name(to).lower()
     return None if name in CONVERTIBLE else f"to={name}"
 
@@ -145,7 +150,7 @@ def _conv_spatial(node):
 
 def _conv_kernel_shape(node):
     shape = _conv_weights(node)
-    ks = node.attrs.get("kernel_shape")
+    ks = ints_attr(node, "kernel_shape")
     if shape is None or not ks:
         return None
     spatial = list(shape[2:]) + ([1] if len(shape) == 3 else [])
@@ -158,7 +163,7 @@ def _conv_groups(node):
     x = node.input_shapes[0] if node.input_shapes else None
     if shape is None or not x or len(x) < 2 or x[1] is None:
         return None
-    group = node.attrs.get("group", 1)
+    group = int_attr(node, "group", 1)
     return None if shape[1] * group == x[1] else f"weights {list(shape)} x group {group} against {x[1]} channels"
 
 
@@ -173,13 +178,14 @@ def _conv_bias(node):
 
 
 def _auto_pad_pads(node):
-    if node.attrs.get("auto_pad") in ("SAME_LOWER", "SAME_UPPER") and "pads" in {a.name for a in node.node.attribute}:
-        return f"auto_pad={node.attrs['auto_pad']} with pads"
+    auto_pad = string_attr(node, "auto_pad")
+    if auto_pad in ("SAME_LOWER", "SAME_UPPER") and is_set(node, "pads"):
+        return f"auto_pad={auto_pad} with pads"
     return None
 
 
 def _pool_dims(node):
-    ks = node.attrs.get("kernel_shape")
+    ks = ints_attr(node, "kernel_shape")
     r = _rank(node, 0)
     if ks is None:
         return None
@@ -190,7 +196,7 @@ def _pool_dims(node):
 
 
 def _pool_dilations(node):
-    d = node.attrs.get("dilations") or []
+    d = ints_attr(node, "dilations") or []
     return None if all(v == 1 for v in d) else f"dilations={list(d)}"
 
 
@@ -215,18 +221,15 @@ def _clip_elementwise_types(node):
 
 
 def _constant_attrs(node):
-    bad = [a.name for a in node.node.attribute if a.name in ("sparse_value", "value_string", "value_strings")]
+    bad = [name for name in ("sparse_value", "value_string", "value_strings") if is_set(node, name)]
     return f"attribute {bad[0]}" if bad else None
 
 
 def _constant_of_shape_value(node):
-    for a in node.node.attribute:
-        if a.name == "value":
-            from onnx import TensorProto
+    from onnx import TensorProto
 
-            if a.t.data_type == TensorProto.UINT8:
-                return "value is uint8"
-    return None
+    value = tensor_attr(node, "value")
+    return "value is uint8" if isinstance(value, TensorProto) and value.data_type == TensorProto.UINT8 else None
 
 
 def _expand_shape_1d(node):
@@ -236,7 +239,7 @@ def _expand_shape_1d(node):
 
 def _mod_fmod0(node):
     t = _type(node, 0)
-    if node.attrs.get("fmod", 0) == 0 and t is not None and t not in ("int32", "int64"):
+    if int_attr(node, "fmod", 0) == 0 and t is not None and t not in ("int32", "int64"):
         return f"fmod=0 with {t}"
     return None
 
@@ -283,8 +286,7 @@ def _qdq_per_channel(node):
 def qdq_axis(node, rank):
     """The axis the importer quantizes on: the node's own ``axis`` attribute, else the rank, which for a
     per-channel scale means axis 0 (onnxOpImporters.cpp:1521, :1529) -- not ONNX's default 1."""
-    explicit = {a.name: a.i for a in node.node.attribute if a.name == "axis"}
-    axis = explicit.get("axis", rank)
+    axis = int_attr(node, "axis", rank) if is_set(node, "axis") else rank
     axis = axis + rank if axis < 0 else axis
     return 0 if axis == rank else axis
 
@@ -309,20 +311,20 @@ def _range_types(node):
 
 def _resize_attr(name, allowed, default):
     def test(node):
-        v = node.attrs.get(name, default)
+        v = value_attr(node, name, default)
         return None if v in allowed else f"{name}={v!r}"
     return test
 
 
 def _resize_tf_nn(node):
-    if node.attrs.get("coordinate_transformation_mode") == "tf_half_pixel_for_nn" and \
-            node.attrs.get("nearest_mode", "round_prefer_floor") != "round_prefer_floor":
-        return f"tf_half_pixel_for_nn with nearest_mode={node.attrs.get('nearest_mode')!r}"
+    nearest = string_attr(node, "nearest_mode", "round_prefer_floor")
+    if string_attr(node, "coordinate_transformation_mode") == "tf_half_pixel_for_nn" and nearest != "round_prefer_floor":
+        return f"tf_half_pixel_for_nn with nearest_mode={nearest!r}"
     return None
 
 
 def _resize_axes_unique(node):
-    axes = node.attrs.get("axes") or []
+    axes = ints_attr(node, "axes") or []
     r = _rank(node, 0)
     norm = [a + r if (r is not None and a < 0) else a for a in axes]
     return None if len(set(norm)) == len(norm) else f"axes={list(axes)}"
@@ -342,7 +344,7 @@ def _resize_scales(node):
 
 def _resize_inner(n, mode):
     def test(node):
-        if node.attrs.get("mode") != mode:
+        if string_attr(node, "mode") != mode:
             return None
         scales = _resize_scales(node)
         if scales is None or scales.ndim != 1:
@@ -380,21 +382,21 @@ def _slice_lengths(node):
 
 
 def _slice_axes_range(node):
-    axes = _const(node, 3) if len(node.inputs) > 3 and node.inputs[3] else None
+    axes = int_values(_const(node, 3)) if len(node.inputs) > 3 and node.inputs[3] else None
     r = _rank(node, 0)
     if axes is None or r is None:
         return None
-    bad = [int(a) for a in axes.ravel() if not -r <= a < r]
+    bad = [a for a in axes if not -r <= a < r]
     return f"axis {bad[0]} for rank {r}" if bad else None
 
 
 def _slice_axes_unique(node):
-    axes = _const(node, 3) if len(node.inputs) > 3 and node.inputs[3] else None
+    axes = int_values(_const(node, 3)) if len(node.inputs) > 3 and node.inputs[3] else None
     r = _rank(node, 0)
     if axes is None or r is None:
         return None
-    norm = [int(a) + r if a < 0 else int(a) for a in axes.ravel()]
-    return None if len(set(norm)) == len(norm) else f"axes {axes.tolist()}"
+    norm = [a + r if a < 0 else a for a in axes]
+    return None if len(set(norm)) == len(norm) else f"axes {axes}"
 
 
 def _softmax_axis(node):
@@ -408,7 +410,7 @@ def _transpose_rank(node):
 
 
 def _transpose_perm(node):
-    perm, r = node.attrs.get("perm"), _rank(node, 0)
+    perm, r = ints_attr(node, "perm"), _rank(node, 0)
     if perm is None or r is None:
         return None
     bad = [p for p in perm if not -r <= p < r]
@@ -466,7 +468,7 @@ RULES: tuple[Rule, ...] = (
     # ---- BatchNormalization -> IScaleLayer kCHANNEL
     R("batchnorm.training", ("BatchNormalization",), "training_mode must be 0", f"{OC}:174",
       "STATIC_CHECK(!isTraining && \"This version of TensorRT does not support training_mode == 1 in BatchNormalization.\",",
-      lambda n: "training_mode=1" if n.attrs.get("training_mode", 0) else None),
+      lambda n: "training_mode=1" if int_attr(n, "training_mode", 0) else None),
     R("batchnorm.scale-rank", ("BatchNormalization",), "scale must be (C,)", f"{OI}:308",
       'ASSERT_NODE((inputs.at(1).shape().nbDims == 1), "The shape of the scale input must be (C, )", node, nodeIdx,',
       _bn_rank1(1, "scale")),

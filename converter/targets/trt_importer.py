@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import onnx
 
-from .model_view import ModelView, NodeView
+from .attributes import axis as normalized_axis, float_attr, int_attr, ints_attr, string_attr
+from .model_view import ModelView, NodeView, int_values
 from .tensorrt_rules import ONNX_TENSORRT, qdq_axis
 
 TRT_TYPES = {"float": "kFLOAT", "double": "kFLOAT", "float16": "kHALF", "bfloat16": "kBF16", "int8": "kINT8",
@@ -146,7 +147,9 @@ def trt_type(name):
 
 
 def _f(value) -> float:
-    return float(np.float32(value))
+    """``value`` as TensorRT stores it (float32: a larger magnitude becomes an infinity, as in C++'s cast)."""
+    with np.errstate(over="ignore"):
+        return float(np.float32(value))
 
 
 def importer_view(model: onnx.ModelProto, view: ModelView | None = None) -> list[TrtLayer]:
@@ -184,7 +187,7 @@ def node_layers(node: NodeView, view: ModelView) -> list[TrtLayer]:
         return [layer("IUnaryLayer", (("op", UNARY[op]),), ins[:1], out, "unary")]
     if op in ACTIVATIONS:
         kind, defaults = ACTIVATIONS[op]
-        attrs = [("type", kind)] + [(k, _f(node.attrs.get(k, v))) for k, v in defaults]
+        attrs = [("type", kind)] + [(k, _f(float_attr(node, k, v))) for k, v in defaults]
         return [layer("IActivationLayer", attrs, ins[:1], out, "activation")]
     if op == "Clip":
         return _clip(node, layer, ins, out)
@@ -205,30 +208,23 @@ def node_layers(node: NodeView, view: ModelView) -> list[TrtLayer]:
         ops = tuple("kVECTOR" if node.rank(i) == 1 else "kNONE" for i in (0, 1))
         return [layer("IMatrixMultiplyLayer", (("op0", ops[0]), ("op1", ops[1])), ins, out, "matmul")]
     if op == "Concat":
-        axis, rank = node.attrs.get("axis"), node.rank(0)
-        if axis is not None and rank is not None and axis < 0:
-            axis += rank
+        axis = normalized_axis(int_attr(node, "axis"), node.rank(0))  # None: unknown rank, or out of range
         return [layer("IConcatenationLayer", (("axis", axis),), ins, out, "concat")]
     if op in ("Reshape", "Flatten", "Squeeze", "Unsqueeze"):
         shape = node.output_shapes[0] if node.output_shapes else None
         return [layer("IShuffleLayer", (("reshape", tuple(shape) if shape else None),), ins[:1], out, "reshape")]
     if op == "Transpose":
         rank = node.rank(0)
-        perm = node.attrs.get("perm") or (list(range(rank))[::-1] if rank is not None else None)
+        perm = ints_attr(node, "perm") or (list(range(rank))[::-1] if rank is not None else None)
         return [layer("IShuffleLayer", (("first_transpose", tuple(perm) if perm else None),), ins[:1], out, "reshape")]
     if op == "Slice":
         return [layer("ISliceLayer", (), ins[:1], out, "slice")]
     if op == "Softmax":
-        rank = node.rank(0)
-        axis = node.attrs.get("axis", -1 if node.since >= 13 else 1)
-        if rank is not None and axis < 0:
-            axis += rank
+        axis = normalized_axis(int_attr(node, "axis", -1 if node.since >= 13 else 1), node.rank(0))
         return [layer("ISoftMaxLayer", (("axes", axis),), ins[:1], out, "softmax"),
                 layer("IShuffleLayer", (("reshape", tuple(node.output_shapes[0] or ())),), out, out, "softmax.reshape")]
     if op == "Gather":
-        axis, rank = node.attrs.get("axis", 0), node.rank(0)
-        if rank is not None and axis < 0:
-            axis += rank
+        axis = normalized_axis(int_attr(node, "axis", 0), node.rank(0))
         found = []
         indices = trt_type(node.input_types[1])
         if node.input_types[0] != "int64" and node.input_types[1] == "int64":
@@ -248,7 +244,7 @@ def node_layers(node: NodeView, view: ModelView) -> list[TrtLayer]:
     if op in ("QuantizeLinear", "DequantizeLinear"):
         return [_qdq(node, layer, ins, out)]
     if op == "Mod" and node.input_types[0] in ("int32", "int64"):
-        div = "kDIV" if node.attrs.get("fmod", 0) else "kFLOOR_DIV"
+        div = "kDIV" if int_attr(node, "fmod", 0) else "kFLOOR_DIV"
         t = trt_type(node.input_types[0])
         return [layer("IElementWiseLayer", (("op", o),), (t, t), (t,), "mod.int") for o in (div, "kPROD", "kSUB")]
     return [layer(f"?{op}")]
@@ -283,7 +279,7 @@ def _batchnorm(node, layer, ins, out):
                 layer("IElementWiseLayer", (("op", "kPROD"),), (ins[1], x), (x,), "batchnorm.fallback"),
                 layer("IElementWiseLayer", (("op", "kSUM"),), (x, ins[2]), out, "batchnorm.fallback")]
     scale, bias, mean, var = (np.asarray(w, np.float32).ravel() for w in weights)
-    eps = np.float32(node.attrs.get("epsilon", 1e-5))
+    eps = np.float32(_f(float_attr(node, "epsilon", 1e-5)))
     combined_scale = scale / np.sqrt(var + eps)
     combined_bias = bias - mean * combined_scale
     same = len({node.input_types[i] for i in range(5)}) == 1
@@ -302,20 +298,20 @@ def _batchnorm(node, layer, ins, out):
 
 
 def _resize(node, layer, ins, out):
-    mode = RESIZE_MODES.get(node.attrs.get("mode", "nearest"), "kNEAREST")
+    mode = RESIZE_MODES.get(string_attr(node, "mode", "nearest"), "kNEAREST")
     attrs = {"mode": mode, "selector": "kFORMULA", "nearest_rounding": "kHALF_DOWN"}
     if node.since is not None and node.since >= 11:
-        ctm = node.attrs.get("coordinate_transformation_mode", "half_pixel")
+        ctm = string_attr(node, "coordinate_transformation_mode", "half_pixel")
         attrs["coordinate_transformation"] = COORDINATES.get(ctm, f"?{ctm}")
         if ctm == "pytorch_half_pixel":
             attrs["selector"] = "kUPPER"
         if ctm == "tf_half_pixel_for_nn":
             attrs["nearest_rounding"] = "kCEIL"
         else:
-            attrs["nearest_rounding"] = ROUNDING.get(node.attrs.get("nearest_mode", "round_prefer_floor"), "kHALF_DOWN")
-            attrs["exclude_outside"] = int(node.attrs.get("exclude_outside", 0))
+            attrs["nearest_rounding"] = ROUNDING.get(string_attr(node, "nearest_mode", "round_prefer_floor"), "kHALF_DOWN")
+            attrs["exclude_outside"] = int_attr(node, "exclude_outside", 0)
             if mode == "kCUBIC":
-                attrs["cubic_coeff"] = _f(node.attrs.get("cubic_coeff_a", -0.75))
+                attrs["cubic_coeff"] = _f(float_attr(node, "cubic_coeff_a", -0.75))
     else:
         attrs["coordinate_transformation"] = "kASYMMETRIC"
         if mode == "kNEAREST":
@@ -324,7 +320,7 @@ def _resize(node, layer, ins, out):
     sizes = node.constants[3] if len(node.inputs) > 3 and node.inputs[3] else None
     scales = node.constants[scales_at] if len(node.inputs) > scales_at and node.inputs[scales_at] else None
     if sizes is not None:
-        attrs["output_dims"] = tuple(int(v) for v in sizes.ravel())
+        attrs["output_dims"] = tuple(int_values(sizes) or ())
     elif scales is not None and scales.size:
         attrs["scales"] = tuple(_f(v) for v in scales.ravel())
     elif _runtime(node, 3) or _runtime(node, scales_at):
@@ -356,22 +352,22 @@ def _clip(node, layer, ins, out):
         if len(node.inputs) > 2 and node.inputs[2]:
             high = node.constants[2].ravel()[0]
     else:
-        low, high = node.attrs.get("min", low), node.attrs.get("max", high)
+        low, high = float_attr(node, "min", low), float_attr(node, "max", high)
     return [layer("IActivationLayer", (("type", "kCLIP"), ("alpha", _f(low)), ("beta", _f(high))), ins[:1], out, "activation")]
 
 
 def _kernel_attrs(node, spatial):
     def ints(name, default):
-        value = node.attrs.get(name)
+        value = ints_attr(node, name)
         if not value:
             return tuple([default] * spatial)
         return tuple(list(value) + [default] * (spatial - len(value)))[:spatial]
 
-    pads = node.attrs.get("pads") or [0] * (2 * spatial)
+    pads = ints_attr(node, "pads") or [0] * (2 * spatial)
     half = len(pads) // 2
-    auto = node.attrs.get("auto_pad", "NOTSET")
+    auto = string_attr(node, "auto_pad", "NOTSET")
     mode = {"SAME_LOWER": "kSAME_LOWER", "SAME_UPPER": "kSAME_UPPER"}.get(auto, "kEXPLICIT_ROUND_DOWN")
-    if node.attrs.get("ceil_mode", 0):
+    if int_attr(node, "ceil_mode", 0):
         mode = "kEXPLICIT_ROUND_UP"
     return {"strides": ints("strides", 1), "pre_padding": tuple(list(pads[:half]) + [0] * (spatial - half))[:spatial],
             "post_padding": tuple(list(pads[half:]) + [0] * (spatial - half))[:spatial], "padding_mode": mode}
@@ -381,14 +377,14 @@ def _conv(node, layer, ins, out):
     w = node.constants[1]
     rank = node.rank(0)
     if w is None:
-        kernel = tuple(node.attrs.get("kernel_shape") or ())
+        kernel = tuple(ints_attr(node, "kernel_shape") or ())
         outputs = None
     else:
         kernel, outputs = tuple(int(d) for d in w.shape[2:]) + ((1,) if w.ndim == 3 else ()), int(w.shape[0])
     spatial = len(kernel)
     attrs = _kernel_attrs(node, spatial)
-    dil = node.attrs.get("dilations") or [1] * spatial
-    attrs.update({"kernel": kernel, "outputs": outputs, "groups": int(node.attrs.get("group", 1)),
+    dil = ints_attr(node, "dilations") or [1] * spatial
+    attrs.update({"kernel": kernel, "outputs": outputs, "groups": int_attr(node, "group", 1),
                   "dilations": tuple(list(dil) + [1] * (spatial - len(dil)))[:spatial]})
     conv = layer("IConvolutionLayer", attrs.items(), ins[:1], out, "conv")
     if rank == 3:
@@ -398,11 +394,11 @@ def _conv(node, layer, ins, out):
 
 
 def _pool(node, layer, ins, out):
-    kernel = tuple(node.attrs.get("kernel_shape") or ())
+    kernel = tuple(ints_attr(node, "kernel_shape") or ())
     attrs = _kernel_attrs(node, len(kernel))
     attrs.update({"type": "kMAX" if node.op == "MaxPool" else "kAVERAGE", "window": kernel})
     if node.op == "AveragePool":
-        attrs["average_count_excludes_padding"] = not node.attrs.get("count_include_pad", 0)
+        attrs["average_count_excludes_padding"] = not int_attr(node, "count_include_pad", 0)
     return [layer("IPoolingLayer", attrs.items(), ins[:1], out, "pool")]
 
 
@@ -410,13 +406,13 @@ def _gemm(node, layer, ins, out):
     def op(i, flag):
         if node.rank(i) == 1:
             return "kVECTOR"
-        return "kTRANSPOSE" if node.attrs.get(flag, 0) else "kNONE"
+        return "kTRANSPOSE" if int_attr(node, flag, 0) else "kNONE"
 
     found = [layer("IMatrixMultiplyLayer", (("op0", op(0, "transA")), ("op1", op(1, "transB"))), ins[:2], out, "gemm")]
-    if node.attrs.get("alpha", 1.0) != 1.0:
+    if float_attr(node, "alpha", 1.0) != 1.0:
         found.append(layer("IElementWiseLayer", (("op", "kPROD"),), ("kFLOAT", out[0]), out, "gemm"))
     if len(node.inputs) > 2 and node.inputs[2]:
-        if node.attrs.get("beta", 1.0) != 1.0:
+        if float_attr(node, "beta", 1.0) != 1.0:
             found.append(layer("IElementWiseLayer", (("op", "kPROD"),), ("kFLOAT", ins[2]), (ins[2],), "gemm"))
         found.append(layer("IElementWiseLayer", (("op", "kSUM"),), (out[0], ins[2]), out, "gemm"))
     return found

@@ -1,0 +1,206 @@
+"""Node attributes as the target rules read them: decoded once, checked against the op's schema, typed.
+
+``decode(attr, expected)`` turns an AttributeProto into a plain Python value (int, float, str, a list of
+them, a TensorProto, a GraphProto, ...) only when the attribute's declared type is the one ``expected``
+(the schema's type; any known type where the op has no schema); else ``INVALID``. converter/targets/
+model_view.py builds ``NodeView.attrs`` with it, so an attribute of the wrong type (``axis`` given as a
+string, ``perm`` as floats) never reaches a rule: converter/targets/validation.py reports it as a
+refusal, and the rules see the schema's default instead.
+
+The rules read ``NodeView.attrs`` only through the readers below, one per attribute type, each returning
+the value in its type or the default (tests/targets/test_validation.py greps that no rule in targets/
+reads an attribute another way). A value of the right type may still be out of range (``axis=2**62``):
+``axis`` normalizes an axis against a rank and returns None outside [-rank, rank - 1].
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from onnx import AttributeProto, GraphProto, ModelProto, NodeProto, SparseTensorProto, TensorProto
+
+INVALID = object()  # decode(): the attribute's declared type is not the expected one
+
+A = AttributeProto
+TYPE_NAMES = {v: k for k, v in A.AttributeType.items()}  # 1 -> "FLOAT", ...
+
+
+def _text(value: bytes) -> str:
+    return value.decode("utf-8", "replace")
+
+
+_DECODERS = {
+    A.FLOAT: lambda a: float(a.f), A.INT: lambda a: int(a.i), A.STRING: lambda a: _text(a.s),
+    A.TENSOR: lambda a: a.t, A.GRAPH: lambda a: a.g, A.SPARSE_TENSOR: lambda a: a.sparse_tensor,
+    A.TYPE_PROTO: lambda a: a.tp,
+    A.FLOATS: lambda a: [float(v) for v in a.floats], A.INTS: lambda a: [int(v) for v in a.ints],
+    A.STRINGS: lambda a: [_text(v) for v in a.strings], A.TENSORS: lambda a: list(a.tensors),
+    A.GRAPHS: lambda a: list(a.graphs), A.SPARSE_TENSORS: lambda a: list(a.sparse_tensors),
+    A.TYPE_PROTOS: lambda a: list(a.type_protos),
+}
+
+
+def decode(attr: AttributeProto, expected: int | None = None):
+    """The attribute's value when its declared type is ``expected`` (None: any known type), else INVALID."""
+    if attr.type not in _DECODERS or (expected is not None and attr.type != expected):
+        return INVALID
+    return _DECODERS[attr.type](attr)
+
+
+def type_name(attr_type: int) -> str:
+    return TYPE_NAMES.get(attr_type, f"type {attr_type}")
+
+
+# ---- the readers: NodeView.attrs (validated) -> the value in its type, or the default -------------------------
+
+def _read(node, name, default, check):
+    value = node.attrs.get(name, default)
+    return value if check(value) else default
+
+
+def _is_int(v) -> bool:
+    return type(v) is int
+
+
+def _is_float(v) -> bool:
+    return type(v) in (float, int)
+
+
+def int_attr(node, name: str, default=None):
+    return _read(node, name, default, _is_int)
+
+
+def float_attr(node, name: str, default=None):
+    value = _read(node, name, default, _is_float)
+    return float(value) if type(value) is int else value
+
+
+def string_attr(node, name: str, default=None):
+    return _read(node, name, default, lambda v: type(v) is str)
+
+
+def ints_attr(node, name: str, default=None):
+    return _read(node, name, default, lambda v: type(v) is list and all(_is_int(x) for x in v))
+
+
+def floats_attr(node, name: str, default=None):
+    return _read(node, name, default, lambda v: type(v) is list and all(_is_float(x) for x in v))
+
+
+def strings_attr(node, name: str, default=None):
+    return _read(node, name, default, lambda v: type(v) is list and all(type(x) is str for x in v))
+
+
+def tensor_attr(node, name: str, default=None):
+    return _read(node, name, default, lambda v: isinstance(v, (TensorProto, SparseTensorProto)))
+
+
+def graph_attr(node, name: str, default=None):
+    return _read(node, name, default, lambda v: isinstance(v, GraphProto))
+
+
+def value_attr(node, name: str, default=None):
+    """Any validated value (the data-driven limits of converter/targets/profiles.py compare it with listed values)."""
+    return node.attrs.get(name, default)
+
+
+def is_set(node, name: str) -> bool:
+    """Whether the node itself sets ``name`` (with a value of the schema's type), not only its schema default."""
+    return name in node.explicit
+
+
+def explicit_values(node) -> dict:
+    """The attributes the node itself sets (validated), plain values only (numbers, strings, lists of them)."""
+    return {name: node.attrs[name] for name in node.explicit if isinstance(node.attrs.get(name), (int, float, str, list))}
+
+
+def axis(value, rank) -> int | None:
+    """``value`` (an int attribute or None) as an axis in [0, rank), negative counted from the end; None when the
+    rank is unknown, the value is not an int, or it lies outside [-rank, rank - 1]."""
+    if rank is None or type(value) is not int or not -rank <= value < rank:
+        return None
+    return value + rank if value < 0 else value
+
+
+# ---- bounds: the table's "gt"/"ge"/"le"/"lt"/"odd" conditions, and the values onnx's inference cannot take ------
+
+TABLE = Path(__file__).parent / "tables" / "attribute-values.json"
+
+
+def within(entry: dict, value, outputs: int = 0) -> bool:
+    """Whether a number (or each number of a list) meets the entry's bounds; "le": "outputs" is the node's output
+    count. NaN meets none, unless the entry says "nan": "allowed"."""
+    if isinstance(value, list):
+        return all(within(entry, v, outputs) for v in value)
+    if type(value) not in (int, float):
+        return True  # another type: validation reports the type
+    if value != value:  # NaN
+        return entry.get("nan") == "allowed"
+    high = entry.get("le")
+    high = outputs if high == "outputs" else high
+    return not (("gt" in entry and not value > entry["gt"]) or ("ge" in entry and not value >= entry["ge"])
+                or (high is not None and not value <= high) or ("lt" in entry and not value < entry["lt"])
+                or (entry.get("odd") and not (type(value) is int and value % 2 == 1)))
+
+
+def _unsafe_table() -> dict:
+    rows = json.loads(TABLE.read_text(encoding="utf-8")).get("unsafe", [])
+    found: dict[str, list] = {}
+    for row in rows:
+        found.setdefault(row["op"], []).append(row)
+    return found
+
+
+UNSAFE = _unsafe_table()  # op -> entries: attribute values onnx's shape inference crashes (or hangs) on
+_CONTROL_FLOW = ("If", "Loop", "Scan", "SequenceMap")
+
+
+def unsafe(node: NodeProto) -> str | None:
+    """Why onnx's shape inference must not see ``node`` (an attribute value it crashes on: tables/attribute-values.json
+    "unsafe"), also in its subgraphs; None when it may."""
+    for entry in UNSAFE.get(node.op_type, ()):
+        for attr in node.attribute:
+            if attr.name == entry["attribute"] and attr.type in (A.INT, A.INTS):
+                value = decode(attr)
+                if not within(entry, value, len(node.output)):
+                    return f"attribute {attr.name}={value!r}: {entry['source']}"
+    if node.op_type in _CONTROL_FLOW or len(node.attribute):
+        for attr in node.attribute:
+            for graph in ([attr.g] if attr.type == A.GRAPH else list(attr.graphs) if attr.type == A.GRAPHS else []):
+                for inner in graph.node:
+                    why = unsafe(inner)
+                    if why:
+                        return f"in its subgraph {graph.name!r}: {inner.op_type}: {why}"
+    return None
+
+
+def any_unsafe(nodes) -> bool:
+    """Whether some node (of a graph's, at any depth) is unsafe(); the loop reads only op types and attribute counts."""
+    ops = set(UNSAFE) | set(_CONTROL_FLOW)
+    return any(unsafe(node) for node in nodes if node.op_type in ops or (len(node.attribute) and _has_graph(node)))
+
+
+def _has_graph(node: NodeProto) -> bool:
+    return any(a.type in (A.GRAPH, A.GRAPHS) for a in node.attribute)
+
+
+def sanitized(model: ModelProto) -> ModelProto:
+    """A copy of ``model`` without the unsafe attribute values (removed: onnx's inference then takes the default)."""
+    copy = ModelProto()
+    copy.CopyFrom(model)
+    _sanitize(copy.graph.node)
+    return copy
+
+
+def _sanitize(nodes) -> None:
+    for node in nodes:
+        entries = {e["attribute"]: e for e in UNSAFE.get(node.op_type, ())}
+        kept = [a for a in node.attribute if not (a.name in entries and a.type in (A.INT, A.INTS)
+                                                  and not within(entries[a.name], decode(a), len(node.output)))]
+        if len(kept) != len(node.attribute):
+            del node.attribute[:]
+            node.attribute.extend(kept)
+        for attr in node.attribute:
+            for graph in ([attr.g] if attr.type == A.GRAPH else list(attr.graphs) if attr.type == A.GRAPHS else []):
+                _sanitize(graph.node)

@@ -1,0 +1,111 @@
+"""onnx's checker on a whole model, every finding: it stops at its first complaint, so a tolerated one is fixed
+in a copy and the checker runs again, until it accepts the copy or refuses it for good.
+
+Refusals of onnx's checker that onnxruntime does not share (``TOLERATED``: it loads and runs the model, measured
+with onnxruntime 1.31.1): a graph input or output whose type has no shape; an initializer that is not a graph
+input in an IR-version-3 model (onnxruntime's own datasets/mul_1.onnx); and, given bytes, external data the
+checker looks for in the current folder, which ``check`` has found in the model's folder
+(converter/model_reading.py). Each is reported as a warning, and no longer hides what comes after it: the copy
+gets the shape, the graph input, or the tensor without its external data, and the checker goes on (up to
+``ROUNDS`` times). Complaints about one node ("Bad node spec") are also found, for every node, by
+converter/targets/validation.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import onnx
+from onnx import TensorProto
+
+TOLERATED = ("Field 'shape' of 'type' is required but missing", "in initializer but not in graph input",
+             "should be stored in")
+ROUNDS = 1 + len(TOLERATED)  # each tolerated complaint fixed once, then one more verdict
+
+
+@dataclass(frozen=True)
+class CheckerFinding:
+    text: str  # the complaint's first line
+    tolerated: bool  # onnxruntime loads the model anyway: a warning
+    node: bool  # a complaint about one node ("Bad node spec"), which validation reports per node
+
+
+def findings(data: bytes, model: onnx.ModelProto | None = None) -> list[CheckerFinding]:
+    """onnx's checker on the serialized model: every complaint it makes (tolerated ones fixed in a copy of
+    ``model``, the parsed model, to go on); empty when it accepts the model."""
+    found: list[CheckerFinding] = []
+    copy = None
+    for _ in range(ROUNDS):
+        try:
+            onnx.checker.check_model(data)
+            return found
+        except onnx.checker.ValidationError as exc:
+            text = str(exc).strip()
+            lines = text.splitlines()
+            first = " ".join(lines[0].split()) if lines else type(exc).__name__
+            tolerated = model is not None and any(t in first for t in TOLERATED)
+            if tolerated and any(f.text == first for f in found):
+                break  # the fix did not take: the topological order is checked here instead
+            found.append(CheckerFinding(first, tolerated, "Bad node spec" in text))
+            if not tolerated:
+                return found
+            if copy is None:
+                copy = onnx.ModelProto()
+                copy.CopyFrom(model)
+            _fix(copy, first)
+            data = copy.SerializeToString()
+    return found + ([CheckerFinding(why, False, False)] if (why := unsorted(copy or model)) else [])
+
+
+def _fix(model: onnx.ModelProto, complaint: str) -> None:
+    graph = model.graph
+    if TOLERATED[0] in complaint:  # a shape (any: the checker reads none) where the main graph's types lack one
+        for info in list(graph.input) + list(graph.output) + list(graph.value_info):
+            which = info.type.WhichOneof("value")
+            if which in ("tensor_type", "sparse_tensor_type") and not getattr(info.type, which).HasField("shape"):
+                getattr(info.type, which).shape.SetInParent()
+    elif TOLERATED[1] in complaint:
+        inputs = {i.name for i in graph.input}
+        graph.input.extend(onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
+                           for t in graph.initializer if t.name not in inputs)
+    else:
+        strip_external_data(graph.initializer, graph.node)
+
+
+def strip_external_data(initializers, nodes) -> bool:
+    """Make every tensor with external data among ``initializers`` and in ``nodes``' attributes (subgraphs
+    included) an empty tensor, for onnx's checker, which looks for its file in the current folder: check has found
+    (or refused) it in the model's folder itself. Whether there was one."""
+    found = False
+    for tensor in _tensors(initializers, nodes):
+        if tensor.data_location == TensorProto.EXTERNAL:
+            del tensor.external_data[:]
+            tensor.data_location = TensorProto.DEFAULT
+            del tensor.dims[:]
+            tensor.dims.append(0)
+            found = True
+    return found
+
+
+def _tensors(initializers, nodes):
+    yield from initializers
+    for node in nodes:
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.TENSOR:
+                yield attr.t
+            yield from attr.tensors
+            for sub in ([attr.g] if attr.type == onnx.AttributeProto.GRAPH else []) + list(attr.graphs):
+                yield from _tensors(sub.initializer, sub.node)
+
+
+def unsorted(model: onnx.ModelProto) -> str | None:
+    """The first node input not produced before the node (a cycle, or nodes out of order), as onnx's checker says."""
+    graph = model.graph
+    defined = {i.name for i in graph.input} | {t.name for t in graph.initializer} | {""}
+    for i, node in enumerate(graph.node):
+        for name in node.input:
+            if name not in defined:
+                return (f"Nodes in a graph must be topologically sorted, however input '{name}' of node "
+                        f"{node.name or f'#{i}'} ({node.op_type}) is not output of any previous nodes.")
+        defined.update(node.output)
+    return None

@@ -1,0 +1,440 @@
+"""The one validation pass of a model, before any target rule reads it (``validate``), once per group of equal nodes.
+
+For each group of nodes that read the same op, attributes, types, shapes and constants (ModelView.groups(),
+which a check of 10^6 nodes already makes), on the group's first node:
+
+* **every tensor** in its attributes, recursively through its subgraphs (their initializers, sparse
+  initializers and nodes' tensor attributes): a known data_type, dims >= 0, exactly the data its dims declare
+  (converter/model_reading.py validate_tensor, validate_sparse). A malformed one is bad input: UserError, one
+  line naming the file, the node, the attribute and the field (exit status 2). The main graph's initializers
+  and Constant values are validated when the file is read, before anything reads their values;
+* **onnx's checker on the node** (``onnx.checker.check_graph`` of a graph of that node alone, its outer names as
+  inputs: what onnxruntime runs on each node when it loads a model, Graph::VerifyNodeAndOpMatch), so that a
+  checker complaint about one node never hides another's. Where it refuses the node, every attribute of a type
+  other than the schema's, unknown to the schema, or required and missing is reported, each on its own;
+* **the enumerations** of tables/attribute-values.json (Resize's modes, Pad's mode, auto_pad, ...): a value
+  outside them is refused by onnxruntime when it loads the model, and implemented by no other runtime;
+* **onnx's shape inference of the node, strict**: onnxruntime runs each node's inference when it loads a model
+  and refuses the model where it fails ("[ShapeInferenceError] axis must be in [-rank, rank-1]"; an output
+  whose inferred element type differs from the declared one: "Type Error ... does not match expected type").
+
+And once per model: sparse initializers (onnxruntime makes each dense when it loads the model, and refuses one
+over 2 GiB: tensorprotoutils.cc SparseTensorProtoToDenseTensorProto), and every tensor's element count (more
+than 2^63 - 1 elements: onnxruntime's shape arithmetic overflows, SafeInt "Integer overflow").
+
+What is found is a ``Finding`` per group; converter/targets/check.py makes it a problem of each target
+(``severity``). The rules then read only attributes of the schema's types (converter/targets/attributes.py).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+
+import onnx
+from onnx import AttributeProto, TensorProto, numpy_helper
+from onnx.onnx_cpp2py_export.shape_inference import infer_shapes as _infer  # bytes in, bytes out
+
+from ..errors import UserError
+from ..model_reading import validate_sparse, validate_tensor
+from .attributes import TABLE, any_unsafe, sanitized, type_name, unsafe, within
+from .checker import strip_external_data
+from .model_view import ModelView, NodeView, Unread, needs_data_prop
+
+INT_MAX = 2**31 - 1  # onnx's checker context takes C ints (an opset or IR version of 2^63 - 1 is clamped)
+ELEMENTS_MAX = 2**63 - 1  # a tensor with more elements than an int64 counts: no runtime can address it
+SPARSE_DENSE_MAX = 2**31  # onnxruntime densifies a sparse initializer at load; over 2 GiB it refuses the model
+_SUBGRAPHS = (AttributeProto.GRAPH, AttributeProto.GRAPHS)
+_TENSORS = (AttributeProto.TENSOR, AttributeProto.TENSORS)
+_SPARSE = (AttributeProto.SPARSE_TENSOR, AttributeProto.SPARSE_TENSORS)
+
+# Finding scopes: who refuses the model. "everywhere": onnx's checker (no runtime loads the node), a value
+# no runtime implements, a tensor no runtime can address; "onnxruntime": onnxruntime refuses it when it loads
+# the model (other targets: a warning, their loaders do not run onnx's inference); "onnxruntime only": a limit of
+# onnxruntime's loader alone (nothing for the other targets).
+EVERYWHERE, ONNXRUNTIME, ONNXRUNTIME_ONLY = "everywhere", "onnxruntime", "onnxruntime only"
+
+
+@dataclass(frozen=True)
+class Enumeration:
+    """A row of tables/attribute-values.json "values": the values onnxruntime accepts for an attribute."""
+
+    ops: tuple
+    attribute: str
+    since: tuple  # (low, high or None): the op's since-versions it holds for
+    source: str
+    values: tuple | None = None  # an enumeration (of each element, for a list attribute)
+    bounds: dict = field(default_factory=dict)  # gt/ge/le/lt/odd/nan (attributes.within), axis_of
+    domain: str = ""
+    when: dict = field(default_factory=dict)  # other attribute -> values: the entry holds only there
+    scope: str = "everywhere"  # "onnxruntime": a bound of onnxruntime's kernel, not of ONNX
+
+
+_BOUNDS = ("gt", "ge", "le", "lt", "odd", "nan", "axis_of", "per_direction", "at_least")
+
+
+def _enumerations() -> tuple[Enumeration, ...]:
+    rows = json.loads(TABLE.read_text(encoding="utf-8"))["values"]
+    return tuple(Enumeration(ops=tuple([r["op"]] if isinstance(r["op"], str) else r["op"]), attribute=r["attribute"],
+                             since=tuple(r["since"]), source=r["source"],
+                             values=tuple(r["values"]) if "values" in r else None,
+                             bounds={k: r[k] for k in _BOUNDS if k in r}, domain=r.get("domain", ""),
+                             when=r.get("when", {}), scope=r.get("scope", EVERYWHERE)) for r in rows)
+
+
+ENUMERATIONS = _enumerations()
+_BY_OP: dict[tuple, list] = {}
+for _entry in ENUMERATIONS:
+    for _op in _entry.ops:
+        _BY_OP.setdefault((_entry.domain, _op), []).append(_entry)
+
+
+@dataclass(frozen=True)
+class Finding:
+    reason: str
+    scope: str  # EVERYWHERE, ONNXRUNTIME or ONNXRUNTIME_ONLY
+    checker: bool = False  # a refusal of onnx's checker (of the node's attributes, or its own words)
+
+
+def severity(finding: Finding, profile: dict) -> str | None:
+    """A finding's severity for a target (its profile): "error"; "warning" where onnxruntime refuses it and the target
+    is not onnxruntime; None (not a problem there) for a limit of onnxruntime's loader alone."""
+    if finding.scope == EVERYWHERE or profile.get("family") == "onnxruntime":
+        return "error"
+    return "warning" if finding.scope == ONNXRUNTIME else None
+
+
+def validate(view: ModelView, path: str = "") -> list[tuple[Finding, NodeView | None, list | None]]:
+    """The findings of the model in ``view``: (finding, the NodeView of a group's first node or None for the model,
+    the group's node indices or None). Made once per view; a malformed tensor raises UserError naming ``path``."""
+    found = getattr(view, "_validated", None)
+    if found is not None:
+        return found
+    where = path or getattr(view, "source", "") or "model"
+    folder = getattr(view, "folder", None)
+    found = [(f, None, None) for f in _model_findings(view, where, folder)] + _huge_tensors(view)
+    found += _propagation_refusal(view)
+    ctx = context(view.model)
+    for node, members in view.groups():
+        for finding in node_findings(view, node, ctx, where, folder):
+            found.append((finding, node, members))
+    view._validated = found
+    return found
+
+
+def refused_by_checker(view: ModelView) -> bool:
+    """Whether onnx's checker refuses some node of the view (each such node has its findings)."""
+    return any(f.checker for f, _, _ in validate(view))
+
+
+# ---- the model --------------------------------------------------------------------------------------------------
+
+def _model_findings(view: ModelView, where: str, folder) -> list[Finding]:
+    found = []
+    sparse = list(view.model.graph.sparse_initializer)
+    for node in view.graph.node if sparse or _has_sparse_constant(view) else ():
+        if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
+            sparse += [a.sparse_tensor for a in node.attribute if a.name == "sparse_value" and a.type == AttributeProto.SPARSE_TENSOR]
+    for tensor in sparse:
+        dense = validate_sparse(where, "sparse initializer", tensor, folder)
+        if dense > SPARSE_DENSE_MAX:
+            found.append(Finding(f"sparse tensor {tensor.values.name!r} {list(tensor.dims)} is {dense:,} bytes dense: "
+                                 "onnxruntime makes it dense when it loads the model and refuses it over 2 GiB "
+                                 "(tensorprotoutils.cc, SparseTensorProtoToDenseTensorProto; measured with 1.32.0)",
+                                 ONNXRUNTIME_ONLY))
+    return found
+
+
+def _has_sparse_constant(view: ModelView) -> bool:
+    return any(node.op == "Constant" for node, _ in view.groups())
+
+
+def _huge_tensors(view: ModelView) -> list[tuple[Finding, NodeView | None, list | None]]:
+    """Tensors of more than 2^63 - 1 elements (declared or inferred: Expand to [2^62, 3]), at the node that makes
+    them (or the model, for a graph input): nothing can address them."""
+    shapes = view.distinct_shapes()
+    if all(s is None or None in s or math.prod(s) <= ELEMENTS_MAX for s in shapes):
+        return []
+    huge = {name: shape for name, shape in view.shapes.items()
+            if shape is not None and None not in shape and math.prod(shape) > ELEMENTS_MAX}
+    found = []
+    for i, node in enumerate(view.graph.node):
+        for name in node.output:
+            if name in huge:
+                found.append((_huge(name, huge.pop(name)), view.node_view(i), [i]))
+    return found + [(_huge(name, shape), None, None) for name, shape in huge.items()]
+
+
+def _huge(name: str, shape) -> Finding:
+    return Finding(f"tensor {name!r} {list(shape)} has {math.prod(shape):,} elements, more than an int64 counts "
+                   "(2^63 - 1): no runtime can address it (onnxruntime: 'Integer overflow' in its shape arithmetic, "
+                   "SafeInt)", EVERYWHERE)
+
+
+def _propagation_refusal(view: ModelView) -> list[tuple[Finding, NodeView | None, list | None]]:
+    """Where values computed from shapes (Shape, Size) flow into other nodes, onnxruntime propagates them when it
+    loads the model, and refuses it where a later node's inference then fails ("Node () Op (Expand)
+    [ShapeInferenceError] Incompatible dimensions"). onnx's strict inference with data propagation, of the model
+    without its declared shapes (onnxruntime only warns where those disagree), finds the first such node."""
+    if not needs_data_prop(view.model):
+        return []
+    model = sanitized(view.model) if any_unsafe(view.model.graph.node) else _copy(view.model)
+    del model.graph.value_info[:]
+    for out in model.graph.output:
+        if out.type.HasField("tensor_type"):
+            out.type.tensor_type.ClearField("shape")
+    try:
+        _infer(model.SerializeToString(), False, True, True)
+    except onnx.shape_inference.InferenceError as exc:
+        text = " ".join(str(exc).split())
+    except Exception:  # noqa: BLE001 - onnx fails otherwise: not an inference verdict
+        return []
+    else:
+        return []
+    finding = Finding(f"onnx's shape inference with the values propagated from Shape/Size refuses the model, as "
+                      f"onnxruntime does when it loads it: {text[:400]}", ONNXRUNTIME)
+    named = re.search(r"\(op_type:(\w+), node name: ([^)]*)\)", text)
+    if named:
+        for i, node in enumerate(view.graph.node):
+            if node.op_type == named.group(1) and node.name == named.group(2):
+                return [(finding, view.node_view(i), [i])]
+    return [(finding, None, None)]
+
+
+def _copy(model: onnx.ModelProto) -> onnx.ModelProto:
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    return copy
+
+
+# ---- one node (the first of its group) ---------------------------------------------------------------------------
+
+def _clamp(value: int) -> int:
+    return max(-INT_MAX - 1, min(INT_MAX, int(value)))
+
+
+def context(model: onnx.ModelProto):
+    """onnx's checker context of ``model``: its IR version and opsets (clamped to C ints)."""
+    ctx = onnx.checker.C.CheckerContext()
+    ctx.ir_version = _clamp(model.ir_version)
+    ctx.opset_imports = {o.domain: _clamp(o.version) for o in model.opset_import}
+    return ctx
+
+
+def node_findings(view: ModelView, node: NodeView, context, where: str = "model", folder=None) -> list[Finding]:
+    label = f"node {node.name} ({node.op})"
+    for attr in node.node.attribute:
+        _validate_attribute_tensors(where, f"{label} attribute {attr.name!r}", attr, folder)
+    found = []
+    refusal = _checker(node, context)
+    if refusal is not None:
+        details = _attribute_problems(node)
+        found += [Finding(f"{text} (onnx's checker refuses the node; so does every runtime)", EVERYWHERE, True)
+                  for text, _ in details]
+        if not any(re.search(rf"\b{re.escape(name)}\b", refusal) for _, name in details):  # said in other words
+            found.append(Finding(f"onnx's checker refuses the node (no runtime loads it): {refusal}", EVERYWHERE, True))
+    found += _value_problems(node)
+    crash = unsafe(node.node)
+    if crash is not None:  # never inferred (onnx would crash); onnxruntime's load crashes as well
+        return found + [Finding(f"onnx's shape inference cannot take the node: {crash}", EVERYWHERE)]
+    inferred = _inference_refusal(view, node)
+    if inferred is not None:
+        found.append(Finding(f"onnx's shape inference refuses the node, as onnxruntime does when it loads the model: "
+                             f"{inferred}", ONNXRUNTIME))
+    return found
+
+
+def _validate_attribute_tensors(where: str, what: str, attr: AttributeProto, folder) -> None:
+    """Every tensor an attribute holds, through subgraphs at any depth (UserError when one is malformed)."""
+    if attr.type in _TENSORS:
+        for tensor in ([attr.t] if attr.type == AttributeProto.TENSOR else attr.tensors):
+            validate_tensor(where, f"{what}:", tensor, folder, label=False)
+    elif attr.type in _SPARSE:
+        for sparse in ([attr.sparse_tensor] if attr.type == AttributeProto.SPARSE_TENSOR else attr.sparse_tensors):
+            validate_sparse(where, what, sparse, folder)
+    elif attr.type in _SUBGRAPHS:
+        for graph in ([attr.g] if attr.type == AttributeProto.GRAPH else attr.graphs):
+            inner = f"{what} (graph {graph.name!r})"
+            for init in graph.initializer:
+                validate_tensor(where, f"{inner} initializer", init, folder)
+            for sparse in graph.sparse_initializer:
+                validate_sparse(where, f"{inner} sparse initializer", sparse, folder)
+            for i, sub in enumerate(graph.node):
+                for sub_attr in sub.attribute:
+                    _validate_attribute_tensors(where, f"{inner} node {sub.name or f'#{i}'} ({sub.op_type}) attribute "
+                                                       f"{sub_attr.name!r}", sub_attr, folder)
+
+
+def _attribute_problems(node: NodeView) -> list[tuple[str, str]]:
+    """(what, the attribute's name) for each attribute the node's schema does not know, gives another type, or
+    requires and the node lacks."""
+    schema = node.schema
+    if schema is None:
+        return []
+    op = f"{node.op}-{node.since}"
+    found, given = [], set()
+    for attr in node.node.attribute:
+        given.add(attr.name)
+        formal = schema.attributes.get(attr.name)
+        if formal is None:
+            found.append((f"attribute {attr.name!r}: {op} has no such attribute", attr.name))
+        elif attr.type != int(formal.type.value):
+            found.append((f"attribute {attr.name!r} is {type_name(attr.type)}; {op} takes "
+                          f"{type_name(int(formal.type.value))}", attr.name))
+    found += [(f"attribute {name!r}: required by {op}, missing", name) for name, formal in schema.attributes.items()
+              if formal.required and name not in given]
+    return found
+
+
+def _checker(node: NodeView, context) -> str | None:
+    """onnx's checker on a graph of the node alone (its outer names as inputs): None, or its refusal's first line.
+    An op onnx has no schema for is not its to refuse (the kernel tables say whether it runs)."""
+    if node.schema is None:
+        return None
+    graph = onnx.GraphProto(name="node")
+    for name in _free_names(node.node):
+        _typed(graph.input.add(name=name), TensorProto.FLOAT, ())  # the checker reads no types: any will do
+    graph.node.append(node.node)
+    strip_external_data((), graph.node)  # found (or refused) in the model's folder already; the checker looks here
+    try:
+        onnx.checker.check_graph(graph, context)
+    except onnx.checker.ValidationError as exc:
+        lines = str(exc).strip().splitlines()
+        return " ".join(lines[0].split()) if lines else type(exc).__name__
+    return None
+
+
+def _free_names(node: onnx.NodeProto) -> list[str]:
+    """The names the node reads from outside: its inputs, and what its subgraphs read from outer scopes."""
+    names = [n for n in node.input if n]
+    for attr in node.attribute:
+        if attr.type in _SUBGRAPHS:
+            for graph in ([attr.g] if attr.type == AttributeProto.GRAPH else attr.graphs):
+                names += _graph_free_names(graph)
+    return list(dict.fromkeys(names))
+
+
+def _graph_free_names(graph: onnx.GraphProto) -> list[str]:
+    defined = {i.name for i in graph.input} | {t.name for t in graph.initializer} | \
+              {s.values.name for s in graph.sparse_initializer}
+    used = []
+    for node in graph.node:
+        used += [n for n in _free_names(node) if n not in defined]
+        defined.update(node.output)
+    return used
+
+
+def _value_problems(node: NodeView) -> list[Finding]:
+    """The node's attributes (or their defaults) outside tables/attribute-values.json's values and bounds."""
+    domain = "" if node.node.domain == "ai.onnx" else node.node.domain
+    entries = _BY_OP.get((domain, node.op))
+    if not entries or node.since is None:
+        return []
+    found = []
+    for entry in entries:
+        low, high = entry.since
+        if node.since < low or (high is not None and node.since > high):
+            continue
+        if any(node.attrs.get(k) not in v for k, v in entry.when.items()):
+            continue
+        value = node.attrs.get(entry.attribute)
+        if value is None:
+            continue
+        why = _outside(entry, value, node)
+        if why is None:
+            continue
+        scope = ONNXRUNTIME_ONLY if entry.scope == "onnxruntime" else EVERYWHERE
+        tail = "" if scope == ONNXRUNTIME_ONLY else "; no runtime implements a value ONNX does not define"
+        found.append(Finding(f"attribute {entry.attribute}={value!r}: {node.op}-{node.since} {why} (onnxruntime refuses "
+                             f"it when it loads the model, {entry.source}{tail})", scope))
+    return found
+
+
+def _outside(entry: Enumeration, value, node: NodeView) -> str | None:
+    """What the value breaks of the entry (None: nothing)."""
+    if entry.values is not None:
+        bad = [v for v in (value if isinstance(value, list) else [value]) if v not in entry.values]
+        return f"takes {', '.join(repr(v) for v in entry.values)}" if bad else None
+    if "per_direction" in entry.bounds:
+        count = entry.bounds["per_direction"] * (2 if node.attrs.get("direction") == "bidirectional" else 1)
+        short = isinstance(value, list) and (len(value) < count if entry.bounds.get("at_least") else len(value) != count)
+        return f"takes {'at least ' if entry.bounds.get('at_least') else ''}{count} values " \
+               f"({entry.bounds['per_direction']} per direction)" if short else None
+    if "axis_of" in entry.bounds:
+        rank = node.rank(entry.bounds["axis_of"])
+        return f"takes an axis of input {entry.bounds['axis_of']} (rank {rank})" \
+            if type(value) is int and rank is not None and not -rank <= value < rank else None
+    if within(entry.bounds, value, len(node.node.output)):
+        return None
+    shown = ", ".join(f"{'>' if k == 'gt' else '>=' if k == 'ge' else '<=' if k == 'le' else '<'} {v}"
+                      for k, v in entry.bounds.items() if k in ("gt", "ge", "le", "lt"))
+    return f"takes {shown}{', odd' if entry.bounds.get('odd') else ''}"
+
+
+def _inference_refusal(view: ModelView, node: NodeView) -> str | None:
+    """onnx's shape inference of the node alone, strict: None, or its refusal's first line. Run on a model of the
+    node with its inputs' types (constants as initializers, as onnxruntime folds them) and its outputs' declared
+    element types; skipped (None) where an input's type is unknown: the node is then not refused. An op whose
+    schema has no inference function (onnx would infer its function body; onnxruntime does not: it loads
+    MeanVarianceNormalization, whose body onnx 1.23 cannot infer) is not inferred here either."""
+    if node.schema is None or not node.schema.has_type_and_shape_inference_function:
+        return None
+    tiny = onnx.ModelProto(ir_version=view.model.ir_version)
+    tiny.opset_import.extend(view.model.opset_import)
+    graph = tiny.graph
+    graph.name = "node"
+    for name in _free_names(node.node):
+        value = view.constants.get(name)
+        if value is not None and not isinstance(value, Unread) and value.dtype.kind != "O":
+            try:
+                graph.initializer.append(numpy_helper.from_array(value, name))
+                continue
+            except Exception:  # noqa: BLE001 - a value numpy_helper cannot store: typed input instead
+                pass
+        elem, shape = view.types.get(name), view.shapes.get(name)
+        if elem is None:
+            return None
+        _typed(graph.input.add(name=name), getattr(TensorProto, elem.upper()), shape)
+    declared = _declared(view)
+    for name in node.node.output:
+        if name:  # a declared tensor type's element type (onnxruntime refuses another one); others left to inference
+            out = graph.output.add(name=name)
+            if name in declared:
+                out.type.tensor_type.elem_type = declared[name]
+    graph.node.append(node.node)
+    try:  # onnx's C++ inference on the bytes (onnx.shape_inference.infer_shapes would parse its answer, unused here)
+        _infer(tiny.SerializeToString(), False, True, False)
+    except onnx.shape_inference.InferenceError as exc:
+        lines = str(exc).strip().splitlines()
+        return " ".join(lines[0].split()) if lines else type(exc).__name__
+    except Exception:  # noqa: BLE001 - onnx fails otherwise (not an inference verdict): not a refusal of ours
+        return None
+    return None
+
+
+def _typed(info: onnx.ValueInfoProto, elem_type: int, shape) -> None:
+    """``info`` a tensor of ``elem_type`` and ``shape`` (None: unknown rank; a None dimension: unknown)."""
+    tensor = info.type.tensor_type
+    tensor.elem_type = elem_type
+    if shape is not None:
+        dims = tensor.shape.dim
+        tensor.shape.SetInParent()
+        for d in shape:
+            dim = dims.add()
+            if d is not None:
+                dim.dim_value = d
+
+
+def _declared(view: ModelView) -> dict:
+    """name -> the element type the model itself declares for it (graph outputs, value_info), made once per view."""
+    found = getattr(view, "_declared", None)
+    if found is None:
+        found = {}
+        graph = view.model.graph
+        for info in list(graph.output) + list(graph.value_info):
+            if info.type.HasField("tensor_type") and info.type.tensor_type.elem_type:
+                found.setdefault(info.name, info.type.tensor_type.elem_type)
+        view._declared = found
+    return found
