@@ -69,10 +69,13 @@ class Enumeration:
     bounds: dict = field(default_factory=dict)  # gt/ge/le/lt/odd/nan (attributes.within), axis_of
     domain: str = ""
     when: dict = field(default_factory=dict)  # other attribute -> values: the entry holds only there
+    output: int | None = None  # the entry holds only where the node has this output
     scope: str = "everywhere"  # "onnxruntime": a bound of onnxruntime's kernel, not of ONNX
 
 
-_BOUNDS = ("gt", "ge", "le", "lt", "odd", "nan", "axis_of", "per_direction", "at_least")
+_BOUNDS = ("gt", "ge", "le", "lt", "odd", "nan", "axis_of", "per_direction", "at_least", "data_type", "one_element",
+           "ge_attribute", "le_length_of", "length_of")
+_DATA_TYPES = set(TensorProto.DataType.values())
 
 
 def _enumerations() -> tuple[Enumeration, ...]:
@@ -81,7 +84,8 @@ def _enumerations() -> tuple[Enumeration, ...]:
                              since=tuple(r["since"]), source=r["source"],
                              values=tuple(r["values"]) if "values" in r else None,
                              bounds={k: r[k] for k in _BOUNDS if k in r}, domain=r.get("domain", ""),
-                             when=r.get("when", {}), scope=r.get("scope", EVERYWHERE)) for r in rows)
+                             when=r.get("when", {}), output=r.get("output"), scope=r.get("scope", EVERYWHERE))
+                 for r in rows)
 
 
 ENUMERATIONS = _enumerations()
@@ -339,6 +343,8 @@ def _value_problems(node: NodeView) -> list[Finding]:
             continue
         if any(node.attrs.get(k) not in v for k, v in entry.when.items()):
             continue
+        if entry.output is not None and not (len(node.node.output) > entry.output and node.node.output[entry.output]):
+            continue
         value = node.attrs.get(entry.attribute)
         if value is None:
             continue
@@ -357,6 +363,22 @@ def _outside(entry: Enumeration, value, node: NodeView) -> str | None:
     if entry.values is not None:
         bad = [v for v in (value if isinstance(value, list) else [value]) if v not in entry.values]
         return f"takes {', '.join(repr(v) for v in entry.values)}" if bad else None
+    bounds = entry.bounds
+    if "data_type" in bounds:
+        good = type(value) is not int or (value in _DATA_TYPES and (value != 0 or bounds["data_type"] == "any"))
+        return None if good else "takes an ONNX element type (TensorProto.DataType)"
+    if "one_element" in bounds:
+        good = not isinstance(value, TensorProto) or list(value.dims) == [1]
+        return None if good else f"takes a tensor of one element, dims [1] (not {list(value.dims)})"
+    other = node.attrs.get(bounds.get("ge_attribute") or bounds.get("le_length_of") or bounds.get("length_of") or "")
+    if "ge_attribute" in bounds:
+        return f"takes at least {bounds['ge_attribute']} ({other})" if _numbers(value, other) and value < other else None
+    if "le_length_of" in bounds:
+        return f"takes at most the {len(other)} values of {bounds['le_length_of']}" \
+            if type(value) is int and isinstance(other, list) and value > len(other) else None
+    if "length_of" in bounds:
+        return f"takes one value per value of {bounds['length_of']} ({len(other)})" \
+            if isinstance(value, list) and value and isinstance(other, list) and len(value) != len(other) else None
     if "per_direction" in entry.bounds:
         count = entry.bounds["per_direction"] * (2 if node.attrs.get("direction") == "bidirectional" else 1)
         short = isinstance(value, list) and (len(value) < count if entry.bounds.get("at_least") else len(value) != count)
@@ -371,6 +393,10 @@ def _outside(entry: Enumeration, value, node: NodeView) -> str | None:
     shown = ", ".join(f"{'>' if k == 'gt' else '>=' if k == 'ge' else '<=' if k == 'le' else '<'} {v}"
                       for k, v in entry.bounds.items() if k in ("gt", "ge", "le", "lt"))
     return f"takes {shown}{', odd' if entry.bounds.get('odd') else ''}"
+
+
+def _numbers(*values) -> bool:
+    return all(type(v) in (int, float) for v in values)
 
 
 def _inference_refusal(view: ModelView, node: NodeView) -> str | None:

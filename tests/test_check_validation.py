@@ -1,0 +1,264 @@
+"""Issue 25's examples, one test each: `check` validates every attribute and tensor before any rule reads it.
+
+Class 1: exit status 3 where a rule read an attribute of an unexpected type or range; class 2: "runs" said of
+models onnxruntime refuses to load. Where onnxruntime is installed it is the judge: each model of class 2 is
+given to it too, and check's verdict must be what onnxruntime does.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import onnx
+import pytest
+from click.testing import CliRunner
+from onnx import TensorProto, helper
+
+from converter.cli import main
+
+X = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 4])
+Y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 4, 4])
+Y8 = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 8, 8])
+SCALES = helper.make_tensor("scales", TensorProto.FLOAT, [4], [1, 1, 2, 2])
+ALL = ("ort-cpu", "ort-cuda", "ort-dml", "tensorrt", "tensorrt-dla", "openvino", "portable")
+MEMBERS = ALL[:-1]  # portable's problems name the member target that has them
+
+
+def model(nodes, inputs=(X,), outputs=(Y,), inits=(), opset=18):
+    graph = helper.make_graph(list(nodes), "g", list(inputs), list(outputs), initializer=list(inits))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
+
+
+def node_with(op, inputs, attrs: dict, **typed):
+    node = helper.make_node(op, inputs, ["y"], **typed)
+    for name, value in attrs.items():  # any type, whatever the schema says
+        node.attribute.append(helper.make_attribute(name, value))
+    return node
+
+
+def check(tmp_path, m, *targets, name="m.onnx"):
+    path = tmp_path / name
+    onnx.save(m, path)
+    args = ["check", str(path)] + [a for t in (targets or ALL) for a in ("--target", t)]
+    result = CliRunner().invoke(main, args)
+    assert "Traceback" not in result.output and "internal error" not in result.output, result.output
+    assert result.exit_code in (0, 1, 2), result.output
+    return result
+
+
+def onnxruntime_refuses(m) -> str | None:
+    """onnxruntime's refusal of ``m`` when it creates the session (None: it loads it); skips without onnxruntime."""
+    ort = pytest.importorskip("onnxruntime")
+    try:
+        ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+    except Exception as exc:  # noqa: BLE001 - the refusal is the answer
+        return str(exc)
+    return None
+
+
+# ---- class 1: exit status 3 where a rule read an attribute of an unexpected type or range -------------------------
+
+
+def test_softmax_axis_given_as_a_string_is_a_refusal_not_a_typeerror_in_the_tensorrt_rules(tmp_path):
+    m = model([node_with("Softmax", ["x"], {"axis": "abc"})])
+    result = check(tmp_path, m)
+    assert result.exit_code == 1
+    for target in MEMBERS:
+        assert f"ERROR {target}: #0 (Softmax): attribute 'axis' is STRING; Softmax-13 takes INT" in result.output
+    assert onnxruntime_refuses(m)
+
+
+def test_softmax_axis_2_62_on_tensorrt_dla_is_a_refusal_not_an_indexerror_in_the_dla_guide(tmp_path):
+    m = model([helper.make_node("Softmax", ["x"], ["y"], axis=2**62)])
+    result = check(tmp_path, m, "tensorrt-dla", "ort-cpu")
+    # TensorRT's convertAxis refuses it; onnxruntime casts the axis to an int and runs the model (0 here)
+    assert "ERROR tensorrt-dla: #0 (Softmax): onnx-tensorrt 10.1 imports Softmax only when axis must be in [-r, r-1]: " \
+           f"axis={2**62} for rank 4" in result.output
+    assert "every node runs on ort-cpu" in result.output
+    assert onnxruntime_refuses(m) is None
+
+
+def test_resize_cubic_coeff_a_given_as_a_string_on_tensorrt_dla_is_a_refusal_not_a_valueerror(tmp_path):
+    m = model([node_with("Resize", ["x", "", "scales"], {"cubic_coeff_a": "abc"}, mode="cubic")], outputs=[Y8],
+              inits=[SCALES])
+    result = check(tmp_path, m, "tensorrt-dla", "ort-cpu")
+    assert result.exit_code == 1
+    assert "ERROR tensorrt-dla: #0 (Resize): attribute 'cubic_coeff_a' is STRING; Resize-18 takes FLOAT" in result.output
+    assert onnxruntime_refuses(m)
+
+
+def test_an_opset_import_of_2_63_minus_1_is_a_refusal_not_a_typeerror_from_get_schema(tmp_path):
+    m = model([helper.make_node("Relu", ["x"], ["y"])])
+    m.opset_import[0].version = 2**63 - 1
+    result = check(tmp_path, m)
+    assert result.exit_code == 1
+    for target in MEMBERS:
+        assert f"ERROR {target}: model: onnx's checker refuses the model (no runtime loads it): Opset import version " \
+               f"{2**63 - 1} is out of supported range" in result.output
+    assert onnxruntime_refuses(m)
+
+
+def test_an_external_data_location_holding_a_nul_byte_is_bad_input_not_a_valueerror_from_stat(tmp_path):
+    tensor = helper.make_tensor("w", TensorProto.FLOAT, [2], [0, 0])
+    tensor.ClearField("float_data")
+    tensor.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", "w\x00.bin"), ("offset", "0"), ("length", "8")):
+        entry = tensor.external_data.add()
+        entry.key, entry.value = key, value
+    m = model([helper.make_node("Add", ["x", "w"], ["y"])], inits=[tensor],
+              inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+              outputs=[helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    result = check(tmp_path, m)
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "m.onnx: initializer 'w': external data location 'w\\x00.bin' holds a NUL byte" in result.output
+
+
+def test_check_json_to_dev_full_is_one_line_and_exit_2_as_validate_json_is(tmp_path):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")
+    onnx.save(model([helper.make_node("Relu", ["x"], ["y"])]), tmp_path / "m.onnx")
+    result = CliRunner().invoke(main, ["check", str(tmp_path / "m.onnx"), "--target", "ort-cpu", "--json", "/dev/full"])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert lines[-1] == "spec2onnx: error: /dev/full: cannot write the report (No space left on device)", lines
+    assert "Traceback" not in result.output
+
+
+# ---- class 2: "runs" said of models onnxruntime refuses to load ---------------------------------------------------
+
+
+@pytest.mark.parametrize("attribute, value, source", [
+    ("mode", "bogus", "upsamplebase.h:370"),
+    ("coordinate_transformation_mode", "x", "upsamplebase.h:411"),
+    ("nearest_mode", "zz", "upsamplebase.h:469"),
+])
+def test_resize_string_attributes_outside_their_enumerations_are_refused(tmp_path, attribute, value, source):
+    m = model([helper.make_node("Resize", ["x", "", "scales"], ["y"], **{attribute: value})], outputs=[Y8],
+              inits=[SCALES])
+    result = check(tmp_path, m)
+    assert result.exit_code == 1
+    for target in MEMBERS:
+        assert f"ERROR {target}: #0 (Resize): attribute {attribute}={value!r}: Resize-18 takes " in result.output
+    assert source in result.output
+    assert source in (onnxruntime_refuses(m) or "")
+
+
+@pytest.mark.parametrize("attribute, value, expected", [
+    ("perm", [0.0, 1.0, 3.0, 2.0], "attribute 'perm' is FLOATS; Transpose-13 takes INTS"),
+    ("mode", 5, "attribute 'mode' is INT; Resize-18 takes STRING"),
+    ("antialias", "yes", "attribute 'antialias' is STRING; Resize-18 takes INT"),
+])
+def test_attributes_of_the_wrong_type_behind_a_tolerated_checker_warning_are_reported(tmp_path, attribute, value,
+                                                                                       expected):
+    # onnx's checker stops at the graph output without a shape (which onnxruntime tolerates): the node's own
+    # attributes are checked anyway
+    op = "Transpose" if attribute == "perm" else "Resize"
+    inputs = ["x"] if op == "Transpose" else ["x", "", "scales"]
+    m = model([node_with(op, inputs, {attribute: value})], outputs=[helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                                                                                  None)],
+              inits=[] if op == "Transpose" else [SCALES])
+    result = check(tmp_path, m)
+    assert result.exit_code == 1
+    assert "onnx's checker refuses the model, onnxruntime loads it: Field 'shape' of 'type' is required" in result.output
+    for target in MEMBERS:
+        assert f"ERROR {target}: #0 ({op}): {expected}" in result.output
+    assert onnxruntime_refuses(m)
+
+
+def _branch(nodes, output, inits=()):
+    return helper.make_graph(nodes, "branch", [], [helper.make_tensor_value_info(output, TensorProto.FLOAT, [1])],
+                             initializer=list(inits))
+
+
+def _if_model(then_branch):
+    other = _branch([helper.make_node("Constant", [], ["e"], value=helper.make_tensor("e", TensorProto.FLOAT, [1], [2]))],
+                    "e")
+    return model([helper.make_node("If", ["b"], ["y"], then_branch=then_branch, else_branch=other)],
+                 inputs=[helper.make_tensor_value_info("b", TensorProto.BOOL, [])],
+                 outputs=[helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+
+
+def test_a_constant_of_data_type_999_in_an_if_branch_is_bad_input(tmp_path):
+    value = helper.make_tensor("c", TensorProto.FLOAT, [1], [1.0])
+    value.data_type = 999
+    m = _if_model(_branch([helper.make_node("Constant", [], ["t"], value=value)], "t"))
+    result = check(tmp_path, m)
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "m.onnx: node #0 (If) attribute 'then_branch' (graph 'branch') node #0 (Constant) attribute 'value': " \
+           "data_type 999 is not an ONNX element type" in result.output
+    assert onnxruntime_refuses(m)
+
+
+def _huge_without_data(name):
+    tensor = TensorProto()
+    tensor.name, tensor.data_type = name, TensorProto.FLOAT
+    tensor.dims.extend([2**40, 2**20])
+    return tensor
+
+
+def test_a_subgraph_initializer_of_2_40_by_2_20_without_data_is_bad_input(tmp_path):
+    m = _if_model(_branch([helper.make_node("Identity", ["w"], ["t"])], "t", inits=[_huge_without_data("w")]))
+    result = check(tmp_path, m)
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "m.onnx: node #0 (If) attribute 'then_branch' (graph 'branch') initializer 'w': no data: dims " \
+           "[1099511627776, 1048576] declare" in result.output
+    assert onnxruntime_refuses(m)
+
+
+def test_a_sparse_initializer_of_2_40_by_2_20_without_data_is_refused_where_onnxruntime_makes_it_dense(tmp_path):
+    sparse = helper.make_sparse_tensor(helper.make_tensor("v", TensorProto.FLOAT, [0], []),
+                                       helper.make_tensor("i", TensorProto.INT64, [0], []), [2**40, 2**20])
+    m = model([helper.make_node("Identity", ["v"], ["y"])], inputs=[],
+              outputs=[helper.make_tensor_value_info("y", TensorProto.FLOAT, [2**40, 2**20])])
+    m.graph.sparse_initializer.append(sparse)
+    result = check(tmp_path, m, "ort-cpu")
+    assert result.exit_code == 1
+    assert "ERROR ort-cpu: model: sparse tensor 'v' [1099511627776, 1048576] is 4,611,686,018,427,387,904 bytes " \
+           "dense: onnxruntime makes it dense when it loads the model and refuses it over 2 GiB" in result.output
+    assert "exceeds the 2147483648 byte limit" in (onnxruntime_refuses(m) or "")
+
+
+def test_expand_to_2_62_by_3_runs_nowhere(tmp_path):
+    shape = helper.make_tensor("shape", TensorProto.INT64, [2], [2**62, 3])
+    m = model([helper.make_node("Expand", ["x", "shape"], ["y"])], inits=[shape],
+              inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+              outputs=[helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    result = check(tmp_path, m)
+    assert result.exit_code == 1
+    for target in MEMBERS:
+        assert f"ERROR {target}: #0 (Expand): tensor 'y' [4611686018427387904, 3] has 13,835,058,055,282,163,712 " \
+               "elements, more than an int64 counts" in result.output
+    ort = pytest.importorskip("onnxruntime")  # it loads the model, and fails as soon as it runs it
+    session = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+    with pytest.raises(Exception, match="[Oo]verflow"):
+        session.run(None, {"x": np.ones([1], np.float32)})
+
+
+def test_external_data_through_a_symlink_in_the_folder_to_a_file_outside_it_is_refused(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "w.bin").write_bytes(bytes(8))
+    folder = tmp_path / "model"
+    folder.mkdir()
+    os.symlink(outside / "w.bin", folder / "w.bin")
+    tensor = TensorProto()
+    tensor.name, tensor.data_type = "w", TensorProto.FLOAT
+    tensor.dims.append(2)
+    tensor.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", "w.bin"), ("offset", "0"), ("length", "8")):
+        entry = tensor.external_data.add()
+        entry.key, entry.value = key, value
+    m = model([helper.make_node("Add", ["x", "w"], ["y"])], inits=[tensor],
+              inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+              outputs=[helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    result = check(folder, m, "ort-cpu")
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert f"initializer 'w': external data location 'w.bin' resolves to {outside / 'w.bin'}, outside the model's " \
+           f"folder {folder}" in result.output
+    ort = pytest.importorskip("onnxruntime")
+    with pytest.raises(Exception, match="escapes model directory"):
+        ort.InferenceSession(str(folder / "m.onnx"), providers=["CPUExecutionProvider"])
+    os.remove(folder / "w.bin")  # the same file inside the folder: read (its metadata) and accepted
+    (folder / "w.bin").write_bytes(bytes(8))
+    assert check(folder, m, "ort-cpu").exit_code == 0
