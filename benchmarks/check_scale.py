@@ -1,18 +1,22 @@
 """`spec2onnx check` on a huge model: a generated chain of N nodes (default 10^6, a ~25 MB file).
 
-Goal (issue 19 item 3): `check` within 2x of ``onnx.load`` + ``onnx.checker.check_model`` of the
-same file, in wall time and in peak memory (RSS). Each measurement runs in a fresh interpreter
-(a subprocess), which reports its wall time and its peak RSS (``VmHWM``, the interpreter and
-its imports included); the check's output goes to a file (its summary is a few lines; ``-v`` would
-print one line per problem).
+Goal (issue 25): `check` within 1.3x of ``onnx.load`` + ``onnx.checker.check_model`` of the same
+file, in wall time and in peak memory (RSS), the validation pass included (issue 19 asked for 2x).
+Each measurement runs in a fresh interpreter (a subprocess), which reports its wall time and its peak
+RSS (``VmHWM``, the interpreter and its imports included); the check's output goes to a file (its
+summary is a few lines; ``-v`` would print one line per problem).
 
-    python -m benchmarks.check_scale [--nodes 1000000] [--target portable]
+    python -m benchmarks.check_scale [--nodes 1000000] [--target portable] [--repeat 3]
+
+The two run in turn ``--repeat`` times (each check beside its own baseline: on a shared machine the load
+changes between runs); the medians of the ratios are the figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -79,23 +83,32 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.check_scale")
     parser.add_argument("--nodes", type=int, default=10**6)
     parser.add_argument("--target", default="portable")
+    parser.add_argument("--repeat", type=int, default=3, help="pairs of runs, baseline and check in turn (medians)")
     args = parser.parse_args(argv)
     print(machine())
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "chain.onnx"
         path.write_bytes(make_model(args.nodes).SerializeToString())
         size = path.stat().st_size
-        base = measure("onnx", path, args.target, Path(tmp) / "unused")
         out = Path(tmp) / "check.txt"
-        ours = measure("check", path, args.target, out)
+        pairs = []
+        for _ in range(args.repeat):  # side by side: each check beside its own baseline, under the same load
+            base = measure("onnx", path, args.target, Path(tmp) / "unused")
+            ours = measure("check", path, args.target, out)
+            pairs.append((base, ours))
         lines = out.read_text(encoding="utf-8").splitlines()
-    print(f"{args.nodes:,} nodes, {size / 2**20:.1f} MiB; check --target {args.target}: exit {ours['code']}, "
-          f"{len(lines):,} lines of output")
-    rows = [["onnx.load + checker", base["wall"], base["rss_mib"], 1.0, 1.0],
-            [f"spec2onnx check", ours["wall"], ours["rss_mib"], ours["wall"] / base["wall"],
-             ours["rss_mib"] / base["rss_mib"]]]
+    print(f"{args.nodes:,} nodes, {size / 2**20:.1f} MiB; check --target {args.target}: exit {pairs[-1][1]['code']}, "
+          f"{len(lines):,} lines of output; {args.repeat} pairs of runs")
+    rows = []
+    for i, (base, ours) in enumerate(pairs, 1):
+        rows.append([f"{i}: onnx.load + checker", base["wall"], base["rss_mib"], 1.0, 1.0])
+        rows.append([f"{i}: spec2onnx check", ours["wall"], ours["rss_mib"], ours["wall"] / base["wall"],
+                     ours["rss_mib"] / base["rss_mib"]])
     print(table(["", "wall s", "peak RSS MiB", "time ratio", "memory ratio"], rows))
-    print("goal: both ratios <= 2")
+    time_ratios = sorted(o["wall"] / b["wall"] for b, o in pairs)
+    memory_ratios = sorted(o["rss_mib"] / b["rss_mib"] for b, o in pairs)
+    print(f"median ratios: time {statistics.median(time_ratios):.2f} ({', '.join(f'{r:.2f}' for r in time_ratios)}), "
+          f"memory {statistics.median(memory_ratios):.2f}; goal: both <= 1.3")
     if lines:
         print("\n".join(lines[:12] + (["..."] if len(lines) > 12 else [])))
 

@@ -157,7 +157,7 @@ def _field_path(where) -> str:
 
 
 def _check_constants_and_types(path: str, model: onnx.ModelProto, data: bytes, folder: Path) -> None:
-    """Constant values (as initializers), and the element types of the graph's values (_check_value_types,
+    """Constant values (as initializers), and the element types of the graph's values (check_value_types,
     _check_inputs_typed)."""
     # Constant values are read by the check (tensor attributes of other ops are not); a file without the bytes
     # "Constant" (an op_type is stored as its UTF-8 bytes) has no Constant node, and a huge one is spared the loop
@@ -168,7 +168,7 @@ def _check_constants_and_types(path: str, model: onnx.ModelProto, data: bytes, f
             if attr.type == onnx.AttributeProto.TENSOR:
                 validate_tensor(path, f"node {node.name or node.op_type!r} attribute {attr.name!r}:", attr.t, folder,
                                 label=False)
-    _check_value_types(path, model.graph)
+    check_value_types(path, model.graph)
     _check_inputs_typed(path, model.graph)
 
 
@@ -289,9 +289,10 @@ def validate_graph_tensors(path: str, graph: onnx.GraphProto, folder: Path | Non
     return unread
 
 
-def _check_value_types(path: str, graph: onnx.GraphProto) -> None:
-    """A graph input, output or value_info (also in subgraphs) whose tensor elem_type is no ONNX element type is
-    bad input (exit 2): onnx's enum has no name for it, so nothing downstream can read it."""
+def check_value_types(path: str, graph: onnx.GraphProto, what: str = "graph") -> None:
+    """A graph input, output or value_info whose tensor elem_type is no ONNX element type is bad input (exit 2):
+    onnx's enum has no name for it, so nothing downstream can read it. Subgraphs too (an int compare per
+    attribute first: most hold no graph)."""
     for section in ("input", "output", "value_info"):
         for info in getattr(graph, section):
             tproto = info.type
@@ -304,14 +305,14 @@ def _check_value_types(path: str, graph: onnx.GraphProto) -> None:
             if which in ("tensor_type", "sparse_tensor_type"):
                 et = getattr(tproto, which).elem_type
                 if et and et not in _TYPES:
-                    raise UserError(f"{path}: graph {section} {info.name!r}: elem_type {et} is not an ONNX element "
+                    raise UserError(f"{path}: {what} {section} {info.name!r}: elem_type {et} is not an ONNX element "
                                     f"type (TensorProto.DataType: {min(_TYPES)}..{max(_TYPES)})")
     for node in graph.node:
         for attr in node.attribute:
             if attr.type not in _GRAPHS:  # (an int compare first: most attributes hold no graph)
                 continue
             for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
-                _check_value_types(path, sub)
+                check_value_types(path, sub, f"{what} node {node.name or node.op_type!r} subgraph")
 
 
 def _check_inputs_typed(path: str, graph: onnx.GraphProto) -> None:

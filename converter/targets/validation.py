@@ -28,6 +28,8 @@ What is found is a ``Finding`` per group; converter/targets/check.py makes it a 
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 import math
 import re
@@ -38,10 +40,12 @@ from onnx import AttributeProto, TensorProto, numpy_helper
 from onnx.onnx_cpp2py_export.shape_inference import infer_shapes as _infer  # bytes in, bytes out
 
 from ..errors import UserError
-from ..model_reading import validate_sparse, validate_tensor
+from ..model_reading import check_value_types, validate_sparse, validate_tensor
+from ..opset import newest_loadable_opset
 from .attributes import TABLE, any_unsafe, sanitized, type_name, unsafe, within
 from .checker import strip_external_data
-from .model_view import ModelView, NodeView, Unread, needs_data_prop
+from .model_view import ModelView, NodeView, Unread
+from .profiles import ORT_MAX_OPSET
 
 INT_MAX = 2**31 - 1  # onnx's checker context takes C ints (an opset or IR version of 2^63 - 1 is clamped)
 ELEMENTS_MAX = 2**63 - 1  # a tensor with more elements than an int64 counts: no runtime can address it
@@ -182,13 +186,14 @@ def _propagation_refusal(view: ModelView) -> list[tuple[Finding, NodeView | None
     loads the model, and refuses it where a later node's inference then fails ("Node () Op (Expand)
     [ShapeInferenceError] Incompatible dimensions"). onnx's strict inference with data propagation, of the model
     without its declared shapes (onnxruntime only warns where those disagree), finds the first such node."""
-    if not needs_data_prop(view.model):
+    if not any(node.op in ("Shape", "Size") for node, _ in view.groups()):  # per group: a pass over groups, not nodes
         return []
     model = sanitized(view.model) if any_unsafe(view.model.graph.node) else _copy(view.model)
-    del model.graph.value_info[:]
-    for out in model.graph.output:
-        if out.type.HasField("tensor_type"):
-            out.type.tensor_type.ClearField("shape")
+    if not merges_shapes(view):
+        del model.graph.value_info[:]
+        for out in model.graph.output:
+            if out.type.HasField("tensor_type"):
+                out.type.tensor_type.ClearField("shape")
     try:
         _infer(model.SerializeToString(), False, True, True)
     except onnx.shape_inference.InferenceError as exc:
@@ -261,6 +266,7 @@ def _validate_attribute_tensors(where: str, what: str, attr: AttributeProto, fol
     elif attr.type in _SUBGRAPHS:
         for graph in ([attr.g] if attr.type == AttributeProto.GRAPH else attr.graphs):
             inner = f"{what} (graph {graph.name!r})"
+            check_value_types(where, graph, f"{inner}:")
             for init in graph.initializer:
                 validate_tensor(where, f"{inner} initializer", init, folder)
             for sparse in graph.sparse_initializer:
@@ -423,12 +429,15 @@ def _inference_refusal(view: ModelView, node: NodeView) -> str | None:
         if elem is None:
             return None
         _typed(graph.input.add(name=name), getattr(TensorProto, elem.upper()), shape)
-    declared = _declared(view)
+    declared, whole = _declared(view), merges_shapes(view)
     for name in node.node.output:
-        if name:  # a declared tensor type's element type (onnxruntime refuses another one); others left to inference
+        if name:  # a declared tensor type (its element type; its shape too where onnxruntime merges shapes strictly)
             out = graph.output.add(name=name)
             if name in declared:
-                out.type.tensor_type.elem_type = declared[name]
+                if whole:
+                    out.type.ParseFromString(declared[name])
+                else:
+                    out.type.tensor_type.elem_type = onnx.TypeProto.FromString(declared[name]).tensor_type.elem_type
     graph.node.append(node.node)
     try:  # onnx's C++ inference on the bytes (onnx.shape_inference.infer_shapes would parse its answer, unused here)
         _infer(tiny.SerializeToString(), False, True, False)
@@ -454,13 +463,28 @@ def _typed(info: onnx.ValueInfoProto, elem_type: int, shape) -> None:
 
 
 def _declared(view: ModelView) -> dict:
-    """name -> the element type the model itself declares for it (graph outputs, value_info), made once per view."""
+    """name -> the tensor type the model itself declares for it (graph outputs, value_info; serialized), made once."""
     found = getattr(view, "_declared", None)
     if found is None:
         found = {}
         graph = view.model.graph
         for info in list(graph.output) + list(graph.value_info):
             if info.type.HasField("tensor_type") and info.type.tensor_type.elem_type:
-                found.setdefault(info.name, info.type.tensor_type.elem_type)
+                found.setdefault(info.name, info.type.SerializeToString())
         view._declared = found
     return found
+
+
+def merges_shapes(view: ModelView) -> bool:
+    """Whether onnxruntime refuses a declared shape that its inference contradicts: for a model of the newest opset
+    it knows; an older model's conflict is only a warning (Graph::InferAndVerifyTypeMatch, 'Error merging shape info',
+    onnxruntime/core/graph/graph.cc: strict unless !is_latest_onnx_version)."""
+    return view.opset is not None and view.opset >= _newest_opset()
+
+
+@functools.lru_cache(maxsize=None)
+def _newest_opset() -> int:
+    """The newest opset the installed onnxruntime loads; without onnxruntime, the committed tables' version's."""
+    if importlib.util.find_spec("onnxruntime") is None:
+        return ORT_MAX_OPSET
+    return newest_loadable_opset()
