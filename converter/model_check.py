@@ -19,6 +19,7 @@ from .report import write_json  # noqa: F401 - check --json is written by valida
 from .targets.check import Problem, check_grouped
 from .targets.check import expand as expand_problems
 from .targets.checker import findings as checker_findings
+from .targets.checker import start as start_checker
 from .targets.model_view import ModelView, grouped_view, infer_whole
 from .targets.probe import check as probed
 from .targets.validation import refused_by_checker, validate
@@ -89,12 +90,14 @@ def check_file(path, targets: list, max_memory: int | None = None) -> FileReport
     try:
         read = read_model(path, max_memory)
         report = FileReport(str(path), nodes=len(read.model.graph.node), size=read.size)
-        complaints = checker_findings(read.data, read.model)
-        report.checker = _first(complaints)
         data, model, unread = read.data, read.model, read.unread
         del read
-        report.view = _view(model, data, unread, not complaints)
-        del model, data
+        pending = start_checker(data, model)  # onnx's checker beside the grouping pass (converter/targets/checker.py)
+        view = grouped_view(model, unread)  # per group, where the checker accepts the model (else discarded)
+        complaints = pending.result()
+        report.checker = _first(complaints)
+        report.view = view if view is not None and not complaints else _view(model, data, unread)
+        del model, data, view
         report.view.source, report.view.folder = str(path), Path(path).parent
         validate(report.view)  # converter/targets/validation.py; a malformed tensor is a UserError (one line)
         report.grouped = grouped_for(report.view, targets, complaints)

@@ -47,6 +47,14 @@ def check(tmp_path, m, *targets, name="m.onnx"):
     return result
 
 
+def bad_input(tmp_path, m, message: str) -> None:
+    """check: exit status 2 and one line holding ``message``; onnxruntime refuses the model too."""
+    result = check(tmp_path, m)
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert message in result.output, result.output
+    assert onnxruntime_refuses(m)
+
+
 def onnxruntime_refuses(m) -> str | None:
     """onnxruntime's refusal of ``m`` when it creates the session (None: it loads it); skips without onnxruntime."""
     ort = pytest.importorskip("onnxruntime")
@@ -99,17 +107,22 @@ def test_an_opset_import_of_2_63_minus_1_is_a_refusal_not_a_typeerror_from_get_s
     assert onnxruntime_refuses(m)
 
 
-def test_an_external_data_location_holding_a_nul_byte_is_bad_input_not_a_valueerror_from_stat(tmp_path):
-    tensor = helper.make_tensor("w", TensorProto.FLOAT, [2], [0, 0])
-    tensor.ClearField("float_data")
+def external_model(location: str):
+    """x + w, w two floats in the external data file ``location``."""
+    tensor = TensorProto()
+    tensor.name, tensor.data_type = "w", TensorProto.FLOAT
+    tensor.dims.append(2)
     tensor.data_location = TensorProto.EXTERNAL
-    for key, value in (("location", "w\x00.bin"), ("offset", "0"), ("length", "8")):
+    for key, value in (("location", location), ("offset", "0"), ("length", "8")):
         entry = tensor.external_data.add()
         entry.key, entry.value = key, value
-    m = model([helper.make_node("Add", ["x", "w"], ["y"])], inits=[tensor],
-              inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
-              outputs=[helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
-    result = check(tmp_path, m)
+    return model([helper.make_node("Add", ["x", "w"], ["y"])], inits=[tensor],
+                 inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                 outputs=[helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+
+
+def test_an_external_data_location_holding_a_nul_byte_is_bad_input_not_a_valueerror_from_stat(tmp_path):
+    result = check(tmp_path, external_model("w\x00.bin"))
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert "m.onnx: initializer 'w': external data location 'w\\x00.bin' holds a NUL byte" in result.output
 
@@ -183,11 +196,8 @@ def test_a_constant_of_data_type_999_in_an_if_branch_is_bad_input(tmp_path):
     value = helper.make_tensor("c", TensorProto.FLOAT, [1], [1.0])
     value.data_type = 999
     m = _if_model(_branch([helper.make_node("Constant", [], ["t"], value=value)], "t"))
-    result = check(tmp_path, m)
-    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
-    assert "m.onnx: node #0 (If) attribute 'then_branch' (graph 'branch') node #0 (Constant) attribute 'value': " \
-           "data_type 999 is not an ONNX element type" in result.output
-    assert onnxruntime_refuses(m)
+    bad_input(tmp_path, m, "m.onnx: node #0 (If) attribute 'then_branch' (graph 'branch') node #0 (Constant) attribute "
+                           "'value': data_type 999 is not an ONNX element type")
 
 
 def _huge_without_data(name):
@@ -199,11 +209,8 @@ def _huge_without_data(name):
 
 def test_a_subgraph_initializer_of_2_40_by_2_20_without_data_is_bad_input(tmp_path):
     m = _if_model(_branch([helper.make_node("Identity", ["w"], ["t"])], "t", inits=[_huge_without_data("w")]))
-    result = check(tmp_path, m)
-    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
-    assert "m.onnx: node #0 (If) attribute 'then_branch' (graph 'branch') initializer 'w': no data: dims " \
-           "[1099511627776, 1048576] declare" in result.output
-    assert onnxruntime_refuses(m)
+    bad_input(tmp_path, m, "m.onnx: node #0 (If) attribute 'then_branch' (graph 'branch') initializer 'w': no data: "
+                           "dims [1099511627776, 1048576] declare")
 
 
 def test_a_sparse_initializer_of_2_40_by_2_20_without_data_is_refused_where_onnxruntime_makes_it_dense(tmp_path):
@@ -242,16 +249,7 @@ def test_external_data_through_a_symlink_in_the_folder_to_a_file_outside_it_is_r
     folder = tmp_path / "model"
     folder.mkdir()
     os.symlink(outside / "w.bin", folder / "w.bin")
-    tensor = TensorProto()
-    tensor.name, tensor.data_type = "w", TensorProto.FLOAT
-    tensor.dims.append(2)
-    tensor.data_location = TensorProto.EXTERNAL
-    for key, value in (("location", "w.bin"), ("offset", "0"), ("length", "8")):
-        entry = tensor.external_data.add()
-        entry.key, entry.value = key, value
-    m = model([helper.make_node("Add", ["x", "w"], ["y"])], inits=[tensor],
-              inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
-              outputs=[helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    m = external_model("w.bin")
     result = check(folder, m, "ort-cpu")
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert f"initializer 'w': external data location 'w.bin' resolves to {outside / 'w.bin'}, outside the model's " \

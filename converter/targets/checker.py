@@ -13,6 +13,8 @@ converter/targets/validation.py.
 
 from __future__ import annotations
 
+import os
+import pickle
 from dataclasses import dataclass
 
 import onnx
@@ -55,6 +57,68 @@ def findings(data: bytes, model: onnx.ModelProto | None = None) -> list[CheckerF
             _fix(copy, first)
             data = copy.SerializeToString()
     return found + ([CheckerFinding(why, False, False)] if (why := unsorted(copy or model)) else [])
+
+
+class Pending:
+    """onnx's checker running beside the caller (``start``): ``result()`` waits for its findings."""
+
+    def __init__(self, found: list | None = None, pid: int = 0, pipe: int = -1, data: bytes = b"", model=None):
+        self._found, self._pid, self._pipe, self._data, self._model = found, pid, pipe, data, model
+
+    def result(self) -> list[CheckerFinding]:
+        global CHILD_PEAK_KIB
+        if self._found is not None:
+            return self._found
+        with os.fdopen(self._pipe, "rb") as pipe:
+            answer = pipe.read()
+        _, status = os.waitpid(self._pid, 0)
+        try:
+            rows, CHILD_PEAK_KIB = pickle.loads(answer)
+        except Exception:  # noqa: BLE001 - no answer: the checker died (a signal) before giving one
+            if os.WIFSIGNALED(status):
+                return [CheckerFinding(f"onnx's checker crashed on the model (signal {os.WTERMSIG(status)})", False,
+                                       False)]
+            rows = None
+        if rows is None:  # it raised something else than a refusal: here, so that the caller sees what
+            return findings(self._data, self._model)
+        return [CheckerFinding(*row) for row in rows]
+
+
+CHILD_PEAK_KIB = 0  # what the last checker process added to the memory it shares with its parent: its peak RSS less
+# its RSS when it was forked (benchmarks/check_scale.py adds it to the parent's peak)
+
+
+def start(data: bytes, model: onnx.ModelProto | None = None) -> Pending:
+    """``findings(data, model)`` in a child process (fork: it shares the parent's pages) while the caller goes on:
+    onnx's checker is C++ that holds the GIL, so on another core it costs no wall time; and it cannot take the
+    caller down (a crash is a finding). Without fork (Windows), it runs here, now."""
+    if not hasattr(os, "fork") or os.environ.get("SPEC2ONNX_CHECKER_INLINE"):
+        return Pending(findings(data, model))
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: the checker's verdict, pickled, then exit without the parent's clean-up
+        try:
+            shared = _status_kib("VmRSS")  # the pages it shares with the parent (copy-on-write)
+            os.close(read)
+            try:
+                rows = [(f.text, f.tolerated, f.node) for f in findings(data, model)]
+            except Exception:  # noqa: BLE001 - the parent runs it again and sees the exception itself
+                rows = None
+            with os.fdopen(write, "wb") as pipe:
+                pipe.write(pickle.dumps((rows, max(0, _status_kib("VmHWM") - shared))))
+        finally:
+            os._exit(0)
+    os.close(write)
+    return Pending(pid=pid, pipe=read, data=data, model=model)
+
+
+def _status_kib(field: str) -> int:
+    """A memory figure of this process (Linux /proc; 0 elsewhere)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith(field + ":"))
+    except (OSError, StopIteration, ValueError):
+        return 0
 
 
 def _fix(model: onnx.ModelProto, complaint: str) -> None:
