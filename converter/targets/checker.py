@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import warnings
 from dataclasses import dataclass
 
 import onnx
@@ -88,14 +89,36 @@ CHILD_PEAK_KIB = 0  # what the last checker process added to the memory it share
 # its RSS when it was forked (benchmarks/check_scale.py adds it to the parent's peak)
 
 
+PARALLEL_NODES = 100_000  # from this many nodes on, the checker runs beside the caller (it takes ~2.3 us a node)
+
+
+def _threads() -> int:
+    """This process's OS threads (Linux; 0 where it cannot be told)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 0
+
+
+_THREADS_AT_IMPORT = _threads()  # the interpreter's and its libraries' idle pools (OpenBLAS): fork-safe
+
+
 def start(data: bytes, model: onnx.ModelProto | None = None) -> Pending:
     """``findings(data, model)`` in a child process (fork: it shares the parent's pages) while the caller goes on:
     onnx's checker is C++ that holds the GIL, so on another core it costs no wall time; and it cannot take the
-    caller down (a crash is a finding). Without fork (Windows), it runs here, now."""
-    if not hasattr(os, "fork") or os.environ.get("SPEC2ONNX_CHECKER_INLINE"):
+    caller down (a crash is a finding). Only for a model of PARALLEL_NODES nodes or more, and only where the
+    process has no more threads than when this module was imported: a thread started since (an onnxruntime
+    session's pool, the caller's own) may hold a lock that the forked child would wait on forever (seen: the fuzz
+    test's child, after hundreds of onnxruntime sessions). Otherwise, and without fork (Windows), it runs here."""
+    nodes = len(model.graph.node) if model is not None else 0
+    threads = _threads()
+    if not hasattr(os, "fork") or nodes < PARALLEL_NODES or not threads or threads > _THREADS_AT_IMPORT \
+            or os.environ.get("SPEC2ONNX_CHECKER_INLINE"):
         return Pending(findings(data, model))
     read, write = os.pipe()
-    pid = os.fork()
+    with warnings.catch_warnings():  # Python 3.12+ warns of fork() in a process with threads: see above
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
     if pid == 0:  # the child: the checker's verdict, pickled, then exit without the parent's clean-up
         try:
             shared = _status_kib("VmRSS")  # the pages it shares with the parent (copy-on-write)

@@ -134,3 +134,32 @@ def test_the_unsafe_table_names_only_int_attributes_of_real_ops():
             assert int(schema.attributes[entry["attribute"]].type.value) == AttributeProto.INT, (op, entry)
             assert entry["source"]
     assert TensorProto  # (imported for the crash models' element types)
+
+
+FORKED = '''
+import onnx
+from onnx import TensorProto, helper
+from converter.targets import checker
+
+checker.PARALLEL_NODES = 1
+nodes = [helper.make_node("Relu", ["a"], ["b"]), helper.make_node("Relu", ["b"], ["a2"]), helper.make_node("Relu", ["a2"], ["c"])]
+good = helper.make_model(helper.make_graph(nodes, "g", [helper.make_tensor_value_info("a", TensorProto.FLOAT, [1])],
+                                           [helper.make_tensor_value_info("c", TensorProto.FLOAT, [1])]),
+                         opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+cycle = onnx.ModelProto()
+cycle.CopyFrom(good)
+cycle.graph.node[0].input[0] = "c"  # a -> ... -> c -> first node: a cycle
+cycle.graph.output[0].type.tensor_type.ClearField("shape")  # and a tolerated complaint before it
+for m in (good, cycle):
+    data = m.SerializeToString()
+    pending = checker.start(data, m)
+    assert pending._pid, "not forked"
+    assert pending.result() == checker.findings(data, m), (pending.result(), checker.findings(data, m))
+print("ok", len(checker.findings(cycle.SerializeToString(), cycle)))
+'''
+
+
+def test_the_checker_in_a_forked_process_finds_what_it_finds_in_this_one():
+    proc = subprocess.run([sys.executable, "-c", FORKED], capture_output=True, text=True, cwd=REPO, timeout=300,
+                          env=child_env(PYTHONPATH=str(REPO)))
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok 2", (proc.stdout, proc.stderr[-3000:])
