@@ -420,10 +420,9 @@ def _inference_refusal(view: ModelView, node: NodeView) -> str | None:
     for name in _free_names(node.node):
         value = view.constants.get(name)
         if value is not None and not isinstance(value, Unread) and value.dtype.kind != "O":
-            try:
+            try:  # (a typed input too: an IR-version-3 model's inference types initializers through its inputs)
                 graph.initializer.append(numpy_helper.from_array(value, name))
-                continue
-            except Exception:  # noqa: BLE001 - a value numpy_helper cannot store: typed input instead
+            except Exception:  # noqa: BLE001 - a value numpy_helper cannot store: a typed input only
                 pass
         elem, shape = view.types.get(name), view.shapes.get(name)
         if elem is None:
