@@ -260,3 +260,70 @@ def test_external_data_through_a_symlink_in_the_folder_to_a_file_outside_it_is_r
     os.remove(folder / "w.bin")  # the same file inside the folder: read (its metadata) and accepted
     (folder / "w.bin").write_bytes(bytes(8))
     assert check(folder, m, "ort-cpu").exit_code == 0
+
+
+# ---- found by tests/fuzz/test_check_mutations.py (one test each) --------------------------------------------------
+
+
+def test_a_constant_of_shape_value_of_data_type_999_is_bad_input_not_a_valueerror_naming_the_type(tmp_path):
+    value = helper.make_tensor("value", TensorProto.FLOAT, [1], [1.0])
+    value.data_type = 999  # inference passes the type on to the output: the view named it (ValueError, exit 3)
+    shape = helper.make_tensor("shape", TensorProto.INT64, [1], [3])
+    m = model([helper.make_node("ConstantOfShape", ["shape"], ["y"], value=value)], inputs=[], inits=[shape],
+              outputs=[helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])])
+    bad_input(tmp_path, m, "m.onnx: node #0 (ConstantOfShape) attribute 'value': data_type 999 is not an ONNX "
+                           "element type")
+
+
+def test_a_type_parameter_bound_to_two_types_is_refused_as_onnxruntime_refuses(tmp_path):
+    axis = helper.make_tensor("axis", TensorProto.FLOAT, [2], [1.0, 2.0])  # a Constant turned float; Add's T is int64
+    m = model([helper.make_node("Constant", [], ["a"], value=axis), helper.make_node("Add", ["r", "a"], ["y"])],
+              inputs=[helper.make_tensor_value_info("r", TensorProto.INT64, [])],
+              outputs=[helper.make_tensor_value_info("y", TensorProto.INT64, None)])
+    result = check(tmp_path, m, "ort-cpu")
+    assert result.exit_code == 1
+    assert "ERROR ort-cpu: #1 (Add): onnx's shape inference refuses the node, as onnxruntime does when it loads the " \
+           "model: [ShapeInferenceError] (op_type:Add): B has inconsistent type tensor(float)" in result.output
+    assert "bound to different types" in (onnxruntime_refuses(m) or "")
+
+
+def _scan(directions: list):
+    body = helper.make_graph([helper.make_node("Add", ["s_in", "x_t"], ["s_out"]),
+                              helper.make_node("Identity", ["s_out"], ["y_t"])], "body",
+                             [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in ("s_in", "x_t")],
+                             [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in ("s_out", "y_t")])
+    scan = helper.make_node("Scan", ["s0", "xs"], ["s", "ys"], body=body, num_scan_inputs=1,
+                            scan_input_directions=directions)
+    return model([scan], inputs=[helper.make_tensor_value_info("s0", TensorProto.FLOAT, [2]),
+                                 helper.make_tensor_value_info("xs", TensorProto.FLOAT, [3, 2])],
+                 outputs=[helper.make_tensor_value_info("s", TensorProto.FLOAT, [2]),
+                          helper.make_tensor_value_info("ys", TensorProto.FLOAT, [3, 2])])
+
+
+@pytest.mark.parametrize("directions", [[0, 0], [1, 0, 1, 1]])
+def test_scan_directions_of_another_count_than_its_scan_inputs_are_refused_as_onnxruntime_refuses(tmp_path, directions):
+    assert check(tmp_path, _scan([1]), "ort-cpu").exit_code == 0 and onnxruntime_refuses(_scan([1])) is None
+    m = _scan(directions)
+    result = check(tmp_path, m, "ort-cpu")
+    assert result.exit_code == 1
+    assert f"ERROR ort-cpu: #0 (Scan): attribute scan_input_directions={directions!r}: Scan-16 takes 1 value (one " \
+           "per scan input)" in result.output, result.output
+    assert "Number of entries in 'scan_input_directions'" in (onnxruntime_refuses(m) or "")
+
+
+def _gru(linear_before_reset: int):
+    w = helper.make_tensor("w", TensorProto.FLOAT, [1, 6, 2], [0.1] * 12)
+    r = helper.make_tensor("r", TensorProto.FLOAT, [1, 6, 2], [0.1] * 12)
+    gru = helper.make_node("GRU", ["x", "w", "r"], ["", "y"], hidden_size=2, linear_before_reset=linear_before_reset)
+    return model([gru], inits=[w, r], inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 2])],
+                 outputs=[helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 2])])
+
+
+def test_gru_linear_before_reset_beyond_int32_is_refused_as_onnxruntime_narrows_it(tmp_path):
+    assert check(tmp_path, _gru(2**31 - 1), "ort-cpu").exit_code == 0 and onnxruntime_refuses(_gru(2**31 - 1)) is None
+    m = _gru(2**31)
+    result = check(tmp_path, m, "ort-cpu")
+    assert result.exit_code == 1
+    assert "ERROR ort-cpu: #0 (GRU): attribute linear_before_reset=2147483648: GRU-14 takes >= -2147483648, <= " \
+           "2147483647" in result.output, result.output
+    assert "narrowing_error" in (onnxruntime_refuses(m) or "")

@@ -22,6 +22,7 @@ import onnx
 from onnx import defs, helper
 
 from converter.targets.attributes import TABLE
+from converter.targets.validation import scan_count
 
 BOGUS_TEXT = "not_a_value"
 
@@ -110,6 +111,9 @@ def outside(row: dict, model) -> object:
         return len(given.get(row["le_length_of"], [])) + 1
     if "length_of" in row:
         return [1.0] * (len(given.get(row["length_of"], [])) + 1)
+    if "count" in row:
+        count = scan_count(given, len(node.input), len(node.output), row["count"])
+        return [0] * (count + 1)
     if "per_direction" in row:
         return ["Tanh"] * (row["per_direction"] - 1 if row.get("at_least") else row["per_direction"] + 1)
     if "values" in row:

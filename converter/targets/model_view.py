@@ -20,8 +20,13 @@ SCHEMA_VERSION_MAX = 2**31 - 1  # onnx's get_schema takes a C int: a larger opse
 
 
 def type_name(elem_type: int) -> str:
-    """ONNX element type -> the name onnxruntime's kernel tables use (float, float16, int8, bool, ...)."""
-    return TensorProto.DataType.Name(elem_type).lower()
+    """ONNX element type -> the name onnxruntime's kernel tables use (float, float16, int8, bool, ...); a number that
+    is no element type (a tensor of data_type 999, whose type inference passes on) gets a name no table lists."""
+    name = _TYPE_NAMES.get(elem_type)
+    return name if name is not None else f"element type {elem_type}"
+
+
+_TYPE_NAMES = {v: k.lower() for k, v in TensorProto.DataType.items()}
 
 
 @dataclass

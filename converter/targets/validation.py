@@ -78,7 +78,7 @@ class Enumeration:
 
 
 _BOUNDS = ("gt", "ge", "le", "lt", "odd", "nan", "axis_of", "per_direction", "at_least", "data_type", "one_element",
-           "ge_attribute", "le_length_of", "length_of")
+           "ge_attribute", "le_length_of", "length_of", "count")
 _DATA_TYPES = set(TensorProto.DataType.values())
 
 
@@ -385,6 +385,11 @@ def _outside(entry: Enumeration, value, node: NodeView) -> str | None:
     if "length_of" in bounds:
         return f"takes one value per value of {bounds['length_of']} ({len(other)})" \
             if isinstance(value, list) and value and isinstance(other, list) and len(value) != len(other) else None
+    if "count" in bounds:
+        count = scan_count(node.attrs, len(node.node.input), len(node.node.output), bounds["count"])
+        each = "scan input" if bounds["count"] == "num_scan_inputs" else "scan output"
+        return f"takes {count} value{'' if count == 1 else 's'} (one per {each})" \
+            if isinstance(value, list) and count is not None and len(value) != count else None
     if "per_direction" in entry.bounds:
         count = entry.bounds["per_direction"] * (2 if node.attrs.get("direction") == "bidirectional" else 1)
         short = isinstance(value, list) and (len(value) < count if entry.bounds.get("at_least") else len(value) != count)
@@ -399,6 +404,18 @@ def _outside(entry: Enumeration, value, node: NodeView) -> str | None:
     shown = ", ".join(f"{'>' if k == 'gt' else '>=' if k == 'ge' else '<=' if k == 'le' else '<'} {v}"
                       for k, v in entry.bounds.items() if k in ("gt", "ge", "le", "lt"))
     return f"takes {shown}{', odd' if entry.bounds.get('odd') else ''}"
+
+
+def scan_count(attrs: dict, inputs: int, outputs: int, what: str) -> int | None:
+    """A Scan's scan inputs ("num_scan_inputs") or scan outputs ("scan_outputs": its outputs less its loop state
+    variables, which are its inputs less the scan inputs), as onnxruntime's Scan constructor counts them (scan_9.cc,
+    scan_8.cc: Scan-8's first input is sequence_lens); None where num_scan_inputs is not an int."""
+    scan_inputs = attrs.get("num_scan_inputs")
+    if type(scan_inputs) is not int:
+        return None
+    if what == "num_scan_inputs":
+        return scan_inputs
+    return outputs - (inputs - scan_inputs)
 
 
 def _numbers(*values) -> bool:
@@ -438,8 +455,10 @@ def _inference_refusal(view: ModelView, node: NodeView) -> str | None:
                 else:
                     out.type.tensor_type.elem_type = onnx.TypeProto.FromString(declared[name]).tensor_type.elem_type
     graph.node.append(node.node)
-    try:  # onnx's C++ inference on the bytes (onnx.shape_inference.infer_shapes would parse its answer, unused here)
-        _infer(tiny.SerializeToString(), False, True, False)
+    try:  # onnx's C++ inference on the bytes (onnx.shape_inference.infer_shapes would parse its answer, unused here),
+        # checking types (check_type): each input of a type its formal parameter permits, a type parameter bound to one
+        # type (Add of int64 and float), as onnxruntime's Graph::InferAndVerifyTypeMatch checks when it loads the model
+        _infer(tiny.SerializeToString(), True, True, False)
     except onnx.shape_inference.InferenceError as exc:
         lines = str(exc).strip().splitlines()
         return " ".join(lines[0].split()) if lines else type(exc).__name__

@@ -65,35 +65,44 @@ def _drop(node: onnx.NodeProto, name: str) -> None:
     node.attribute.extend(kept)
 
 
-def mutate(model: onnx.ModelProto, rng: random.Random) -> tuple[onnx.ModelProto, str, str]:
-    """A copy of ``model`` with one thing broken: (model, the op and attribute broken, what was done)."""
+SCHEMA_BROKEN = ("required attribute removed", "unknown attribute added", "another type")  # what any schema refuses
+
+
+def mutate(model: onnx.ModelProto, rng: random.Random) -> tuple[onnx.ModelProto, str, str, dict]:
+    """A copy of ``model`` with one thing broken: (model, the op and attribute broken, what was done, where: the
+    node's index, its attribute, and the kind of mutation where the op's schema refuses it: SCHEMA_BROKEN)."""
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
     graph = copy.graph
-    node = rng.choice(graph.node)
+    index = rng.randrange(len(graph.node))
+    node = graph.node[index]
     domain = "" if node.domain in ("", "ai.onnx") else node.domain
     opset = {("" if o.domain == "ai.onnx" else o.domain): o.version for o in copy.opset_import}.get(domain, 1)
     try:
-        formal = dict(defs.get_schema(node.op_type, opset, domain).attributes)
+        schema = defs.get_schema(node.op_type, opset, domain)
     except Exception:  # noqa: BLE001 - an op onnx has no schema of: mutate what the node has
-        formal = {}
+        schema = None
+    formal = dict(schema.attributes) if schema is not None else {}
     names = list(formal) or [a.name for a in node.attribute] or ["axis"]
     kind = rng.randrange(8)
     if kind == 0 and graph.initializer:  # enormous or negative dims of an initializer
         init = rng.choice(graph.initializer)
         init.dims[:] = rng.choice([[2**40, 2**20], [-3], [2**62, 4], [0, 2**63 - 1]])
-        return copy, f"{node.op_type} initializer", f"dims {list(init.dims)}"
+        return copy, f"{node.op_type} initializer", f"dims {list(init.dims)}", {}
     if kind == 1:
         required = [n for n, f in formal.items() if f.required and any(a.name == n for a in node.attribute)]
         if required:
             name = rng.choice(required)
             _drop(node, name)
-            return copy, f"{node.op_type}.{name}", "required attribute removed"
+            return copy, f"{node.op_type}.{name}", "required attribute removed", \
+                {"node": index, "attribute": name, "broken": SCHEMA_BROKEN[0]}
     if kind == 2:
         node.attribute.append(helper.make_attribute("not_an_attribute", rng.choice(HUGE_INTS)))
-        return copy, f"{node.op_type}.not_an_attribute", "unknown attribute added"
+        return copy, f"{node.op_type}.not_an_attribute", "unknown attribute added", \
+            {"node": index, "attribute": "not_an_attribute", "broken": SCHEMA_BROKEN[1] if schema is not None else None}
     name = rng.choice(names)
     declared = int(formal[name].type.value) if name in formal else A.INT
+    retyped = kind in (3, 4) and name in formal
     if kind in (3, 4):  # another type
         declared = rng.choice([k for k in KINDS if k != declared])
     value = _value(rng, declared)
@@ -101,15 +110,16 @@ def mutate(model: onnx.ModelProto, rng: random.Random) -> tuple[onnx.ModelProto,
     attr = (helper.make_attribute(name, [], attr_type=declared) if isinstance(value, list) and not value
             else helper.make_attribute(name, value))
     node.attribute.append(attr)
-    return copy, f"{node.op_type}.{name}", helper.printable_attribute(attr)[:120]
+    return copy, f"{node.op_type}.{name}", helper.printable_attribute(attr)[:120], \
+        {"node": index, "attribute": name, "broken": SCHEMA_BROKEN[2] if retyped
+         else SCHEMA_BROKEN[1] if schema is not None and name not in formal else None}
 
 
 def mutations(models: list, seed: int, start: int, count: int):
-    """(index, model, what, how) for mutations start.. start + count - 1 of the seed's sequence."""
+    """(index, model, what, how, where) for mutations start.. start + count - 1 of the seed's sequence."""
     for i in range(start, start + count):
         rng = random.Random(f"{seed}:{i}")
-        model, what, how = mutate(rng.choice(models), rng)
-        yield i, model, what, how
+        yield (i, *mutate(rng.choice(models), rng))
 
 
 def load_error(model: onnx.ModelProto) -> str | None:
@@ -142,8 +152,8 @@ def main(argv: list[str]) -> None:
     models = [onnx.load_model_from_string(b) for b in pickle.loads(Path(corpus).read_bytes())]
     targets = list(target_names())
     folder = Path(tempfile.mkdtemp(prefix="fuzz-"))
-    for i, model, what, how in mutations(models, seed, start, count):
-        _say(i=i, step="try", what=what, how=how, model=model.graph.name)
+    for i, model, what, how, where in mutations(models, seed, start, count):
+        _say(i=i, step="try", what=what, how=how, model=model.graph.name, **where)
         path = folder / "m.onnx"
         path.write_bytes(model.SerializeToString())
         started = time.perf_counter()
@@ -153,7 +163,10 @@ def main(argv: list[str]) -> None:
             _say(i=i, step="check", crash=traceback.format_exc(limit=6))
             continue
         runs = None if report.error is not None else report.runs("ort-cpu")
-        _say(i=i, step="check", error=report.error, runs=runs, s=round(time.perf_counter() - started, 3))
+        refusals = [] if runs is not False else [[p.index, p.op, p.node, p.reason[:300]]
+                                                 for p in report.problems("ort-cpu") if p.severity == "error"]
+        _say(i=i, step="check", error=report.error, runs=runs, refusals=refusals,
+             s=round(time.perf_counter() - started, 3))
         started = time.perf_counter()
         with contextlib.redirect_stdout(io.StringIO()):  # onnxruntime's Python layer prints EP fallbacks
             why = load_error(model) if runs else None

@@ -79,8 +79,10 @@ def run_children(corpus: Path, seed: int, count: int) -> dict[int, dict]:
     records: dict[int, dict] = {}
     start = 0
     while start < count:
+        # errors="replace": onnxruntime's RE2 logs a bogus pattern's bytes (not UTF-8) to the child's stderr
         proc = subprocess.run([sys.executable, str(CHILD), str(corpus), str(seed), str(start), str(count - start)],
-                              capture_output=True, text=True, cwd=REPO, env=child_env(**_path()), timeout=900)
+                              capture_output=True, encoding="utf-8", errors="replace", cwd=REPO,
+                              env=child_env(**_path()), timeout=900)
         last = start - 1
         for line in proc.stdout.splitlines():
             if line.startswith("{"):
@@ -110,12 +112,27 @@ def failures(records: dict[int, dict]) -> list[str]:
             found.append(f"{label}: check raised: {check['crash']}")
         elif check.get("error") and "\n" in check["error"]:
             found.append(f"{label}: a bad-input message of several lines: {check['error']!r}")
+        elif check.get("runs") is False and not all(reason.strip() for _, _, _, reason in check["refusals"]):
+            found.append(f"{label}: a refusal without a reason: {check['refusals']}")
+        elif check.get("runs") is False and any(i >= 0 and not node for i, _, node, _ in check["refusals"]):
+            found.append(f"{label}: a refusal of a node that does not name it: {check['refusals']}")
+        elif check.get("runs") is False and tried.get("broken") and not _names(check["refusals"], tried):
+            found.append(f"{label}: refused, but no refusal names node #{tried['node']} and its attribute "
+                         f"{tried['attribute']!r} ({tried['broken']}): {check['refusals']}")
+        elif check.get("runs") and tried.get("broken"):
+            found.append(f"{label}: check says it runs on ort-cpu; the node's schema refuses it ({tried['broken']})")
         elif check.get("runs") and "died" in steps:
             found.append(f"{label}: check says it runs on ort-cpu; onnxruntime crashes loading it")
         elif check.get("runs") and ort.get("refused") and LOCALE not in ort["refused"] \
                 and tried.get("what") not in KNOWN and not _downstream(tried, ort["refused"]):
             found.append(f"{label}: check says it runs on ort-cpu; onnxruntime refuses it at load: {ort['refused']}")
     return found
+
+
+def _names(refusals: list, tried: dict) -> bool:
+    """Whether a refusal is of the mutated node and names the mutated attribute (the rule it breaks)."""
+    return any(i == tried["node"] and re.search(rf"\b{re.escape(tried['attribute'])}\b", reason)
+               for i, _, _, reason in refusals)
 
 
 def _downstream(tried: dict, refusal: str) -> bool:
@@ -144,10 +161,11 @@ def test_a_few_mutations_through_the_cli(corpus, tmp_path):
 
     models = [onnx.load_model_from_string(b) for b in pickle.loads(corpus.read_bytes())]
     targets = sum((["--target", t] for t in target_names()), [])
-    for i, model, what, how in mutations(models, SEED ^ 0x5EED, 0, CLI_RUNS):
+    for i, model, what, how, _ in mutations(models, SEED ^ 0x5EED, 0, CLI_RUNS):
         path = tmp_path / f"m{i}.onnx"
         path.write_bytes(model.SerializeToString())
-        proc = subprocess.run([sys.executable, "-c", RUN, "check", str(path), *targets], capture_output=True, text=True,
+        proc = subprocess.run([sys.executable, "-c", RUN, "check", str(path), *targets], capture_output=True,
+                              encoding="utf-8", errors="replace",
                               cwd=tmp_path, env=child_env(**_path()), timeout=300)
         output = proc.stdout + proc.stderr
         assert proc.returncode in (0, 1, 2), (SEED, what, how, proc.returncode, output[-2000:])
