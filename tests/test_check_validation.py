@@ -327,3 +327,58 @@ def test_gru_linear_before_reset_beyond_int32_is_refused_as_onnxruntime_narrows_
     assert "ERROR ort-cpu: #0 (GRU): attribute linear_before_reset=2147483648: GRU-14 takes >= -2147483648, <= " \
            "2147483647" in result.output, result.output
     assert "narrowing_error" in (onnxruntime_refuses(m) or "")
+
+
+def ort_cpu_agrees(tmp_path, m, refusal: str | None, onnxruntime_says: str = "") -> None:
+    """check's ort-cpu verdict: ``refusal`` (a text of its line) or runs; onnxruntime's load says the same."""
+    result = check(tmp_path, m, "ort-cpu")
+    assert result.exit_code == (1 if refusal else 0), result.output
+    assert refusal is None or refusal in result.output, result.output
+    refused = onnxruntime_refuses(m)
+    assert (refused is not None) == (refusal is not None), refused
+    assert refused is None or onnxruntime_says in refused, refused
+
+
+def test_gru_hidden_size_beyond_int32_is_refused_as_onnxruntime_narrows_it(tmp_path):
+    m = _gru(0)
+    gru = m.graph.node[0]
+    gru.attribute.remove(next(a for a in gru.attribute if a.name == "hidden_size"))
+    gru.attribute.append(helper.make_attribute("hidden_size", 2**31))
+    ort_cpu_agrees(tmp_path, m, "attribute hidden_size=2147483648: GRU-14 takes <= 2147483647", "narrowing_error")
+
+
+def _reverse_sequence(batch_axis: int, time_axis: int):
+    return model([helper.make_node("ReverseSequence", ["x", "lens"], ["y"], batch_axis=batch_axis, time_axis=time_axis)],
+                 inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2]),
+                         helper.make_tensor_value_info("lens", TensorProto.INT64, [2])],
+                 outputs=[helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])])
+
+
+def test_reverse_sequence_with_its_batch_axis_equal_to_its_time_axis_is_refused_as_onnxruntime_refuses(tmp_path):
+    ort_cpu_agrees(tmp_path, _reverse_sequence(1, 0), None)
+    ort_cpu_agrees(tmp_path, _reverse_sequence(0, 0), "attribute batch_axis=0: ReverseSequence-10 takes another value "
+                   "than time_axis (0)", "batch_axis != time_axis")
+
+
+@pytest.mark.parametrize("op", ["HannWindow", "HammingWindow", "BlackmanWindow"])
+def test_a_window_output_datatype_that_is_no_element_type_is_refused_as_onnxruntime_refuses(tmp_path, op):
+    def window(dtype):
+        size = helper.make_tensor("size", TensorProto.INT32, [], [4])
+        return model([helper.make_node(op, ["size"], ["y"], output_datatype=dtype)], inputs=[], inits=[size],
+                     outputs=[helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+    ort_cpu_agrees(tmp_path, window(1), None)
+    ort_cpu_agrees(tmp_path, window(-1), f"attribute output_datatype=-1: {op}-17 takes an ONNX element type",
+                   "Invalid tensor data type -1")
+
+
+@pytest.mark.parametrize("outputs", [["y", "mean"], ["y", "", "inv"], ["y"]])
+@pytest.mark.parametrize("stash_type", [1, 2**32 + 1, 2**63 - 1, 2**31])
+def test_layer_normalization_stash_type_is_read_as_a_32_bit_int_as_onnxruntime_reads_it(tmp_path, stash_type, outputs):
+    """Its Mean and InvStdDev outputs are of that type: without them, any stash_type loads (measured)."""
+    runs = stash_type in (1, 2**32 + 1) or outputs == ["y"]
+    scale = helper.make_tensor("scale", TensorProto.FLOAT, [3], [1.0] * 3)
+    m = model([helper.make_node("LayerNormalization", ["x", "scale"], outputs, stash_type=stash_type)], inits=[scale],
+              inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+              outputs=[helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs if o])
+    ort_cpu_agrees(tmp_path, m, None if runs else f"attribute stash_type={stash_type}: LayerNormalization-17 takes an "
+                   "ONNX element type (TensorProto.DataType, read as a 32-bit int)", "Invalid tensor data type")

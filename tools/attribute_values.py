@@ -22,7 +22,7 @@ import onnx
 from onnx import defs, helper
 
 from converter.targets.attributes import TABLE
-from converter.targets.validation import scan_count
+from converter.targets.validation import has_output, scan_count
 
 BOGUS_TEXT = "not_a_value"
 
@@ -107,6 +107,11 @@ def outside(row: dict, model) -> object:
         return helper.make_tensor("value", onnx.TensorProto.FLOAT, [2], [1.0, 2.0])
     if "ge_attribute" in row:
         return given.get(row["ge_attribute"], 1) - 1
+    if "lt_attribute_per_axis" in row:
+        kernel = given.get(row["lt_attribute_per_axis"], [1])
+        return [kernel[0]] + [0] * (2 * len(kernel) - 1)
+    if "ne_attribute" in row:
+        return given.get(row["ne_attribute"], _default(model, row["ne_attribute"]))
     if "le_length_of" in row:
         return len(given.get(row["le_length_of"], [])) + 1
     if "length_of" in row:
@@ -131,6 +136,13 @@ def outside(row: dict, model) -> object:
     raise ValueError(f"no bound in {row}")
 
 
+def _default(model, name: str):
+    """The schema's default of the node's attribute ``name``."""
+    node = model.graph.node[0]
+    schema = defs.get_schema(node.op_type, _since(model, node), "" if node.domain in ("", "ai.onnx") else node.domain)
+    return helper.get_attribute_value(schema.attributes[name].default_value)
+
+
 def _is_float(row: dict, model) -> bool:
     node = model.graph.node[0]
     schema = defs.get_schema(node.op_type, _since(model, node), "" if node.domain in ("", "ai.onnx") else node.domain)
@@ -146,7 +158,7 @@ def _base(cases, row: dict, op: str):
         node = case.model.graph.node[0]
         if node.op_type != op or ("" if node.domain == "ai.onnx" else node.domain) != domain:
             continue
-        if "output" in row and not (len(node.output) > row["output"] and node.output[row["output"]]):
+        if not has_output(node, row.get("output")):
             continue
         candidates = [case.model] + [_restamped(case.model, domain, v)
                                      for v in range(low, (high if high is not None else low) + 1)]

@@ -73,13 +73,22 @@ class Enumeration:
     bounds: dict = field(default_factory=dict)  # gt/ge/le/lt/odd/nan (attributes.within), axis_of
     domain: str = ""
     when: dict = field(default_factory=dict)  # other attribute -> values: the entry holds only there
-    output: int | None = None  # the entry holds only where the node has this output
+    output: tuple | None = None  # the entry holds only where the node has one of these outputs
     scope: str = "everywhere"  # "onnxruntime": a bound of onnxruntime's kernel, not of ONNX
 
 
 _BOUNDS = ("gt", "ge", "le", "lt", "odd", "nan", "axis_of", "per_direction", "at_least", "data_type", "one_element",
-           "ge_attribute", "le_length_of", "length_of", "count")
+           "ge_attribute", "ne_attribute", "lt_attribute_per_axis", "le_length_of", "length_of", "count", "truncated")
 _DATA_TYPES = set(TensorProto.DataType.values())
+
+
+def _outputs(value) -> tuple | None:
+    return None if value is None else tuple(value) if isinstance(value, (list, tuple)) else (value,)
+
+
+def has_output(node: onnx.NodeProto, outputs) -> bool:
+    """Whether the node gives one of the outputs (indices; None: any node does)."""
+    return outputs is None or any(len(node.output) > i and node.output[i] for i in _outputs(outputs))
 
 
 def _enumerations() -> tuple[Enumeration, ...]:
@@ -88,7 +97,7 @@ def _enumerations() -> tuple[Enumeration, ...]:
                              since=tuple(r["since"]), source=r["source"],
                              values=tuple(r["values"]) if "values" in r else None,
                              bounds={k: r[k] for k in _BOUNDS if k in r}, domain=r.get("domain", ""),
-                             when=r.get("when", {}), output=r.get("output"), scope=r.get("scope", EVERYWHERE))
+                             when=r.get("when", {}), output=_outputs(r.get("output")), scope=r.get("scope", EVERYWHERE))
                  for r in rows)
 
 
@@ -349,7 +358,7 @@ def _value_problems(node: NodeView) -> list[Finding]:
             continue
         if any(node.attrs.get(k) not in v for k, v in entry.when.items()):
             continue
-        if entry.output is not None and not (len(node.node.output) > entry.output and node.node.output[entry.output]):
+        if not has_output(node.node, entry.output):
             continue
         value = node.attrs.get(entry.attribute)
         if value is None:
@@ -371,12 +380,24 @@ def _outside(entry: Enumeration, value, node: NodeView) -> str | None:
         return f"takes {', '.join(repr(v) for v in entry.values)}" if bad else None
     bounds = entry.bounds
     if "data_type" in bounds:
+        if bounds.get("truncated") == "int32" and type(value) is int:  # its low 32 bits, as onnxruntime reads it
+            value = (value + 2**31) % 2**32 - 2**31
         good = type(value) is not int or (value in _DATA_TYPES and (value != 0 or bounds["data_type"] == "any"))
-        return None if good else "takes an ONNX element type (TensorProto.DataType)"
+        read = ", read as a 32-bit int" if bounds.get("truncated") == "int32" else ""
+        return None if good else f"takes an ONNX element type (TensorProto.DataType{read})"
     if "one_element" in bounds:
         good = not isinstance(value, TensorProto) or list(value.dims) == [1]
         return None if good else f"takes a tensor of one element, dims [1] (not {list(value.dims)})"
-    other = node.attrs.get(bounds.get("ge_attribute") or bounds.get("le_length_of") or bounds.get("length_of") or "")
+    other = node.attrs.get(bounds.get("ge_attribute") or bounds.get("ne_attribute") or bounds.get("le_length_of")
+                           or bounds.get("length_of") or bounds.get("lt_attribute_per_axis") or "")
+    if "lt_attribute_per_axis" in bounds:  # pads [x1_begin, x2_begin, ..., x1_end, ...] against kernel_shape [k1, ...]
+        bad = isinstance(value, list) and isinstance(other, list) and other and any(
+            type(v) is int and type(other[i % len(other)]) is int and v >= other[i % len(other)]
+            for i, v in enumerate(value))
+        return f"takes values below {bounds['lt_attribute_per_axis']} ({other}), axis by axis" if bad else None
+    if "ne_attribute" in bounds:
+        same = _numbers(value, other) and value == other
+        return f"takes another value than {bounds['ne_attribute']} ({other})" if same else None
     if "ge_attribute" in bounds:
         return f"takes at least {bounds['ge_attribute']} ({other})" if _numbers(value, other) and value < other else None
     if "le_length_of" in bounds:

@@ -65,12 +65,25 @@ def _drop(node: onnx.NodeProto, name: str) -> None:
     node.attribute.extend(kept)
 
 
-SCHEMA_BROKEN = ("required attribute removed", "unknown attribute added", "another type")  # what any schema refuses
+SCHEMA_BROKEN = ("required attribute removed", "unknown attribute added", "another type")
+
+
+def _checker_refuses(node: onnx.NodeProto, model: onnx.ModelProto) -> bool:
+    """Whether onnx's checker refuses the node itself (a schema may allow attributes it does not list:
+    LayerNormalization's, which onnxruntime loads too)."""
+    ctx = onnx.checker.C.CheckerContext()
+    ctx.ir_version = model.ir_version
+    ctx.opset_imports = {o.domain: o.version for o in model.opset_import}
+    try:
+        onnx.checker.check_node(node, ctx)
+    except Exception:  # noqa: BLE001 - any refusal of the checker
+        return True
+    return False
 
 
 def mutate(model: onnx.ModelProto, rng: random.Random) -> tuple[onnx.ModelProto, str, str, dict]:
     """A copy of ``model`` with one thing broken: (model, the op and attribute broken, what was done, where: the
-    node's index, its attribute, and the kind of mutation where the op's schema refuses it: SCHEMA_BROKEN)."""
+    node's index, its attribute, and the kind of mutation (SCHEMA_BROKEN) where onnx's checker refuses the node)."""
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
     graph = copy.graph
@@ -94,12 +107,14 @@ def mutate(model: onnx.ModelProto, rng: random.Random) -> tuple[onnx.ModelProto,
         if required:
             name = rng.choice(required)
             _drop(node, name)
+            broken = SCHEMA_BROKEN[0] if _checker_refuses(node, copy) else None
             return copy, f"{node.op_type}.{name}", "required attribute removed", \
-                {"node": index, "attribute": name, "broken": SCHEMA_BROKEN[0]}
+                {"node": index, "attribute": name, "broken": broken}
     if kind == 2:
         node.attribute.append(helper.make_attribute("not_an_attribute", rng.choice(HUGE_INTS)))
         return copy, f"{node.op_type}.not_an_attribute", "unknown attribute added", \
-            {"node": index, "attribute": "not_an_attribute", "broken": SCHEMA_BROKEN[1] if schema is not None else None}
+            {"node": index, "attribute": "not_an_attribute",
+             "broken": SCHEMA_BROKEN[1] if schema is not None and _checker_refuses(node, copy) else None}
     name = rng.choice(names)
     declared = int(formal[name].type.value) if name in formal else A.INT
     retyped = kind in (3, 4) and name in formal
@@ -111,8 +126,8 @@ def mutate(model: onnx.ModelProto, rng: random.Random) -> tuple[onnx.ModelProto,
             else helper.make_attribute(name, value))
     node.attribute.append(attr)
     return copy, f"{node.op_type}.{name}", helper.printable_attribute(attr)[:120], \
-        {"node": index, "attribute": name, "broken": SCHEMA_BROKEN[2] if retyped
-         else SCHEMA_BROKEN[1] if schema is not None and name not in formal else None}
+        {"node": index, "attribute": name, "broken": None if not _checker_refuses(node, copy)
+         else SCHEMA_BROKEN[2] if retyped else SCHEMA_BROKEN[1] if schema is not None and name not in formal else None}
 
 
 def mutations(models: list, seed: int, start: int, count: int):
