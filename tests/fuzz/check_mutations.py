@@ -184,7 +184,7 @@ def main(argv: list[str]) -> None:
              s=round(time.perf_counter() - started, 3))
         started = time.perf_counter()
         with contextlib.redirect_stdout(io.StringIO()):  # onnxruntime's Python layer prints EP fallbacks
-            why = load_error(model) if runs else None
+            why = load_error(model) if runs is not None else None  # refused too: counted (check may be stricter)
         _say(i=i, step="ort", refused=why, s=round(time.perf_counter() - started, 3))
 
 
