@@ -382,3 +382,27 @@ def test_layer_normalization_stash_type_is_read_as_a_32_bit_int_as_onnxruntime_r
               outputs=[helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs if o])
     ort_cpu_agrees(tmp_path, m, None if runs else f"attribute stash_type={stash_type}: LayerNormalization-17 takes an "
                    "ONNX element type (TensorProto.DataType, read as a 32-bit int)", "Invalid tensor data type")
+
+
+@pytest.mark.parametrize("extra", [{"not_an_attribute": 3}, {"value_float": float("inf")}, {"value_int": 2**62}])
+def test_a_constant_with_an_attribute_after_its_value_runs_on_ort_cpu_as_onnxruntime_takes_the_first(tmp_path, extra):
+    """onnxruntime makes an initializer of a Constant's first attribute and never checks the node (measured)."""
+    constant = helper.make_node("Constant", [], ["c"], value=helper.make_tensor("v", TensorProto.FLOAT, [1], [2.0]))
+    for name, value in extra.items():
+        constant.attribute.append(helper.make_attribute(name, value))
+    m = model([constant, helper.make_node("Add", ["x", "c"], ["y"])],
+              inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+              outputs=[helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    ort_cpu_agrees(tmp_path, m, None)
+    if "not_an_attribute" in extra:  # what onnx's checker refuses is still refused elsewhere
+        result = check(tmp_path, m, "openvino")
+        assert result.exit_code == 1 and "ERROR openvino: #0 (Constant)" in result.output, result.output
+
+
+def test_a_constant_whose_first_attribute_is_a_graph_is_refused_on_ort_cpu_as_onnxruntime_refuses(tmp_path):
+    constant = helper.make_node("Constant", [], ["c"])
+    body = helper.make_graph([], "b", [], [])
+    constant.attribute.append(helper.make_attribute("value", body))
+    m = model([constant, helper.make_node("Identity", ["c"], ["y"])], inputs=[],
+              outputs=[helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    ort_cpu_agrees(tmp_path, m, "ERROR ort-cpu: #0 (Constant)")

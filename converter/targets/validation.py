@@ -59,6 +59,7 @@ _SPARSE = (AttributeProto.SPARSE_TENSOR, AttributeProto.SPARSE_TENSORS)
 # the model (other targets: a warning, their loaders do not run onnx's inference); "onnxruntime only": a limit of
 # onnxruntime's loader alone (nothing for the other targets).
 EVERYWHERE, ONNXRUNTIME, ONNXRUNTIME_ONLY = "everywhere", "onnxruntime", "onnxruntime only"
+BUT_ONNXRUNTIME = "everywhere but onnxruntime"  # a Constant node's: onnxruntime never checks it (_constant_findings)
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,8 @@ class Finding:
 def severity(finding: Finding, profile: dict) -> str | None:
     """A finding's severity for a target (its profile): "error"; "warning" where onnxruntime refuses it and the target
     is not onnxruntime; None (not a problem there) for a limit of onnxruntime's loader alone."""
+    if finding.scope == BUT_ONNXRUNTIME:
+        return None if profile.get("family") == "onnxruntime" else "error"
     if finding.scope == EVERYWHERE or profile.get("family") == "onnxruntime":
         return "error"
     return "warning" if finding.scope == ONNXRUNTIME else None
@@ -213,8 +216,10 @@ def _propagation_refusal(view: ModelView) -> list[tuple[Finding, NodeView | None
         return []
     finding = Finding(f"onnx's shape inference with the values propagated from Shape/Size refuses the model, as "
                       f"onnxruntime does when it loads it: {text[:400]}", ONNXRUNTIME)
-    named = re.search(r"\(op_type:(\w+), node name: ([^)]*)\)", text)
-    if named:
+    named = re.search(r"\(op_type:(\w+)(?:, node name: ([^)]*))?\)", text)
+    if named and named.group(1) == "Constant":  # onnxruntime makes initializers of Constants and never infers them
+        return []
+    if named and named.group(2) is not None:
         for i, node in enumerate(view.graph.node):
             if node.op_type == named.group(1) and node.name == named.group(2):
                 return [(finding, view.node_view(i), [i])]
@@ -261,7 +266,36 @@ def node_findings(view: ModelView, node: NodeView, context, where: str = "model"
     if inferred is not None:
         found.append(Finding(f"onnx's shape inference refuses the node, as onnxruntime does when it loads the model: "
                              f"{inferred}", ONNXRUNTIME))
-    return found
+    return _constant_findings(node.node, found) if is_constant(node.node) else found
+
+
+def is_constant(node: onnx.NodeProto) -> bool:
+    return node.op_type == "Constant" and node.domain in ("", "ai.onnx")
+
+
+# The attribute types onnxruntime makes an initializer of (ConstantNodeProtoToTensorProto's cases)
+_CONSTANT_TYPES = {AttributeProto.TENSOR, AttributeProto.FLOAT, AttributeProto.FLOATS, AttributeProto.INT,
+                   AttributeProto.INTS, AttributeProto.STRING, AttributeProto.STRINGS, AttributeProto.SPARSE_TENSOR}
+
+
+def _constant_findings(node: onnx.NodeProto, found: list[Finding]) -> list[Finding]:
+    """A Constant node as onnxruntime takes it: when it builds the graph it makes an initializer of the node's FIRST
+    attribute, by that attribute's type, and drops the node, which is then never checked nor inferred (onnxruntime/
+    core/graph/graph.cc, Graph constructor; core/framework/tensorprotoutils.cc, ConstantNodeProtoToTensorProto:
+    'has no data attributes', 'Unsupported attribute value type'; measured with 1.32.0: a second value attribute,
+    an unknown one or a value_float of inf after the first load). What onnx's checker refuses stays an error
+    elsewhere; what only onnx's inference refuses (onnxruntime's reason to refuse it) is not a problem."""
+    kept = [Finding(f.reason, BUT_ONNXRUNTIME, f.checker) for f in found if f.scope == EVERYWHERE]
+    first = node.attribute[0] if len(node.attribute) else None
+    if first is None:
+        kept.append(Finding("Constant without attributes: onnxruntime refuses it when it loads the model ('has no "
+                            "data attributes', tensorprotoutils.cc ConstantNodeProtoToTensorProto)", ONNXRUNTIME_ONLY))
+    elif first.type not in _CONSTANT_TYPES:
+        kept.append(Finding(f"attribute {first.name!r} (the first, which onnxruntime makes the constant of) is "
+                            f"{type_name(first.type)}: onnxruntime refuses it when it loads the model ('Unsupported "
+                            "attribute value type', tensorprotoutils.cc ConstantNodeProtoToTensorProto)",
+                            ONNXRUNTIME_ONLY))
+    return kept
 
 
 def _validate_attribute_tensors(where: str, what: str, attr: AttributeProto, folder) -> None:
