@@ -496,8 +496,8 @@ def _inference_refusal(view: ModelView, node: NodeView) -> str | None:
                 graph.initializer.append(numpy_helper.from_array(value, name))
             except Exception:  # noqa: BLE001 - a value numpy_helper cannot store: a typed input only
                 pass
-        elem, shape = view.types.get(name), view.shapes.get(name)
-        if elem is None:
+        elem, shape = _constant_types(view).get(name) or (view.types.get(name), view.shapes.get(name))
+        if elem is None or elem.upper() not in TensorProto.DataType.keys():
             return None
         _typed(graph.input.add(name=name), getattr(TensorProto, elem.upper()), shape)
     declared, whole = _declared(view), merges_shapes(view)
@@ -520,6 +520,38 @@ def _inference_refusal(view: ModelView, node: NodeView) -> str | None:
     except Exception:  # noqa: BLE001 - onnx fails otherwise (not an inference verdict): not a refusal of ours
         return None
     return None
+
+
+_FIRST_TYPES = {AttributeProto.FLOAT: "float", AttributeProto.FLOATS: "float", AttributeProto.INT: "int64",
+                AttributeProto.INTS: "int64", AttributeProto.STRING: "string", AttributeProto.STRINGS: "string"}
+
+
+def _constant_types(view: ModelView) -> dict:
+    """A Constant's output -> (element type, shape) as onnxruntime makes it, from the node's first attribute
+    (_constant_findings); onnx's inference gives none where it refuses the node. Made once per view, from the
+    groups of Constant nodes only."""
+    found = getattr(view, "_constant_types", None)
+    if found is None:
+        found = {}
+        for node, members in view.groups():
+            if not is_constant(node.node) or not len(node.node.attribute):
+                continue
+            first = node.node.attribute[0]
+            if first.type == AttributeProto.TENSOR:
+                typed = (type_name(first.t.data_type), list(first.t.dims))
+            elif first.type == AttributeProto.SPARSE_TENSOR:
+                typed = (type_name(first.sparse_tensor.values.data_type), list(first.sparse_tensor.dims))
+            elif first.type in _FIRST_TYPES:
+                listed = {AttributeProto.FLOATS: first.floats, AttributeProto.INTS: first.ints,
+                          AttributeProto.STRINGS: first.strings}.get(first.type)
+                typed = (_FIRST_TYPES[first.type], [] if listed is None else [len(listed)])
+            else:
+                continue
+            for i in members:
+                for name in view.graph.node[i].output[:1]:
+                    found[name] = typed
+        view._constant_types = found
+    return found
 
 
 def _typed(info: onnx.ValueInfoProto, elem_type: int, shape) -> None:
