@@ -45,6 +45,7 @@ from ..opset import newest_loadable_opset
 from .attributes import TABLE, any_unsafe, sanitized, type_name, unsafe, within
 from .checker import strip_external_data
 from .model_view import ModelView, NodeView, Unread
+from .model_view import type_name as element_type_name
 from .profiles import ORT_MAX_OPSET
 
 INT_MAX = 2**31 - 1  # onnx's checker context takes C ints (an opset or IR version of 2^63 - 1 is clamped)
@@ -538,9 +539,9 @@ def _constant_types(view: ModelView) -> dict:
                 continue
             first = node.node.attribute[0]
             if first.type == AttributeProto.TENSOR:
-                typed = (type_name(first.t.data_type), list(first.t.dims))
+                typed = (element_type_name(first.t.data_type), list(first.t.dims))
             elif first.type == AttributeProto.SPARSE_TENSOR:
-                typed = (type_name(first.sparse_tensor.values.data_type), list(first.sparse_tensor.dims))
+                typed = (element_type_name(first.sparse_tensor.values.data_type), list(first.sparse_tensor.dims))
             elif first.type in _FIRST_TYPES:
                 listed = {AttributeProto.FLOATS: first.floats, AttributeProto.INTS: first.ints,
                           AttributeProto.STRINGS: first.strings}.get(first.type)
