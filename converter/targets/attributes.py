@@ -48,6 +48,29 @@ def decode(attr: AttributeProto, expected: int | None = None):
     return _DECODERS[attr.type](attr)
 
 
+def constant_tensor(node: NodeProto) -> tuple[int, list] | None:
+    """(element type, dims) of the tensor onnxruntime makes of a Constant node when it loads the graph: from the
+    node's FIRST attribute, by that attribute's type, whatever its name (onnxruntime/core/framework/
+    tensorprotoutils.cc, ConstantNodeProtoToTensorProto); None where it makes none (no attribute, or a type it
+    refuses: a graph)."""
+    if not len(node.attribute):
+        return None
+    first = node.attribute[0]
+    if first.type == A.TENSOR:
+        return first.t.data_type, list(first.t.dims)
+    if first.type == A.SPARSE_TENSOR:
+        return first.sparse_tensor.values.data_type, list(first.sparse_tensor.dims)
+    scalar = {A.FLOAT: TensorProto.FLOAT, A.INT: TensorProto.INT64, A.STRING: TensorProto.STRING}
+    if first.type in scalar:
+        return scalar[first.type], []
+    listed = {A.FLOATS: (TensorProto.FLOAT, "floats"), A.INTS: (TensorProto.INT64, "ints"),
+              A.STRINGS: (TensorProto.STRING, "strings")}
+    if first.type in listed:
+        elem, field_name = listed[first.type]
+        return elem, [len(getattr(first, field_name))]
+    return None
+
+
 def type_name(attr_type: int) -> str:
     return TYPE_NAMES.get(attr_type, f"type {attr_type}")
 

@@ -78,13 +78,13 @@ def broken(limit: dict, node: NodeView, view: ModelView) -> str | None:
         if not found:
             return f"locale {name!r} ({whose}) is not installed on this machine"
     for name, allowed in require.get("attr_prefix", {}).items():
-        value = node.attrs.get(name)
+        value = value_attr(node, name)
         if isinstance(value, list):
             given = [str(v).lower() for v in value]
             if given != [a.lower() for a in allowed[:len(given)]]:
                 return f"{name}={value!r} (allowed: the first {len(given)} of {', '.join(allowed)})"
     for name in require.get("symmetric", []):
-        value = node.attrs.get(name)
+        value = value_attr(node, name)
         if isinstance(value, list) and value[:len(value) // 2] != value[len(value) // 2:]:
             return f"{name}={value!r} (allowed: each begin equal to its end)"
     if "value_kinds" in require:

@@ -22,6 +22,7 @@ import heapq
 import math
 from collections.abc import Callable
 
+from .attributes import constant_tensor
 from .model_view import ModelView
 
 
@@ -33,15 +34,10 @@ def constant_sizes(view: ModelView) -> dict[str, int | None]:
     fed = {i.name for i in graph.input}
     sizes: dict[str, int | None] = {i.name: math.prod(i.dims) for i in graph.initializer if i.name not in fed}
     for node in graph.node:
-        if node.op_type == "Constant" and node.domain in ("", "ai.onnx") and node.output and node.attribute:
-            attr = node.attribute[0]
-            if attr.name in ("value", "sparse_value"):
-                dims = attr.t.dims if attr.name == "value" else attr.sparse_tensor.dims
-                sizes[node.output[0]] = math.prod(dims)
-            elif attr.name.endswith("s"):  # value_ints, value_floats, value_strings
-                sizes[node.output[0]] = len(attr.ints) + len(attr.floats) + len(attr.strings)
-            else:  # value_int, value_float, value_string
-                sizes[node.output[0]] = 1
+        if node.op_type == "Constant" and node.domain in ("", "ai.onnx") and node.output:
+            made = constant_tensor(node)  # from its first attribute, as onnxruntime makes it
+            if made is not None:
+                sizes[node.output[0]] = math.prod(made[1])
     return sizes
 
 

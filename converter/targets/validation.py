@@ -42,7 +42,7 @@ from onnx.onnx_cpp2py_export.shape_inference import infer_shapes as _infer  # by
 from ..errors import UserError
 from ..model_reading import check_value_types, validate_sparse, validate_tensor
 from ..opset import newest_loadable_opset
-from .attributes import TABLE, any_unsafe, sanitized, type_name, unsafe, within
+from .attributes import TABLE, any_unsafe, constant_tensor, sanitized, type_name, unsafe, within
 from .checker import strip_external_data
 from .model_view import ModelView, NodeView, Unread
 from .model_view import type_name as element_type_name
@@ -523,10 +523,6 @@ def _inference_refusal(view: ModelView, node: NodeView) -> str | None:
     return None
 
 
-_FIRST_TYPES = {AttributeProto.FLOAT: "float", AttributeProto.FLOATS: "float", AttributeProto.INT: "int64",
-                AttributeProto.INTS: "int64", AttributeProto.STRING: "string", AttributeProto.STRINGS: "string"}
-
-
 def _constant_types(view: ModelView) -> dict:
     """A Constant's output -> (element type, shape) as onnxruntime makes it, from the node's first attribute
     (_constant_findings); onnx's inference gives none where it refuses the node. Made once per view, from the
@@ -535,19 +531,12 @@ def _constant_types(view: ModelView) -> dict:
     if found is None:
         found = {}
         for node, members in view.groups():
-            if not is_constant(node.node) or not len(node.node.attribute):
+            if not is_constant(node.node):
                 continue
-            first = node.node.attribute[0]
-            if first.type == AttributeProto.TENSOR:
-                typed = (element_type_name(first.t.data_type), list(first.t.dims))
-            elif first.type == AttributeProto.SPARSE_TENSOR:
-                typed = (element_type_name(first.sparse_tensor.values.data_type), list(first.sparse_tensor.dims))
-            elif first.type in _FIRST_TYPES:
-                listed = {AttributeProto.FLOATS: first.floats, AttributeProto.INTS: first.ints,
-                          AttributeProto.STRINGS: first.strings}.get(first.type)
-                typed = (_FIRST_TYPES[first.type], [] if listed is None else [len(listed)])
-            else:
+            made = constant_tensor(node.node)
+            if made is None:
                 continue
+            typed = (element_type_name(made[0]), made[1])
             for i in members:
                 for name in view.graph.node[i].output[:1]:
                     found[name] = typed
