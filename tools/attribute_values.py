@@ -116,6 +116,9 @@ def outside(row: dict, model) -> object:
         return len(given.get(row["le_length_of"], [])) + 1
     if "length_of" in row:
         return [1.0] * (len(given.get(row["length_of"], [])) + 1)
+    if "permutation" in row:
+        perm = list(given.get(row["attribute"], [0, 1]))
+        return [len(perm)] + perm[1:]
     if "count" in row:
         count = scan_count(given, len(node.input), len(node.output), row["count"])
         return [0] * (count + 1)

@@ -79,7 +79,7 @@ class Enumeration:
     scope: str = "everywhere"  # "onnxruntime": a bound of onnxruntime's kernel, not of ONNX
 
 
-_BOUNDS = ("gt", "ge", "le", "lt", "odd", "nan", "axis_of", "per_direction", "at_least", "data_type", "one_element",
+_BOUNDS = ("gt", "ge", "le", "lt", "odd", "permutation", "nan", "axis_of", "per_direction", "at_least", "data_type", "one_element",
            "ge_attribute", "ne_attribute", "lt_attribute_per_axis", "le_length_of", "length_of", "count", "truncated")
 _DATA_TYPES = set(TensorProto.DataType.values())
 
@@ -441,6 +441,9 @@ def _outside(entry: Enumeration, value, node: NodeView) -> str | None:
     if "length_of" in bounds:
         return f"takes one value per value of {bounds['length_of']} ({len(other)})" \
             if isinstance(value, list) and value and isinstance(other, list) and len(value) != len(other) else None
+    if "permutation" in bounds:
+        bad = isinstance(value, list) and all(type(v) is int for v in value) and sorted(value) != list(range(len(value)))
+        return f"takes a permutation of 0..{len(value) - 1}" if bad else None
     if "count" in bounds:
         count = scan_count(node.attrs, len(node.node.input), len(node.node.output), bounds["count"])
         each = "scan input" if bounds["count"] == "num_scan_inputs" else "scan output"
