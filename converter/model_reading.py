@@ -161,13 +161,7 @@ def _check_constants_and_types(path: str, model: onnx.ModelProto, data: bytes, f
     _check_inputs_typed)."""
     # Constant values are read by the check (tensor attributes of other ops are not); a file without the bytes
     # "Constant" (an op_type is stored as its UTF-8 bytes) has no Constant node, and a huge one is spared the loop
-    for node in model.graph.node if b"Constant" in data else ():
-        if node.op_type != "Constant":
-            continue
-        for attr in node.attribute:
-            if attr.type == onnx.AttributeProto.TENSOR:
-                validate_tensor(path, f"node {node.name or node.op_type!r} attribute {attr.name!r}:", attr.t, folder,
-                                label=False)
+    _validate_constants(path, model.graph.node if b"Constant" in data else (), folder)
     check_value_types(path, model.graph)
     _check_inputs_typed(path, model.graph)
 
@@ -279,14 +273,19 @@ def validate_graph_tensors(path: str, graph: onnx.GraphProto, folder: Path | Non
         nbytes = validate_tensor(path, "initializer", init, folder)
         if nbytes > KEEP_BYTES or init.data_location == TensorProto.EXTERNAL:
             unread[init.name] = (TensorProto.DataType.Name(init.data_type).lower(), tuple(init.dims))
-    for i, node in enumerate(graph.node if constants else ()):
+    _validate_constants(path, graph.node if constants else (), folder)
+    return unread
+
+
+def _validate_constants(path: str, nodes, folder: Path | None) -> None:
+    """The tensor values of the Constant nodes among ``nodes``."""
+    for node in nodes:
         if node.op_type != "Constant":
             continue
         for attr in node.attribute:
             if attr.type == onnx.AttributeProto.TENSOR:
-                validate_tensor(path, f"node {node.name or f'#{i}'} (Constant) attribute {attr.name!r}:", attr.t, folder,
+                validate_tensor(path, f"node {node.name or node.op_type!r} attribute {attr.name!r}:", attr.t, folder,
                                 label=False)
-    return unread
 
 
 def check_value_types(path: str, graph: onnx.GraphProto, what: str = "graph") -> None:
