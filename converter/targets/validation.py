@@ -41,7 +41,7 @@ from onnx.onnx_cpp2py_export.shape_inference import infer_shapes as _infer  # by
 
 from ..errors import UserError
 from ..model_reading import check_value_types, validate_sparse, validate_tensor
-from ..opset import newest_loadable_opset
+from ..ort_build import newest_loadable_opset
 from .attributes import TABLE, any_unsafe, constant_tensor, sanitized, type_name, unsafe, within
 from .checker import strip_external_data
 from .model_view import ModelView, NodeView, Unread
