@@ -71,14 +71,14 @@ def test_an_input_the_cuda_kernel_reads_from_cpu_memory_keeps_the_node():
 
 def test_a_float16_input_keeps_the_node_and_a_large_initializer_too():
     # the Cast of Shape's output has one CPU input: moved. The Mul has a float16 input: stays ("skip placing on
-    # CPU if the data type is float16"). The Add's other input is an initializer of 101 elements: not small, not a
-    # CPU tensor: stays
+    # CPU if the data type is float16"). The Add's other input is an initializer of 101 elements ([101, 1], which
+    # broadcasts with the [2] shape): not small, not a CPU tensor: stays
     m = model([helper.make_node("Shape", ["x"], ["s"], name="shape"),
                helper.make_node("Cast", ["s"], ["h"], name="cast", to=F16),
                helper.make_node("Mul", ["h", "w"], ["y"], name="mul"),
                helper.make_node("Add", ["s", "big"], ["z"], name="add")],
-              [("x", F, ["n", "m"]), ("w", F16, [2])], [("y", F16, [2]), ("z", I64, [101])],
-              inits=[index("big", np.zeros(101, np.int64))])
+              [("x", F, ["n", "m"]), ("w", F16, [2])], [("y", F16, [2]), ("z", I64, [101, 2])],
+              inits=[index("big", np.zeros((101, 1), np.int64))])
     found = refused(m)
     assert list(found) == ["cast"], found
 

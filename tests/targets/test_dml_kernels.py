@@ -78,9 +78,21 @@ REFUSED = {
     # |MatMul| DML rows are float/float16 only (the CPU section also registers int32, int64, ...)
     "MatMul-13 int32 (type)": (model("MatMul", [("a", I32, [2, 3]), ("b", I32, [3, 4])], [("y", I32, [2, 4])], opset=17),
                                True),
-    # |Relu| 13+ and 6+ rows are float/float16: int8 only from 14+
-    "Relu-13 int8 (type at 13)": (model("Relu", [("x", I8, [2, 3])], [("y", I8, [2, 3])], opset=13), False),
 }
+
+
+def test_a_type_the_schema_does_not_allow_is_refused_as_onnxruntime_refuses_it_at_load():
+    # Relu-13's schema takes float types only (int8 from Relu-14), so this model is invalid before any EP is asked:
+    # onnxruntime refuses to load it ("Type 'tensor(int8)' of input parameter (x) of operator (Relu) ... is
+    # invalid"), and so must check, on ort-dml as on ort-cpu; the DML kernel question comes after
+    import onnxruntime as ort
+
+    m = model("Relu", [("x", I8, [2, 3])], [("y", I8, [2, 3])], opset=13)
+    with pytest.raises(Exception, match="tensor\\(int8\\).*invalid"):
+        ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+    for target in ("ort-dml", "ort-cpu"):
+        found = reasons(m, target)
+        assert found and "unsupported type: tensor(int8)" in found[0], (target, found)
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))
