@@ -36,7 +36,7 @@ from .compare import Tolerance, compare, resolve_tolerance
 from .errors import TargetRefusal, UserError, describe_exception
 from .lowering import build_model
 from .opset import DEFAULT_OPSET, MIN_OPSET, newest_onnx_opset
-from .registry import layer_kind
+from .registry import is_builtin, layer_kind, layer_kinds, reference_of
 from .repro import write_repro
 from .results import BAD, ERROR, FAIL, OUTCOMES, PASS, REFUSAL_POLICIES, REFUSED, XFAIL, XPASS, CaseResult
 from .files import check_writable_folder, write_atomic
@@ -80,6 +80,19 @@ class Options:
     @property
     def show_labels(self) -> bool:
         return len(self.configs) > 1
+
+
+def warm_up() -> None:
+    """What every worker would otherwise do on its first spec, done once before the pool forks them: the
+    caches' key digest, and the import of every built-in layer kind's numpy reference. Pure Python and
+    numpy: no runtime is touched (the parent never creates a session, which could take it down)."""
+    spec_cache.warm()
+    for name in layer_kinds():
+        if is_builtin(name):
+            try:
+                reference_of(name)
+            except Exception:  # noqa: BLE001 - none, or broken: the worker meets it again and reports it per case
+                pass
 
 
 def opset_for(spec: Spec, options: Options) -> int:

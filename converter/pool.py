@@ -31,7 +31,7 @@ from .errors import UserError
 from .isolation import die_with_parent, exit_reason
 from .selection import case_names
 from .spec import load_spec
-from .pipeline import ERROR, CaseResult, Options, describe_exception, opset_for, validate_spec
+from .pipeline import ERROR, CaseResult, Options, describe_exception, opset_for, validate_spec, warm_up
 from .plugins import load_plugins
 
 SETUP = "<setup>"  # what a worker does before its first case: loading the spec, building the model and sessions
@@ -272,6 +272,8 @@ class Pool:
         self.workers = []
         # Asked here, once: each worker would otherwise start its own child process and repeat the warning
         self.runtime = ort_build.snapshot()
+        if self.ctx.get_start_method() == "fork":
+            warm_up()  # forked workers inherit it: each computed it on its first spec, at every run (~20 ms)
         for _ in range(min(self.size, len(queue)) or 1):
             self.workers.append(self._start())  # one by one: each new worker knows the pipes to close
         try:

@@ -73,6 +73,14 @@ def _code_id() -> bytes:
     return digest.digest()
 
 
+def warm() -> None:
+    """Compute the per-process answers every cache lookup needs (the code's digest: every module of spec2onnx
+    read and hashed, some 15 ms), where caching is on. The pool calls it before it forks its workers, which
+    then inherit them instead of each computing them again on its first spec."""
+    if signed_store.cache_dir() is not None:
+        _code_id()
+
+
 def _key(data: bytes, spec_path: Path) -> str:
     # The suffix picks the parser: the same bytes are read as JSON in a .json file and as YAML otherwise.
     parser = b"json" if spec_path.suffix == ".json" else b"yaml"
@@ -105,7 +113,13 @@ class _SpecUnpickler(pickle.Unpickler):
     def find_class(self, module, name):
         if (module, name) not in _ALLOWED:
             raise pickle.UnpicklingError(f"a cached spec holds no {module}.{name}")
-        return super().find_class(module, name)
+        found = _FOUND.get((module, name))
+        if found is None:  # (an entry names some ten classes: the import machinery once per process, not per spec)
+            found = _FOUND[module, name] = super().find_class(module, name)
+        return found
+
+
+_FOUND: dict[tuple[str, str], object] = {}
 
 
 def get(data: bytes, spec_path: Path, budget: int, runs: int):
