@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -198,10 +199,11 @@ def find_specs(paths: Iterable[str | Path], exclude: Iterable[str] = ()) -> Foun
             raise UserError(f"{root}: {exc.strerror or exc}") from None
         if is_dir:
             candidates = sorted(f for f in root.rglob("*") if f.suffix in SPEC_SUFFIXES and f.is_file())
+            folders: dict[Path, str] = {}  # a folder's real path, asked once per folder of this search
             for file in candidates:
                 if _excluded(file, root, exclude) or not is_spec_file(file):
                     found.skipped.append(file)
-                elif (real := file.resolve()) not in seen:
+                elif (real := _real_path(file, folders)) not in seen:
                     seen.add(real)
                     found.files.append(file)
         elif root.exists() or root.is_symlink():
@@ -211,6 +213,16 @@ def find_specs(paths: Iterable[str | Path], exclude: Iterable[str] = ()) -> Foun
         else:
             raise UserError(f"{root}: no such file or folder")
     return found
+
+
+def _real_path(file: Path, folders: dict[Path, str]) -> Path:
+    """``file.resolve()``: for a file that is no symlink, its folder's real path (kept in ``folders``) and its
+    name, without resolving every component of every file's path again (a suite's specs share a few folders)."""
+    if os.path.islink(file):
+        return file.resolve()
+    if file.parent not in folders:
+        folders[file.parent] = os.path.realpath(file.parent)
+    return Path(folders[file.parent], file.name)
 
 
 def spec_files(paths: Iterable[str | Path], shard: tuple[int, int] | None = None, exclude: Iterable[str] = ()) -> list[Path]:
