@@ -92,6 +92,22 @@ def test_a_file_reached_twice_is_kept_once():
     assert spec_files([SEED, SEED.parent]).count(SEED) == 1
 
 
+def test_a_file_reached_through_links_is_kept_once(tmp_path):
+    """The search resolves a found file through its folder's real path (kept per folder): a symlinked folder, a
+    symlinked file and a link in a parent folder all reach the one real file, which runs once, as Path.resolve says."""
+    real = tmp_path / "real" / "deep"
+    real.mkdir(parents=True)
+    spec = real / "s.yaml"
+    spec.write_text(SEED.read_text())
+    (tmp_path / "linked").symlink_to(tmp_path / "real")  # a link to a parent folder of the spec
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "alias.yaml").symlink_to(spec)  # a link to the file itself
+    (tmp_path / "other" / "own.yaml").write_text(SEED.read_text().replace("name: ", "name: own", 1))
+    found = find_specs([tmp_path / "linked", tmp_path / "other", tmp_path / "real"]).files
+    assert found == [tmp_path / "linked" / "deep" / "s.yaml", tmp_path / "other" / "own.yaml"]
+    assert len({f.resolve() for f in found}) == len(found)
+
+
 def test_shards_split_the_specs_round_robin():
     everything = spec_files([SPECS / "trt_scale"])
     shards = [spec_files([SPECS / "trt_scale"], (i, 3)) for i in (1, 2, 3)]
