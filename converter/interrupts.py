@@ -9,6 +9,7 @@ A second SIGTERM while cleaning up ends the process at once (the default action)
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from contextlib import contextmanager
@@ -48,3 +49,52 @@ def terminate_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
+@contextmanager
+def signal_wakeup() -> Iterator[int | None]:
+    """A file descriptor that turns readable when any handled signal (Ctrl-C, SIGTERM) reaches this process.
+
+    Python runs signal handlers only in the main thread, between bytecodes; but the kernel hands a signal sent
+    to the process to any thread that does not block it, a runtime's native thread included (onnxruntime's
+    module starts one when imported: gdb shows it in pthread_cond_timedwait). Python's C handler then only sets
+    a flag there, and a main
+    thread asleep in poll(2) sleeps on (validate's pool: up to --timeout): Ctrl-C did nothing for minutes.
+    A thread that waits in poll(2) also waits on this descriptor (``signal.set_wakeup_fd``, written by the C
+    handler in whichever thread it runs): it wakes, and the interrupt is raised as soon as it runs Python code.
+    None outside the main thread, or when the wakeup descriptor is someone else's (an asyncio loop's)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield None
+        return
+    read, write = os.pipe()
+    os.set_blocking(read, False)
+    os.set_blocking(write, False)
+    try:
+        previous = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    except ValueError:
+        previous = None
+    if previous != -1:  # not ours to take (or not settable): put back what was there
+        if previous is not None:
+            signal.set_wakeup_fd(previous)
+        os.close(read)
+        os.close(write)
+        yield None
+        return
+    try:
+        yield read
+    finally:
+        try:
+            signal.set_wakeup_fd(-1)
+        except ValueError:  # closed from another thread (a generator collected there): the C handler still
+            return          # writes to ``write``; the two descriptors stay open rather than be reused by a file
+        os.close(read)
+        os.close(write)
+
+
+def drain(fd: int) -> None:
+    """Empty a ``signal_wakeup`` descriptor (its bytes are the signal numbers; the handlers already ran or will)."""
+    try:
+        while os.read(fd, 512):
+            pass
+    except (BlockingIOError, InterruptedError):
+        pass

@@ -28,6 +28,7 @@ from typing import Callable, Iterator
 
 from . import ort_build
 from .errors import UserError
+from .interrupts import drain, signal_wakeup
 from .isolation import die_with_parent, exit_reason
 from .selection import case_names
 from .spec import load_spec
@@ -134,6 +135,7 @@ def _worker_main(conn: Connection, progress, options: Options, plugins: tuple[st
                  inherited: tuple = (), runtime: dict | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the workers
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler (fork copies it): a worker just ends
+    signal.set_wakeup_fd(-1)  # nor the parent's signal_wakeup descriptor
     _die_with_parent(parent_pid, inherited)
     faulthandler.disable()  # a crash is reported by the parent, in one line
     if runtime is not None:
@@ -269,6 +271,10 @@ class Pool:
         queue = deque(jobs)
         for i, job in enumerate(queue):
             job.id = i
+        with signal_wakeup() as wakeup:  # Ctrl-C wakes the wait below, whichever thread the kernel gave it to
+            yield from self._run(queue, wakeup)
+
+    def _run(self, queue: deque, wakeup: int | None) -> Iterator[CaseResult]:
         self.workers = []
         # Asked here, once: each worker would otherwise start its own child process and repeat the warning
         self.runtime = ort_build.snapshot()
@@ -290,8 +296,10 @@ class Pool:
                            and self._send_ahead(worker, queue.popleft(), queue)):
                         pass
                 busy = [w for w in self.workers if w.job]
-                ready = self._waiter.wait([w.conn for w in busy] + [w.process.sentinel for w in busy],
-                                          self._next_deadline(busy))
+                ready = self._waiter.wait([w.conn for w in busy] + [w.process.sentinel for w in busy]
+                                          + ([wakeup] if wakeup is not None else []), self._next_deadline(busy))
+                if wakeup in ready:  # a signal: its handler (KeyboardInterrupt) runs at the next bytecode
+                    drain(wakeup)
                 for worker in busy:
                     if worker.conn in ready:
                         yield from self._drain(worker)
