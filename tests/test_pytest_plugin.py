@@ -155,9 +155,15 @@ def test_a_bad_option_is_a_usage_error(pytester, suite, option, message):
     result.stderr.fnmatch_lines(["ERROR: " + message])
 
 
-def test_the_projects_own_test_folder_collects_no_bad_spec(pytester):
-    """`pytest tests/` with the plugin loaded: tests/bad_specs is data (tests/conftest.py ignores it)."""
-    result = pytester.runpytest_inprocess(*PLUGIN, str(BAD_SPECS.parent), "--collect-only", "-q", f"--rootdir={REPO}")
+def test_the_projects_own_test_folder_collects_no_bad_spec(pytester, monkeypatch):
+    """`pytest tests/` with the plugin loaded: tests/bad_specs is data (tests/conftest.py ignores it).
+
+    In a fresh interpreter, as a user runs it. In this one (runpytest_inprocess), run alone, the inner session
+    imported a second copy of modules under the name ``converter`` (converter.compare, converter.dtypes: a finder
+    of the inner session sits ahead of _alias's in sys.meta_path) beside the outer session's ``spec2onnx``, and a
+    dynamic DequantizeLinear spec's profile check compared one copy's dtypes with the other's."""
+    monkeypatch.setenv("PYTHONPATH", str(REPO))  # `-p converter.pytest_plugin`: the checkout's package
+    result = pytester.runpytest_subprocess(*PLUGIN, str(BAD_SPECS.parent), "--collect-only", "-q", f"--rootdir={REPO}")
     collected = [line.split("::")[0] for line in result.outlines if "::" in line]
     assert collected and all(path.endswith(".py") for path in collected)
     assert result.ret == pytest.ExitCode.OK
