@@ -6,7 +6,7 @@ Each measurement runs in a fresh interpreter (a subprocess), which reports its w
 RSS (``VmHWM``, the interpreter and its imports included); the check's output goes to a file (its
 summary is a few lines; ``-v`` would print one line per problem).
 
-    python -m benchmarks.check_scale [--nodes 1000000] [--target portable] [--repeat 3]
+    python -m benchmarks.check_scale [--nodes 1000000] [--target portable] [--repeat 5]
 
 The two run in turn ``--repeat`` times (each check beside its own baseline: on a shared machine the load
 changes between runs); the medians of the ratios are the figures.
@@ -91,7 +91,7 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.check_scale")
     parser.add_argument("--nodes", type=int, default=10**6)
     parser.add_argument("--target", default="portable")
-    parser.add_argument("--repeat", type=int, default=3, help="pairs of runs, baseline and check in turn (medians)")
+    parser.add_argument("--repeat", type=int, default=5, help="pairs of runs, baseline and check in turn (medians)")
     args = parser.parse_args(argv)
     print(machine())
     with tempfile.TemporaryDirectory() as tmp:

@@ -82,7 +82,9 @@ def read_model(path, max_memory: int | None = None) -> ModelFile:
         nbytes = validate_tensor(path, "initializer", init, folder)
         if nbytes > KEEP_BYTES or init.data_location == TensorProto.EXTERNAL:
             unread[init.name] = (TensorProto.DataType.Name(init.data_type).lower(), tuple(init.dims))
-    _check_constants_and_types(path, model, data, folder)
+    # subgraph value types: per group of equal nodes in the validation pass (converter/targets/validation.py), which
+    # runs before anything reads them; here they would cost a walk over every node's attributes (~1 s at 10^6 nodes)
+    _check_constants_and_types(path, model, data, folder, subgraphs=False)
     if unread:
         model = without_data(model, unread)
         data = model.SerializeToString()
@@ -156,13 +158,14 @@ def _field_path(where) -> str:
     return ".".join(reversed(parts))
 
 
-def _check_constants_and_types(path: str, model: onnx.ModelProto, data: bytes, folder: Path) -> None:
-    """Constant values (as initializers), and the element types of the graph's values (check_value_types,
-    _check_inputs_typed)."""
+def _check_constants_and_types(path: str, model: onnx.ModelProto, data: bytes, folder: Path,
+                               subgraphs: bool = True) -> None:
+    """Constant values (as initializers), and the element types of the graph's values (check_value_types, in
+    ``subgraphs`` too; _check_inputs_typed)."""
     # Constant values are read by the check (tensor attributes of other ops are not); a file without the bytes
     # "Constant" (an op_type is stored as its UTF-8 bytes) has no Constant node, and a huge one is spared the loop
     _validate_constants(path, model.graph.node if b"Constant" in data else (), folder)
-    check_value_types(path, model.graph)
+    check_value_types(path, model.graph, subgraphs=subgraphs)
     _check_inputs_typed(path, model.graph)
 
 
@@ -288,10 +291,10 @@ def _validate_constants(path: str, nodes, folder: Path | None) -> None:
                                 label=False)
 
 
-def check_value_types(path: str, graph: onnx.GraphProto, what: str = "graph") -> None:
+def check_value_types(path: str, graph: onnx.GraphProto, what: str = "graph", subgraphs: bool = True) -> None:
     """A graph input, output or value_info whose tensor elem_type is no ONNX element type is bad input (exit 2):
-    onnx's enum has no name for it, so nothing downstream can read it. Subgraphs too (an int compare per
-    attribute first: most hold no graph)."""
+    onnx's enum has no name for it, so nothing downstream can read it. ``subgraphs`` too (an int compare per
+    attribute first: most hold no graph; still a walk over every node)."""
     for section in ("input", "output", "value_info"):
         for info in getattr(graph, section):
             tproto = info.type
@@ -306,7 +309,7 @@ def check_value_types(path: str, graph: onnx.GraphProto, what: str = "graph") ->
                 if et and et not in _TYPES:
                     raise UserError(f"{path}: {what} {section} {info.name!r}: elem_type {et} is not an ONNX element "
                                     f"type (TensorProto.DataType: {min(_TYPES)}..{max(_TYPES)})")
-    for node in graph.node:
+    for node in graph.node if subgraphs else ():
         for attr in node.attribute:
             if attr.type not in _GRAPHS:  # (an int compare first: most attributes hold no graph)
                 continue
