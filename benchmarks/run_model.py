@@ -44,10 +44,13 @@ try:
         from polygraphy.tools import main
         code = main()
     else:
-        from spec2onnx.cli import main
-        main()
+        from spec2onnx.cli import console  # the console script's function (pyproject.toml [project.scripts])
+        console()
 except SystemExit as exc:
     code = exc.code
+import multiprocessing  # children that have answered end beside the parent (converter/isolation.py): waited for, as
+for child in multiprocessing.active_children():  # the interpreter's exit waits for them, so that their CPU time and
+    child.join()  # peak RSS are counted below
 hwm = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM")) / 1024
 usage, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 cpu = usage.ru_utime + usage.ru_stime + children.ru_utime + children.ru_stime

@@ -6,6 +6,7 @@ In a source checkout the top-level ``cli.py`` runs it: ``python cli.py validate`
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import sys
 import traceback
@@ -89,6 +90,18 @@ class _Group(click.Group):
             click.echo("Aborted!", err=True)
             sys.exit(EXIT_FAILED)
         sys.exit(value if isinstance(value, int) else EXIT_OK)
+
+
+def console() -> None:
+    """The ``spec2onnx`` console script and ``python cli.py``: ``main()`` as a whole program. On the way out,
+    everything it made is frozen out of the cycle collector's sight (gc.freeze): the interpreter's last
+    collections at exit walked every object of onnx, onnxruntime and numpy, 60-100 ms of each command
+    (benchmarks/run_model.py). Nothing else of the exit changes: files are closed, atexit handlers run and
+    modules are torn down as before. In-process callers (tests, CliRunner) call ``main`` and keep collecting."""
+    try:
+        main()
+    finally:
+        gc.freeze()
 
 
 class _NonNegative(click.ParamType):
@@ -520,6 +533,22 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, seed, val_ranges, loa
     SPEC (.yaml, .yml, .json): its model on onnxruntime, on the inputs of a
     case, each output written as <name>.npy (bfloat16 as float32, exactly).
     """
+    from . import model_start  # start-up time: imports no onnx (the early session below starts before it)
+
+    # the first runtime's session, made in a child process while the model is read (None where it does not apply)
+    early = model_start.begin(file, runtimes, provider, opt_levels, max_memory)
+    try:
+        _run(ctx, file, runtimes, provider, opt_levels, shapes, seed, val_ranges, load_inputs, save_inputs,
+             load_outputs, save_outputs, mark_all, atol, rtol, json_path, junit_path, quiet, case_name, input_files,
+             output_dir, opset, max_memory, early)
+    finally:
+        if early is not None:
+            early.stop()
+
+
+def _run(ctx, file, runtimes, provider, opt_levels, shapes, seed, val_ranges, load_inputs, save_inputs, load_outputs,
+         save_outputs, mark_all, atol, rtol, json_path, junit_path, quiet, case_name, input_files, output_dir, opset,
+         max_memory, early):
     from . import model_run  # start-up time: --help and usage errors import nothing; a model run, no lowering
 
     is_model = model_run.is_onnx_model(file)
@@ -537,7 +566,7 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, seed, val_ranges, loa
                                               max_memory=max_memory):
             click.echo(f"wrote {path}  {array.dtype}{list(array.shape)}  ({name})")
         return
-    _run_model(file, model_run, quiet=quiet, json_path=json_path, junit_path=junit_path,
+    _run_model(file, model_run, quiet=quiet, json_path=json_path, junit_path=junit_path, early=early,
                options=model_run.make_run_options(runtimes=runtimes or model_run.DEFAULT_RUNTIMES, provider=provider,
                                             opt_levels=opt_levels or ("all",), atol=atol, rtol=rtol, seed=seed,
                                             shapes=shapes, val_ranges=val_ranges, load_inputs=load_inputs,
@@ -545,13 +574,13 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, seed, val_ranges, loa
                                             save_outputs=save_outputs, mark_all=mark_all, max_memory=max_memory))
 
 
-def _run_model(file, model_run, *, quiet, json_path, junit_path, options) -> None:
+def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=None) -> None:
     """``run MODEL``: the library runs and compares (converter/model_run.py); this prints it and sets the status."""
     import datetime
 
     started = datetime.datetime.now(datetime.timezone.utc)
     model_run.check_files(options, file, {"--json": json_path, "--junit": junit_path})
-    run = model_run.run_model(file, options)
+    run = model_run.run_model(file, options, early)
     inputs = ", ".join(f"{n} {_typed(a)}" for n, a in run.feeds.items())
     _say(f"{run.path}: {run.nodes:,} nodes, opset {run.opset}; " + (f"inputs ({run.source}): {inputs}" if inputs
                                                                      else "no inputs"))

@@ -36,9 +36,9 @@ from onnx import TensorProto, helper
 
 from .budget import PROTOBUF_LIMIT, _describe_budget as describe_budget, default_budget, show
 from .errors import UserError
+from .model_file import READ_FACTOR, file_kind, read_bounded
 
 KEEP_BYTES = 64 * 2**10  # initializer data kept for the check (zero points, shapes); larger data is dropped
-READ_FACTOR = 3  # the file's bytes, their parsed copy, and a re-serialized structure: bounds the read
 NODE_BYTES = 1400  # per node: the parsed graph, shape inference's copy with a type per tensor, the grouping (measured
 # 1.3 KB per node: 1.40 GiB peak for the 10^6-node chain of benchmarks/check_scale.py)
 
@@ -74,7 +74,7 @@ def read_model(path, max_memory: int | None = None) -> ModelFile:
     """Read ``path`` as an untrusted ONNX model, structure only; a UserError (one line) when it cannot be."""
     path = str(path)
     budget = default_budget() if max_memory is None else max_memory
-    data, model = _parse(path, budget, "checking")
+    data, model, _ = _parse(path, budget, "checking")
     folder = Path(path).parent
     size = len(data)
     unread = {}
@@ -91,10 +91,10 @@ def read_model(path, max_memory: int | None = None) -> ModelFile:
     return ModelFile(path, model, data, size=size, unread=unread)
 
 
-def _parse(path: str, budget: int, doing: str) -> tuple[bytes, onnx.ModelProto]:
-    """The file's bytes (bounded) and the model parsed from them; a UserError when it is no ONNX model or
-    ``doing`` (checking, running) it would need more than ``budget``."""
-    data = _read_bounded(path, budget)
+def _parse(path: str, budget: int, doing: str) -> tuple[bytes, onnx.ModelProto, tuple]:
+    """The file's bytes (bounded), the model parsed from them and the file's identity (model_file.identity); a
+    UserError when it is no ONNX model or ``doing`` (checking, running) it would need more than ``budget``."""
+    data, read = read_bounded(path, budget)
     hint = ("; for a spec file, `spec2onnx convert SPEC --target T` (or `validate --target T`) checks the model "
             "lowered from it" if Path(path).suffix.lower() in (".yaml", ".yml", ".json") else "")
     try:
@@ -108,7 +108,7 @@ def _parse(path: str, budget: int, doing: str) -> tuple[bytes, onnx.ModelProto]:
     if need > budget:
         raise UserError(f"{path}: {doing} this model ({show(len(data))}, {nodes:,} nodes) needs an estimated "
                         f"{show(need)}, above the memory budget of {describe_budget(budget)}")
-    return data, model
+    return data, model, read
 
 
 def _check_utf8(path: str, model: onnx.ModelProto) -> None:
@@ -141,7 +141,7 @@ def non_utf8_field(path, max_memory: int | None = None) -> str | None:
     again for it only after a UnicodeError (onnx's checker meets such a field while formatting its refusal):
     the walk visits every message, which run pays on every model and check's cost per node is held from."""
     path = str(path)
-    _, model = _parse(path, default_budget() if max_memory is None else max_memory, "checking")
+    _, model, _ = _parse(path, default_budget() if max_memory is None else max_memory, "checking")
     try:
         _check_utf8(path, model)
     except UserError as exc:
@@ -169,14 +169,15 @@ def _check_constants_and_types(path: str, model: onnx.ModelProto, data: bytes, f
     _check_inputs_typed(path, model.graph)
 
 
-def read_model_with_data(path, max_memory: int | None = None) -> tuple[onnx.ModelProto, int]:
-    """(model with every value, bytes of external data read into it): ``path`` read as ``read_model`` reads
-    it, then its external data read as onnxruntime reads it, inside the model's folder. A UserError (one
+def read_model_with_data(path, max_memory: int | None = None) -> tuple[onnx.ModelProto, int, tuple]:
+    """(model with every value, bytes of external data read into it, the file's identity as read: model_file.
+    identity): ``path`` read as ``read_model`` reads it, then its external data read as onnxruntime reads it,
+    inside the model's folder. A UserError (one
     line) when the file or its data cannot be read, the budget would be exceeded, or the model with its
     data is larger than one protobuf message."""
     path = str(path)
     budget = default_budget() if max_memory is None else max_memory
-    data, model = _parse(path, budget, "running")
+    data, model, read = _parse(path, budget, "running")
     _check_utf8(path, model)
     folder = Path(path).parent
     external = []
@@ -200,7 +201,7 @@ def read_model_with_data(path, max_memory: int | None = None) -> tuple[onnx.Mode
                         "runtime the model as one protobuf message, at most 2 GiB")
     for where, tensor, nbytes in external:
         _load_external(path, where, tensor, nbytes, folder)
-    return model, total
+    return model, total, read
 
 
 def _all_tensors(graph: onnx.GraphProto, prefix: str):
@@ -328,48 +329,6 @@ def _check_inputs_typed(path: str, graph: onnx.GraphProto) -> None:
             raise UserError(f"{path}: graph input {info.name!r}: elem_type 0 (UNDEFINED): an input needs an element type")
 
 
-def _read_bounded(path: str, budget: int) -> bytes:
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(path, flags)  # O_NONBLOCK: opening a FIFO does not wait for a writer
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UserError(f"{path}: not a regular file ({_kind(info.st_mode)}); check reads ONNX model files")
-        size = info.st_size
-        if size > PROTOBUF_LIMIT:
-            raise UserError(f"{path}: {show(size)}, larger than an ONNX model file can be (one protobuf message, "
-                            "at most 2 GiB; larger tensors go in external data files)")
-        if READ_FACTOR * size > budget:
-            raise UserError(f"{path}: reading this {show(size)} model needs an estimated {show(READ_FACTOR * size)}, "
-                            f"above the memory budget of {describe_budget(budget)}")
-        chunks, left = [], size + 1  # one byte more: a file that grew while read is noticed
-        while left > 0:
-            chunk = os.read(fd, min(left, 2**24))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    finally:
-        os.close(fd)
-    if len(data) != size:
-        raise UserError(f"{path}: the file changed while it was read ({size} bytes, then {len(data)})")
-    return data
-
-
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return "not a regular file"
-
-
 def element_bytes(data_type: int, count: int) -> int:
     """Bytes of ``count`` elements of ``data_type`` stored densely (raw_data); sub-byte types packed."""
     if data_type in _BITS:
@@ -475,7 +434,7 @@ def _check_external(tensor, folder: Path | None, nbytes: int, bad, shown: str) -
     except (OSError, ValueError) as exc:
         raise bad(f"cannot read the model's external data {location!r} ({getattr(exc, 'strerror', None) or exc})") from None
     if not stat.S_ISREG(info.st_mode):
-        raise bad(f"external data {location!r}: not a regular file ({_kind(info.st_mode)})")
+        raise bad(f"external data {location!r}: not a regular file ({file_kind(info.st_mode)})")
     end = offset + (length if length is not None else nbytes)
     if info.st_size < end:
         raise bad(f"external data {location!r} has {info.st_size:,} bytes; offset {offset:,} + {end - offset:,} "

@@ -36,9 +36,9 @@ from .model_inputs import (STRING, Tensor, bind_shapes, dtype_of_array, generate
 from .model_reading import is_onnx_model, read_model_with_data  # noqa: F401  (is_onnx_model: run's dispatch)
 from .report import summary_line, summary_table, write_reports  # noqa: F401  (for the CLI: run MODEL's reports)
 from .results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
-from .runners import RunConfig, make_configs, session
+from .model_start import DEFAULT_RUNTIMES, EarlySession, RuntimeRun, run_one
+from .runners import RunConfig, make_configs
 
-DEFAULT_RUNTIMES = ("onnxruntime", "onnx-reference")
 GOLDEN = "golden"
 
 
@@ -89,20 +89,6 @@ class _Node:
 
 
 @dataclass
-class RuntimeRun:
-    """One runtime configuration's run of the model: its outputs, or why it could not run it."""
-
-    config: RunConfig
-    seconds: float = 0.0
-    outputs: dict | None = None
-    error: str = ""
-
-    @property
-    def label(self) -> str:
-        return self.config.label
-
-
-@dataclass
 class ModelRun:
     """What ``run MODEL`` did: the model, its inputs, each runtime's run, and one CaseResult per comparison."""
 
@@ -138,14 +124,15 @@ def check_files(options: RunOptions, model_path, reports: dict) -> None:
     check_distinct(outputs)
 
 
-def run_model(path, options: RunOptions) -> ModelRun:
+def run_model(path, options: RunOptions, early: EarlySession | None = None) -> ModelRun:
     """Run the model at ``path`` on every configuration of ``options`` and compare (module docstring). Bad input
     (the file, --shapes, the .npz files) is a UserError before anything runs; a runtime that cannot run the
-    model is an ERROR result."""
+    model is an ERROR result. ``early``: the first configuration's session, started before the model was read
+    (converter/model_start.py); its run is taken where it is that of this model, and it is stopped otherwise."""
     t0 = time.perf_counter()
     path = str(path)
     budget = default_budget() if options.max_memory is None else options.max_memory
-    model, _ = read_model_with_data(path, budget)
+    model, external, identity = read_model_with_data(path, budget)
     inputs, outputs = model_inputs(model, path), model_outputs(model, path)
     try:  # --shapes and --val-range against this model: the line names the model too
         shapes, notes = bind_shapes(inputs, options.shapes)
@@ -171,12 +158,17 @@ def run_model(path, options: RunOptions) -> ModelRun:
         save_arrays("--save-inputs", options.save_inputs, feeds)
     run = ModelRun(path, Path(path).name, len(model.graph.node), _opset(model), inputs, feeds, source, notes,
                    marked=marked)
-    data = model.SerializeToString()
     ops = tuple(sorted({f"{n.domain}.{n.op_type}" if n.domain not in ("", "ai.onnx") else n.op_type
                         for n in model.graph.node}))
+    first = None  # the first configuration's run by the early session: the file as it is, this configuration
+    if early is not None:
+        if (options.configs[0], options.threads, external, marked) == (early.config, early.threads, 0, 0):
+            first = early.run(feeds, identity)
+        early.stop()
+    data = model.SerializeToString() if first is None or len(options.configs) > 1 else b""
     del model
-    for config in options.configs:
-        run.runs.append(_run_isolated(config, data, feeds, options.threads))
+    for i, config in enumerate(options.configs):
+        run.runs.append(first if i == 0 and first is not None else _run_isolated(config, data, feeds, options.threads))
     ran = [r for r in run.runs if r.outputs is not None]
     if options.save_outputs and ran:
         save_arrays("--save-outputs", options.save_outputs, ran[0].outputs)
@@ -232,34 +224,9 @@ def _run_isolated(config: RunConfig, data: bytes, feeds: dict, threads: int) -> 
     abort) is that runtime's failure, said in one line, and the others still run."""
     t0 = time.perf_counter()
     try:
-        return call_isolated(_run_one, config, data, feeds, threads)
+        return call_isolated(run_one, config, data, feeds, threads)
     except ChildDied as exc:
         return RuntimeRun(config, time.perf_counter() - t0, error=f"{config.label} crashed: {exc}")
-
-
-def _run_one(config: RunConfig, data: bytes, feeds: dict, threads: int) -> RuntimeRun:
-    t0 = time.perf_counter()
-    try:
-        runner = session(config, data, threads=threads)
-    except Exception as exc:  # noqa: BLE001 - a runtime that cannot load the model: that runtime's failure
-        return RuntimeRun(config, time.perf_counter() - t0, error=f"{config.label} cannot load the model: "
-                          f"{describe_exception(exc, 'creating the session')}")
-    _LIVE.append(runner)  # in the child: never torn down, the child ends at once (isolation.call_isolated)
-    try:
-        outputs = runner(dict(feeds))
-    except Exception as exc:  # noqa: BLE001 - nothing a runtime does may take the command down
-        return RuntimeRun(config, time.perf_counter() - t0,
-                          error=f"{config.label} cannot run the model: {describe_exception(exc, 'running it')}")
-    return RuntimeRun(config, time.perf_counter() - t0, {k: _plain(v) for k, v in outputs.items()})
-
-
-_LIVE: list = []  # the sessions of _run_one, which runs in a child process that exits without freeing them
-
-
-def _plain(value) -> np.ndarray:
-    """A runtime's output as a numpy array; strings (onnxruntime returns Python objects) as numpy text."""
-    array = np.asarray(value)
-    return np.asarray(array, dtype=str) if array.dtype.kind == "O" else array
 
 
 def _golden(file, model, outputs: list[Tensor], budget: int, mark_all: bool) -> dict:

@@ -20,7 +20,30 @@ def test_the_wheel_maps_converter_to_spec2onnx_and_installs_no_top_level_modules
     assert setuptools["package-dir"] == {"spec2onnx": "converter", "spec2onnx.bundled_specs": "specs"}
     assert "py-modules" not in setuptools
     assert {name.split(".")[0] for name in setuptools["packages"]} == {"spec2onnx"}
-    assert CONFIG["project"]["scripts"] == {"spec2onnx": "spec2onnx.cli:main"}
+    assert CONFIG["project"]["scripts"] == {"spec2onnx": "spec2onnx.cli:console"}
+
+
+def test_the_console_script_exits_with_mains_status_and_leaves_its_objects_to_the_exit(monkeypatch):
+    """console() is main() as a whole program: the same exit status, and everything frozen out of the cycle
+    collector's last passes at interpreter exit (converter/cli.py)."""
+    import gc
+
+    from converter.cli import console
+
+    monkeypatch.setattr(sys, "argv", ["spec2onnx", "--version"])
+    gc.unfreeze()
+    try:
+        with pytest.raises(SystemExit) as exit_:
+            console()
+        assert exit_.value.code in (0, None)
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+    monkeypatch.setattr(sys, "argv", ["spec2onnx", "validate", "--no-such-option"])
+    with pytest.raises(SystemExit) as exit_:
+        console()
+    gc.unfreeze()
+    assert exit_.value.code == 2
 
 
 def test_every_subpackage_of_converter_is_in_the_wheel():

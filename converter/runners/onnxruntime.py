@@ -10,7 +10,6 @@ import tempfile
 import threading
 
 import numpy as np
-from onnx import TensorProto
 
 from .. import opset as opset_policy
 from ..dtypes import BFLOAT16
@@ -18,7 +17,6 @@ from ..errors import RuntimeUnavailableError
 from ..opset import newest_onnx_opset
 from ..ort_build import newest_loadable_opset, unusable
 from ..providers import NOT_COMPUTE_PROVIDERS, OPT_LEVELS, PROVIDER_ALIASES, short_provider
-from .placement import describe, judge, read_profile
 
 try:
     import onnxruntime as ort
@@ -132,7 +130,10 @@ class OrtRunner:
             raise RuntimeError(self._placement_error)
 
     def _check_placement(self) -> None:
+        # a CPU session needs neither, and run MODEL starts one before onnx is imported (converter/model_start.py)
         import onnx
+
+        from .placement import describe, judge, read_profile  # start-up time: placement imports onnx
 
         path = self.session.end_profiling()
         try:
@@ -163,7 +164,7 @@ class OrtRunner:
         binding = self.session.io_binding()
         for name, array in feeds.items():
             if array.dtype == BFLOAT16.numpy:
-                value = ort.OrtValue.ortvalue_from_numpy_with_onnx_type(array.view(np.uint16), onnx_element_type=TensorProto.BFLOAT16)
+                value = ort.OrtValue.ortvalue_from_numpy_with_onnx_type(array.view(np.uint16), onnx_element_type=BFLOAT16.onnx)
                 binding.bind_ortvalue_input(name, value)
             else:
                 binding.bind_cpu_input(name, array)
@@ -172,7 +173,7 @@ class OrtRunner:
             if type_str == "tensor(bfloat16)" and all(isinstance(d, int) for d in shape):
                 # onnxruntime cannot hand bfloat16 to numpy: let it write into our uint16 buffer.
                 buffer = np.empty([int(d) for d in shape], np.uint16)
-                binding.bind_ortvalue_output(name, ort.OrtValue.ortvalue_from_numpy_with_onnx_type(buffer, onnx_element_type=TensorProto.BFLOAT16))
+                binding.bind_ortvalue_output(name, ort.OrtValue.ortvalue_from_numpy_with_onnx_type(buffer, onnx_element_type=BFLOAT16.onnx))
                 bf16_buffers[name] = buffer
             elif type_str == "tensor(bfloat16)":  # a dynamic shape: onnxruntime allocates it in CPU memory, read below
                 binding.bind_output(name, "cpu")
