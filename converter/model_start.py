@@ -10,8 +10,8 @@ goes on; ``EarlySession.run`` then hands it the inputs (benchmarks/run_model.py 
 
 Its run stands for that configuration's only where nothing tells them apart: the same configuration
 (onnxruntime on the CPU), the same version of the file (model_file.identity, as read by both), and the file
-is what run_model would give the runtime (no external data read into it, no --mark-all). Otherwise the child
-is stopped, and run_model runs that configuration as every other.
+is what run_model would give the runtime (no external data read into it, no tensor --mark-all marks), and
+the child did not die. Otherwise it is stopped, and run_model runs that configuration as every other.
 """
 
 from __future__ import annotations
@@ -91,14 +91,14 @@ class EarlySession:
         self.config, self.threads, self._started = config, threads, started
 
     def run(self, feeds: dict, identity: tuple) -> RuntimeRun | None:
-        """Its run of ``feeds``; None where the file it read is not the version ``identity`` names, or it did not
-        make the session of the file as it is (then run the configuration anew)."""
+        """Its run of ``feeds``; None where the file it read is not the version ``identity`` names, it did not
+        make the session of the file as it is, or it died (which version it died on is not known): then run the
+        configuration anew (a runtime that crashes on the model does so there too, and is reported so)."""
         started, self._started = self._started, None
-        t0 = time.perf_counter()
         try:
             read, result = started.result(feeds)
-        except ChildDied as exc:
-            return RuntimeRun(self.config, time.perf_counter() - t0, error=f"{self.config.label} crashed: {exc}")
+        except ChildDied:
+            return None
         return result if read == identity else None
 
     def stop(self) -> None:

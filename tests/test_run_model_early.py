@@ -128,13 +128,14 @@ def test_mark_all_with_nothing_to_mark_takes_the_early_run(tmp_path, made_anew):
     np.testing.assert_array_equal(out["z"], feeds["x"] + feeds["y"])
 
 
-def test_an_early_session_that_crashes_is_that_runtimes_failure(tmp_path, monkeypatch, made_anew):
-    monkeypatch.setattr(model_start, "_load", lambda *args: ctypes.string_at(0))  # SIGSEGV, in the early child
+def test_an_early_session_that_crashes_is_run_anew_and_a_crash_there_is_that_runtimes_failure(tmp_path, monkeypatch,
+                                                                                             made_anew):
+    monkeypatch.setattr(model_start, "_load", lambda *args: ctypes.string_at(0))  # SIGSEGV, in every ort child
     save(tmp_path / "m.onnx")
     result = CliRunner().invoke(main, ["run", str(tmp_path / "m.onnx")])
     assert result.exit_code == 1, result.output
     assert "ort[cpu] crashed: the process running it died of SIGSEGV" in result.output
-    assert made_anew == ["onnx-reference"] and "Traceback" not in result.output
+    assert made_anew == ["ort[cpu]", "onnx-reference"] and "Traceback" not in result.output
 
 
 def test_bad_input_stops_the_early_child_and_says_one_line(tmp_path):
