@@ -16,6 +16,8 @@ import numpy as np
 import onnx
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 from cli import main
@@ -155,3 +157,30 @@ def test_no_early_session_for_another_runtime_or_file_or_where_its_copy_would_ex
     if "max_memory" in kwargs:  # enough to read the file (3x its size, model_file.READ_FACTOR), not for a 4th copy
         kwargs["max_memory"] = 4 * path.stat().st_size - 1
     assert model_start.begin(path, **kwargs) is None
+
+
+_OPS = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Max": np.maximum, "Min": np.minimum}
+_TYPES = {TensorProto.FLOAT: np.float32, TensorProto.DOUBLE: np.float64, TensorProto.INT32: np.int32,
+          TensorProto.INT64: np.int64}
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(op=st.sampled_from(sorted(_OPS)), elem=st.sampled_from(sorted(_TYPES)),
+       shape=st.lists(st.integers(1, 4), min_size=0, max_size=4), broadcast=st.booleans(), seed=st.integers(0, 2**16))
+def test_the_early_run_is_numpys_for_any_elementwise_model(tmp_path_factory, made_anew, op, elem, shape, broadcast,
+                                                          seed):
+    """Generated models: the early session's outputs (taken: nothing run anew) are numpy's, in the declared type."""
+    folder = tmp_path_factory.mktemp("m")
+    other = [1] * len(shape) if broadcast else shape
+    graph = helper.make_graph([helper.make_node(op, ["x", "y"], ["z"])], "g",
+                              [helper.make_tensor_value_info("x", elem, shape),
+                               helper.make_tensor_value_info("y", elem, other)],
+                              [helper.make_tensor_value_info("z", elem, shape)])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), folder / "m.onnx")
+    made_anew.clear()
+    result, feeds, out = outputs(folder, "--runtime", "onnxruntime", "--seed", seed, "--val-range", "-50,50")
+    assert result.exit_code == 0, result.output
+    assert made_anew == []
+    want = _OPS[op](feeds["x"], feeds["y"])
+    assert out["z"].dtype == _TYPES[elem] and out["z"].shape == tuple(shape)
+    np.testing.assert_array_equal(out["z"], want.astype(_TYPES[elem]))
