@@ -6,18 +6,20 @@ a user runs it: start-up and imports, reading the model, making the inputs, the 
 the report. The two commands take turns within each round (so both see the same machine load); a row
 gives the median wall time (seconds, from the parent: process start to exit), CPU time (user + system,
 every thread, as the process counts it at its exit: steadier than wall time on a loaded machine) and peak
-RSS (``VmHWM`` of the process, read at its exit) over the rounds, the median of the per-round ratios, and
-the ratio of the two bests (the fastest round of each: load only adds time, as benchmarks.common.best_of).
-spec2onnx runs each runtime in a forked child (converter/isolation.py): its CPU time is added, and its
-peak RSS (``ru_maxrss`` of the children: the pages it shares with the parent count, as in one process)
-is taken where it is above the parent's.
+memory over the rounds, the median of the per-round ratios, and the ratio of the two bests (the fastest round
+of each: load only adds time, as benchmarks.common.best_of). spec2onnx runs each runtime in a child process
+(converter/isolation.py; the first one from before onnx is imported: converter/model_start.py): its CPU time
+is added (the command's children are waited for before it is read), and the memory is that of the command
+and its children together: the peak of their summed proportional set sizes (PSS: a page a forked child
+shares with its parent counted once; summed peak RSSes would count it twice, their larger one would leave out
+a child's own pages), sampled every 5 ms from here (a shorter peak can be missed; both commands alike).
 
 Models: the onnx wheel's ``onnx/backend/test/data/light/light_*.onnx`` (their weights are ConstantOfShape
 nodes: small files, full-size networks), and ``one_mul``, one Mul node, whose row is what each command costs
 beside onnxruntime's work. Polygraphy is not a dependency of spec2onnx: without it installed
 (``pip install polygraphy``) the benchmark says so and measures nothing.
 
-    python -m benchmarks.run_model [--rounds 5] [--models one_mul,light_resnet50,light_squeezenet]
+    python -m benchmarks.run_model [--rounds 5] [--memory-rounds 2] [--models one_mul,light_resnet50]
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -49,13 +52,12 @@ try:
 except SystemExit as exc:
     code = exc.code
 import multiprocessing  # children that have answered end beside the parent (converter/isolation.py): waited for, as
-for child in multiprocessing.active_children():  # the interpreter's exit waits for them, so that their CPU time and
-    child.join()  # peak RSS are counted below
-hwm = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM")) / 1024
+for child in multiprocessing.active_children():  # the interpreter's exit waits for them, so that their CPU time is
+    child.join()  # counted below
 usage, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 cpu = usage.ru_utime + usage.ru_stime + children.ru_utime + children.ru_stime
 with open(report, "w") as handle:
-    json.dump({"rss_mib": max(hwm, children.ru_maxrss / 1024), "cpu": cpu, "code": code}, handle)
+    json.dump({"cpu": cpu, "code": code}, handle)
 """
 
 
@@ -76,25 +78,55 @@ def one_mul(folder: Path) -> Path:
     return path
 
 
-def measure(which: str, model: Path, scratch: Path) -> dict:
-    """One command in a fresh interpreter: wall seconds (from here) and the child's peak RSS."""
+def measure(which: str, model: Path, scratch: Path, memory: bool = False) -> dict:
+    """One command in a fresh interpreter: wall seconds (from here), CPU seconds (its own report) and, with
+    ``memory``, the peak memory of it and its children together (_tree_pss_kib, sampled every 5 ms beside it:
+    the sampling takes CPU time, so these rounds are not the timed ones)."""
     argv = ["run", str(model), "--onnxrt"] if which == "polygraphy" else \
         ["run", str(model), "--runtime", "onnxruntime", "--provider", "cpu", "-q"]
-    report = scratch / f"{which}.json"
-    t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHILD, which, *argv, str(report)], capture_output=True, text=True,
-                          check=False, cwd=scratch)
-    wall = time.perf_counter() - t0
+    report, out = scratch / f"{which}.json", scratch / f"{which}.out"
+    peak, done = [0], threading.Event()
+    with open(out, "wb") as sink:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-c", CHILD, which, *argv, str(report)], stdout=sink,
+                                stderr=subprocess.STDOUT, cwd=scratch)
+
+        def sample() -> None:
+            while not done.wait(0.005):
+                peak[0] = max(peak[0], _tree_pss_kib(proc.pid))
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        if memory:
+            sampler.start()
+        proc.wait()
+        wall = time.perf_counter() - t0
+        done.set()
+        if memory:
+            sampler.join()
     result = json.loads(report.read_text()) if report.exists() else {"code": proc.returncode}
     if result.get("code") not in (0, None):
         raise SystemExit(f"{which} {' '.join(argv)} failed ({result.get('code')}): "
-                         f"{(proc.stdout + proc.stderr).strip()[-2000:]}")
-    return {"wall": wall, "cpu": result["cpu"], "rss_mib": result["rss_mib"]}
+                         f"{out.read_text(errors='replace').strip()[-2000:]}")
+    return {"wall": wall, "cpu": result["cpu"], "mib": peak[0] / 1024 if memory else None}
+
+
+def _tree_pss_kib(pid: int) -> int:
+    """The proportional set size (KiB) of process ``pid`` and its descendants: a page that several of them share
+    (a forked child's) is counted once in the total, unlike their peak RSSes (0 for a process that has ended)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            pss = next((int(line.split()[1]) for line in handle if line.startswith("Pss:")), 0)
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            children = [int(c) for c in handle.read().split()]
+    except (OSError, ValueError):
+        return 0
+    return pss + sum(_tree_pss_kib(c) for c in children)
 
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run_model")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--memory-rounds", type=int, default=2, help="rounds more, memory sampled (not timed)")
     parser.add_argument("--models", default="", help="comma-separated light_* names, or one_mul (one Mul node: the "
                                                      "fixed costs); default: one_mul and all nine light models")
     args = parser.parse_args(argv)
@@ -109,20 +141,28 @@ def main(argv: list[str]) -> None:
     print(machine())
     import polygraphy
 
-    print(f"polygraphy {polygraphy.__version__}; {args.rounds} rounds, the two commands in turn; medians (min-max)")
+    print(f"polygraphy {polygraphy.__version__}; {args.rounds} timed rounds and {args.memory_rounds} with memory "
+          "sampled, the two commands in turn; medians (min-max)")
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         models["one_mul"] = one_mul(Path(scratch))
         for name in chosen:
             runs = {"spec2onnx": [], "polygraphy": []}
+            sampled = {"spec2onnx": [], "polygraphy": []}
             for _ in range(args.rounds):
                 for which in runs:
                     runs[which].append(measure(which, models[name], Path(scratch)))
+            for _ in range(args.memory_rounds):
+                for which in sampled:
+                    sampled[which].append(measure(which, models[name], Path(scratch), memory=True))
             row = [name]
-            for key, fmt in (("wall", "{:.2f}"), ("cpu", "{:.2f}"), ("rss_mib", "{:.0f}")):
-                ratios = [s[key] / p[key] for s, p in zip(runs["spec2onnx"], runs["polygraphy"])]
-                best = min(r[key] for r in runs["spec2onnx"]) / min(r[key] for r in runs["polygraphy"])
-                row += [_med(runs["spec2onnx"], key, fmt), _med(runs["polygraphy"], key, fmt), _spread(ratios),
+            for key, fmt, rounds in (("wall", "{:.2f}", runs), ("cpu", "{:.2f}", runs), ("mib", "{:.0f}", sampled)):
+                if not rounds["spec2onnx"]:
+                    row += ["", "", "", ""]
+                    continue
+                ratios = [s[key] / p[key] for s, p in zip(rounds["spec2onnx"], rounds["polygraphy"])]
+                best = min(r[key] for r in rounds["spec2onnx"]) / min(r[key] for r in rounds["polygraphy"])
+                row += [_med(rounds["spec2onnx"], key, fmt), _med(rounds["polygraphy"], key, fmt), _spread(ratios),
                         f"{best:.2f}"]
             rows.append(row)
     print(table(["model", "spec2onnx s", "polygraphy s", "ratio", "best", "spec2onnx CPU s", "polygraphy CPU s",
