@@ -125,8 +125,10 @@ def _literal(value: Any, dtype: DType) -> np.ndarray:
     raw = nested_array(value)
     flat = [_scalar(v, dtype) for v in raw.ravel()]
     if dtype.is_float:
-        # float64 first, then one rounding to the target type (bfloat16/float16 round to nearest even).
-        return np.array(flat, dtype=np.float64).astype(dtype.numpy).reshape(raw.shape)
+        # float64 first, then one rounding to the target type (bfloat16/float16 round to nearest even; beyond its
+        # largest finite value to +-inf, as IEEE 754 conversion does: no warning, the value is what was written)
+        with np.errstate(over="ignore"):
+            return np.array(flat, dtype=np.float64).astype(dtype.numpy).reshape(raw.shape)
     return np.array(flat, dtype=dtype.numpy).reshape(raw.shape)
 
 

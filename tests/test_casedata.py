@@ -65,3 +65,12 @@ def test_bfloat16_generation_rounds_once_to_nearest_even():
     got = casedata.materialize([1 + 2**-8, 1 + 3 * 2**-8], TensorType(DTYPES["bfloat16"], (2,)), Path("."))
     assert got.astype(np.float32).tolist() == [1.0, 1 + 2**-6]
     assert got.dtype == ml_dtypes.bfloat16
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_a_literal_beyond_the_types_range_rounds_to_infinity_without_a_warning(dtype, recwarn):
+    """IEEE 754 conversion to nearest: past the largest finite value (plus half an ulp) is +-inf."""
+    big = float(ml_dtypes.finfo(DTYPES[dtype].numpy).max) * 2
+    got = casedata.materialize([[big, -big, 1.5]], TensorType(DTYPES[dtype], (1, 3)), Path("."))
+    assert np.isposinf(got[0, 0]) and np.isneginf(got[0, 1]) and got[0, 2] == 1.5
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
