@@ -95,13 +95,13 @@ def measure(which: str, model: Path, scratch: Path, memory: bool = False) -> dic
             while not done.wait(0.005):
                 peak[0] = max(peak[0], _tree_pss_kib(proc.pid))
 
-        sampler = threading.Thread(target=sample, daemon=True)
-        if memory:
+        sampler = threading.Thread(target=sample, daemon=True) if memory else None
+        if sampler is not None:
             sampler.start()
         proc.wait()
         wall = time.perf_counter() - t0
         done.set()
-        if memory:
+        if sampler is not None:
             sampler.join()
     result = json.loads(report.read_text()) if report.exists() else {"code": proc.returncode}
     if result.get("code") not in (0, None):

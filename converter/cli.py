@@ -535,20 +535,12 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, seed, val_ranges, loa
     """
     from . import model_start  # start-up time: imports no onnx (the early session below starts before it)
 
-    # the first runtime's session, made in a child process while the model is read (None where it does not apply)
+    # the first runtime's session, made in a child process while the model is read (None where it does not apply);
+    # stopped when the command ends, however it ends (an error, Ctrl-C), where run_model has not used it
     early = model_start.begin(file, runtimes, provider, opt_levels, max_memory)
-    try:
-        _run(ctx, file, runtimes, provider, opt_levels, shapes, seed, val_ranges, load_inputs, save_inputs,
-             load_outputs, save_outputs, mark_all, atol, rtol, json_path, junit_path, quiet, case_name, input_files,
-             output_dir, opset, max_memory, early)
-    finally:
-        if early is not None:
-            early.stop()
+    if early is not None:
+        ctx.call_on_close(early.stop)
 
-
-def _run(ctx, file, runtimes, provider, opt_levels, shapes, seed, val_ranges, load_inputs, save_inputs, load_outputs,
-         save_outputs, mark_all, atol, rtol, json_path, junit_path, quiet, case_name, input_files, output_dir, opset,
-         max_memory, early):
     from . import model_run  # start-up time: --help and usage errors import nothing; a model run, no lowering
 
     is_model = model_run.is_onnx_model(file)
