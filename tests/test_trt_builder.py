@@ -127,6 +127,20 @@ def test_resize_properties_default_as_in_tensorrt_and_a_shape_tensor_sets_the_si
     np.testing.assert_array_equal(run(network, {x: data})[0][0, 0], [[1, 2, 2, 2], [3, 4, 4, 4], [3, 4, 4, 4], [3, 4, 4, 4]])
 
 
+def test_a_refused_set_input_keeps_the_scales_set_after_a_shape_tensor():
+    """A refused set_input puts back what the layer had just before it, not a size saved by an earlier call."""
+    network = trt.INetworkDefinition()
+    x = network.add_input("x", trt.float32, (1, 1, 4, 4))
+    layer = network.add_resize(x)
+    layer.set_input(1, network.add_constant([4], np.array([1, 1, 8, 8], dtype=np.int32)).get_output(0))
+    layer.scales = [1, 1, 2, 2]  # replaces the shape tensor (TensorRT)
+    assert layer.num_inputs == 1
+    rank3 = network.add_input("y", trt.float32, (1, 4, 4))
+    with pytest.raises(trt.BuilderValueError):
+        layer.set_input(0, rank3)  # the scales have four values: refused, undone
+    assert (layer.get_input(0).name, layer.scales, layer.shape) == ("x", [1.0, 1.0, 2.0, 2.0], None)
+
+
 def test_cubic_coefficient_reaches_the_model():
     network = trt.INetworkDefinition()
     x = network.add_input("x", trt.float32, (1, 1, 4, 4))

@@ -261,14 +261,19 @@ class ILayer(Strict):
             self._inputs.append(tensor)
         else:
             self._inputs[position] = tensor
-        self._inputs_changed(position)
-        self._recheck(lambda: self._restore_inputs(old))
+        undo = self._inputs_changed(position)
 
-    def _inputs_changed(self, position: int) -> None:
-        """After ``set_input``: what a layer clears (a Resize given a shape tensor forgets its shape and scales)."""
+        def restore():
+            self._inputs[:] = old
+            if undo is not None:
+                undo()
 
-    def _restore_inputs(self, old: list) -> None:
-        self._inputs[:] = old
+        self._recheck(restore)
+
+    def _inputs_changed(self, position: int):
+        """After ``set_input``: what a layer clears (a Resize given a shape tensor forgets its shape and scales),
+        and how to put it back where the layer is refused with the new input (None: nothing cleared)."""
+        return None
 
     _max_inputs = 1
     _shape_inputs: tuple[int, ...] = ()  # the inputs the layer takes as a shape (IResizeLayer: input 1)
@@ -467,15 +472,16 @@ class IResizeLayer(ILayer):
         "input 1: the output shape tensor"); a network input used so is a shape tensor (``set_shape_input``)."""
         super().set_input(index, tensor)
 
-    def _inputs_changed(self, position: int) -> None:
-        if position == 1:
-            self._old_size = self._shape, self._scales
-            self._shape = self._scales = None
+    def _inputs_changed(self, position: int):
+        if position != 1:
+            return None
+        old = self._shape, self._scales
+        self._shape = self._scales = None
 
-    def _restore_inputs(self, old: list) -> None:
-        super()._restore_inputs(old)
-        if hasattr(self, "_old_size"):
-            self._shape, self._scales = self._old_size
+        def undo():
+            self._shape, self._scales = old
+
+        return undo
 
     def _doc(self) -> dict:
         doc = super()._doc()
