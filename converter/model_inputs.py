@@ -180,10 +180,13 @@ def _dims(name: str, text: str) -> tuple[int, ...]:
     return tuple(dims)
 
 
-def bind_shapes(inputs: list[Tensor], shapes: dict[str, tuple[int, ...]]) -> tuple[dict[str, tuple[int, ...]], list[str]]:
+def bind_shapes(inputs: list[Tensor], shapes: dict[str, tuple[int, ...]],
+                generating: bool = True) -> tuple[dict[str, tuple[int, ...]], list[str]]:
     """({input: concrete shape}, notes): the declared shapes with ``shapes`` bound into them. Refused (UserError,
     naming the input): an unknown name, another rank, a fixed length given another, one symbol bound to two
-    lengths. Unbound symbols and unknown lengths are 1, each said in a note (Polygraphy's default)."""
+    lengths, and, where the inputs are to be ``generating``, an input of unknown rank not bound (inputs loaded
+    from a file bring their shapes: such an input is left out). Unbound symbols and unknown lengths are 1, each
+    said in a note (Polygraphy's default)."""
     by_name = {t.name: t for t in inputs}
     for name in shapes:
         if name not in by_name:
@@ -212,6 +215,8 @@ def bind_shapes(inputs: list[Tensor], shapes: dict[str, tuple[int, ...]]) -> tup
             bound[tensor.name] = shapes[tensor.name]
             continue
         if tensor.dims is None:
+            if not generating:
+                continue
             raise UserError(f"input {tensor.name!r}: the model does not declare its shape (its rank is unknown); "
                             f"give it with --shapes {tensor.name}:DxDxD")
         dims, defaulted = [], []

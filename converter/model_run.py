@@ -135,7 +135,7 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None) -> M
     model, external, identity = read_model_with_data(path, budget)
     inputs, outputs = model_inputs(model, path), model_outputs(model, path)
     try:  # --shapes and --val-range against this model: the line names the model too
-        shapes, notes = bind_shapes(inputs, options.shapes)
+        shapes, notes = bind_shapes(inputs, options.shapes, generating=not options.load_inputs)
     except UserError as exc:
         raise exc.located(file=path) from None
     if options.load_inputs:

@@ -535,3 +535,18 @@ def test_a_runtime_that_crashes_is_that_runtimes_failure_and_the_others_still_ru
     assert "PASS  m.onnx/ort[cpu]" in result.stdout and "Traceback" not in result.output
     cases = json.loads((tmp_path / "r.json").read_text())["cases"]
     assert sorted((c["case"], c["outcome"]) for c in cases) == [("onnx-reference", "ERROR"), ("ort[cpu]", "PASS")]
+
+
+def test_an_input_of_unknown_rank_takes_its_shape_from_load_inputs(tmp_path):
+    """Generated inputs need a rank (refused without --shapes); loaded ones bring their shape (Relu: numpy's max)."""
+    model = save_model(tmp_path / "m.onnx", [helper.make_node("Relu", ["x"], ["y"])],
+                       [tensor("x", TensorProto.FLOAT, None)], [tensor("y", TensorProto.FLOAT, None)])
+    refused = invoke("run", model, "--runtime", "onnxruntime")
+    assert refused.exit_code == 2 and "input 'x': the model does not declare its shape" in refused.output
+    x = np.array([[-1.5, 2.0, 0.0]], np.float32)
+    np.savez(tmp_path / "in.npz", x=x)
+    result = invoke("run", model, "--runtime", "onnxruntime", "--load-inputs", tmp_path / "in.npz",
+                    "--save-outputs", tmp_path / "out.npz")
+    assert result.exit_code == 0, result.output
+    with np.load(tmp_path / "out.npz") as out:
+        np.testing.assert_array_equal(out["y"], np.maximum(x, 0))
