@@ -77,14 +77,12 @@ def read_model(path, max_memory: int | None = None) -> ModelFile:
     data, model, _ = _parse(path, budget, "checking")
     folder = Path(path).parent
     size = len(data)
-    unread = {}
-    for init in model.graph.initializer:
-        nbytes = validate_tensor(path, "initializer", init, folder)
-        if nbytes > KEEP_BYTES or init.data_location == TensorProto.EXTERNAL:
-            unread[init.name] = (TensorProto.DataType.Name(init.data_type).lower(), tuple(init.dims))
+    # (Constant nodes: a file without the bytes "Constant" has none, and a huge one is spared the loop)
+    unread = validate_graph_tensors(path, model.graph, folder, constants=b"Constant" in data)
     # subgraph value types: per group of equal nodes in the validation pass (converter/targets/validation.py), which
     # runs before anything reads them; here they would cost a walk over every node's attributes (~1 s at 10^6 nodes)
-    _check_constants_and_types(path, model, data, folder, subgraphs=False)
+    check_value_types(path, model.graph, subgraphs=False)
+    _check_inputs_typed(path, model.graph)
     if unread:
         model = without_data(model, unread)
         data = model.SerializeToString()
@@ -158,14 +156,13 @@ def _field_path(where) -> str:
     return ".".join(reversed(parts))
 
 
-def _check_constants_and_types(path: str, model: onnx.ModelProto, data: bytes, folder: Path,
-                               subgraphs: bool = True) -> None:
-    """Constant values (as initializers), and the element types of the graph's values (check_value_types, in
-    ``subgraphs`` too; _check_inputs_typed)."""
+def _check_constants_and_types(path: str, model: onnx.ModelProto, data: bytes, folder: Path) -> None:
+    """Constant values (as initializers), and the element types of the graph's values, subgraphs' too
+    (check_value_types, _check_inputs_typed)."""
     # Constant values are read by the check (tensor attributes of other ops are not); a file without the bytes
     # "Constant" (an op_type is stored as its UTF-8 bytes) has no Constant node, and a huge one is spared the loop
     _validate_constants(path, model.graph.node if b"Constant" in data else (), folder)
-    check_value_types(path, model.graph, subgraphs=subgraphs)
+    check_value_types(path, model.graph)
     _check_inputs_typed(path, model.graph)
 
 
