@@ -72,6 +72,7 @@ DTYPES: dict[str, DType] = {
 BOOL, INT8, INT16, INT32, INT64 = (DTYPES[n] for n in ("bool", "int8", "int16", "int32", "int64"))
 UINT8, UINT16, UINT32 = (DTYPES[n] for n in ("uint8", "uint16", "uint32"))
 FLOAT16, BFLOAT16, FLOAT32 = (DTYPES[n] for n in ("float16", "bfloat16", "float32"))
+BY_NUMPY: dict[np.dtype, DType] = {t.numpy: t for t in DTYPES.values()}  # numpy's type -> DType
 
 def quantize_int8(values: np.ndarray) -> np.ndarray:
     """TensorRT's int8 output rule: round half to even, saturate to [-128, 127].

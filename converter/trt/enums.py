@@ -7,7 +7,7 @@ import enum
 
 import numpy as np
 
-from ..dtypes import DTYPES
+from ..dtypes import BY_NUMPY, DTYPES
 from .errors import enum_value
 
 
@@ -30,9 +30,8 @@ class DataType(enum.Enum):
             numpy_type = np.dtype(value)
         except Exception:  # noqa: BLE001 - numpy raises TypeError or ValueError for what is not a type
             return None
-        names = {t.numpy: name for name, t in DTYPES.items()}
-        name = names.get(numpy_type)
-        return cls(name) if name in cls._value2member_map_ else None
+        found = BY_NUMPY.get(numpy_type)
+        return cls(found.name) if found is not None and found.name in cls._value2member_map_ else None
 
 
 def nptype(dtype: DataType):

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._export import generator
-from ..dtypes import DTYPES
+from ..dtypes import BY_NUMPY, DTYPES
 from ..registry import layer_kind
 from .enums import (DataType, ElementWiseOperation, InterpolationMode, ResizeCoordinateTransformation, ResizeRoundMode,
                     ResizeSelector, ScaleMode, nptype)
@@ -48,7 +48,7 @@ Dims2, Dims3, Dims4, DimsHW = _dims_n(2, "Dims2"), _dims_n(3, "Dims3"), _dims_n(
 
 def _numeric(array: np.ndarray) -> bool:
     """Numbers or booleans numpy holds (bfloat16 too: ml_dtypes' type, numpy kind "V")."""
-    return array.dtype.kind in "biuf" or any(array.dtype == t.numpy for t in DTYPES.values())
+    return array.dtype.kind in "biuf" or array.dtype in BY_NUMPY
 
 
 class Weights(Strict):
@@ -349,8 +349,8 @@ class IConstantLayer(ILayer):
         self._weights = array
 
     def _constant_doc(self) -> dict:
-        names = {t.numpy: name for name, t in DTYPES.items()}
-        dtype = names.get(self._weights.dtype)
+        found = BY_NUMPY.get(self._weights.dtype)
+        dtype = found.name if found is not None else None
         if dtype is None:
             raise BuilderTypeError(f"{self._where}: weights: numpy {self._weights.dtype} is not a tensor type; "
                                    f"allowed: {', '.join(DTYPES)}")
