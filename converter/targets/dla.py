@@ -97,6 +97,8 @@ def refuse_layers(spec, precision=()) -> None:
 
 
 GENERAL_RESTRICTIONS = "NVIDIA TensorRT guide, DLA Supported Layers and Restrictions, General Restrictions"
+DYNAMIC_RULE = ("DLA does not support dynamic dimensions, so the profile's min, opt and max must be equal for wildcard "
+                f"dimensions ({GENERAL_RESTRICTIONS})")
 
 
 def refuse_dynamic(spec) -> None:
@@ -110,9 +112,8 @@ def refuse_dynamic(spec) -> None:
                     label = f"value {j}" if name in net.shape_inputs else f"dimension {j}"
                     symbol = net.inputs[name].name(j) if name not in net.shape_inputs else None
                     label += f" ({symbol!r})" if symbol else ""
-                    raise DlaRuleError(f"{label} is min/opt/max {'/'.join(map(str, corner))}: DLA does not support dynamic "
-                                       "dimensions, so the profile's min, opt and max must be equal for wildcard dimensions "
-                                       f"({GENERAL_RESTRICTIONS})", file=str(spec.path), field=f"network.profiles[{i}].{name}")
+                    raise DlaRuleError(f"{label} is min/opt/max {'/'.join(map(str, corner))}: {DYNAMIC_RULE}",
+                                       file=str(spec.path), field=f"network.profiles[{i}].{name}")
 
 
 def check_scale(spec, layer, where: str) -> None:

@@ -18,9 +18,10 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from .dla import DYNAMIC_RULE, GENERAL_RESTRICTIONS
+from .dla_guide import MAX_DIM as DLA_MAX_DIM
+
 PROFILES_KEY = "spec2onnx.profiles"
-GENERAL = "NVIDIA TensorRT guide, DLA Supported Layers and Restrictions, General Restrictions"
-DLA_MAX_DIM = 8192  # "The maximum supported size for non-batch dimensions is 8192" (GENERAL; dla_guide.py MAX_DIM)
 
 
 def profiles_metadata(profiles, shape_inputs) -> str:
@@ -119,10 +120,8 @@ def dla_problems(model: onnx.ModelProto) -> list[tuple[str, str]]:
     if not dynamic:
         return []
     profiles, shape_inputs = read_profiles(model)
-    rule = ("DLA does not support dynamic dimensions, so the profile's min, opt and max must be equal for wildcard "
-            f"dimensions ({GENERAL})")
     if not profiles:
-        return [(f"input {name!r} {[d if d is not None else '?' for d in dims]} has a dynamic dimension: {rule}", "warning")
+        return [(f"input {name!r} {[d if d is not None else '?' for d in dims]} has a dynamic dimension: {DYNAMIC_RULE}", "warning")
                 for name, dims in dynamic.items()]
     found = []
     for i, profile in enumerate(profiles):
@@ -132,11 +131,11 @@ def dla_problems(model: onnx.ModelProto) -> list[tuple[str, str]]:
             tensor, shape = over[0]
             more = f" and {len(over) - 1} more" if len(over) > 1 else ""
             found.append((f"profile {i}: tensor {tensor!r} is {list(shape)} at the profile's max{more}: GPU fallback: "
-                          f"a non-batch dimension over {DLA_MAX_DIM} ({GENERAL})", "warning"))
+                          f"a non-batch dimension over {DLA_MAX_DIM} ({GENERAL_RESTRICTIONS})", "warning"))
         for name, entry in profile.items():
             corners = [entry.get(k) for k in ("min", "opt", "max")] if isinstance(entry, dict) else []
             if len(corners) == 3 and all(isinstance(c, list) for c in corners) and any(c != corners[0] for c in corners):
                 what = "values" if name in shape_inputs else "shape"
                 found.append((f"profile {i}: input {name!r} {what} min {corners[0]}, opt {corners[1]}, max {corners[2]}: "
-                              f"{rule}", "error"))
+                              f"{DYNAMIC_RULE}", "error"))
     return found
