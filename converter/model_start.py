@@ -27,10 +27,10 @@ from .budget import default_budget
 from .errors import UserError, describe_exception
 from .isolation import ChildDied, start_isolated
 from .model_file import READ_FACTOR, read_bounded
+from .providers import full_provider
 from .runners import RunConfig, session
 
 DEFAULT_RUNTIMES = ("onnxruntime", "onnx-reference")
-_CPU = ("cpu", "CPUExecutionProvider")
 
 
 @dataclass
@@ -115,7 +115,8 @@ def begin(path, runtimes=(), provider: str = "cpu", opt_levels=(), max_memory: i
     onnxruntime on the CPU, a file not named .onnx (run may take it for a spec), or one whose second copy in
     the child would take the reading over the memory budget (it is read bounded there too)."""
     first = (runtimes or DEFAULT_RUNTIMES)[0]
-    if first != "onnxruntime" or provider not in _CPU or Path(str(path)).suffix.lower() != ".onnx":
+    if first != "onnxruntime" or full_provider(provider) != "CPUExecutionProvider" \
+            or Path(str(path)).suffix.lower() != ".onnx":
         return None
     budget = default_budget() if max_memory is None else max_memory
     try:
