@@ -197,16 +197,16 @@ def bind_shapes(inputs: list[Tensor], shapes: dict[str, tuple[int, ...]],
         if declared is None:
             continue
         if len(shape) != len(declared):
-            raise UserError(f"--shapes {name}:{_show(shape)}: rank {len(shape)}; input {name!r} is "
+            raise UserError(f"--shapes {name}:{show_shape(shape)}: rank {len(shape)}; input {name!r} is "
                             f"{by_name[name].describe()}, rank {len(declared)}")
         for axis, (want, got) in enumerate(zip(declared, shape)):
             if isinstance(want, int) and want != got:
-                raise UserError(f"--shapes {name}:{_show(shape)}: dimension {axis} is {got}; input {name!r} is "
+                raise UserError(f"--shapes {name}:{show_shape(shape)}: dimension {axis} is {got}; input {name!r} is "
                                 f"{by_name[name].describe()}, whose dimension {axis} is fixed at {want}")
             if isinstance(want, str):
                 if want in symbols and symbols[want][0] != got:
                     length, other = symbols[want]
-                    raise UserError(f"--shapes {name}:{_show(shape)}: dimension {axis} ({want!r}) is {got}, but "
+                    raise UserError(f"--shapes {name}:{show_shape(shape)}: dimension {axis} ({want!r}) is {got}, but "
                                     f"--shapes {other} binds {want!r} to {length}")
                 symbols.setdefault(want, (got, name))
     bound, notes = {}, []
@@ -231,11 +231,12 @@ def bind_shapes(inputs: list[Tensor], shapes: dict[str, tuple[int, ...]],
         bound[tensor.name] = tuple(dims)
         if defaulted:
             notes.append(f"input {tensor.name!r} is {tensor.describe()}: {', '.join(defaulted)} not bound, using 1: "
-                         f"{_show(bound[tensor.name])} (bind with --shapes {tensor.name}:DxDxD)")
+                         f"{show_shape(bound[tensor.name])} (bind with --shapes {tensor.name}:DxDxD)")
     return bound, notes
 
 
-def _show(shape) -> str:
+def show_shape(shape) -> str:
+    """A shape as trtexec writes it (1x3x224x224; [] for a scalar)."""
     return "x".join(map(str, shape)) if shape else "[]"
 
 
@@ -394,7 +395,7 @@ def loaded_inputs(option: str, path, inputs: list[Tensor], shapes: dict, budget:
             raise UserError(f"{option} {path}: array {tensor.name!r} is {dtype}{list(member.shape)}; input "
                             f"{tensor.name!r} is {tensor.describe()}")
         if not _fits(member.shape, tensor.dims, shapes.get(tensor.name)):
-            bound = f" (--shapes {tensor.name}:{_show(shapes[tensor.name])})" if tensor.name in shapes else ""
+            bound = f" (--shapes {tensor.name}:{show_shape(shapes[tensor.name])})" if tensor.name in shapes else ""
             raise UserError(f"{option} {path}: array {tensor.name!r} has shape {list(member.shape)}; input "
                             f"{tensor.name!r} is {tensor.describe()}{bound}")
         array = member.read()

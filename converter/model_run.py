@@ -32,7 +32,7 @@ from .errors import UserError, describe_exception
 from .files import check_distinct, check_output
 from .isolation import ChildDied, call_isolated
 from .model_inputs import (STRING, Tensor, bind_shapes, dtype_of_array, generate, load_arrays, loaded_inputs,
-                           model_inputs, model_outputs, parse_shapes, parse_val_ranges, save_arrays)
+                           model_inputs, model_outputs, parse_shapes, parse_val_ranges, save_arrays, show_shape)
 from .model_reading import is_onnx_model, read_model_with_data  # noqa: F401  (is_onnx_model: run's dispatch)
 from .report import summary_line, summary_table, write_reports  # noqa: F401  (for the CLI: run MODEL's reports)
 from .results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
@@ -144,7 +144,7 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None) -> M
     else:
         need = sum(math.prod(shapes[t.name]) * (t.dtype.numpy.itemsize if t.dtype else 0) for t in inputs)
         if need > budget:
-            raise UserError(f"{path}: its inputs ({', '.join(f'{n}:{_shape(s)}' for n, s in shapes.items())}) take "
+            raise UserError(f"{path}: its inputs ({', '.join(f'{n}:{show_shape(s)}' for n, s in shapes.items())}) take "
                             f"{show(need)}, above the memory budget of {show(budget)} (--max-memory)")
         try:
             feeds = generate(inputs, shapes, options.val_ranges, options.seed)
@@ -202,10 +202,6 @@ def _producers(graph) -> list:
 
 def _opset(model) -> int:
     return next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
-
-
-def _shape(shape) -> str:
-    return "x".join(map(str, shape)) or "[]"
 
 
 def _ranges(ranges: dict) -> str:
