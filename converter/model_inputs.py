@@ -355,7 +355,8 @@ def load_arrays(option: str, path, budget: int) -> dict[str, "_Member"]:
             total += math.prod(shape) * dtype.itemsize
             if total > budget:
                 raise UserError(f"{option} {path}: its arrays take more than the memory budget ({show(budget)})")
-            found[name] = (dtype, tuple(shape), info)
+            # numpy stores ml_dtypes' bfloat16 as 2-byte records (|V2): a member says bfloat16, and reads as it
+            found[name] = (np.dtype(ml_dtypes.bfloat16) if dtype == np.dtype("V2") else dtype, tuple(shape), info)
     return {name: _Member(path, info, dtype, shape) for name, (dtype, shape, info) in found.items()}
 
 
@@ -385,7 +386,7 @@ def loaded_inputs(option: str, path, inputs: list[Tensor], shapes: dict, budget:
         if tensor.name not in members:
             raise UserError(f"{option} {path}: no array for input {tensor.name!r} ({tensor.describe()})")
         member = members[tensor.name]
-        dtype = member.dtype if member.dtype != np.dtype("V2") else np.dtype(ml_dtypes.bfloat16)
+        dtype = member.dtype
         want = tensor.dtype.numpy if tensor.dtype else None
         if tensor.elem_type == STRING:
             ok = dtype.kind in "US"

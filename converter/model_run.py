@@ -26,7 +26,6 @@ import numpy as np
 import onnx
 
 from .budget import default_budget, show
-from .dtypes import BFLOAT16
 from .compare import Mismatch, Tolerance, compare, resolve_tolerance
 from .errors import UserError, describe_exception
 from .files import check_distinct, check_output
@@ -241,7 +240,7 @@ def _golden(file, model, outputs: list[Tensor], budget: int, mark_all: bool) -> 
     golden = {}
     for name, member in members.items():
         tensor = declared[name]
-        dtype = np.dtype(BFLOAT16.numpy) if member.dtype == np.dtype("V2") else member.dtype
+        dtype = member.dtype
         want = tensor.dtype.numpy if tensor.dtype else None
         ok = dtype.kind in "US" if tensor.elem_type == STRING else want is None or dtype.newbyteorder("=") == want
         if not ok:

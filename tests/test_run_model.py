@@ -550,3 +550,18 @@ def test_an_input_of_unknown_rank_takes_its_shape_from_load_inputs(tmp_path):
     assert result.exit_code == 0, result.output
     with np.load(tmp_path / "out.npz") as out:
         np.testing.assert_array_equal(out["y"], np.maximum(x, 0))
+
+
+def test_bfloat16_inputs_and_outputs_round_trip_through_npz(tmp_path):
+    """numpy stores ml_dtypes' bfloat16 as |V2 records: read back as bfloat16, for inputs and golden outputs."""
+    model = save_model(tmp_path / "m.onnx", [helper.make_node("Identity", ["x"], ["y"])],
+                       [tensor("x", TensorProto.BFLOAT16, [2, 3])], [tensor("y", TensorProto.BFLOAT16, [2, 3])])
+    first = invoke("run", model, "--runtime", "onnxruntime", "--save-inputs", tmp_path / "in.npz",
+                   "--save-outputs", tmp_path / "out.npz")
+    assert first.exit_code == 0, first.output
+    with np.load(tmp_path / "in.npz") as saved:
+        assert saved["x"].dtype == np.dtype("V2")  # how numpy keeps it
+    again = invoke("run", model, "--runtime", "onnxruntime", "--load-inputs", tmp_path / "in.npz",
+                   "--load-outputs", tmp_path / "out.npz")
+    assert again.exit_code == 0, again.output
+    assert "PASS  m.onnx/ort[cpu] vs golden" in again.output
