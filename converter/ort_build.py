@@ -111,7 +111,7 @@ def forget() -> None:
 
 def newest_loadable_opset() -> int:
     """The newest default-domain opset the installed onnxruntime loads (probed in the child with a one-node model);
-    the committed tables' limit where it could not be asked. onnxruntime must be installed (callers check)."""
+    the committed tables' limit where it could not be asked, or where onnxruntime is not installed."""
     found = build()
     return found.opset if found is not None and found.opset is not None else ORT_MAX_OPSET
 

@@ -28,8 +28,6 @@ What is found is a ``Finding`` per group; converter/targets/check.py makes it a 
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import json
 import math
 import re
@@ -46,7 +44,6 @@ from .attributes import TABLE, any_unsafe, constant_tensor, sanitized, type_name
 from .checker import strip_external_data
 from .model_view import ModelView, NodeView, Unread
 from .model_view import type_name as element_type_name
-from .profiles import ORT_MAX_OPSET
 
 INT_MAX = 2**31 - 1  # onnx's checker context takes C ints (an opset or IR version of 2^63 - 1 is clamped)
 ELEMENTS_MAX = 2**63 - 1  # a tensor with more elements than an int64 counts: no runtime can address it
@@ -577,12 +574,4 @@ def merges_shapes(view: ModelView) -> bool:
     """Whether onnxruntime refuses a declared shape that its inference contradicts: for a model of the newest opset
     it knows; an older model's conflict is only a warning (Graph::InferAndVerifyTypeMatch, 'Error merging shape info',
     onnxruntime/core/graph/graph.cc: strict unless !is_latest_onnx_version)."""
-    return view.opset is not None and view.opset >= _newest_opset()
-
-
-@functools.lru_cache(maxsize=None)
-def _newest_opset() -> int:
-    """The newest opset the installed onnxruntime loads; without onnxruntime, the committed tables' version's."""
-    if importlib.util.find_spec("onnxruntime") is None:
-        return ORT_MAX_OPSET
-    return newest_loadable_opset()
+    return view.opset is not None and view.opset >= newest_loadable_opset()
