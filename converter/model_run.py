@@ -37,6 +37,7 @@ from .report import summary_line, summary_table, write_reports  # noqa: F401  (f
 from .results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
 from .model_start import DEFAULT_RUNTIMES, EarlySession, RuntimeRun, run_one
 from .runners import RunConfig, make_configs
+from .targets.attributes import any_unsafe, infer_shapes, unsafe
 
 GOLDEN = "golden"
 
@@ -159,15 +160,20 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None) -> M
                    marked=marked)
     ops = tuple(sorted({f"{n.domain}.{n.op_type}" if n.domain not in ("", "ai.onnx") else n.op_type
                         for n in model.graph.node}))
+    hazard = _load_hazard(model)
     first = None  # the first configuration's run by the early session: the file as it is, this configuration
     if early is not None:
-        if (options.configs[0], options.threads, external, marked) == (early.config, early.threads, 0, 0):
+        if (options.configs[0], options.threads, external, marked, hazard) == (early.config, early.threads, 0, 0, ""):
             first = early.run(feeds, identity)
         early.stop()
     data = model.SerializeToString() if first is None or len(options.configs) > 1 else b""
     del model
     for i, config in enumerate(options.configs):
-        run.runs.append(first if i == 0 and first is not None else _run_isolated(config, data, feeds, options.threads))
+        if hazard and config.runtime == "onnxruntime":
+            run.runs.append(RuntimeRun(config, error=f"{config.label} cannot load the model (not tried): {hazard}"))
+        else:
+            run.runs.append(first if i == 0 and first is not None else
+                            _run_isolated(config, data, feeds, options.threads))
     ran = [r for r in run.runs if r.outputs is not None]
     if options.save_outputs and ran:
         save_arrays("--save-outputs", options.save_outputs, ran[0].outputs)
@@ -189,6 +195,20 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None) -> M
                                       problems=[], **_config_fields(ran[0].config), **base))
     run.seconds = time.perf_counter() - t0
     return run
+
+
+def _load_hazard(model) -> str:
+    """Why onnxruntime's load would never return on the model ("" where nothing says so): it runs onnx's shape
+    inference, and a node holds an attribute value that inference hangs on (attributes.unsafe, each one measured:
+    tests/targets/test_validation.py). That runtime is reported, not waited for; a crash is measured (isolation)."""
+    if not any_unsafe(model.graph.node):
+        return ""
+    found = next(((i, n, why) for i, n in enumerate(model.graph.node) for why in [unsafe(n, "hangs")] if why), None)
+    if found is None:
+        return ""
+    index, node, why = found
+    return (f"onnxruntime runs onnx's shape inference when it loads a model, and node {node.name or f'#{index}'} "
+            f"({node.op_type}) holds a value on which that never returns: {why}")
 
 
 def _producers(graph) -> list:
@@ -395,7 +415,7 @@ def mark_all(model: onnx.ModelProto) -> int:
     onnx's shape inference gives it (shapes are left to the runtimes); sequences, maps and optionals are left out
     (they are not compared). Returns how many were added."""
     try:
-        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
+        inferred = infer_shapes(model, strict_mode=False)
         types = {v.name: v.type for v in inferred.graph.value_info}
         del inferred
     except Exception:  # noqa: BLE001 - a model onnx cannot infer: its tensors are marked untyped (runtimes infer them)

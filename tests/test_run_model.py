@@ -565,3 +565,29 @@ def test_bfloat16_inputs_and_outputs_round_trip_through_npz(tmp_path):
                    "--load-outputs", tmp_path / "out.npz")
     assert again.exit_code == 0, again.output
     assert "PASS  m.onnx/ort[cpu] vs golden" in again.output
+
+
+RUN_CLI = "import sys; sys.argv = ['spec2onnx'] + sys.argv[1:]; from converter.cli import main; main()"
+
+
+@pytest.mark.parametrize("extra", [(), ("--mark-all",)])
+def test_a_model_onnxruntimes_load_never_returns_on_is_reported_not_waited_for(tmp_path, extra):
+    """Einsum "a-b->ab": onnx 1.23's Einsum shape inference, which onnxruntime runs when it loads a model, never
+    moves past the '-' (measured: tests/targets/test_validation.py). The run (and --mark-all's inference) ends
+    at once: onnxruntime is an ERROR that says why it was not tried, the other runtime's verdict stays."""
+    import subprocess
+    import sys
+
+    from .conftest import REPO, child_env
+
+    model = save_model(tmp_path / "m.onnx", [helper.make_node("Einsum", ["x"], ["y"], equation="a-b->ab")],
+                       [tensor("x", TensorProto.FLOAT, [2, 3])], [tensor("y", TensorProto.FLOAT, None)], opset=17)
+    proc = subprocess.run([sys.executable, "-c", RUN_CLI, "run", str(model), *extra], capture_output=True, text=True,
+                          cwd=tmp_path, env=child_env(PYTHONPATH=str(REPO)), timeout=120)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "ERROR m.onnx/ort[cpu]" in proc.stdout
+    assert "ort[cpu] cannot load the model (not tried)" in proc.stdout and "equation='a-b->ab'" in proc.stdout
+    assert "m.onnx/onnx-reference" in proc.stdout and "Traceback" not in proc.stdout + proc.stderr
+    checked = subprocess.run([sys.executable, "-c", RUN_CLI, "check", str(model)], capture_output=True, text=True,
+                             cwd=tmp_path, env=child_env(PYTHONPATH=str(REPO)), timeout=120)
+    assert checked.returncode == 1 and "onnx's shape inference cannot take the node" in checked.stdout, checked

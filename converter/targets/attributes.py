@@ -16,9 +16,10 @@ reads an attribute another way). A value of the right type may still be out of r
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
-from onnx import AttributeProto, GraphProto, ModelProto, NodeProto, SparseTensorProto, TensorProto
+from onnx import AttributeProto, GraphProto, ModelProto, NodeProto, SparseTensorProto, TensorProto, shape_inference
 
 INVALID = object()  # decode(): the attribute's declared type is not the expected one
 
@@ -179,23 +180,45 @@ UNSAFE = _unsafe_table()  # op -> entries: attribute values onnx's shape inferen
 _CONTROL_FLOW = ("If", "Loop", "Scan", "SequenceMap")
 
 
-def unsafe(node: NodeProto) -> str | None:
-    """Why onnx's shape inference must not see ``node`` (an attribute value it crashes on: tables/attribute-values.json
-    "unsafe"), also in its subgraphs; None when it may."""
+def unsafe(node: NodeProto, onnxruntime: str | None = None) -> str | None:
+    """Why onnx's shape inference must not see ``node`` (an attribute value it crashes or hangs on: tables/attribute-
+    values.json "unsafe"), also in its subgraphs; None when it may. ``onnxruntime``: only the values on which
+    onnxruntime's load does that ("crashes", "hangs", "refuses")."""
     for entry in UNSAFE.get(node.op_type, ()):
+        if onnxruntime is not None and entry["onnxruntime"] != onnxruntime:
+            continue
         for attr in node.attribute:
-            if attr.name == entry["attribute"] and attr.type in (A.INT, A.INTS):
-                value = decode(attr)
-                if not within(entry, value, len(node.output)):
-                    return f"attribute {attr.name}={value!r}: {entry['source']}"
+            if attr.name == entry["attribute"] and _breaks(entry, attr, len(node.output)):
+                return f"attribute {attr.name}={_shown(attr)}: {entry['source']}"
     if node.op_type in _CONTROL_FLOW or len(node.attribute):
         for attr in node.attribute:
             for graph in ([attr.g] if attr.type == A.GRAPH else list(attr.graphs) if attr.type == A.GRAPHS else []):
                 for inner in graph.node:
-                    why = unsafe(inner)
+                    why = unsafe(inner, onnxruntime)
                     if why:
                         return f"in its subgraph {graph.name!r}: {inner.op_type}: {why}"
     return None
+
+
+def _breaks(entry: dict, attr: AttributeProto, outputs: int) -> bool:
+    """Whether ``attr`` holds a value of the unsafe entry: an integer out of its bounds, or a string that does not
+    match its pattern once the ignored characters are gone (matched byte by byte: onnx's C++ reads bytes)."""
+    if "pattern" in entry:
+        if attr.type != A.STRING:
+            return False
+        text = attr.s.decode("latin-1").translate({ord(c): None for c in entry.get("ignore", "")})
+        return re.fullmatch(entry["pattern"], text, re.DOTALL) is None
+    return attr.type in (A.INT, A.INTS) and not within(entry, decode(attr), outputs)
+
+
+def _shown(attr: AttributeProto) -> str:
+    """The attribute's value in a message, on one line (a string that is not UTF-8 as the bytes it is)."""
+    if attr.type != A.STRING:
+        return repr(decode(attr))
+    try:
+        return repr(attr.s.decode("utf-8"))
+    except UnicodeDecodeError:
+        return repr(attr.s)
 
 
 def any_unsafe(nodes) -> bool:
@@ -206,6 +229,12 @@ def any_unsafe(nodes) -> bool:
 
 def _has_graph(node: NodeProto) -> bool:
     return any(a.type in (A.GRAPH, A.GRAPHS) for a in node.attribute)
+
+
+def infer_shapes(model: ModelProto, **options) -> ModelProto:
+    """onnx.shape_inference.infer_shapes(model, **options) of a copy without the attribute values it crashes or hangs
+    on (``sanitized``), where the model has any: every caller that infers a model a user gave goes through here."""
+    return shape_inference.infer_shapes(sanitized(model) if any_unsafe(model.graph.node) else model, **options)
 
 
 def sanitized(model: ModelProto) -> ModelProto:
@@ -219,8 +248,7 @@ def sanitized(model: ModelProto) -> ModelProto:
 def _sanitize(nodes) -> None:
     for node in nodes:
         entries = {e["attribute"]: e for e in UNSAFE.get(node.op_type, ())}
-        kept = [a for a in node.attribute if not (a.name in entries and a.type in (A.INT, A.INTS)
-                                                  and not within(entries[a.name], decode(a), len(node.output)))]
+        kept = [a for a in node.attribute if not (a.name in entries and _breaks(entries[a.name], a, len(node.output)))]
         if len(kept) != len(node.attribute):
             del node.attribute[:]
             node.attribute.extend(kept)

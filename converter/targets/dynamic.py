@@ -88,7 +88,7 @@ def shapes_at(model: onnx.ModelProto, profile: dict, shape_inputs, key: str = "m
     for out in graph.output:  # the declared output shapes are the symbolic ones: let inference give them
         out.type.tensor_type.ClearField("shape")
     try:
-        inferred = onnx.shape_inference.infer_shapes(at, strict_mode=False, data_prop=True)
+        inferred = infer_shapes(at, strict_mode=False, data_prop=True)
     except Exception:  # noqa: BLE001 - what cannot be inferred is not judged
         return {}
     shapes = {}

@@ -3,12 +3,15 @@
 ``python tests/fuzz/check_mutations.py CORPUS SEED START COUNT`` makes mutations START.. START+COUNT-1 of the
 seed's sequence (the same ones every time: a mutation depends on the seed and its index only) and, for each,
 prints one JSON line: what was mutated, then what ``check`` and onnxruntime said. A mutation that kills the
-process (a segmentation fault in onnx's or onnxruntime's C++) leaves its "try" line as the last one: the test
-reports it and goes on after it in a new process.
+process (a segmentation fault in onnx's or onnxruntime's C++), or hangs it past HANG_SECONDS (then faulthandler
+ends it, the stack on stderr), leaves its "try" or "check" line as the last one: the test reports it and goes on
+after it in a new process. onnxruntime is not asked to load what check refuses for a value its load never returns
+on (attributes.unsafe(node, "hangs")).
 """
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import math
 import pickle
@@ -27,6 +30,7 @@ HUGE_INTS = (2**62, 2**63 - 1, -(2**63), 2**31, -(2**31) - 1, -1, -7, 0, 7, 1000
 FLOATS = (math.nan, math.inf, -math.inf, 1e308, -0.0, 3.4e39)
 STRINGS = (b"bogus", b"", b"\xff\xfe", b"NOTSET\x00x", "\u00fcn\u00efcode".encode(), b"x" * 300)
 KINDS = (A.INT, A.FLOAT, A.STRING, A.INTS, A.FLOATS, A.STRINGS, A.TENSOR)
+HANG_SECONDS = 120  # one mutation's check and load (a second or less each): past it, the process is ended
 LOCALE = "Failed to construct locale"  # onnxruntime's StringNormalizer on a machine without the locale it asks for
 
 
@@ -165,6 +169,7 @@ def main(argv: list[str]) -> None:
 
     from converter.model_check import check_file
     from converter.targets import target_names
+    from converter.targets.attributes import unsafe
 
     corpus, seed, start, count = argv[0], int(argv[1]), int(argv[2]), int(argv[3])
     models = [onnx.load_model_from_string(b) for b in pickle.loads(Path(corpus).read_bytes())]
@@ -172,6 +177,8 @@ def main(argv: list[str]) -> None:
     folder = Path(tempfile.mkdtemp(prefix="fuzz-"))
     for i, model, what, how, where in mutations(models, seed, start, count):
         _say(i=i, step="try", what=what, how=how, model=model.graph.name, **where)
+        # a mutation that hangs check or onnxruntime ends the process, as a crash does, its stack on stderr
+        faulthandler.dump_traceback_later(HANG_SECONDS, exit=True)
         path = folder / "m.onnx"
         path.write_bytes(model.SerializeToString())
         started = time.perf_counter()
@@ -186,9 +193,14 @@ def main(argv: list[str]) -> None:
         _say(i=i, step="check", error=report.error, runs=runs, refusals=refusals,
              s=round(time.perf_counter() - started, 3))
         started = time.perf_counter()
+        hangs = next((h for h in map(lambda n: unsafe(n, "hangs"), model.graph.node) if h), None)
+        if runs is False and hangs:  # onnxruntime's load never returns (measured: tests/targets/test_validation.py)
+            _say(i=i, step="ort", skipped=hangs)
+            continue
         with contextlib.redirect_stdout(io.StringIO()):  # onnxruntime's Python layer prints EP fallbacks
             why = load_error(model) if runs is not None else None  # refused too: counted (check may be stricter)
         _say(i=i, step="ort", refused=why, s=round(time.perf_counter() - started, 3))
+    faulthandler.cancel_dump_traceback_later()
 
 
 if __name__ == "__main__":

@@ -5,11 +5,12 @@ Each run draws a new seed (printed; ``SPEC2ONNX_FUZZ_SEED=N`` replays a run) and
 negative integer, NaN and infinities, a bogus string (also bytes that are not UTF-8), a required attribute
 removed, an attribute the op does not have, enormous or negative dims of a tensor (tests/fuzz/
 check_mutations.py). Each mutated model is written to a file and checked for every target through ``check``'s
-own entry (model_check.check_file, what the CLI calls), in a child process, so that a crash of onnx's or
-onnxruntime's C++ is a reported failure, not a lost test run; a few go through the CLI itself. Held:
+own entry (model_check.check_file, what the CLI calls), in a child process, so that a crash or a hang (past
+check_mutations.HANG_SECONDS) of onnx's or onnxruntime's C++ is a reported failure, not a lost test run; a few go
+through the CLI itself. Held:
 
 * ``check`` never fails with anything but a one-line UserError (exit status 2): no other exception, no
-  internal error (exit status 3), no traceback, no crash;
+  internal error (exit status 3), no traceback, no crash, no hang;
 * where onnxruntime refuses the mutated model when it creates the session, ``check`` never says it runs on
   ort-cpu; the exceptions are ``KNOWN`` (op.attribute: why check cannot tell), each documented in docs/check.md.
 """
@@ -110,7 +111,7 @@ def failures(records: dict[int, dict]) -> list[str]:
         label = f"#{i} {tried.get('model')}: {tried.get('what')} {tried.get('how')}"
         check, ort = steps.get("check", {}), steps.get("ort", {})
         if "died" in steps and not check:
-            found.append(f"{label}: check crashed the process: {steps['died']}")
+            found.append(f"{label}: check crashed or hung the process: {steps['died']}")
         elif check.get("crash"):
             found.append(f"{label}: check raised: {check['crash']}")
         elif check.get("error") and "\n" in check["error"]:
@@ -125,7 +126,7 @@ def failures(records: dict[int, dict]) -> list[str]:
         elif check.get("runs") and tried.get("broken"):
             found.append(f"{label}: check says it runs on ort-cpu; onnx's checker refuses the node ({tried['broken']})")
         elif check.get("runs") and "died" in steps:
-            found.append(f"{label}: check says it runs on ort-cpu; onnxruntime crashes loading it")
+            found.append(f"{label}: check says it runs on ort-cpu; onnxruntime crashes or hangs loading it")
         elif check.get("runs") and ort.get("refused") and LOCALE not in ort["refused"] \
                 and tried.get("what") not in KNOWN and not _downstream(tried, ort["refused"]):
             found.append(f"{label}: check says it runs on ort-cpu; onnxruntime refuses it at load: {ort['refused']}")

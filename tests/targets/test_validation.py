@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -96,7 +97,6 @@ def test_every_row_of_the_attribute_table_holds_against_the_installed_onnxruntim
 CRASHERS = '''
 import onnx
 from onnx import TensorProto, helper
-from converter.model_check import check_loaded
 
 def one(node, inputs, outputs):
     graph = helper.make_graph([node], "g", inputs, outputs)
@@ -104,13 +104,24 @@ def one(node, inputs, outputs):
 
 f = lambda n, s: helper.make_tensor_value_info(n, TensorProto.FLOAT, s)
 i = lambda n, s: helper.make_tensor_value_info(n, TensorProto.INT64, s)
-models = [
-    one(helper.make_node("GatherND", ["x", "i"], ["y"], batch_dims=-7), [f("x", [2, 2]), i("i", [2, 1])], [f("y", None)]),
-    one(helper.make_node("LayerNormalization", ["x", "s"], ["y"], axis=2**63 - 1), [f("x", [2, 3]), f("s", [3])],
-        [f("y", None)]),
-    one(helper.make_node("Split", ["x"], ["a", "b"], axis=0, num_outputs=2**31), [f("x", [4])], [f("a", None), f("b", None)]),
-]
-for model in models:
+einsum = lambda equation, rank: one(helper.make_node("Einsum", ["x"], ["y"], equation=equation), [f("x", [2] * rank)],
+                                    [f("y", None)])
+models = {  # one per row of the table's "unsafe" list at least (op.attribute: models)
+    "GatherND.batch_dims": [one(helper.make_node("GatherND", ["x", "i"], ["y"], batch_dims=-7),
+                                [f("x", [2, 2]), i("i", [2, 1])], [f("y", None)])],
+    "LayerNormalization.axis": [one(helper.make_node("LayerNormalization", ["x", "s"], ["y", "m", "v"], axis=2**63 - 1),
+                                    [f("x", [2, 3]), f("s", [3])], [f("y", None), f("m", None), f("v", None)])],
+    "Split.num_outputs": [one(helper.make_node("Split", ["x"], ["a", "b"], axis=0, num_outputs=2**31), [f("x", [4])],
+                              [f("a", None), f("b", None)])],
+    "Einsum.equation": [einsum(b"\\xff\\xfe", 0), einsum("1", 0), einsum("a.b", 2), einsum("a-b->ab", 2),
+                        einsum("....a->a", 1)],
+}
+'''
+
+CHECKED = CRASHERS + '''
+from converter.model_check import check_loaded
+
+for model in sum(models.values(), []):
     for accepted in (True, False):  # per group, and the whole model
         found = check_loaded(model, ["ort-cpu", "tensorrt", "openvino"])
         assert all(any("shape inference cannot take the node" in p.reason for p in problems)
@@ -120,18 +131,104 @@ print("ok")
 
 
 def test_values_onnx_shape_inference_crashes_on_are_refused_without_inferring_them():
-    proc = subprocess.run([sys.executable, "-c", CRASHERS], capture_output=True, text=True, cwd=REPO, timeout=300,
+    proc = subprocess.run([sys.executable, "-c", CHECKED], capture_output=True, text=True, cwd=REPO, timeout=300,
                           env=child_env(PYTHONPATH=str(REPO)))
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", (proc.returncode, proc.stderr[-3000:])
 
 
-def test_the_unsafe_table_names_only_int_attributes_of_real_ops():
+SAFE = '''
+SAFE = {"Einsum.equation": einsum("a b->ba", 2)}  # the control: the same node with an equation inference takes
+'''
+# One model, one runtime, in a child process: it prints what the runtime did where it returns
+LOAD = CRASHERS + SAFE + '''
+import sys
+key, index, how = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+model = models[key][index] if index >= 0 else SAFE[key]
+try:
+    if how == "onnx":
+        onnx.shape_inference.infer_shapes(model, strict_mode=True)
+    else:
+        import onnxruntime
+        onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    print("returned")
+except Exception as exc:
+    print("raised", type(exc).__name__)
+'''
+HANG_SECONDS = 2  # CPU seconds: the hangs are infinite loops (Split's allocation takes minutes); an answer takes less
+
+
+def _limited() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CPU, (HANG_SECONDS, HANG_SECONDS + 1))  # SIGXCPU ends a loop, however busy
+
+
+def test_every_unsafe_value_crashes_or_hangs_onnx_inference_and_onnxruntimes_load():
+    """The table's claims, measured: on each model, onnx's shape inference and onnxruntime's load do what the row
+    says ("crashes": a signal; "hangs": still spinning after HANG_SECONDS of CPU time; "refuses": an error); the
+    control, an equation inference takes, returns (so the harness can tell)."""
+    pytest.importorskip("onnxruntime")
+    namespace: dict = {}
+    exec(CRASHERS, namespace)
+    assert set(namespace["models"]) == {f"{op}.{e['attribute']}" for op, rows in attributes.UNSAFE.items() for e in rows}
+    runs = [(key, index, how) for key, models in namespace["models"].items() for index in range(len(models))
+            for how in ("onnx", "onnxruntime")] + [("Einsum.equation", -1, how) for how in ("onnx", "onnxruntime")]
+    procs = [(run, subprocess.Popen([sys.executable, "-c", LOAD, *map(str, run)], stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL, text=True, cwd=REPO, env=child_env(PYTHONPATH=str(REPO)),
+                                    preexec_fn=_limited))
+             for run in runs]
+    seen = {run: _effect(*proc.communicate(timeout=600), proc.returncode) for run, proc in procs}
+    effects = {(key, index, how): UNSAFE_ROW[key][how] for key, index, how in runs if index >= 0}
+    assert {run: seen[run] for run in effects} == effects
+    assert all(seen[("Einsum.equation", -1, how)] == "returns" for how in ("onnx", "onnxruntime")), seen
+
+
+UNSAFE_ROW = {f"{op}.{e['attribute']}": e for op, rows in attributes.UNSAFE.items() for e in rows}
+
+
+def _effect(out: str, _, code: int) -> str:
+    """What the child's runtime did: as the table says it ("crashes": a signal; "hangs": ended by the CPU limit;
+    "refuses": an error), or "returns"."""
+    if out.startswith("returned"):
+        return "returns"
+    if out.startswith("raised"):
+        return "refuses"
+    return "hangs" if code == -signal.SIGXCPU else "crashes" if code < 0 else f"exit status {code}"
+
+
+def _einsum_loops(equation: str) -> bool:
+    """onnx 1.23's einsumShapeInference (onnx/defs/math/utils.cc) transliterated: spaces removed, the left-hand side
+    (before the first "->") cut at each comma; the loop over a term advances past its first "..." and past
+    letters, and past nothing else (the branch for another character does not move the index)."""
+    equation = equation.replace(" ", "")
+    left = equation.split("->", 1)[0]
+    for term in left.split(","):
+        ellipsis, index = term.find("..."), 0
+        while index < len(term):
+            if index == ellipsis:
+                index += 3
+            elif ("a" <= term[index] <= "z") or ("A" <= term[index] <= "Z"):
+                index += 1
+            else:
+                return True
+    return False
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="abAZ,.->1 \xff\u00e9", max_size=12))
+def test_an_einsum_equation_is_unsafe_exactly_where_onnx_inference_would_loop(equation):
+    node = helper.make_node("Einsum", ["x"], ["y"], equation=equation.encode("utf-8"))
+    assert bool(attributes.unsafe(node)) == _einsum_loops(equation.encode("utf-8").decode("latin-1")), equation
+
+
+def test_the_unsafe_table_names_real_attributes_of_real_ops_in_their_type():
     from onnx import defs
 
     for op, entries in attributes.UNSAFE.items():
         schema = defs.get_schema(op, 28)
         for entry in entries:
-            assert int(schema.attributes[entry["attribute"]].type.value) == AttributeProto.INT, (op, entry)
+            kind = AttributeProto.STRING if "pattern" in entry else AttributeProto.INT
+            assert int(schema.attributes[entry["attribute"]].type.value) == kind, (op, entry)
             assert entry["source"]
     assert TensorProto  # (imported for the crash models' element types)
 
