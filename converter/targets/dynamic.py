@@ -18,6 +18,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from .attributes import infer_shapes
 from .dla import DYNAMIC_RULE, GENERAL_RESTRICTIONS
 from .dla_guide import MAX_DIM as DLA_MAX_DIM
 

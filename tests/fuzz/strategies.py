@@ -161,9 +161,10 @@ def broadcast_shapes(draw, max_rank: int = 4):
 
 
 @st.composite
-def elementwise_specs(draw):
-    operation = draw(st.sampled_from(list(EW_TYPES)))
-    dtype = draw(st.sampled_from(elementwise_types(operation)))
+def elementwise_specs(draw, operations=None, dtypes=None):
+    """``operations``, ``dtypes``: only these (a test of a subset draws it, rather than filter most examples out)."""
+    operation = draw(st.sampled_from([o for o in EW_TYPES if operations is None or o in operations]))
+    dtype = draw(st.sampled_from([t for t in elementwise_types(operation) if dtypes is None or t in dtypes]))
     a_shape, b_shape = draw(broadcast_shapes())
     inputs = {"a": {"dtype": dtype, "shape": list(a_shape)}}
     layer = {"name": "y", "op": "trt.ElementWise", "inputs": ["a", "b"], "operation": operation}

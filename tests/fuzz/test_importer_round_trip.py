@@ -40,7 +40,8 @@ def _deployed(doc, opset):
 
 
 @_limit
-@given(pair=VALID["trt.ElementWise"]() if "trt.ElementWise" in KINDS else st.nothing())
+@given(pair=VALID["trt.ElementWise"](operations=ELEMENTWISE_OP, dtypes=TRT_TYPE) if "trt.ElementWise" in KINDS
+       else st.nothing())
 def test_a_float_elementwise_layer_comes_back_as_one_elementwise_layer(pair):
     spec, layer, dtype, view = _deployed(*pair)
     op = layer.attrs["operation"]
