@@ -406,3 +406,27 @@ def test_a_constant_whose_first_attribute_is_a_graph_is_refused_on_ort_cpu_as_on
     m = model([constant, helper.make_node("Identity", ["c"], ["y"])], inputs=[],
               outputs=[helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
     ort_cpu_agrees(tmp_path, m, "ERROR ort-cpu: #0 (Constant)")
+
+
+def test_a_loop_whose_condition_a_constant_makes_float_is_refused_as_onnxruntime_refuses_it(tmp_path):
+    """onnx's SequenceMap expanded into a Loop (its node test case): its condition a Constant of FLOATS (onnxruntime
+    makes a float tensor of it) is refused by onnxruntime where it checks Loop's input types; check infers the Loop
+    with its sequence state typed as the model declares it (fuzz seed 33, #502). The case as onnx ships it runs."""
+    import warnings
+
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the generators' numpy overflow warnings
+        cases = collect_testcases()
+    case = next(c for c in cases if c.name == "test_sequence_map_add_1_sequence_1_tensor_expanded")
+    shipped = case.model
+    assert check(tmp_path, shipped, "ort-cpu").exit_code == 0 and onnxruntime_refuses(shipped) is None
+    mutated = onnx.ModelProto()
+    mutated.CopyFrom(shipped)
+    constant = next(n for n in mutated.graph.node if n.op_type == "Constant")
+    del constant.attribute[:]
+    constant.attribute.append(helper.make_attribute("value", [float("inf"), float("inf")]))
+    result = check(tmp_path, mutated, "ort-cpu", name="mutated.onnx")
+    assert result.exit_code == 1 and "(Loop): onnx's shape inference refuses the node" in result.output, result.output
+    assert "tensor(float)" in onnxruntime_refuses(mutated)

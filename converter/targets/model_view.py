@@ -202,6 +202,7 @@ class ModelView:
         decoded: dict[bytes, tuple] = {}  # a serialized TypeProto -> (type, shape), its number: most repeat
         types, shapes = self.types, self.shapes
         self._type_ids: dict[str, int] = {}  # name -> the number of its (type, shape), from 1 (groups() keys)
+        self._other_types: dict[str, bytes] = {}  # name -> its TypeProto, serialized: a sequence, map, optional
         type_ids = self._type_ids
         for infos in (graph.input, graph.output, graph.value_info):
             for info in infos:
@@ -214,6 +215,8 @@ class ModelView:
                     name = info.name
                     types[name], shapes[name] = record
                     type_ids[name] = number
+                elif info.type.WhichOneof("value") is not None:
+                    self._other_types[info.name] = key
         self._type_count = len(decoded)
         self.constants: dict[str, object] = {}
         for init in graph.initializer:
@@ -238,6 +241,11 @@ class ModelView:
         self._groups = None
         self._schemas: dict = {}
         self._defaults: dict = {}
+
+    def other_type(self, name: str) -> bytes | None:
+        """The serialized TypeProto of a value that is not a tensor (a sequence, a map, an optional), declared or
+        inferred; None for a tensor or a value of unknown type."""
+        return self._other_types.get(name)
 
     def distinct_shapes(self) -> set:
         """Every tensor shape of the model, each once (few, even in a huge model)."""
@@ -558,6 +566,8 @@ def grouped_view(model: onnx.ModelProto, unread: dict | None = None, groups: int
     view.constants = constants
     view.graph_io = (set(inputs) | outputs) - set(unread)
     view._type_ids, view._type_count = ids, len(table)
+    view._other_types = {name: type_bytes[number] for name, number in ids.items()
+                         if number and table[number] is None and type_bytes[number]}
     view._nodes = None
     view._schemas, view._defaults = {}, {}
     view._groups = [(view._view(members[0], nodes[members[0]]), members) for _, members in groups.values()]

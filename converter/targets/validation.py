@@ -498,6 +498,10 @@ def _inference_refusal(view: ModelView, node: NodeView) -> str | None:
             except Exception:  # noqa: BLE001 - a value numpy_helper cannot store: a typed input only
                 pass
         elem, shape = _constant_types(view).get(name) or (view.types.get(name), view.shapes.get(name))
+        other = view.other_type(name) if elem is None else None
+        if other is not None:  # a sequence, map or optional (Loop's state, SequenceMap's inputs): its own type
+            graph.input.add(name=name).type.ParseFromString(other)
+            continue
         if elem is None or elem.upper() not in TensorProto.DataType.keys():
             return None
         _typed(graph.input.add(name=name), getattr(TensorProto, elem.upper()), shape)
