@@ -420,6 +420,20 @@ class _ByName:
         return [(name, table[i][f]) for name, i in self._ids.items() if table[i] is not None]
 
 
+class _Untensored:
+    """name -> the serialized TypeProto of a value that is no tensor (a sequence, map, optional), read through the
+    grouped view's record numbers (as _ByName: no per-name copy, no pass over the names)."""
+
+    __slots__ = ("_ids", "_table", "_bytes")
+
+    def __init__(self, ids: dict, table: list, type_bytes: list):
+        self._ids, self._table, self._bytes = ids, table, type_bytes
+
+    def get(self, name) -> bytes | None:
+        number = self._ids.get(name, 0)
+        return self._bytes[number] or None if number and self._table[number] is None else None
+
+
 class _Declined(Exception):
     """The model is outside what per-group inference reproduces exactly: infer the whole model instead."""
 
@@ -566,8 +580,7 @@ def grouped_view(model: onnx.ModelProto, unread: dict | None = None, groups: int
     view.constants = constants
     view.graph_io = (set(inputs) | outputs) - set(unread)
     view._type_ids, view._type_count = ids, len(table)
-    view._other_types = {name: type_bytes[number] for name, number in ids.items()
-                         if number and table[number] is None and type_bytes[number]}
+    view._other_types = _Untensored(ids, table, type_bytes)
     view._nodes = None
     view._schemas, view._defaults = {}, {}
     view._groups = [(view._view(members[0], nodes[members[0]]), members) for _, members in groups.values()]
