@@ -27,7 +27,7 @@ import onnx
 
 from .budget import default_budget, show
 from .compare import Mismatch, Tolerance, compare, resolve_tolerance
-from .errors import UserError, describe_exception
+from .errors import UserError
 from .files import check_distinct, check_output
 from .isolation import ChildDied, call_isolated
 from .model_inputs import (STRING, Tensor, bind_shapes, dtype_of_array, generate, load_arrays, loaded_inputs,

@@ -23,6 +23,11 @@ if str(REPO) not in sys.path:  # cli.py is a top-level module
 os.environ["SPEC2ONNX_CACHE"] = tempfile.mkdtemp(prefix="spec2onnx-test-cache-")
 
 
+# ``python -c RUN_CLI ARGS...``: the command line of this checkout's converter in a child process (a crash or a hang
+# there is the test's failure, not the test run's), whether or not spec2onnx is installed
+RUN_CLI = "import sys; sys.argv = ['spec2onnx'] + sys.argv[1:]; from converter.cli import main; main()"
+
+
 def child_env(**variables: str) -> dict[str, str]:
     """A minimal environment for a process a test starts: ``variables`` and the throw-away cache folder."""
     return {"SPEC2ONNX_CACHE": os.environ["SPEC2ONNX_CACHE"], **variables}

@@ -20,10 +20,9 @@ from onnx import TensorProto, helper, numpy_helper
 
 from converter.cli import main
 
-from .conftest import REPO, child_env
+from .conftest import REPO, RUN_CLI, child_env
 
 LIMIT = 1536 * 2**20  # the child's address space: enough for Python, onnx and onnxruntime's import, not for a GiB read
-RUN = "import sys; sys.argv = ['spec2onnx'] + sys.argv[1:]; from converter.cli import main; main()"
 
 
 def limited(*args, cwd, timeout=60):
@@ -31,7 +30,7 @@ def limited(*args, cwd, timeout=60):
     def cap():
         resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
 
-    return subprocess.run([sys.executable, "-c", RUN, *map(str, args)], capture_output=True, text=True, cwd=cwd,
+    return subprocess.run([sys.executable, "-c", RUN_CLI, *map(str, args)], capture_output=True, text=True, cwd=cwd,
                           env=child_env(PYTHONPATH=str(REPO)), preexec_fn=cap, timeout=timeout)
 
 

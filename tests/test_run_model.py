@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from cli import main
 
-from .conftest import SPECS
+from .conftest import REPO, RUN_CLI, SPECS, child_env
 
 LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 LIGHT_MODELS = sorted(p.stem for p in LIGHT.glob("light_*.onnx"))
@@ -567,19 +569,11 @@ def test_bfloat16_inputs_and_outputs_round_trip_through_npz(tmp_path):
     assert "PASS  m.onnx/ort[cpu] vs golden" in again.output
 
 
-RUN_CLI = "import sys; sys.argv = ['spec2onnx'] + sys.argv[1:]; from converter.cli import main; main()"
-
-
 @pytest.mark.parametrize("extra", [(), ("--mark-all",)])
 def test_a_model_onnxruntimes_load_never_returns_on_is_reported_not_waited_for(tmp_path, extra):
     """Einsum "a-b->ab": onnx 1.23's Einsum shape inference, which onnxruntime runs when it loads a model, never
     moves past the '-' (measured: tests/targets/test_validation.py). The run (and --mark-all's inference) ends
     at once: onnxruntime is an ERROR that says why it was not tried, the other runtime's verdict stays."""
-    import subprocess
-    import sys
-
-    from .conftest import REPO, child_env
-
     model = save_model(tmp_path / "m.onnx", [helper.make_node("Einsum", ["x"], ["y"], equation="a-b->ab")],
                        [tensor("x", TensorProto.FLOAT, [2, 3])], [tensor("y", TensorProto.FLOAT, None)], opset=17)
     proc = subprocess.run([sys.executable, "-c", RUN_CLI, "run", str(model), *extra], capture_output=True, text=True,

@@ -31,7 +31,7 @@ import pytest
 
 from converter.targets import target_names
 
-from ..conftest import REPO, child_env
+from ..conftest import REPO, RUN_CLI, child_env
 from .check_mutations import LOCALE, mutations
 
 pytest.importorskip("onnxruntime")
@@ -161,9 +161,6 @@ def test_check_never_crashes_and_never_says_runs_of_a_model_onnxruntime_refuses(
     assert not found, f"seed {SEED} (SPEC2ONNX_FUZZ_SEED={SEED} replays it):\n" + "\n".join(found[:25])
 
 
-RUN = "import sys; sys.argv = ['spec2onnx'] + sys.argv[1:]; from converter.cli import main; main()"
-
-
 def test_a_few_mutations_through_the_cli(corpus, tmp_path):
     import onnx
 
@@ -172,7 +169,7 @@ def test_a_few_mutations_through_the_cli(corpus, tmp_path):
     for i, model, what, how, _ in mutations(models, SEED ^ 0x5EED, 0, CLI_RUNS):
         path = tmp_path / f"m{i}.onnx"
         path.write_bytes(model.SerializeToString())
-        proc = subprocess.run([sys.executable, "-c", RUN, "check", str(path), *targets], capture_output=True,
+        proc = subprocess.run([sys.executable, "-c", RUN_CLI, "check", str(path), *targets], capture_output=True,
                               encoding="utf-8", errors="replace",
                               cwd=tmp_path, env=child_env(**_path()), timeout=300)
         output = proc.stdout + proc.stderr
