@@ -37,7 +37,7 @@ from .report import summary_line, summary_table, write_reports  # noqa: F401  (f
 from .results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
 from .model_start import DEFAULT_RUNTIMES, EarlySession, RuntimeRun, run_one
 from .runners import RunConfig, make_configs
-from .targets.attributes import any_unsafe, infer_shapes, unsafe
+from .targets.attributes import first_unsafe, infer_shapes
 
 GOLDEN = "golden"
 
@@ -201,9 +201,7 @@ def _load_hazard(model) -> str:
     """Why onnxruntime's load would never return on the model ("" where nothing says so): it runs onnx's shape
     inference, and a node holds an attribute value that inference hangs on (attributes.unsafe, each one measured:
     tests/targets/test_validation.py). That runtime is reported, not waited for; a crash is measured (isolation)."""
-    if not any_unsafe(model.graph.node):
-        return ""
-    found = next(((i, n, why) for i, n in enumerate(model.graph.node) for why in [unsafe(n, "hangs")] if why), None)
+    found = first_unsafe(model.graph.node, "hangs")
     if found is None:
         return ""
     index, node, why = found

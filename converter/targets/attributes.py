@@ -227,6 +227,14 @@ def any_unsafe(nodes) -> bool:
     return any(unsafe(node) for node in nodes if node.op_type in ops or (len(node.attribute) and _has_graph(node)))
 
 
+def first_unsafe(nodes, onnxruntime: str | None = None) -> tuple[int, NodeProto, str] | None:
+    """(index, node, why) of the first of ``nodes`` that is unsafe(node, onnxruntime); None where none is (any_unsafe
+    first: a graph without such a node is told from its op types)."""
+    if not any_unsafe(nodes):
+        return None
+    return next(((i, node, why) for i, node in enumerate(nodes) for why in [unsafe(node, onnxruntime)] if why), None)
+
+
 def _has_graph(node: NodeProto) -> bool:
     return any(a.type in (A.GRAPH, A.GRAPHS) for a in node.attribute)
 

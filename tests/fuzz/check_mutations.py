@@ -6,7 +6,7 @@ prints one JSON line: what was mutated, then what ``check`` and onnxruntime said
 process (a segmentation fault in onnx's or onnxruntime's C++), or hangs it past HANG_SECONDS (then faulthandler
 ends it, the stack on stderr), leaves its "try" or "check" line as the last one: the test reports it and goes on
 after it in a new process. onnxruntime is not asked to load what check refuses for a value its load never returns
-on (attributes.unsafe(node, "hangs")).
+on (attributes.first_unsafe(nodes, "hangs")).
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ def main(argv: list[str]) -> None:
 
     from converter.model_check import check_file
     from converter.targets import target_names
-    from converter.targets.attributes import unsafe
+    from converter.targets.attributes import first_unsafe
 
     corpus, seed, start, count = argv[0], int(argv[1]), int(argv[2]), int(argv[3])
     models = [onnx.load_model_from_string(b) for b in pickle.loads(Path(corpus).read_bytes())]
@@ -193,9 +193,9 @@ def main(argv: list[str]) -> None:
         _say(i=i, step="check", error=report.error, runs=runs, refusals=refusals,
              s=round(time.perf_counter() - started, 3))
         started = time.perf_counter()
-        hangs = next((h for h in map(lambda n: unsafe(n, "hangs"), model.graph.node) if h), None)
-        if runs is False and hangs:  # onnxruntime's load never returns (measured: tests/targets/test_validation.py)
-            _say(i=i, step="ort", skipped=hangs)
+        hangs = first_unsafe(model.graph.node, "hangs") if runs is False else None
+        if hangs:  # onnxruntime's load never returns (measured: tests/targets/test_validation.py)
+            _say(i=i, step="ort", skipped=hangs[2])
             continue
         with contextlib.redirect_stdout(io.StringIO()):  # onnxruntime's Python layer prints EP fallbacks
             why = load_error(model) if runs is not None else None  # refused too: counted (check may be stricter)
