@@ -34,14 +34,20 @@ _ONNX_OP = {"SUM": "Add", "PROD": "Mul", "MAX": "Max", "MIN": "Min", "SUB": "Sub
             "AND": "And", "OR": "Or", "XOR": "Xor", "EQUAL": "Equal", "GREATER": "Greater", "LESS": "Less"}
 
 # float16 operations computed in float32 with explicit Casts. Where onnxruntime's CPU EP lacks a float16
-# kernel it inserts its own Cast to float32 and may merge it with a preceding layer's Cast to float16,
-# skipping that rounding (found by tests/fuzz: Scale(x * 1e-12) then EQUAL 0); explicit Casts are kept.
-_NO_FP16_KERNEL = "onnxruntime's CPU EP has no float16 kernel for this op; explicit float32 keeps earlier roundings"
+# kernel it inserts its own Casts around the op (to float32, then back to float16) and merges its closing Cast with
+# a following Cast to float32, so the next layer reads the unrounded value: found by tests/fuzz twice, Scale(x * 1e-12)
+# then EQUAL 0, and float16 SUM then POWER (fuzz seed 3545243378: 2 ulp off, and (-3)^(-3) read as NaN because the
+# exponent 2.999999 was never rounded to 3). Explicit Casts are kept (measured: Cast f32->f16->f32 of ours rounds at
+# every optimization level), so every op without a float16 CPU kernel (Add, Sub, Mul, Div, Pow, Equal, Greater,
+# Less: ../shared/reference/ort-cpu-kernels.md; Max and Min have one) computes in float32 and rounds once, itself.
+# DIV, POWER and the comparisons do so on every target but the deployment forms (as before); SUM, SUB and PROD only
+# where the model must run on the CPU EP (ort-cpu, portable): the CUDA and DirectML EPs have float16 Add/Sub/Mul.
+_NO_FP16_KERNEL = "onnxruntime's CPU EP has no float16 kernel for this op; explicit float32 keeps every rounding"
 FLOAT16_IN_FLOAT32 = {
     "FLOOR_DIV": "floor(a/b) must see the float32 quotient, not one rounded to float16 first",
-    "DIV": _NO_FP16_KERNEL, "POWER": _NO_FP16_KERNEL, "EQUAL": _NO_FP16_KERNEL, "GREATER": _NO_FP16_KERNEL,
-    "LESS": _NO_FP16_KERNEL,
+    **{op: _NO_FP16_KERNEL for op in ("DIV", "POWER", "EQUAL", "GREATER", "LESS")},
 }
+FLOAT16_IN_FLOAT32_ON_CPU = {op: _NO_FP16_KERNEL for op in ("SUM", "SUB", "PROD")}
 
 # The deployment form (tensorrt, tensorrt-dla: ctx.target.deployment) keeps float16 and float32 in their type: one
 # ONNX op per operation, which onnx-tensorrt imports as one IElementWiseLayer. One float16 + - * / rounds the exact
@@ -128,9 +134,10 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
         return b.finish(result)
     compute = dtype
     deployment = ctx.target.deployment and dtype in (FLOAT16, FLOAT32)  # the target's own type, no Casts
-    if not deployment and (dtype == BFLOAT16 or (dtype == FLOAT16 and op in FLOAT16_IN_FLOAT32)):
+    widen = {**FLOAT16_IN_FLOAT32, **(FLOAT16_IN_FLOAT32_ON_CPU if ctx.target.includes("ort-cpu") else {})}
+    if not deployment and (dtype == BFLOAT16 or (dtype == FLOAT16 and op in widen)):
         why = ("the CPU EP has no bfloat16 kernels: compute in float32 (exact for bfloat16 values), round once"
-               if dtype == BFLOAT16 else FLOAT16_IN_FLOAT32[op])
+               if dtype == BFLOAT16 else widen[op])
         x, y = b.cast(x, FLOAT32, why=why), b.cast(y, FLOAT32, why=why)
         compute = FLOAT32
     if op == "FLOOR_DIV":
