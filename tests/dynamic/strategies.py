@@ -253,3 +253,18 @@ def dequantize_specs(draw):
 
 KINDS = {"trt.Scale": scale_specs, "trt.ElementWise": elementwise_specs, "trt.Resize/scales": resize_scale_specs,
          "trt.Resize/sizes": resize_sizes_specs, "dml.DequantizeLinear": dequantize_specs}
+
+
+def accepting_target(spec, order) -> str | None:
+    """The first target of ``order`` that takes ``spec`` at opset 17 (its rules, its check), or None."""
+    from converter.errors import TargetRefusal
+    from converter.pipeline import convert
+    from converter.targets import get_target
+
+    for name in order:
+        try:
+            convert(spec, get_target(name), 17)
+        except TargetRefusal:
+            continue  # refused: its rules (a TensorRT type) or its check (a shape computation CUDA puts on the CPU)
+        return name
+    return None

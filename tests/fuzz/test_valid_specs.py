@@ -53,11 +53,9 @@ def test_every_registered_kind_is_fuzzed():
     assert {n for n in VALID if is_builtin(n)} == {n for n in KINDS if is_builtin(n)}
 
 
-@pytest.mark.parametrize("kind", sorted(VALID))
+@pytest.mark.parametrize("kind", sorted(k for k in VALID if k in KINDS))  # (registered in this session)
 @given(data=st.data())
 def test_valid_specs_validate(kind, data):
-    if kind not in KINDS:
-        pytest.skip(f"{kind} is not registered")
     _assert_valid(*data.draw(VALID[kind](), label=kind))
 
 
