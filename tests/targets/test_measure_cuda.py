@@ -30,11 +30,17 @@ def test_the_committed_table_is_what_the_tool_makes_of_the_committed_cases():
     committed = ort_kernels.committed("ort-cuda")
     if "kernel registry" in committed["source"]:
         pytest.skip(f"the committed table is a CUDA build's registry (make_ort_tables --registry ort-cuda): {committed['source']}")
-    if f"onnx {onnx.__version__} " not in committed["source"]:
-        pytest.skip(f"the committed table was made with another onnx's corpus than {onnx.__version__}: {committed['source']}")
+    # No gate on onnx's version (issue 31: a skip there would go silent once CI's unpinned onnx moves on): the table
+    # is made again from the committed H100 cases and the installed onnx's corpus, whichever it is, and must be the
+    # committed one; where a newer corpus changes it, this fails and says what to do.
     meta, cases = mc.read_cases(mc.CASES)
     table = mc.build_table(meta, cases)
-    assert table == json.loads(mc.TABLE.read_text(encoding="utf-8"))  # python -m tools.measure_cuda --from-cases ...
+    made_with = f"onnx {onnx.__version__} " in committed["source"]
+    assert table == json.loads(mc.TABLE.read_text(encoding="utf-8")), (
+        "tables/ort-cuda.json is not what tools/measure_cuda makes of the committed H100 cases"
+        + ("" if made_with else f" with onnx {onnx.__version__}'s node test corpus (the table names another onnx: "
+           f"{committed['source'][-80:]!r})") + ": run `python -m tools.measure_cuda --from-cases "
+        f"{mc.CASES.relative_to(mc.REPO)}` and review the diff, or measure this onnx's corpus on a GPU (tools.gpu_check)")
     measured = {op: [r for r in rows if r.get("measured")] for op, rows in table["ops"].items()}
     # onnx's test_identity (Identity-25) and test_cos (Cos-22) ran on the H100: rows the document does not have
     assert [r["start"] for r in measured["Identity"]] == [25, 24, 23] and measured["Cos"][0]["start"] == 22
