@@ -219,7 +219,7 @@ def bind_shapes(inputs: list[Tensor], shapes: dict[str, tuple[int, ...]],
             if not generating:
                 continue
             raise UserError(f"input {tensor.name!r}: the model does not declare its shape (its rank is unknown); "
-                            f"give it with --shapes {tensor.name}:DxDxD")
+                            f"give it with --shapes {tensor.name}:DxDx... (one length per dimension)")
         dims, defaulted = [], []
         for axis, dim in enumerate(tensor.dims):
             if isinstance(dim, int):
@@ -232,8 +232,13 @@ def bind_shapes(inputs: list[Tensor], shapes: dict[str, tuple[int, ...]],
         bound[tensor.name] = tuple(dims)
         if defaulted:
             notes.append(f"input {tensor.name!r} is {tensor.describe()}: {', '.join(defaulted)} not bound, using 1: "
-                         f"{show_shape(bound[tensor.name])} (bind with --shapes {tensor.name}:DxDxD)")
+                         f"{show_shape(bound[tensor.name])} (bind with --shapes {tensor.name}:{_template(tensor.dims)})")
     return bound, notes
+
+
+def _template(dims: tuple) -> str:
+    """The --shapes value to fill in for declared ``dims``: its fixed lengths, D for the others (x:Dx3xDxD)."""
+    return "x".join(str(d) if isinstance(d, int) else "D" for d in dims)
 
 
 def show_shape(shape) -> str:

@@ -257,6 +257,13 @@ def test_the_profile_key_given_twice_is_bad_input(tmp_path):
     assert result.exit_code == 2 and f"metadata {KEY}: given 2 times" in result.stderr, result.output
 
 
+def test_the_hint_for_an_unbound_input_has_the_inputs_rank(tmp_path):
+    model = _model(tmp_path / "m.onnx", inputs=(("x", ["N", 3, None, "W"]), ("y", [1, 3, 1, 1])))
+    result = invoke("run", model, "--runtime", "onnxruntime")
+    assert result.exit_code == 0, result.output
+    assert "(bind with --shapes x:Dx3xDxD)" in result.stderr, result.stderr
+
+
 def test_help_names_the_profile_options():
     text = invoke("run", "--help").output
     assert "--profile N" in text and "--profile-shapes [min|opt|max]" in text and "--optShapes" in text
