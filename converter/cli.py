@@ -450,7 +450,8 @@ RUN_EPILOG = """\b
 Exit status: 0 every pair of runtimes (and the golden outputs) agrees, or,
 with one runtime and no --load-outputs, it ran; 1 an output differs (named,
 with its worst element and both values) or a runtime cannot run the model;
-2 bad input or usage (an unreadable model, --shapes that contradict it, an
+2 bad input or usage (an unreadable model or profiles metadata, --shapes
+that contradict it or lie outside its profile, a --profile it lacks, an
 .npz that does not fit it, an unknown runtime or provider); 3 an internal
 error (a bug in spec2onnx: please report it, with --debug output);
 130 interrupted by Ctrl-C, 143 stopped by SIGTERM.
