@@ -233,6 +233,11 @@ def bind_shapes(inputs: list[Tensor], shapes: dict[str, tuple[int, ...]],
         if defaulted:
             notes.append(f"input {tensor.name!r} is {tensor.describe()}: {', '.join(defaulted)} not bound, using 1: "
                          f"{show_shape(bound[tensor.name])} (bind with --shapes {tensor.name}:{_template(tensor.dims)})")
+    for tensor in inputs:  # numpy sizes an array by its nonzero lengths, a 0-element one too (multiarray/ctors.c)
+        shape = bound.get(tensor.name, ())
+        if math.prod(d for d in shape if d) * (tensor.dtype.numpy.itemsize if tensor.dtype else 8) >= 2**63:
+            raise UserError(f"input {tensor.name!r} at {show_shape(shape)}: no array has these lengths (their "
+                            "product, zeros left out, passes numpy's 2^63 bytes)")
     return bound, notes
 
 

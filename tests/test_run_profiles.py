@@ -314,3 +314,24 @@ def test_a_valid_profiles_corner_is_what_the_inputs_get_and_shapes_stays_in_rang
     assert shapes["x"] == (n[k] if bind is None else bind, 3, d[k]) and shapes["s"] == (2,) and notes == []
     assert shapes["y"] == (n[k] if bind is None else bind,)
     assert profile_values(_INPUTS, profile)["s"].tolist() == [v[k] for v in values]
+
+
+@pytest.mark.parametrize("how", ["--shapes", "profile"])
+def test_lengths_no_array_can_have_are_bad_input_not_an_internal_error(tmp_path, how):
+    # numpy refuses an array whose nonzero lengths times its item size pass 2^63 bytes, though it holds 0 elements
+    # (measured here: np.empty((0, 2**61), np.float32) raises, (0, 2**61 - 1) does not)
+    for length, refused in ((2**61, True), (2**61 - 1, False)):
+        shape = [0, length]
+        if how == "--shapes":
+            model, args = _model(tmp_path / "m.onnx", inputs=(("x", ["N", "M"]), ("y", [1]))), ["--shapes",
+                                                                                            f"x:0x{length}"]
+        else:
+            model, args = _model(tmp_path / "m.onnx", {"profiles": [{"x": {"min": shape, "opt": shape, "max": shape}}]},
+                                 inputs=(("x", ["N", "M"]), ("y", [1]))), []
+        result = invoke("run", model, "--runtime", "onnxruntime", "--save-inputs", tmp_path / "in.npz", *args)
+        if refused:
+            assert result.exit_code == 2, result.output
+            assert f"input 'x' at 0x{length}: no array has these lengths" in result.stderr
+        else:
+            assert result.exit_code in (0, 1), result.output  # (what onnxruntime makes of it is its own answer)
+            assert np.load(tmp_path / "in.npz")["x"].shape == (0, length)
