@@ -13,13 +13,15 @@ the layer does at those shapes (a nearest x2 upsample repeats each element; a li
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import onnx
 import pytest
 import yaml
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
@@ -335,3 +337,37 @@ def test_lengths_no_array_can_have_are_bad_input_not_an_internal_error(tmp_path,
         else:
             assert result.exit_code in (0, 1), result.output  # (what onnxruntime makes of it is its own answer)
             assert np.load(tmp_path / "in.npz")["x"].shape == (0, length)
+
+
+# The command line on random profiles: what runs is the profile's corner or --shapes inside its range; anything
+# else is one line of bad input, never an internal error
+
+CLI_RUNS = settings(max_examples=max(10, settings.default.max_examples // 4))
+
+
+@CLI_RUNS
+@given(n=_RANGE.map(lambda r: [v + 1 for v in r]), corner=st.sampled_from(["min", "opt", "max"]),
+       bind=st.none() | st.integers(0, 9), broken=st.none() | st.sampled_from(["swap", "rank", "float", "text"]))
+def test_run_takes_the_profile_or_refuses_in_one_line(n, corner, bind, broken):
+    entry = {c: [n[i], 3] for i, c in enumerate(["min", "opt", "max"])}
+    if broken == "swap" and n[0] != n[2]:
+        entry["min"], entry["max"] = entry["max"], entry["min"]
+    elif broken == "rank":
+        entry["opt"] = entry["opt"] + [1]
+    elif broken == "float":
+        entry["max"] = [n[2] + 0.5, 3]
+    metadata = "{'profiles': 1}" if broken == "text" else {"profiles": [{"x": entry, "y": entry}]}
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        model = _model(tmp / "m.onnx", metadata)
+        args = ["--profile-shapes", corner] + ([] if bind is None else ["--shapes", f"x:{bind}x3"])
+        result = invoke("run", model, "--runtime", "onnxruntime", "--save-inputs", tmp / "in.npz", *args)
+        invalid = broken is not None and not (broken == "swap" and n[0] == n[2])
+        if invalid or (bind is not None and not n[0] <= bind <= n[2]):
+            assert result.exit_code == 2, result.output
+            assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
+            assert (f"metadata {KEY}" if invalid else f"outside profile 0's range {n[0]} to {n[2]}") in result.stderr
+            return
+        assert result.exit_code == 0, result.output
+        want = n[["min", "opt", "max"].index(corner)] if bind is None else bind
+        assert {k: v.shape for k, v in np.load(tmp / "in.npz").items()} == {"x": (want, 3), "y": (want, 3)}
