@@ -7,6 +7,10 @@
   option repeated; Polygraphy's ``NAME:[D,D,D]`` too). A shape of another rank, or a fixed dimension
   given another length, is refused naming the input; a symbol is bound everywhere it appears, and one
   bound to two lengths is refused; a dimension left unbound is 1, and the run says so (as Polygraphy does);
+* ``read_profiles`` / ``pick_profile`` / ``profile_shapes`` / ``profile_values``: the optimization profiles a model
+  carries (the metadata ``convert`` writes for a dynamic spec, read as strictly as a spec's): the generated inputs
+  take one profile's min, opt (the default, trtexec's --optShapes) or max shapes, a shape input its values there;
+  ``--shapes`` wins for its input inside the profile's range;
 * ``parse_val_ranges``: Polygraphy's ``--val-range NAME:LOW,HIGH`` (or ``[LOW,HIGH]``; a bare ``LOW,HIGH``
   for every input). The data: floats uniform in [LOW, HIGH) (rounded to the input's type, which may reach
   HIGH), integers uniform in [LOW, HIGH] (both ends), bools the truth values of those integers (so a bare range
