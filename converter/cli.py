@@ -450,14 +450,16 @@ RUN_EPILOG = """\b
 Exit status: 0 every pair of runtimes (and the golden outputs) agrees, or,
 with one runtime and no --load-outputs, it ran; 1 an output differs (named,
 with its worst element and both values) or a runtime cannot run the model;
-2 bad input or usage (an unreadable model, --shapes that contradict it, an
+2 bad input or usage (an unreadable model or profiles metadata, --shapes
+that contradict it or lie outside its profile, a --profile it lacks, an
 .npz that does not fit it, an unknown runtime or provider); 3 an internal
 error (a bug in spec2onnx: please report it, with --debug output);
 130 interrupted by Ctrl-C, 143 stopped by SIGTERM.
 """
 _SPEC_ONLY = ("case_name", "input_files", "output_dir", "opset")
 _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_inputs", "load_inputs", "save_outputs",
-               "load_outputs", "mark_all", "atol", "rtol", "json_path", "junit_path", "quiet")
+               "load_outputs", "mark_all", "atol", "rtol", "json_path", "junit_path", "quiet", "profile",
+               "profile_shapes")
 
 
 @main.command(epilog=RUN_EPILOG)
@@ -474,9 +476,16 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
                                    "(each is one more runtime).")
 @click.option("--shapes", "shapes", multiple=True, metavar="NAME:DxD",
               help="MODEL: bind an input's shape, trtexec's syntax: --shapes x:1x3x224x224,y:1x10 (or repeated; "
-                   "NAME:[1,3,224,224] too; a name in single quotes is taken as written: 'in:0':1x3). A symbolic or "
-                   "unknown dimension left unbound is 1 (said on stderr); a rank or fixed dimension the model "
+                   "NAME:[1,3,224,224] too; a name in single quotes is taken as written: 'in:0':1x3). Wins over the "
+                   "profile for that input, and must lie in the profile's min..max. A symbolic or unknown dimension "
+                   "left unbound (and in no profile) is 1 (said on stderr); a rank or fixed dimension the model "
                    "contradicts is refused (exit 2).")
+@click.option("--profile", "profile", type=click.IntRange(min=0), default=None, metavar="N",
+              help="MODEL: the optimization profile (0-based, as validate's profile0-min) whose shapes, and shape "
+                   "inputs' values, the generated inputs take, for a model that carries profiles (metadata "
+                   "spec2onnx.profiles: convert writes them for a dynamic spec). Default 0.")
+@click.option("--profile-shapes", "profile_shapes", type=click.Choice(["min", "opt", "max"]), default=None,
+              help="MODEL: which of the profile's shapes: min, opt or max (default opt, as trtexec's --optShapes).")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True,
               help="MODEL: seed of the generated inputs (one stream per input name).")
 @click.option("--val-range", "val_ranges", multiple=True, metavar="[NAME:]LOW,HIGH",
@@ -514,9 +523,9 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
                    "and its inputs; SPEC: the spec's estimated peak. Above it: refused (exit status 2).")
 @click.pass_context
 @handle_errors
-def run(ctx, file, runtimes, provider, opt_levels, shapes, seed, val_ranges, load_inputs, save_inputs, load_outputs,
-        save_outputs, mark_all, atol, rtol, json_path, junit_path, quiet, case_name, input_files, output_dir, opset,
-        max_memory):
+def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shapes, seed, val_ranges, load_inputs,
+        save_inputs, load_outputs, save_outputs, mark_all, atol, rtol, json_path, junit_path, quiet, case_name,
+        input_files, output_dir, opset, max_memory):
     """Run an ONNX MODEL on several runtimes and compare them, or a SPEC's model and write its outputs.
 
     \b
@@ -525,7 +534,10 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, seed, val_ranges, loa
     its folder), its inputs generated from their declared types and shapes
     (or loaded), and it runs on every --runtime; every pair of runtimes is
     compared output by output with validate's comparison and per-dtype
-    tolerances, golden outputs (--load-outputs) as one more runtime:
+    tolerances, golden outputs (--load-outputs) as one more runtime. A model
+    convert wrote from a dynamic spec runs at its first profile's opt shapes
+    (and shape inputs' values), as trtexec's --optShapes; --profile and
+    --profile-shapes pick others:
       spec2onnx run model.onnx --runtime onnxruntime --runtime openvino
       spec2onnx run model.onnx --shapes x:4x3x224x224 --save-outputs golden.npz
       spec2onnx run model.onnx --load-outputs golden.npz --mark-all
@@ -563,7 +575,8 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, seed, val_ranges, loa
                                             opt_levels=opt_levels or ("all",), atol=atol, rtol=rtol, seed=seed,
                                             shapes=shapes, val_ranges=val_ranges, load_inputs=load_inputs,
                                             save_inputs=save_inputs, load_outputs=load_outputs,
-                                            save_outputs=save_outputs, mark_all=mark_all, max_memory=max_memory))
+                                            save_outputs=save_outputs, mark_all=mark_all, max_memory=max_memory,
+                                            profile=profile, profile_shapes=profile_shapes))
 
 
 def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=None) -> None:

@@ -7,6 +7,10 @@
   option repeated; Polygraphy's ``NAME:[D,D,D]`` too). A shape of another rank, or a fixed dimension
   given another length, is refused naming the input; a symbol is bound everywhere it appears, and one
   bound to two lengths is refused; a dimension left unbound is 1, and the run says so (as Polygraphy does);
+* ``read_profiles`` / ``pick_profile`` / ``profile_shapes`` / ``profile_values``: the optimization profiles a model
+  carries (the metadata ``convert`` writes for a dynamic spec, read as strictly as a spec's): the generated inputs
+  take one profile's min, opt (the default, trtexec's --optShapes) or max shapes, a shape input its values there;
+  ``--shapes`` wins for its input inside the profile's range;
 * ``parse_val_ranges``: Polygraphy's ``--val-range NAME:LOW,HIGH`` (or ``[LOW,HIGH]``; a bare ``LOW,HIGH``
   for every input). The data: floats uniform in [LOW, HIGH) (rounded to the input's type, which may reach
   HIGH), integers uniform in [LOW, HIGH] (both ends), bools the truth values of those integers (so a bare range
@@ -20,6 +24,7 @@
 from __future__ import annotations
 
 import io
+import json
 import math
 import re
 import zipfile
@@ -218,7 +223,7 @@ def bind_shapes(inputs: list[Tensor], shapes: dict[str, tuple[int, ...]],
             if not generating:
                 continue
             raise UserError(f"input {tensor.name!r}: the model does not declare its shape (its rank is unknown); "
-                            f"give it with --shapes {tensor.name}:DxDxD")
+                            f"give it with --shapes {tensor.name}:DxDx... (one length per dimension)")
         dims, defaulted = [], []
         for axis, dim in enumerate(tensor.dims):
             if isinstance(dim, int):
@@ -231,8 +236,18 @@ def bind_shapes(inputs: list[Tensor], shapes: dict[str, tuple[int, ...]],
         bound[tensor.name] = tuple(dims)
         if defaulted:
             notes.append(f"input {tensor.name!r} is {tensor.describe()}: {', '.join(defaulted)} not bound, using 1: "
-                         f"{show_shape(bound[tensor.name])} (bind with --shapes {tensor.name}:DxDxD)")
+                         f"{show_shape(bound[tensor.name])} (bind with --shapes {tensor.name}:{_template(tensor.dims)})")
+    for tensor in inputs:  # numpy sizes an array by its nonzero lengths, a 0-element one too (multiarray/ctors.c)
+        shape = bound.get(tensor.name, ())
+        if math.prod(d for d in shape if d) * (tensor.dtype.numpy.itemsize if tensor.dtype else 8) >= 2**63:
+            raise UserError(f"input {tensor.name!r} at {show_shape(shape)}: no array has these lengths (their "
+                            "product, zeros left out, passes numpy's 2^63 bytes)")
     return bound, notes
+
+
+def _template(dims: tuple) -> str:
+    """The --shapes value to fill in for declared ``dims``: its fixed lengths, D for the others (x:Dx3xDxD)."""
+    return "x".join(str(d) if isinstance(d, int) else "D" for d in dims)
 
 
 def show_shape(shape) -> str:
@@ -244,6 +259,193 @@ def _choices(name: str, names) -> str:
     hint = did_you_mean(name, list(names))
     listed = ", ".join(repr(n) for n in list(names)[:10]) + (", ..." if len(names) > 10 else "")
     return f"{hint}; its inputs: {listed or 'none'}"
+
+
+# Optimization profiles (the metadata ``convert`` writes for a dynamic spec: converter/targets/dynamic.py)
+
+CORNERS = ("min", "opt", "max")
+_INT64_MAX = 2**63 - 1
+_SHAPE_TYPES = {TensorProto.INT32: (-2**31, 2**31 - 1), TensorProto.INT64: (-2**63, _INT64_MAX)}
+
+
+@dataclass(frozen=True)
+class Profile:
+    """The optimization profile a run takes its shapes from: ``--profile`` (index, of ``count``), ``--profile-shapes``
+    (``corner``: min, opt or max), each input's (min, opt, max), and the inputs whose values it bounds."""
+
+    index: int
+    count: int
+    corner: str
+    ranges: dict  # input -> (min, opt, max), each a tuple: a shape, or a shape input's values
+    shape_inputs: frozenset
+
+    def at(self, name: str) -> tuple:
+        return self.ranges[name][CORNERS.index(self.corner)]
+
+    def describe(self) -> str:
+        return f"profile {self.index}{f' of {self.count}' if self.count > 1 else ''} at {self.corner}"
+
+
+def read_profiles(text: str, inputs: list[Tensor], key: str) -> tuple[list[dict], frozenset]:
+    """The profiles of a model's metadata value ``text`` (JSON ``{"profiles": [{INPUT: {"min": [...], "opt": [...],
+    "max": [...]}}, ...], "shape_inputs": [...]}``), checked against the model's ``inputs`` as the spec's profiles
+    are (converter/shapes.py): it comes from an untrusted file, so anything else is a UserError naming ``key``."""
+    def bad(detail: str) -> UserError:
+        return UserError(detail, field=f"metadata {key}")
+
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError):
+        raise bad("not JSON") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("profiles"), list) or not doc["profiles"]:
+        raise bad('expected {"profiles": [{INPUT: {"min": [...], "opt": [...], "max": [...]}}, ...], '
+                  '"shape_inputs": [INPUT, ...]} with at least one profile')
+    by_name = {t.name: t for t in inputs}
+    shape_inputs = doc.get("shape_inputs", [])
+    if not isinstance(shape_inputs, list) or not all(isinstance(s, str) for s in shape_inputs):
+        raise bad("'shape_inputs' is not a list of input names")
+    for name in shape_inputs:
+        tensor = by_name.get(name)
+        if tensor is None:
+            raise bad(f"shape input {name!r}: the model has no input {name!r}{_choices(name, by_name)}")
+        if tensor.elem_type not in _SHAPE_TYPES or (tensor.dims is not None and len(tensor.dims) != 1):
+            raise bad(f"shape input {name!r} is {tensor.describe()}; a shape input is a 1-D int32 or int64 tensor")
+    shape_inputs = frozenset(shape_inputs)
+    profiles = []
+    for i, raw in enumerate(doc["profiles"]):
+        if not isinstance(raw, dict):
+            raise bad(f"profile {i} is not an object {{INPUT: {{min, opt, max}}}}")
+        ranges = {}
+        for name, entry in raw.items():
+            if name not in by_name:
+                raise bad(f"profile {i}: the model has no input {name!r}{_choices(name, by_name)}")
+            ranges[name] = _profile_entry(by_name[name], name in shape_inputs, entry, f"profile {i}, input {name!r}",
+                                          bad)
+        _same_symbols(by_name, ranges, shape_inputs, i, bad)
+        profiles.append(ranges)
+    return profiles, shape_inputs
+
+
+def _profile_entry(tensor: Tensor, values: bool, entry, where: str, bad) -> tuple:
+    if not isinstance(entry, dict) or sorted(entry) != sorted(CORNERS):
+        raise bad(f"{where}: expected {{\"min\": [...], \"opt\": [...], \"max\": [...]}}")
+    low, high = _SHAPE_TYPES[tensor.elem_type] if values else (0, _INT64_MAX)
+    corners = []
+    for corner in CORNERS:
+        given = entry[corner]
+        if not isinstance(given, list) or not all(isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
+                                                  for v in given):
+            raise bad(f"{where}: {corner!r} is not a list of integers in [{low}, {high}]")
+        corners.append(tuple(given))
+    if len({len(c) for c in corners}) > 1:
+        raise bad(f"{where}: min, opt and max have {', '.join(str(len(c)) for c in corners)} values")
+    count = len(corners[0])
+    if values:
+        if tensor.dims is not None and isinstance(tensor.dims[0], int) and tensor.dims[0] != count:
+            raise bad(f"{where}: {count} values; the shape input is {tensor.describe()}")
+    elif tensor.dims is not None and len(tensor.dims) != count:
+        raise bad(f"{where}: {count} dimensions; the input is {tensor.describe()}")
+    elif tensor.dims is not None:
+        for axis, dim in enumerate(tensor.dims):
+            if isinstance(dim, int) and any(c[axis] != dim for c in corners):
+                raise bad(f"{where}: dimension {axis} is {'/'.join(str(c[axis]) for c in corners)} (min/opt/max); "
+                          f"the input is {tensor.describe()}")
+    for j in range(count):
+        if not corners[0][j] <= corners[1][j] <= corners[2][j]:
+            raise bad(f"{where}: {'value' if values else 'dimension'} {j} is min/opt/max "
+                      f"{'/'.join(str(c[j]) for c in corners)}, not min <= opt <= max")
+    return tuple(corners)
+
+
+def _same_symbols(by_name: dict, ranges: dict, shape_inputs, index: int, bad) -> None:
+    """One symbolic dimension has one min/opt/max in a profile, whichever input it appears in (as a spec's)."""
+    seen: dict[str, tuple[str, tuple]] = {}
+    for name, corners in ranges.items():
+        if name in shape_inputs:
+            continue
+        for axis, dim in enumerate(by_name[name].dims or ()):
+            if isinstance(dim, str):
+                bounds = tuple(c[axis] for c in corners)
+                other, other_bounds = seen.setdefault(dim, (name, bounds))
+                if other_bounds != bounds:
+                    raise bad(f"profile {index}: {dim!r} is min/opt/max {'/'.join(map(str, bounds))} at input "
+                              f"{name!r} and {'/'.join(map(str, other_bounds))} at input {other!r}: one symbolic "
+                              "dimension has one range")
+
+
+def pick_profile(profiles: list[dict], shape_inputs: frozenset, index: int | None, corner: str | None,
+                 key: str) -> Profile | None:
+    """The profile a run takes (``index`` default 0, ``corner`` default opt, as trtexec's --optShapes); None where the
+    model carries no profiles and neither was asked for."""
+    if not profiles:
+        if index is not None or corner is not None:
+            option = f"--profile {index}" if index is not None else f"--profile-shapes {corner}"
+            raise UserError(f"{option}: the model carries no optimization profiles (metadata {key}, which spec2onnx "
+                            "convert writes for a dynamic spec)")
+        return None
+    index = 0 if index is None else index
+    if not 0 <= index < len(profiles):
+        raise UserError(f"--profile {index}: the model has {len(profiles)} optimization profile"
+                        f"{'s (0 to ' + str(len(profiles) - 1) + ')' if len(profiles) > 1 else ' (0)'}, in metadata "
+                        f"{key}")
+    return Profile(index, len(profiles), corner or "opt", profiles[index], shape_inputs)
+
+
+def profile_shapes(inputs: list[Tensor], shapes: dict[str, tuple[int, ...]], profile: Profile) -> dict:
+    """``shapes`` (--shapes) with the profile's shape at its corner for every input of the profile that ``shapes``
+    leaves unbound (a symbol --shapes binds keeps that length everywhere); every shape of an input of the profile
+    must lie in its min..max, else a UserError naming the --shapes value and the range."""
+    by_name = {t.name: t for t in inputs}
+    bound: dict[str, tuple[int, str]] = {}  # symbol -> (length, input whose --shapes bound it)
+    for name, shape in shapes.items():
+        dims = by_name[name].dims if name in by_name else None
+        if dims is not None and len(dims) == len(shape):
+            for dim, length in zip(dims, shape):
+                if isinstance(dim, str):
+                    bound.setdefault(dim, (length, name))
+    result = dict(shapes)
+    for name, corners in profile.ranges.items():
+        tensor = by_name[name]
+        if name in profile.shape_inputs:  # its values come from the profile (profile_values): its shape is their count
+            count = (len(corners[0]),)
+            if shapes.get(name, count) != count:
+                raise UserError(f"--shapes {name}:{show_shape(shapes[name])}: input {name!r} is a shape input of "
+                                f"profile {profile.index}, which gives it {count[0]} values")
+            result[name] = count
+            continue
+        if name in shapes:
+            if len(shapes[name]) != len(corners[0]):
+                continue  # (another rank: bind_shapes refuses it against the model)
+            for axis, length in enumerate(shapes[name]):
+                _in_range(profile, name, tensor, axis, length, name, shapes[name])
+            continue
+        shape = list(profile.at(name))
+        for axis, dim in enumerate(tensor.dims or ()):
+            if isinstance(dim, str) and dim in bound:
+                length, source = bound[dim]
+                _in_range(profile, name, tensor, axis, length, source, shapes[source])
+                shape[axis] = length
+        result[name] = tuple(shape)
+    return result
+
+
+def _in_range(profile: Profile, name: str, tensor: Tensor, axis: int, length: int, source: str, given) -> None:
+    low, _, high = (c[axis] for c in profile.ranges[name])
+    if low <= length <= high:
+        return
+    dim = tensor.dims[axis] if tensor.dims is not None else None
+    label = f"dimension {axis}" + (f" ({dim!r})" if isinstance(dim, str) else "")
+    at = "" if source == name else f" of input {name!r}"
+    lows, highs = (show_shape(c) for c in (profile.ranges[name][0], profile.ranges[name][2]))
+    raise UserError(f"--shapes {source}:{show_shape(given)}: {label}{at} is {length}, outside profile "
+                    f"{profile.index}'s range {low} to {high} (input {name!r}: min {lows}, max {highs}); pick another "
+                    "profile with --profile N")
+
+
+def profile_values(inputs: list[Tensor], profile: Profile) -> dict[str, np.ndarray]:
+    """The shape inputs' data: the profile's values at its corner, of the input's type."""
+    return {t.name: np.array(profile.at(t.name), t.dtype.numpy) for t in inputs
+            if t.name in profile.shape_inputs and t.name in profile.ranges}
 
 
 # --val-range

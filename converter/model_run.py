@@ -30,14 +30,16 @@ from .compare import Mismatch, Tolerance, compare, resolve_tolerance
 from .errors import UserError
 from .files import check_distinct, check_output
 from .isolation import ChildDied, call_isolated
-from .model_inputs import (STRING, Tensor, bind_shapes, dtype_of_array, generate, load_arrays, loaded_inputs,
-                           model_inputs, model_outputs, parse_shapes, parse_val_ranges, save_arrays, show_shape)
+from .model_inputs import (CORNERS, STRING, Tensor, bind_shapes, dtype_of_array, generate, load_arrays, loaded_inputs,
+                           model_inputs, model_outputs, parse_shapes, parse_val_ranges, pick_profile, profile_shapes,
+                           profile_values, read_profiles, save_arrays, show_shape)
 from .model_reading import is_onnx_model, read_model_with_data  # noqa: F401  (is_onnx_model: run's dispatch)
 from .report import summary_line, summary_table, write_reports  # noqa: F401  (for the CLI: run MODEL's reports)
 from .results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
 from .model_start import DEFAULT_RUNTIMES, EarlySession, RuntimeRun, run_one
 from .runners import RunConfig, make_configs
 from .targets.attributes import first_unsafe, infer_shapes
+from .targets.dynamic import PROFILES_KEY
 
 GOLDEN = "golden"
 
@@ -58,24 +60,34 @@ class RunOptions:
     mark_all: bool = False
     max_memory: int | None = None
     threads: int = 0  # onnxruntime's intra-op threads; 0: its default (one per physical core), as Polygraphy's
+    profile: int | None = None  # --profile N: the model's optimization profile (default 0 where it carries any)
+    profile_shapes: str | None = None  # --profile-shapes min|opt|max (default opt, as trtexec's --optShapes)
 
 
 def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_levels=("all",), atol=None, rtol=None,
                      seed: int = 1, shapes=(), val_ranges=(), load_inputs=None, save_inputs=None, load_outputs=None,
                      save_outputs=None, mark_all: bool = False, max_memory: int | None = None,
-                     threads: int = 0) -> RunOptions:
+                     threads: int = 0, profile: int | None = None, profile_shapes: str | None = None) -> RunOptions:
     """RunOptions from the command line's values: runtimes, provider, shapes and ranges parsed and checked."""
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise UserError(f"--seed {seed}: must be a whole number >= 0")
     if load_inputs is not None and val_ranges:
         raise UserError("--val-range: the inputs come from --load-inputs; a range applies to generated inputs only")
+    if profile is not None and (isinstance(profile, bool) or not isinstance(profile, int) or profile < 0):
+        raise UserError(f"--profile {profile}: must be a whole number >= 0 (profiles count from 0)")
+    if profile_shapes is not None and profile_shapes not in CORNERS:
+        raise UserError(f"--profile-shapes {profile_shapes}: must be one of {', '.join(CORNERS)}")
+    if load_inputs is not None and (profile, profile_shapes) != (None, None):
+        option = "--profile" if profile is not None else "--profile-shapes"
+        raise UserError(f"{option}: the inputs come from --load-inputs, with their own shapes; a profile gives the "
+                        "shapes of generated inputs only")
     for name, value in (("--atol", atol), ("--rtol", rtol)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0):
             raise UserError(f"{name} {value}: must be a number >= 0")
     tolerance = Tolerance(atol, rtol) if (atol, rtol) != (None, None) else None
     return RunOptions(make_configs(runtimes, provider, opt_levels), tolerance, seed, parse_shapes(shapes),
                       parse_val_ranges(val_ranges), load_inputs, save_inputs, load_outputs, save_outputs, mark_all,
-                      max_memory, threads)
+                      max_memory, threads, profile, profile_shapes)
 
 
 @dataclass(frozen=True)
@@ -134,8 +146,10 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None) -> M
     budget = default_budget() if options.max_memory is None else options.max_memory
     model, external, identity = read_model_with_data(path, budget)
     inputs, outputs = model_inputs(model, path), model_outputs(model, path)
-    try:  # --shapes and --val-range against this model: the line names the model too
-        shapes, notes = bind_shapes(inputs, options.shapes, generating=not options.load_inputs)
+    try:  # --shapes, --profile and --val-range against this model: the line names the model too
+        profile = None if options.load_inputs else _profile(model, inputs, options)
+        explicit = profile_shapes(inputs, options.shapes, profile) if profile else options.shapes
+        shapes, notes = bind_shapes(inputs, explicit, generating=not options.load_inputs)
     except UserError as exc:
         raise exc.located(file=path) from None
     if options.load_inputs:
@@ -147,10 +161,17 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None) -> M
             raise UserError(f"{path}: its inputs ({', '.join(f'{n}:{show_shape(s)}' for n, s in shapes.items())}) take "
                             f"{show(need)}, above the memory budget of {show(budget)} (--max-memory)")
         try:
-            feeds = generate(inputs, shapes, options.val_ranges, options.seed)
+            values = profile_values(inputs, profile) if profile else {}
+            generated = generate([t for t in inputs if t.name not in values], shapes, options.val_ranges, options.seed)
         except UserError as exc:
             raise exc.located(file=path) from None
+        feeds = {t.name: values[t.name] if t.name in values else generated[t.name] for t in inputs}
         source = f"generated: seed {options.seed}, {_ranges(options.val_ranges)}"
+        if profile:
+            given = [n for n in profile.ranges if n in options.shapes]
+            source += (f"; shapes: {profile.describe()} (metadata {PROFILES_KEY})"
+                       + "".join(f", {n} = {values[n].tolist()}" for n in values)
+                       + (f", {', '.join(given)} from --shapes" if given else ""))
     producers = _producers(model.graph) if options.mark_all else []  # (only --mark-all looks for the first node)
     marked = mark_all(model) if options.mark_all else 0
     golden = _golden(options.load_outputs, model, outputs, budget, options.mark_all) if options.load_outputs else None
@@ -195,6 +216,24 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None) -> M
                                       problems=[], **_config_fields(ran[0].config), **base))
     run.seconds = time.perf_counter() - t0
     return run
+
+
+def _profile(model, inputs: list[Tensor], options: RunOptions):
+    """The optimization profile the generated inputs take their shapes (and a shape input its values) from: the
+    model's metadata PROFILES_KEY, which convert writes for a dynamic spec; --profile and --profile-shapes pick it.
+    Metadata that does not read as profiles of this model is bad input (UserError naming the key)."""
+    texts = [p.value for p in model.metadata_props if p.key == PROFILES_KEY]
+    if len(texts) > 1:
+        raise UserError(f"metadata {PROFILES_KEY}: given {len(texts)} times")
+    profiles, shape_inputs = read_profiles(texts[0], inputs, PROFILES_KEY) if texts else ([], frozenset())
+    profile = pick_profile(profiles, shape_inputs, options.profile, options.profile_shapes, PROFILES_KEY)
+    if profile:
+        for name in options.val_ranges:
+            if name in profile.shape_inputs and name in profile.ranges:
+                raise UserError(f"--val-range {name}: input {name!r} is a shape input; its values come from "
+                                f"{profile.describe()} ({list(profile.at(name))}): pick others with --profile or "
+                                "--profile-shapes, or give them with --load-inputs")
+    return profile
 
 
 def _load_hazard(model) -> str:
