@@ -391,7 +391,7 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     files = api.in_shard(found.files, shard_spec)
     # Before any work: every report can be written, and none of them is an input of this run.
     inputs = [*files, *([xfail_file] if xfail_file else []), *(p for p in plugins if p.endswith(".py"))]
-    api.check_report_paths({"--json": json_path, "--junit": junit_path}, inputs)
+    api.check_report_paths({"--json": json_path, "--junit": junit_path}, inputs, specs=files)
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
     if verbose:
         for skipped in found.skipped:
@@ -451,7 +451,9 @@ Exit status: 0 every pair of runtimes (and the golden outputs) agrees, or,
 with one runtime and no --load-outputs, it ran; 1 an output differs (named,
 with its worst element and both values) or a runtime cannot run the model;
 2 bad input or usage (an unreadable model, --shapes that contradict it, an
-.npz that does not fit it, an unknown runtime or provider); 3 an internal
+.npz that does not fit it, an unknown runtime or provider, an output naming
+a file the run reads: the model, its external data, a --load-* file, also
+through a link); 3 an internal
 error (a bug in spec2onnx: please report it, with --debug output);
 130 interrupted by Ctrl-C, 143 stopped by SIGTERM.
 """
@@ -571,8 +573,9 @@ def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=
     import datetime
 
     started = datetime.datetime.now(datetime.timezone.utc)
-    model_run.check_files(options, file, {"--json": json_path, "--junit": junit_path})
-    run = model_run.run_model(file, options, early)
+    reports = {"--json": json_path, "--junit": junit_path}
+    model_run.check_files(options, file, reports)
+    run = model_run.run_model(file, options, early, reports)
     inputs = ", ".join(f"{n} {_typed(a)}" for n, a in run.feeds.items())
     _say(f"{run.path}: {run.nodes:,} nodes, opset {run.opset}; " + (f"inputs ({run.source}): {inputs}" if inputs
                                                                      else "no inputs"))

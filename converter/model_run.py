@@ -114,9 +114,10 @@ class ModelRun:
                               "outputs": len(r.outputs or ())} for r in self.runs]}
 
 
-def check_files(options: RunOptions, model_path, reports: dict) -> None:
-    """Before any work: every file the run writes can be written, none is an input of it, no two are the same."""
-    inputs = [model_path, *(p for p in (options.load_inputs, options.load_outputs) if p)]
+def check_files(options: RunOptions, model_path, reports: dict, data_files=()) -> None:
+    """Before any work: every file the run writes can be written, none is an input of it (the model, its external
+    ``data_files``, the --load-* files; by path, symbolic or hard link: files.same_file), no two are the same."""
+    inputs = [model_path, *data_files, *(p for p in (options.load_inputs, options.load_outputs) if p)]
     outputs = {"--save-inputs": options.save_inputs, "--save-outputs": options.save_outputs, **reports}
     for option, path in outputs.items():
         if path is not None:
@@ -124,15 +125,19 @@ def check_files(options: RunOptions, model_path, reports: dict) -> None:
     check_distinct(outputs)
 
 
-def run_model(path, options: RunOptions, early: EarlySession | None = None) -> ModelRun:
+def run_model(path, options: RunOptions, early: EarlySession | None = None, reports: dict | None = None) -> ModelRun:
     """Run the model at ``path`` on every configuration of ``options`` and compare (module docstring). Bad input
     (the file, --shapes, the .npz files) is a UserError before anything runs; a runtime that cannot run the
-    model is an ERROR result. ``early``: the first configuration's session, started before the model was read
-    (converter/model_start.py); its run is taken where it is that of this model, and it is stopped otherwise."""
+    model is an ERROR result; an output naming one of the model's external data files, a UserError before
+    anything is written (``reports``: the report files the caller writes, ``{"--json": path}``). ``early``: the
+    first configuration's session, started before the model was read (converter/model_start.py); its run is
+    taken where it is that of this model, and it is stopped otherwise."""
     t0 = time.perf_counter()
     path = str(path)
     budget = default_budget() if options.max_memory is None else options.max_memory
-    model, external, identity = read_model_with_data(path, budget)
+    model, external, identity, data_files = read_model_with_data(path, budget)
+    if data_files:  # known once the model is read: no output (--save-*, ``reports``: --json, --junit) overwrites them
+        check_files(options, path, reports or {}, data_files)
     inputs, outputs = model_inputs(model, path), model_outputs(model, path)
     try:  # --shapes and --val-range against this model: the line names the model too
         shapes, notes = bind_shapes(inputs, options.shapes, generating=not options.load_inputs)

@@ -425,6 +425,33 @@ def test_external_data_is_read_inside_the_models_folder_only(tmp_path):
     assert missing.exit_code == 2 and "cannot read the model's external data 'w.bin'" in missing.stderr
 
 
+@pytest.mark.parametrize("option", ["--save-outputs", "--save-inputs", "--json", "--junit"])
+@pytest.mark.parametrize("how", ["path", "symlink", "hard link"])
+def test_no_output_overwrites_the_models_external_data(tmp_path, option, how):
+    w = np.arange(6, dtype=np.float32).reshape(2, 3)
+    model_path = save_model(tmp_path / "m.onnx", [helper.make_node("Add", ["x", "w"], ["y"])],
+                            [tensor("x", TensorProto.FLOAT, [2, 3])], [tensor("y", TensorProto.FLOAT, [2, 3])],
+                            initializers=[numpy_helper.from_array(w, "w")])
+    onnx.save(onnx.load(model_path), model_path, save_as_external_data=True, location="w.bin", size_threshold=0)
+    data = tmp_path / "w.bin"
+    before = data.read_bytes()
+    assert len(before) == w.nbytes  # the 24 bytes of w: the file the model reads
+    named = {"path": data, "symlink": tmp_path / "link.bin", "hard link": tmp_path / "hard.bin"}[how]
+    if how == "symlink":
+        os.symlink(data, named)
+    elif how == "hard link":
+        os.link(data, named)
+    result = invoke("run", model_path, "--runtime", "onnxruntime", option, named)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"spec2onnx: error: {option} {named}: is ") and result.stderr.count("\n") == 1
+    assert "an input of this run; refusing to overwrite it" in result.stderr
+    assert data.read_bytes() == before and "Traceback" not in result.output
+    ok = invoke("run", model_path, "--runtime", "onnxruntime", "--seed", "3", "--save-inputs", tmp_path / "i.npz",
+                "--save-outputs", tmp_path / "o.npz")  # the weights intact: y = x + w
+    assert ok.exit_code == 0, ok.output
+    np.testing.assert_array_equal(np.load(tmp_path / "o.npz")["y"], np.load(tmp_path / "i.npz")["x"] + w)
+
+
 def test_run_dispatches_on_what_the_file_is(tmp_path):
     spec = SPECS / "trt_elementwise/seed-broadcast-prod.yaml"
     model = tmp_path / "model.bin"  # no .onnx suffix: it parses as a model
