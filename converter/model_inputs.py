@@ -357,7 +357,7 @@ def load_arrays(option: str, path, budget: int) -> dict[str, "_Member"]:
                 raise UserError(f"{option} {path}: its arrays take more than the memory budget ({show(budget)})")
             # numpy stores ml_dtypes' bfloat16 as 2-byte records (|V2): a member says bfloat16, and reads as it
             found[name] = (np.dtype(ml_dtypes.bfloat16) if dtype == np.dtype("V2") else dtype, tuple(shape), info)
-    return {name: _Member(path, info, dtype, shape) for name, (dtype, shape, info) in found.items()}
+    return {name: _Member(path, info, dtype, shape, option) for name, (dtype, shape, info) in found.items()}
 
 
 @dataclass(frozen=True)
@@ -366,10 +366,19 @@ class _Member:
     info: zipfile.ZipInfo
     dtype: np.dtype
     shape: tuple
+    option: str
 
     def read(self) -> np.ndarray:
-        with zipfile.ZipFile(self.path) as archive, archive.open(self.info) as handle:
-            array = np.lib.format.read_array(handle, allow_pickle=False)
+        """The array; a UserError naming the file and the member where its data is corrupt: shorter than its
+        header says (numpy's "EOF: reading array data"), a CRC that does not match (zipfile's BadZipFile, raised
+        when the member's last byte is read), compressed data that does not inflate (zlib.error)."""
+        try:
+            with zipfile.ZipFile(self.path) as archive, archive.open(self.info) as handle:
+                array = np.lib.format.read_array(handle, allow_pickle=False)
+        except (ValueError, EOFError, OSError, zipfile.BadZipFile, zlib.error) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+            raise UserError(f"{self.option} {self.path}: member {self.info.filename!r} (array "
+                            f"{self.info.filename[:-4]!r}): its data cannot be read ({why})") from None
         return array.view(ml_dtypes.bfloat16) if array.dtype == np.dtype("V2") else array
 
 

@@ -8,11 +8,13 @@ says (Softmax-11's coercion to 2-D, int64 arithmetic), and the runtimes themselv
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -262,6 +264,34 @@ def test_loaded_inputs_are_never_unpickled(tmp_path):
     assert result.exit_code == 2 and "array 'x' holds Python objects" in result.stderr
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     assert "not a .npz (zip) file" in invoke("run", model, "--load-inputs", tmp_path / "junk.npz").stderr
+
+
+def _corrupt_npz(path, name, how):
+    """An .npz of one float32[64, 1024] array ``name`` whose data is cut short (a consistent zip, 8 bytes missing:
+    numpy's 'EOF: reading array data') or has one byte flipped (zipfile's 'Bad CRC-32', met at the member's end)."""
+    member = io.BytesIO()
+    np.lib.format.write_array(member, np.ones((64, 1024), np.float32))
+    data = member.getvalue()
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(f"{name}.npy", data[:-8] if how == "truncated" else data)
+    if how == "bad crc":
+        raw = bytearray(path.read_bytes())
+        raw[len(data) // 2] ^= 0xFF  # inside the member's data (the local header and .npy header come first)
+        path.write_bytes(bytes(raw))
+    return path
+
+
+@pytest.mark.parametrize("how, why", [("truncated", "EOF: reading array data"), ("bad crc", "Bad CRC-32")])
+@pytest.mark.parametrize("option, name", [("--load-inputs", "x"), ("--load-outputs", "y")])
+def test_a_corrupt_npz_member_is_bad_input_naming_the_file_and_member(tmp_path, how, why, option, name):
+    model = save_model(tmp_path / "r.onnx", [helper.make_node("Relu", ["x"], ["y"])],
+                       [tensor("x", TensorProto.FLOAT, [64, 1024])], [tensor("y", TensorProto.FLOAT, [64, 1024])])
+    npz = _corrupt_npz(tmp_path / "c.npz", name, how)
+    result = invoke("run", model, "--runtime", "onnxruntime", option, npz, "--save-inputs", tmp_path / "i.npz")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"spec2onnx: error: {option} {npz}: member '{name}.npy' ")
+    assert why in result.stderr and result.stderr.count("\n") == 1 and "Traceback" not in result.output
+    assert not (tmp_path / "i.npz").exists()  # nothing written
 
 
 def dynamic_model(path):
