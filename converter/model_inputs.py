@@ -310,8 +310,20 @@ def generate(inputs: list[Tensor], shapes: dict[str, tuple[int, ...]], ranges: d
     return feeds
 
 
+def check_npz_names(option: str, path, names, what: str) -> None:
+    """Refuse a name a .npz member cannot carry, so that what is saved loads back: a NUL byte, where Python's
+    zipfile cuts a member's name (zipfile.ZipInfo: "Terminate the file name at the first null byte"; 'a\\0b'
+    would be saved as member 'a', which --load-* then refuses). ``what``: input, output."""
+    for name in names:
+        if "\0" in name:
+            raise UserError(f"{option} {path}: {what} {name!r} holds a NUL byte, which a .npz member name cannot "
+                            "carry (zip cuts the name there); the file would not load back, so it is not written")
+
+
 def save_arrays(option: str, path, arrays: dict[str, np.ndarray]) -> None:
-    """``arrays`` as an uncompressed .npz (one member per name, never pickled), written atomically."""
+    """``arrays`` as an uncompressed .npz (one member per name, never pickled), written atomically; a name that
+    cannot be a member's is refused (check_npz_names), nothing written."""
+    check_npz_names(option, path, arrays, "array")
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
         for name, array in arrays.items():

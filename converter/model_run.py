@@ -30,8 +30,9 @@ from .compare import Mismatch, Tolerance, compare, resolve_tolerance
 from .errors import UserError
 from .files import check_distinct, check_output
 from .isolation import ChildDied, call_isolated
-from .model_inputs import (STRING, Tensor, bind_shapes, dtype_of_array, generate, load_arrays, loaded_inputs,
-                           model_inputs, model_outputs, parse_shapes, parse_val_ranges, save_arrays, show_shape)
+from .model_inputs import (STRING, Tensor, bind_shapes, check_npz_names, dtype_of_array, generate, load_arrays,
+                           loaded_inputs, model_inputs, model_outputs, parse_shapes, parse_val_ranges, save_arrays,
+                           show_shape)
 from .model_reading import is_onnx_model, read_model_with_data  # noqa: F401  (is_onnx_model: run's dispatch)
 from .report import summary_line, summary_table, write_reports  # noqa: F401  (for the CLI: run MODEL's reports)
 from .results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
@@ -159,6 +160,10 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
     producers = _producers(model.graph) if options.mark_all else []  # (only --mark-all looks for the first node)
     marked = mark_all(model) if options.mark_all else 0
     golden = _golden(options.load_outputs, model, outputs, budget, options.mark_all) if options.load_outputs else None
+    if options.save_inputs:  # names a .npz cannot carry: refused before anything is written or run
+        check_npz_names("--save-inputs", options.save_inputs, feeds, "input")
+    if options.save_outputs:
+        check_npz_names("--save-outputs", options.save_outputs, (o.name for o in model.graph.output), "output")
     if options.save_inputs:
         save_arrays("--save-inputs", options.save_inputs, feeds)
     run = ModelRun(path, Path(path).name, len(model.graph.node), _opset(model), inputs, feeds, source, notes,

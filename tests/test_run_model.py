@@ -294,6 +294,18 @@ def test_a_corrupt_npz_member_is_bad_input_naming_the_file_and_member(tmp_path, 
     assert not (tmp_path / "i.npz").exists()  # nothing written
 
 
+@pytest.mark.parametrize("option, message", [
+    ("--save-inputs", "input 'a\\x00b' holds a NUL byte"), ("--save-outputs", "output 'y\\x00z' holds a NUL byte")])
+def test_a_name_an_npz_member_cannot_carry_is_refused_at_save(tmp_path, option, message):
+    """zipfile cuts a member's name at a NUL byte: 'a\\0b' was saved as member 'a', which --load-inputs refused."""
+    model = save_model(tmp_path / "nul.onnx", [helper.make_node("Relu", ["a\0b"], ["y\0z"])],
+                       [tensor("a\0b", TensorProto.FLOAT, [2])], [tensor("y\0z", TensorProto.FLOAT, [2])])
+    result = invoke("run", model, "--runtime", "onnxruntime", option, tmp_path / "s.npz")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"spec2onnx: error: {option} {tmp_path / 's.npz'}: {message}")
+    assert result.stderr.count("\n") == 1 and not (tmp_path / "s.npz").exists()
+
+
 def dynamic_model(path):
     """x: float32[N, 3, ?] + y: float32[N, 3, 1] -> Relu."""
     return save_model(path, [helper.make_node("Add", ["x", "y"], ["s"]), helper.make_node("Relu", ["s"], ["z"])],
