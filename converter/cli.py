@@ -282,7 +282,8 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
               help="Skip files in the folders searched whose path (relative to the folder, or as found) or name "
                    "matches GLOB; a folder's path skips all in it. Repeatable.")
 @click.option("--shard", default=None, metavar="I/N",
-              help="Run the I-th of N deterministic slices of the suite (round-robin over the sorted spec files).")
+              help="Run the I-th of N deterministic slices of the suite (round-robin over the sorted spec files); "
+                   "N at most 1,000,000.")
 @click.option("--fail-fast", "-x", is_flag=True, help="Stop at the first failure or error.")
 @click.option("--list", "list_only", is_flag=True, help="List the case ids that would run, and stop.")
 @click.option("--runtime", "runtimes", multiple=True, default=("onnxruntime",), show_default=True,
@@ -618,8 +619,9 @@ def report():
 @report.command("merge", epilog="""\b
 Exit status: as the whole run would have had it: 0 every case passed; 1 a
 case failed, a shard is missing or was interrupted; 2 bad input (a report
-that cannot be read, reports of different runs, a shard or a case given
-twice) or a spec that was not loaded; 3 a case met an internal error.
+that cannot be read: a field named, seconds not finite, N above 1,000,000;
+reports of different runs, a shard or a case given twice) or a spec that
+was not loaded; 3 a case met an internal error.
 """)
 @click.argument("reports", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
@@ -632,8 +634,9 @@ def merge(reports, json_path, junit_path):
 
     The reports must belong to one run: the same spec2onnx, onnx and onnxruntime
     versions and the same options (--shard, the report paths, -j, -q and -v may
-    differ); a shard or a case given twice is refused; a shard missing from
-    1..N is named, and fails the merge. Prints the run's summary table.
+    differ); a shard or a case given twice is refused; the shards missing from
+    1..N are named as ranges (2-9/10), and fail the merge. Prints the run's
+    summary table.
     """
     from . import api  # start-up time: --help, --version and usage errors import no onnx, onnxruntime or lowering
 
