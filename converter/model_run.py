@@ -36,7 +36,7 @@ from .model_inputs import (STRING, Tensor, bind_shapes, check_npz_names, dtype_o
 from .model_reading import is_onnx_model, read_model_with_data  # noqa: F401  (is_onnx_model: run's dispatch)
 from .report import summary_line, summary_table, write_reports  # noqa: F401  (for the CLI: run MODEL's reports)
 from .results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
-from .model_start import DEFAULT_RUNTIMES, EarlySession, RuntimeRun, run_one
+from .model_start import DEFAULT_RUNTIMES, EarlySession, RuntimeRun, SharedArrays, received, run_one
 from .runners import RunConfig, make_configs
 from .targets.attributes import first_unsafe, infer_shapes
 
@@ -174,6 +174,7 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
     first = None  # the first configuration's run by the early session: the file as it is, this configuration
     if early is not None:
         if (options.configs[0], options.threads, external, marked, hazard) == (early.config, early.threads, 0, 0, ""):
+            feeds = run.feeds = early.share(feeds)  # the inputs held once, in memory the child maps
             first = early.run(feeds, identity)
         early.stop()
     data = model.SerializeToString() if first is None or len(options.configs) > 1 else b""
@@ -246,9 +247,11 @@ def _run_isolated(config: RunConfig, data: bytes, feeds: dict, threads: int) -> 
     """One runtime's run in a child process (converter/isolation.py): a runtime that crashes (a segfault, an
     abort) is that runtime's failure, said in one line, and the others still run."""
     t0 = time.perf_counter()
+    shared = SharedArrays.make()  # its outputs: written there by the child, mapped here (not pickled back)
     try:
-        return call_isolated(run_one, config, data, feeds, threads)
+        return received(call_isolated(run_one, config, data, feeds, threads, shared), shared)
     except ChildDied as exc:
+        received(None, shared)
         return RuntimeRun(config, time.perf_counter() - t0, error=f"{config.label} crashed: {exc}")
 
 
