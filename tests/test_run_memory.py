@@ -5,13 +5,17 @@ the pickles). Measured as benchmarks/run_model.py measures it: the command's pro
 
 from __future__ import annotations
 
+import math
 import mmap
 import os
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import onnx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
 from benchmarks.run_model import measure
@@ -76,3 +80,25 @@ def test_onnxruntime_writes_a_fixed_shape_output_where_it_is_told(tmp_path):
     given.clear()  # a declared shape the output does not have: onnxruntime refuses the buffer; run as without one
     wrong = OrtRunner(relu(tmp_path / "b.onnx", [3, 4], [2, 4]).read_bytes(), threads=1).run({"x": x}, out=out)
     np.testing.assert_array_equal(wrong["y"], np.maximum(x, 0))
+
+
+@linux
+@settings(deadline=None, max_examples=60)
+@given(st.sampled_from(["float32", "float64", "float16", "int8", "uint16", "int64", "bool", "bfloat16"]),
+       st.lists(st.integers(0, 7), max_size=4), st.integers(0, 2**32 - 1))
+def test_any_array_shared_is_the_same_array_where_it_is_mapped(dtype, shape, seed):
+    """Through the file and back (share, then view as the other side of the fork does): the same dtype, shape and
+    bytes; an empty array goes as it is (nothing to map)."""
+    dtype = np.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else np.dtype(dtype)
+    raw = np.random.default_rng(seed).integers(0, 256, math.prod(shape) * dtype.itemsize, dtype=np.uint8)
+    array = raw.view(dtype).reshape(shape)
+    shared = SharedArrays.make()
+    try:
+        sent = shared.share(array)
+        back = shared.view(sent)
+        assert back.dtype == array.dtype and back.shape == array.shape and back.tobytes() == array.tobytes()
+        assert (sent is array) == (array.size == 0)
+        moved = shared.moved({"a": array})["a"]
+        assert moved.tobytes() == array.tobytes() and (shared.ref(moved) is None) == (array.size == 0)
+    finally:
+        shared.close()
