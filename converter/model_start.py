@@ -65,21 +65,25 @@ class SharedArrays:
     One side allocates in a file, the other only maps (``view``): run MODEL's inputs in one, outputs in another.
     ``make`` gives None where there is no memfd (then arrays are pickled, as before)."""
 
-    def __init__(self, fd: int):
-        self.fd, self._end, self._made = fd, 0, {}
+    MIN_BYTES = 1 << 20  # smaller arrays are pickled: cheap, and no mapping each (--mark-all's many tensors would
+    # otherwise reach the kernel's limit on mappings, vm.max_map_count)
+
+    def __init__(self, fd: int, min_bytes: int = MIN_BYTES):
+        self.fd, self.min_bytes, self._end, self._made = fd, min_bytes, 0, {}
 
     @classmethod
-    def make(cls) -> "SharedArrays | None":
+    def make(cls, min_bytes: int = MIN_BYTES) -> "SharedArrays | None":
         try:
-            return cls(os.memfd_create("spec2onnx-arrays", os.MFD_CLOEXEC))
+            return cls(os.memfd_create("spec2onnx-arrays", os.MFD_CLOEXEC), min_bytes)
         except (AttributeError, OSError):  # not Linux, or no memfd: pickled
             return None
 
     def empty(self, dtype, shape) -> np.ndarray | None:
-        """A new array (zeros) in the file; None where it cannot be (no room, an empty or object array)."""
+        """A new array (zeros) in the file; None where it is not made there (no room, an object array, fewer than
+        ``min_bytes``)."""
         dtype, shape = np.dtype(dtype), tuple(int(d) for d in shape)
         nbytes = math.prod(shape) * dtype.itemsize
-        if nbytes == 0 or dtype.hasobject or dtype.kind in "SU":
+        if nbytes == 0 or nbytes < self.min_bytes or dtype.hasobject or dtype.kind in "SU":
             return None
         offset = -(-self._end // mmap.ALLOCATIONGRANULARITY) * mmap.ALLOCATIONGRANULARITY
         try:
@@ -125,9 +129,16 @@ class SharedArrays:
         """The array a SharedRef names (mapped from the file); anything else as it is."""
         if not isinstance(value, SharedRef):
             return value
-        nbytes = math.prod(value.shape) * value.dtype.itemsize
-        mapped = mmap.mmap(self.fd, nbytes, offset=value.offset)
-        return np.frombuffer(mapped, value.dtype, count=math.prod(value.shape)).reshape(value.shape)
+        count = math.prod(value.shape)
+        nbytes = count * value.dtype.itemsize
+        try:
+            mapped = mmap.mmap(self.fd, nbytes, offset=value.offset)
+        except OSError:  # no mapping to be had (vm.max_map_count): read into an array of this process
+            array = np.empty(count, value.dtype)
+            if os.preadv(self.fd, [memoryview(array.view(np.uint8))], value.offset) != nbytes:
+                raise OSError(f"{nbytes} bytes at {value.offset} of the shared arrays' file: cut short") from None
+            return array.reshape(value.shape)
+        return np.frombuffer(mapped, value.dtype, count=count).reshape(value.shape)
 
     def close(self) -> None:
         """Close the file (the arrays mapped from it stay valid)."""

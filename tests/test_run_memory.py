@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import mmap
 import os
+import types
 from pathlib import Path
 
 import ml_dtypes
@@ -56,9 +57,9 @@ def test_a_big_tensor_costs_its_input_and_output_once(tmp_path):
 
 @linux
 def test_outputs_come_back_in_shared_memory_equal_to_numpys(tmp_path):
-    x = np.random.default_rng(3).uniform(-1, 1, (3, 1000)).astype(np.float32)
-    for declared in ([3, 1000], ["n", 1000], [4, 1000]):  # fixed and right; dynamic; fixed and wrong
-        data = relu(tmp_path / "m.onnx", [3, 1000], declared).read_bytes()
+    x = np.random.default_rng(3).uniform(-1, 1, (3, 100_000)).astype(np.float32)  # (1.2 MB: above MIN_BYTES)
+    for declared in ([3, 100_000], ["n", 100_000], [4, 100_000]):  # fixed and right; dynamic; fixed and wrong
+        data = relu(tmp_path / "m.onnx", [3, 100_000], declared).read_bytes()
         shared = SharedArrays.make()
         run = received(call_isolated(run_one, RunConfig("onnxruntime", "CPUExecutionProvider", "all"), data,
                                      {"x": x}, 0, shared), shared)
@@ -92,7 +93,7 @@ def test_any_array_shared_is_the_same_array_where_it_is_mapped(dtype, shape, see
     dtype = np.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else np.dtype(dtype)
     raw = np.random.default_rng(seed).integers(0, 256, math.prod(shape) * dtype.itemsize, dtype=np.uint8)
     array = raw.view(dtype).reshape(shape)
-    shared = SharedArrays.make()
+    shared = SharedArrays.make(min_bytes=1)  # (the command's files take arrays of 1 MiB and more)
     try:
         sent = shared.share(array)
         back = shared.view(sent)
@@ -100,5 +101,27 @@ def test_any_array_shared_is_the_same_array_where_it_is_mapped(dtype, shape, see
         assert (sent is array) == (array.size == 0)
         moved = shared.moved({"a": array})["a"]
         assert moved.tobytes() == array.tobytes() and (shared.ref(moved) is None) == (array.size == 0)
+    finally:
+        shared.close()
+
+
+@linux
+def test_an_array_is_read_from_the_file_where_no_mapping_is_to_be_had(monkeypatch):
+    """--mark-all's many outputs could reach the kernel's limit on mappings (mmap: ENOMEM): read, not exit 3."""
+    from converter import model_start
+
+    shared = SharedArrays.make()
+    try:
+        array = np.arange(3 * 2**18, dtype=np.float32).reshape(3, -1)  # 3 MiB
+        ref = shared.share(array)
+
+        def refused(*args, **kwargs):
+            raise OSError(12, "Cannot allocate memory")
+
+        monkeypatch.setattr(model_start, "mmap", types.SimpleNamespace(mmap=refused,
+                                                                       ALLOCATIONGRANULARITY=mmap.ALLOCATIONGRANULARITY))
+        back = shared.view(ref)
+        assert not _mapped(back) and back.dtype == array.dtype
+        np.testing.assert_array_equal(back, array)
     finally:
         shared.close()
