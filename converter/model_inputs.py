@@ -19,7 +19,6 @@
 
 from __future__ import annotations
 
-import io
 import math
 import re
 import zipfile
@@ -320,18 +319,24 @@ def check_npz_names(option: str, path, names, what: str) -> None:
                             "carry (zip cuts the name there); the file would not load back, so it is not written")
 
 
+_ZIP32_BYTES = 0x7FFF0000  # a member above it (its .npy header included) needs zip64 sizes, said before it is written
+
+
 def save_arrays(option: str, path, arrays: dict[str, np.ndarray]) -> None:
     """``arrays`` as an uncompressed .npz (one member per name, never pickled), written atomically; a name that
     cannot be a member's is refused (check_npz_names), nothing written."""
     check_npz_names(option, path, arrays, "array")
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
-        for name, array in arrays.items():
-            member = io.BytesIO()
-            np.lib.format.write_array(member, np.asarray(array), allow_pickle=False)
-            archive.writestr(f"{name}.npy", member.getvalue())
+
+    def write(handle) -> None:  # streamed into the file: numpy writes an array in 16 MiB pieces (format.write_array);
+        # a copy of each array and one of the whole archive in memory cost 2x the outputs (837 MiB PSS, 460 without)
+        with zipfile.ZipFile(handle, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+            for name, array in arrays.items():
+                array = np.asarray(array)
+                with archive.open(f"{name}.npy", "w", force_zip64=array.nbytes > _ZIP32_BYTES) as member:
+                    np.lib.format.write_array(member, array, allow_pickle=False)
+
     try:
-        write_atomic(path, buffer.getvalue())
+        write_atomic(path, write)
     except OSError as exc:
         raise UserError(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
 
