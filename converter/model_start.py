@@ -8,6 +8,10 @@ called by the command line before any of that (this module imports no onnx), for
 file itself (bounded, converter/model_file.py) and makes the first configuration's session while this process
 goes on; ``EarlySession.run`` then hands it the inputs (benchmarks/run_model.py measures both).
 
+Inputs and outputs of 1 MiB and more cross between the processes in memory files both map (``SharedArrays``,
+Linux's memfd, made before the fork), onnxruntime writing each output of a fixed declared shape there itself:
+each tensor is held once, where pickling it each way held it five times (issue 31).
+
 Its run stands for that configuration's only where nothing tells them apart: the same configuration
 (onnxruntime on the CPU), the same version of the file (model_file.identity, as read by both), and the file
 is what run_model would give the runtime (no external data read into it, no tensor --mark-all marks), and
