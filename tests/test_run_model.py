@@ -521,6 +521,22 @@ def test_outputs_are_refused_before_any_work_when_they_are_inputs(tmp_path):
     assert clash.exit_code == 2 and "writes the same file" in clash.stderr
 
 
+@pytest.mark.parametrize("option", ["--save-outputs", "--save-inputs", "--json", "--junit"])
+@pytest.mark.parametrize("read", ["--load-inputs", "--load-outputs"])
+def test_no_output_overwrites_a_load_file_through_a_link(tmp_path, option, read):
+    model = add_model(tmp_path / "m.onnx")
+    loaded = tmp_path / "loaded.npz"
+    np.savez(loaded, **({"x": np.ones((2, 3), np.float32), "y": np.ones((2, 3), np.float32)} if read == "--load-inputs"
+                        else {"z": np.full((2, 3), 2, np.float32)}))
+    before = loaded.read_bytes()
+    os.link(loaded, tmp_path / "hard.npz")
+    os.symlink(loaded, tmp_path / "soft.npz")
+    for named in (tmp_path / "hard.npz", tmp_path / "soft.npz"):
+        result = invoke("run", model, "--runtime", "onnxruntime", read, loaded, option, named)
+        assert result.exit_code == 2 and f"{option} {named}: is the same file as {loaded}, an input" in result.stderr
+    assert loaded.read_bytes() == before
+
+
 # The deployment model: run takes the file convert writes (docs/deployment.md)
 
 
