@@ -20,6 +20,7 @@ beside onnxruntime's work. Polygraphy is not a dependency of spec2onnx: without 
 (``pip install polygraphy``) the benchmark says so and measures nothing.
 
     python -m benchmarks.run_model [--rounds 5] [--memory-rounds 2] [--models one_mul,light_resnet50]
+    python -m benchmarks.run_model --against bare --models relu_4096   # issue 31: big tensors, vs a bare session
 """
 
 from __future__ import annotations
@@ -46,6 +47,13 @@ try:
     if which == "polygraphy":
         from polygraphy.tools import main
         code = main()
+    elif which == "bare":  # a bare onnxruntime session: the least a run of the model takes (float inputs only)
+        import numpy as np, onnxruntime as ort
+        session = ort.InferenceSession(argv[0], providers=["CPUExecutionProvider"])
+        rng = np.random.default_rng(1)
+        feeds = {i.name: rng.random([d if isinstance(d, int) else 1 for d in i.shape], dtype=np.float32)
+                 for i in session.get_inputs()}
+        session.run(None, feeds)
     else:
         from spec2onnx.cli import console  # the console script's function (pyproject.toml [project.scripts])
         console()
@@ -78,11 +86,27 @@ def one_mul(folder: Path) -> Path:
     return path
 
 
+def relu_4096(folder: Path) -> Path:
+    """One Relu over a float32 1x3x4096x4096 input (192 MiB in, 192 MiB out): what run costs beside onnxruntime's
+    work where the tensors are big (issue 31: the outputs came back pickled from the child, the inputs went
+    to it pickled). Compared with a bare onnxruntime session (--against bare)."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    shape = [1, 3, 4096, 4096]
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "relu_4096",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
+    path = folder / "relu_4096.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
 def measure(which: str, model: Path, scratch: Path, memory: bool = False) -> dict:
     """One command in a fresh interpreter: wall seconds (from here), CPU seconds (its own report) and, with
     ``memory``, the peak memory of it and its children together (_tree_pss_kib, sampled every 5 ms beside it:
     the sampling takes CPU time, so these rounds are not the timed ones)."""
-    argv = ["run", str(model), "--onnxrt"] if which == "polygraphy" else \
+    argv = ["run", str(model), "--onnxrt"] if which == "polygraphy" else [str(model)] if which == "bare" else \
         ["run", str(model), "--runtime", "onnxruntime", "--provider", "cpu", "-q"]
     report, out = scratch / f"{which}.json", scratch / f"{which}.out"
     peak, done = [0], threading.Event()
@@ -127,28 +151,41 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run_model")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--memory-rounds", type=int, default=2, help="rounds more, memory sampled (not timed)")
-    parser.add_argument("--models", default="", help="comma-separated light_* names, or one_mul (one Mul node: the "
-                                                     "fixed costs); default: one_mul and all nine light models")
+    parser.add_argument("--models", default="", help="comma-separated light_* names, one_mul (one Mul node: the "
+                                                     "fixed costs) or relu_4096 (one Relu, 192 MiB in and out); "
+                                                     "default: one_mul and all nine light models")
+    parser.add_argument("--against", choices=["polygraphy", "bare"], default="polygraphy",
+                        help="the other command: polygraphy run --onnxrt, or a bare onnxruntime session script "
+                             "(float inputs: numpy's random in [0, 1), one run)")
     args = parser.parse_args(argv)
-    if importlib.util.find_spec("polygraphy") is None:
+    other = args.against
+    if other == "polygraphy" and importlib.util.find_spec("polygraphy") is None:
         print("polygraphy is not installed (pip install polygraphy): nothing measured")
         return
     models = light_models()
     chosen = [m for m in args.models.split(",") if m] or ["one_mul", *models]
-    unknown = [m for m in chosen if m not in models and m != "one_mul"]
+    unknown = [m for m in chosen if m not in models and m not in ("one_mul", "relu_4096")]
     if unknown:
-        raise SystemExit(f"unknown model {unknown[0]!r}; the onnx wheel has {', '.join(models)}; or one_mul")
+        raise SystemExit(f"unknown model {unknown[0]!r}; the onnx wheel has {', '.join(models)}; or one_mul, relu_4096")
     print(machine())
-    import polygraphy
+    if other == "polygraphy":
+        import polygraphy
 
-    print(f"polygraphy {polygraphy.__version__}; {args.rounds} timed rounds and {args.memory_rounds} with memory "
-          "sampled, the two commands in turn; medians (min-max)")
+        print(f"polygraphy {polygraphy.__version__}; ", end="")
+    else:
+        import onnxruntime
+
+        print(f"a bare onnxruntime {onnxruntime.__version__} session; ", end="")
+    print(f"{args.rounds} timed rounds and {args.memory_rounds} with memory sampled, the two commands in turn; "
+          "medians (min-max)")
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         models["one_mul"] = one_mul(Path(scratch))
+        if "relu_4096" in chosen:
+            models["relu_4096"] = relu_4096(Path(scratch))
         for name in chosen:
-            runs = {"spec2onnx": [], "polygraphy": []}
-            sampled = {"spec2onnx": [], "polygraphy": []}
+            runs = {"spec2onnx": [], other: []}
+            sampled = {"spec2onnx": [], other: []}
             for _ in range(args.rounds):
                 for which in runs:
                     runs[which].append(measure(which, models[name], Path(scratch)))
@@ -160,13 +197,13 @@ def main(argv: list[str]) -> None:
                 if not rounds["spec2onnx"]:
                     row += ["", "", "", ""]
                     continue
-                ratios = [s[key] / p[key] for s, p in zip(rounds["spec2onnx"], rounds["polygraphy"])]
-                best = min(r[key] for r in rounds["spec2onnx"]) / min(r[key] for r in rounds["polygraphy"])
-                row += [_med(rounds["spec2onnx"], key, fmt), _med(rounds["polygraphy"], key, fmt), _spread(ratios),
+                ratios = [s[key] / p[key] for s, p in zip(rounds["spec2onnx"], rounds[other])]
+                best = min(r[key] for r in rounds["spec2onnx"]) / min(r[key] for r in rounds[other])
+                row += [_med(rounds["spec2onnx"], key, fmt), _med(rounds[other], key, fmt), _spread(ratios),
                         f"{best:.2f}"]
             rows.append(row)
-    print(table(["model", "spec2onnx s", "polygraphy s", "ratio", "best", "spec2onnx CPU s", "polygraphy CPU s",
-                 "ratio", "best", "spec2onnx MiB", "polygraphy MiB", "ratio", "best"], rows))
+    print(table(["model", "spec2onnx s", f"{other} s", "ratio", "best", "spec2onnx CPU s", f"{other} CPU s",
+                 "ratio", "best", "spec2onnx MiB", f"{other} MiB", "ratio", "best"], rows))
 
 
 def _med(values: list[dict], key: str, fmt: str) -> str:

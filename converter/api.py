@@ -329,9 +329,13 @@ def _write(option: str, path: Path, data: bytes) -> None:
         raise UserError(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
 
 
-def check_report_paths(reports: dict[str, str | None], inputs) -> None:
-    """Refuse report files (``{"--json": path, ...}``) that cannot be written, that are inputs, or that clash."""
+def check_report_paths(reports: dict[str, str | None], inputs, specs=()) -> None:
+    """Refuse report files (``{"--json": path, ...}``) that cannot be written, that are inputs, or that clash.
+    ``specs``: spec files whose .npy data files (spec.data_files) are inputs too; read only where a report file
+    exists already (a new file is no input), so that a run without one does not read every spec twice."""
     inputs = list(inputs)
+    if any(path and os.path.lexists(path) for path in reports.values()):
+        inputs += [data for spec in specs for data in data_files(spec)]
     for option, path in reports.items():
         if path is not None:
             check_output(option, path, inputs)

@@ -282,7 +282,8 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
               help="Skip files in the folders searched whose path (relative to the folder, or as found) or name "
                    "matches GLOB; a folder's path skips all in it. Repeatable.")
 @click.option("--shard", default=None, metavar="I/N",
-              help="Run the I-th of N deterministic slices of the suite (round-robin over the sorted spec files).")
+              help="Run the I-th of N deterministic slices of the suite (round-robin over the sorted spec files); "
+                   "N at most 1,000,000.")
 @click.option("--fail-fast", "-x", is_flag=True, help="Stop at the first failure or error.")
 @click.option("--list", "list_only", is_flag=True, help="List the case ids that would run, and stop.")
 @click.option("--runtime", "runtimes", multiple=True, default=("onnxruntime",), show_default=True,
@@ -391,7 +392,7 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     files = api.in_shard(found.files, shard_spec)
     # Before any work: every report can be written, and none of them is an input of this run.
     inputs = [*files, *([xfail_file] if xfail_file else []), *(p for p in plugins if p.endswith(".py"))]
-    api.check_report_paths({"--json": json_path, "--junit": junit_path}, inputs)
+    api.check_report_paths({"--json": json_path, "--junit": junit_path}, inputs, specs=files)
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
     if verbose:
         for skipped in found.skipped:
@@ -452,7 +453,9 @@ with one runtime and no --load-outputs, it ran; 1 an output differs (named,
 with its worst element and both values) or a runtime cannot run the model;
 2 bad input or usage (an unreadable model or profiles metadata, --shapes
 that contradict it or lie outside its profile, a --profile it lacks, an
-.npz that does not fit it, an unknown runtime or provider); 3 an internal
+.npz that does not fit it, an unknown runtime or provider, an output naming
+a file the run reads: the model, its external data, a --load-* file, also
+through a link); 3 an internal
 error (a bug in spec2onnx: please report it, with --debug output);
 130 interrupted by Ctrl-C, 143 stopped by SIGTERM.
 """
@@ -584,8 +587,9 @@ def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=
     import datetime
 
     started = datetime.datetime.now(datetime.timezone.utc)
-    model_run.check_files(options, file, {"--json": json_path, "--junit": junit_path})
-    run = model_run.run_model(file, options, early)
+    reports = {"--json": json_path, "--junit": junit_path}
+    model_run.check_files(options, file, reports)
+    run = model_run.run_model(file, options, early, reports)
     inputs = ", ".join(f"{n} {_typed(a)}" for n, a in run.feeds.items())
     _say(f"{run.path}: {run.nodes:,} nodes, opset {run.opset}; " + (f"inputs ({run.source}): {inputs}" if inputs
                                                                      else "no inputs"))
@@ -628,8 +632,9 @@ def report():
 @report.command("merge", epilog="""\b
 Exit status: as the whole run would have had it: 0 every case passed; 1 a
 case failed, a shard is missing or was interrupted; 2 bad input (a report
-that cannot be read, reports of different runs, a shard or a case given
-twice) or a spec that was not loaded; 3 a case met an internal error.
+that cannot be read: a field named, seconds not finite, N above 1,000,000;
+reports of different runs, a shard or a case given twice) or a spec that
+was not loaded; 3 a case met an internal error.
 """)
 @click.argument("reports", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
@@ -642,8 +647,9 @@ def merge(reports, json_path, junit_path):
 
     The reports must belong to one run: the same spec2onnx, onnx and onnxruntime
     versions and the same options (--shard, the report paths, -j, -q and -v may
-    differ); a shard or a case given twice is refused; a shard missing from
-    1..N is named, and fails the merge. Prints the run's summary table.
+    differ); a shard or a case given twice is refused; the shards missing from
+    1..N are named as ranges (2-9/10), and fail the merge. Prints the run's
+    summary table.
     """
     from . import api  # start-up time: --help, --version and usage errors import no onnx, onnxruntime or lowering
 

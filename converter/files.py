@@ -29,7 +29,7 @@ import socket
 import stat
 import time
 from pathlib import Path
-from typing import Iterable
+from typing import BinaryIO, Callable, Iterable
 
 import numpy as np
 
@@ -77,8 +77,9 @@ def _is_checkout(folder: Path) -> bool:
     return re.search(r'^name\s*=\s*["\']spec2onnx["\']', text, re.MULTILINE) is not None
 
 
-def write_atomic(path: str | Path, data: bytes) -> None:
+def write_atomic(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> None:
     """Write ``data`` to ``path`` all or nothing: readers (and an interrupted run) see the old file or the new one.
+    ``data`` a function: it writes to the file it is given (a big .npz streamed, never whole in memory).
 
     The bytes go to a temporary file beside ``path`` (same folder, so the rename cannot cross file systems),
     are flushed to disk, and the file is renamed over ``path``. On any exception, KeyboardInterrupt included,
@@ -100,7 +101,7 @@ def write_atomic(path: str | Path, data: bytes) -> None:
     fd, tmp = _create_temp(folder, path.name)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            _write(handle, data)
             handle.flush()
             os.fsync(handle.fileno())
         if mode is not None:
@@ -201,13 +202,29 @@ def _in_place(path: Path) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
-def _write_in_place(path: Path, data: bytes) -> None:
+def _write_in_place(path: Path, data: bytes | Callable[[BinaryIO], None]) -> None:
     """Write to a device, a FIFO or an open file as it is (``> /dev/null``): never unlink or replace it."""
     flags = os.O_WRONLY | getattr(os, "O_BINARY", 0)
     if path.is_file():
         flags |= os.O_APPEND  # /dev/stdout redirected to a file: after what is there, never over it
     fd = os.open(path, flags)
     with os.fdopen(fd, "wb") as handle:
+        _write(_Forward(handle), data)
+
+
+class _Forward:
+    """A file written in place, to a writer function: forward only (no tell, no seek), as a FIFO is. zipfile
+    then writes each member's sizes after its data (a data descriptor), where on a seekable file it seeks back
+    to its header, which an O_APPEND file (a redirected /dev/stdout) would write at the end instead."""
+
+    def __init__(self, handle: BinaryIO):
+        self.write, self.flush = handle.write, handle.flush
+
+
+def _write(handle: BinaryIO, data: bytes | Callable[[BinaryIO], None]) -> None:
+    if callable(data):
+        data(handle)
+    else:
         handle.write(data)
 
 

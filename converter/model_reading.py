@@ -166,10 +166,10 @@ def _check_constants_and_types(path: str, model: onnx.ModelProto, data: bytes, f
     _check_inputs_typed(path, model.graph)
 
 
-def read_model_with_data(path, max_memory: int | None = None) -> tuple[onnx.ModelProto, int, tuple]:
+def read_model_with_data(path, max_memory: int | None = None) -> tuple[onnx.ModelProto, int, tuple, list[Path]]:
     """(model with every value, bytes of external data read into it, the file's identity as read: model_file.
-    identity): ``path`` read as ``read_model`` reads it, then its external data read as onnxruntime reads it,
-    inside the model's folder. A UserError (one
+    identity, the external data files read): ``path`` read as ``read_model`` reads it, then its external data
+    read as onnxruntime reads it, inside the model's folder. A UserError (one
     line) when the file or its data cannot be read, the budget would be exceeded, or the model with its
     data is larger than one protobuf message."""
     path = str(path)
@@ -196,9 +196,8 @@ def read_model_with_data(path, max_memory: int | None = None) -> tuple[onnx.Mode
     if len(data) + total > PROTOBUF_LIMIT:
         raise UserError(f"{path}: the model with its external data takes {show(len(data) + total)}; run gives every "
                         "runtime the model as one protobuf message, at most 2 GiB")
-    for where, tensor, nbytes in external:
-        _load_external(path, where, tensor, nbytes, folder)
-    return model, total, read
+    files = list(dict.fromkeys(_load_external(path, where, tensor, nbytes, folder) for where, tensor, nbytes in external))
+    return model, total, read, files
 
 
 def _all_tensors(graph: onnx.GraphProto, prefix: str):
@@ -228,9 +227,9 @@ _HOLDERS = (onnx.AttributeProto.TENSOR, onnx.AttributeProto.TENSORS, onnx.Attrib
             onnx.AttributeProto.GRAPHS)
 
 
-def _load_external(path: str, where: str, tensor: onnx.TensorProto, nbytes: int, folder: Path) -> None:
+def _load_external(path: str, where: str, tensor: onnx.TensorProto, nbytes: int, folder: Path) -> Path:
     """Read a tensor's external data into ``raw_data``: its file resolved (links followed) must lie inside the
-    model's folder, as onnxruntime requires of external data."""
+    model's folder, as onnxruntime requires of external data. Returns that file (resolved)."""
     entries = {e.key: e.value for e in tensor.external_data}
     location, offset = entries["location"], int(entries.get("offset", 0))
     length = int(entries["length"]) if "length" in entries else nbytes
@@ -249,6 +248,7 @@ def _load_external(path: str, where: str, tensor: onnx.TensorProto, nbytes: int,
     del tensor.external_data[:]
     tensor.data_location = TensorProto.DEFAULT
     tensor.raw_data = raw
+    return file
 
 
 def is_onnx_model(path) -> bool:

@@ -30,13 +30,13 @@ from .compare import Mismatch, Tolerance, compare, resolve_tolerance
 from .errors import UserError
 from .files import check_distinct, check_output
 from .isolation import ChildDied, call_isolated
-from .model_inputs import (CORNERS, STRING, Tensor, bind_shapes, dtype_of_array, generate, load_arrays, loaded_inputs,
-                           model_inputs, model_outputs, parse_shapes, parse_val_ranges, pick_profile, profile_shapes,
-                           profile_values, read_profiles, save_arrays, show_shape)
+from .model_inputs import (CORNERS, STRING, Tensor, bind_shapes, check_npz_names, dtype_of_array, generate,
+                           load_arrays, loaded_inputs, model_inputs, model_outputs, parse_shapes, parse_val_ranges,
+                           pick_profile, profile_shapes, profile_values, read_profiles, save_arrays, show_shape)
 from .model_reading import is_onnx_model, read_model_with_data  # noqa: F401  (is_onnx_model: run's dispatch)
 from .report import summary_line, summary_table, write_reports  # noqa: F401  (for the CLI: run MODEL's reports)
 from .results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
-from .model_start import DEFAULT_RUNTIMES, EarlySession, RuntimeRun, run_one
+from .model_start import DEFAULT_RUNTIMES, EarlySession, RuntimeRun, SharedArrays, received, run_one
 from .runners import RunConfig, make_configs
 from .targets.attributes import first_unsafe, infer_shapes
 from .targets.dynamic import PROFILES_KEY
@@ -126,9 +126,10 @@ class ModelRun:
                               "outputs": len(r.outputs or ())} for r in self.runs]}
 
 
-def check_files(options: RunOptions, model_path, reports: dict) -> None:
-    """Before any work: every file the run writes can be written, none is an input of it, no two are the same."""
-    inputs = [model_path, *(p for p in (options.load_inputs, options.load_outputs) if p)]
+def check_files(options: RunOptions, model_path, reports: dict, data_files=()) -> None:
+    """Before any work: every file the run writes can be written, none is an input of it (the model, its external
+    ``data_files``, the --load-* files; by path, symbolic or hard link: files.same_file), no two are the same."""
+    inputs = [model_path, *data_files, *(p for p in (options.load_inputs, options.load_outputs) if p)]
     outputs = {"--save-inputs": options.save_inputs, "--save-outputs": options.save_outputs, **reports}
     for option, path in outputs.items():
         if path is not None:
@@ -136,15 +137,19 @@ def check_files(options: RunOptions, model_path, reports: dict) -> None:
     check_distinct(outputs)
 
 
-def run_model(path, options: RunOptions, early: EarlySession | None = None) -> ModelRun:
+def run_model(path, options: RunOptions, early: EarlySession | None = None, reports: dict | None = None) -> ModelRun:
     """Run the model at ``path`` on every configuration of ``options`` and compare (module docstring). Bad input
     (the file, --shapes, the .npz files) is a UserError before anything runs; a runtime that cannot run the
-    model is an ERROR result. ``early``: the first configuration's session, started before the model was read
-    (converter/model_start.py); its run is taken where it is that of this model, and it is stopped otherwise."""
+    model is an ERROR result; an output naming one of the model's external data files, a UserError before
+    anything is written (``reports``: the report files the caller writes, ``{"--json": path}``). ``early``: the
+    first configuration's session, started before the model was read (converter/model_start.py); its run is
+    taken where it is that of this model, and it is stopped otherwise."""
     t0 = time.perf_counter()
     path = str(path)
     budget = default_budget() if options.max_memory is None else options.max_memory
-    model, external, identity = read_model_with_data(path, budget)
+    model, external, identity, data_files = read_model_with_data(path, budget)
+    if data_files:  # known once the model is read: no output (--save-*, ``reports``: --json, --junit) overwrites them
+        check_files(options, path, reports or {}, data_files)
     inputs, outputs = model_inputs(model, path), model_outputs(model, path)
     try:  # --shapes, --profile and --val-range against this model: the line names the model too
         profile = None if options.load_inputs else _profile(model, inputs, options)
@@ -166,6 +171,7 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None) -> M
         except UserError as exc:
             raise exc.located(file=path) from None
         feeds = {t.name: values[t.name] if t.name in values else generated[t.name] for t in inputs}
+        del generated  # (feeds alone holds the arrays: early.share below puts them in shared memory, once)
         source = f"generated: seed {options.seed}, {_ranges(options.val_ranges)}"
         if profile:
             given = [n for n in profile.ranges if n in options.shapes]
@@ -175,6 +181,10 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None) -> M
     producers = _producers(model.graph) if options.mark_all else []  # (only --mark-all looks for the first node)
     marked = mark_all(model) if options.mark_all else 0
     golden = _golden(options.load_outputs, model, outputs, budget, options.mark_all) if options.load_outputs else None
+    if options.save_inputs:  # names a .npz cannot carry: refused before anything is written or run
+        check_npz_names("--save-inputs", options.save_inputs, feeds, "input")
+    if options.save_outputs:
+        check_npz_names("--save-outputs", options.save_outputs, (o.name for o in model.graph.output), "output")
     if options.save_inputs:
         save_arrays("--save-inputs", options.save_inputs, feeds)
     run = ModelRun(path, Path(path).name, len(model.graph.node), _opset(model), inputs, feeds, source, notes,
@@ -185,6 +195,7 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None) -> M
     first = None  # the first configuration's run by the early session: the file as it is, this configuration
     if early is not None:
         if (options.configs[0], options.threads, external, marked, hazard) == (early.config, early.threads, 0, 0, ""):
+            feeds = run.feeds = early.share(feeds)  # the inputs held once, in memory the child maps
             first = early.run(feeds, identity)
         early.stop()
     data = model.SerializeToString() if first is None or len(options.configs) > 1 else b""
@@ -275,9 +286,11 @@ def _run_isolated(config: RunConfig, data: bytes, feeds: dict, threads: int) -> 
     """One runtime's run in a child process (converter/isolation.py): a runtime that crashes (a segfault, an
     abort) is that runtime's failure, said in one line, and the others still run."""
     t0 = time.perf_counter()
+    shared = SharedArrays.make()  # its outputs: written there by the child, mapped here (not pickled back)
     try:
-        return call_isolated(run_one, config, data, feeds, threads)
+        return received(call_isolated(run_one, config, data, feeds, threads, shared), shared)
     except ChildDied as exc:
+        received(None, shared)
         return RuntimeRun(config, time.perf_counter() - t0, error=f"{config.label} crashed: {exc}")
 
 

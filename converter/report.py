@@ -18,7 +18,7 @@ from dataclasses import asdict, fields
 from . import __version__
 from .errors import UserError
 from .files import write_atomic
-from .results import OUTCOMES, REFUSED, CaseResult, bad_outcomes
+from .results import MAX_SHARDS, OUTCOMES, REFUSED, CaseResult, bad_outcomes
 from .runners.onnxruntime import ort
 
 SCHEMA = "spec2onnx-report/2"  # /2: the REFUSED outcome (in /1 a refusal was an ERROR with bad_input)
@@ -283,8 +283,30 @@ def read_report(path) -> dict:
             raise UserError(f"{path}: {key}: {_brief(document.get(key))} is not a {_kind_name(kind)}")
     if not all(isinstance(a, str) for a in document["command"]):
         raise UserError(f"{path}: command: every entry must be text")
+    _check_seconds(f"{path}: seconds", document["seconds"])
+    try:
+        shard = shard_of(document)
+    except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
+        raise UserError(f"{path}: shard (or --shard in command): I/N with more digits than a shard number "
+                        f"has (N is at most {MAX_SHARDS:,})") from None
+    if shard is not None and shard[1] > MAX_SHARDS:
+        raise UserError(f"{path}: shard {shard[0]}/{shard[1]}: N is above {MAX_SHARDS:,}; one report per shard, "
+                        "and no run has that many")
     document["cases"] = [_case(path, i, c) for i, c in enumerate(document["cases"])]
     return document
+
+
+def _check_seconds(where: str, value) -> None:
+    """A report's seconds (the run's, a case's): a finite number >= 0; 10**400 (no float holds it), Infinity or
+    NaN (Python's json reads both) would fail the sum, the JUnit time or the JSON written."""
+    try:
+        ok = math.isfinite(float(value)) and value >= 0
+    except OverflowError:
+        ok = False
+    if not ok:
+        shown = f"an integer of {len(str(value)):,} digits" if isinstance(value, int) and abs(value) > 10**30 else \
+            _brief(value)
+        raise UserError(f"{where}: {shown} is not a number of seconds (finite, >= 0)")
 
 
 def _kind_name(kind) -> str:
@@ -311,6 +333,8 @@ def _case(path: str, index: int, case) -> CaseResult:
             value = 0.0
         if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
             raise UserError(f"{where}.{name}: {_brief(value)} is not a {_kind_name(kind)}")
+        if name == "seconds":
+            _check_seconds(f"{where}.seconds", value)
         values[name] = tuple(value) if name == "ops" else value
     if values["outcome"] not in OUTCOMES:
         raise UserError(f"{where}.outcome: {values['outcome']!r} is not one of {', '.join(OUTCOMES)}")
@@ -360,11 +384,13 @@ def merge(documents: list[tuple[str, dict]]) -> tuple[dict, list[CaseResult], li
             results.append(result)
     problems = []
     total = next(iter(totals))
-    if total is not None:
-        missing = [i for i in range(1, total + 1) if i not in shards]
-        if missing:
-            problems.append(f"shard{'s' * (len(missing) > 1)} {', '.join(f'{i}/{total}' for i in missing)} missing: "
-                            f"the merged report has {len(shards)} of {total} shards")
+    missing = missing_ranges(shards, total) if total is not None else []
+    if missing:
+        count = sum(last - first + 1 for first, last in missing)
+        shown = ", ".join(_range_text(r, total) for r in missing[:_SHOWN_RANGES])
+        more = f", ... ({len(missing) - _SHOWN_RANGES:,} more ranges)" if len(missing) > _SHOWN_RANGES else ""
+        problems.append(f"shard{'s' * (count > 1)} {shown}{more} missing: the merged report has {len(shards):,} of "
+                        f"{total:,} shards")
     interrupted = [p for p, d in documents if d.get("interrupted")]
     if interrupted:
         problems.append(f"interrupted: {', '.join(interrupted)} (their cases are what finished)")
@@ -377,7 +403,7 @@ def merge(documents: list[tuple[str, dict]]) -> tuple[dict, list[CaseResult], li
         "shard": None,
         "merged": [{"path": p, "shard": _shard_text(shard_of(d)), "started": d["started"], "seconds": d["seconds"],
                     "cases": len(d["cases"])} for p, d in documents],
-        "missing_shards": [f"{i}/{total}" for i in range(1, (total or 0) + 1) if i not in shards],
+        "missing_shards": [_range_text(r, total) for r in missing],
         "summary": counts(results) | {"total": len(results)},
         "cases": [_case_json(r) for r in sorted(results, key=lambda r: (r.spec, r.case, r.label))],
     }
@@ -393,6 +419,28 @@ def _difference(a: dict, b: dict) -> str:
         if a.get(name) != b.get(name):
             return f"{name} {b.get(name)} here, {a.get(name)} there"
     return f"options {' '.join(run_options(b['command'])) or '(none)'} here, {' '.join(run_options(a['command'])) or '(none)'} there"
+
+
+_SHOWN_RANGES = 20  # missing ranges named on the terminal; the JSON report lists them all
+
+
+def missing_ranges(present, total: int) -> list[tuple[int, int]]:
+    """The shards of 1..``total`` not in ``present``, as (first, last) ranges: as many as the reports given, plus
+    one, whatever N is (a list of every missing shard of --shard 1/4000000 took 856 MB)."""
+    ranges, expected = [], 1
+    for index in sorted(present):
+        if index > expected:
+            ranges.append((expected, index - 1))
+        expected = index + 1
+    if expected <= total:
+        ranges.append((expected, total))
+    return ranges
+
+
+def _range_text(first_last: tuple[int, int], total: int) -> str:
+    """'2/8' for one missing shard, '2-5/8' for a range."""
+    first, last = first_last
+    return f"{first}/{total}" if first == last else f"{first}-{last}/{total}"
 
 
 def _shard_text(shard) -> str | None:

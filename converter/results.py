@@ -9,6 +9,7 @@ PASS, FAIL, ERROR, XFAIL, XPASS, REFUSED = "PASS", "FAIL", "ERROR", "XFAIL", "XP
 OUTCOMES = (PASS, FAIL, ERROR, XFAIL, XPASS, REFUSED)
 BAD = (FAIL, ERROR, XPASS)  # outcomes that fail a run (and REFUSED with --refused=fail: bad_outcomes)
 REFUSAL_POLICIES = ("skip", "fail")  # --refused: a refusal is counted and skipped (the default), or fails the run
+MAX_SHARDS = 10**6  # --shard I/N (validate) and report merge: N above it is refused, no run has that many reports
 
 
 def bad_outcomes(refused: str = "skip") -> tuple[str, ...]:

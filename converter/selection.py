@@ -14,6 +14,7 @@ import yaml
 from . import safe_yaml
 from .errors import UserError
 from .names import is_valid_name
+from .results import MAX_SHARDS
 from .spec import SPEC_SUFFIXES, Spec, load_spec, read_bounded
 
 
@@ -38,6 +39,8 @@ def parse_shard(text: str) -> tuple[int, int]:
         raise UserError(f"--shard {text}: expected I/N, e.g. 2/4") from None
     if not 1 <= index <= total:
         raise UserError(f"--shard {text}: I must be between 1 and N")
+    if total > MAX_SHARDS:
+        raise UserError(f"--shard {text}: N is above {MAX_SHARDS:,}; one report per shard, and no run has that many")
     return index, total
 
 

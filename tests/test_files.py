@@ -91,6 +91,21 @@ def test_validate_report_onto_the_xfail_file_is_refused(good, tmp_path):
     assert xfail.read_text() == "[]\n"
 
 
+@pytest.mark.parametrize("option", ["--json", "--junit"])
+@pytest.mark.parametrize("link", [False, True])
+def test_validate_report_onto_a_data_file_of_a_spec_is_refused(tmp_path, option, link):
+    spec = tmp_path / "n.yaml"
+    spec.write_text(NPY_SPEC)
+    np.save(tmp_path / "y.npy", np.array([1, 2], np.float32))
+    before = (tmp_path / "y.npy").read_bytes()
+    report = tmp_path / ("r.xml" if link else "y.npy")
+    if link:
+        os.symlink(tmp_path / "y.npy", report)
+    result = invoke("validate", spec, "-j", 0, option, report)
+    assert result.exit_code == 2 and f"{option} {report}: is " in _one_error_line(result)
+    assert "an input of this run" in result.output and (tmp_path / "y.npy").read_bytes() == before
+
+
 def test_json_and_junit_on_the_same_file_are_refused(good, tmp_path):
     result = invoke("validate", good, "-j", 0, "--json", tmp_path / "r", "--junit", tmp_path / "r")
     assert result.exit_code == 2 and "--json writes the same file" in _one_error_line(result)

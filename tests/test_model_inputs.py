@@ -5,6 +5,8 @@ trtexec and Polygraphy write, shapes bind or are refused naming the input, gener
 from __future__ import annotations
 
 import io
+import os
+import tracemalloc
 import zipfile
 
 import numpy as np
@@ -136,6 +138,77 @@ def test_any_bytes_as_an_npz_are_read_or_refused_in_one_line(tmp_path_factory, d
         assert "\n" not in str(exc) and str(path) in str(exc)
     else:
         assert isinstance(members, dict)
+
+
+@settings(deadline=None)
+@given(st.data())
+def test_any_corruption_of_a_saved_npz_is_read_or_refused_in_one_line(tmp_path_factory, data):
+    """A byte flipped or the file cut anywhere in a saved .npz (the member's data included, which the header
+    check does not read): its arrays come back, or a UserError naming the file, never another exception."""
+    path = tmp_path_factory.mktemp("npz") / "x.npz"
+    save_arrays("--save-inputs", path, {"x": np.arange(3000, dtype=np.float32), "y": np.ones((2, 3), np.int64)})
+    raw = bytearray(path.read_bytes())
+    at = data.draw(st.integers(0, len(raw) - 1), label="at")
+    if data.draw(st.booleans(), label="cut"):
+        raw = raw[:at]
+    else:
+        raw[at] ^= data.draw(st.integers(1, 255), label="xor")
+    path.write_bytes(bytes(raw))
+    try:
+        arrays = {name: member.read() for name, member in load_arrays("--load-inputs", path, 2**20).items()}
+    except UserError as exc:
+        assert "\n" not in str(exc) and str(exc).startswith(f"--load-inputs {path}: ")
+    else:
+        assert all(isinstance(a, np.ndarray) for a in arrays.values())
+
+
+@settings(deadline=None)
+@given(st.dictionaries(st.text(st.characters(blacklist_categories=("Cs",)), max_size=8), st.integers(0, 5),
+                       min_size=1, max_size=4))
+def test_what_save_arrays_writes_loads_back_under_the_same_names(tmp_path_factory, sizes):
+    path = tmp_path_factory.mktemp("npz") / "a.npz"
+    arrays = {name: np.arange(n, dtype=np.float32) for name, n in sizes.items()}
+    try:
+        save_arrays("--save-inputs", path, arrays)
+    except UserError as exc:  # refused: a NUL byte, and nothing written
+        assert any("\0" in name for name in arrays) and "NUL byte" in str(exc) and not path.exists()
+        return
+    assert not any("\0" in name for name in arrays)
+    loaded = {name: member.read() for name, member in load_arrays("--load-inputs", path, 2**20).items()}
+    assert list(loaded) == list(arrays)
+    for name, array in arrays.items():
+        np.testing.assert_array_equal(loaded[name], array)
+
+
+def test_save_arrays_streams_the_arrays_into_the_file(tmp_path):
+    """A 64 MiB output saved: numpy's 16 MiB pieces in memory at most, not a copy of each array and one of the
+    whole archive (--save-outputs of a 192 MiB output took 837 MiB of PSS against 460 without it)."""
+    array = np.random.default_rng(5).random((4096, 4096), dtype=np.float32)
+    tracemalloc.start()
+    try:
+        save_arrays("--save-outputs", tmp_path / "o.npz", {"y": array, "z": np.arange(3)})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < array.nbytes / 2, peak
+    loaded = np.load(tmp_path / "o.npz")
+    np.testing.assert_array_equal(loaded["y"], array)
+    np.testing.assert_array_equal(loaded["z"], np.arange(3))
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="/dev/fd names open files")
+def test_an_npz_written_in_place_to_an_appending_file_loads(tmp_path):
+    """A redirected /dev/stdout is written in place, appended to: a zip writer that seeks back to a member's
+    header would write it at the end; it writes forward (sizes after the data) and the file loads."""
+    target = tmp_path / "redirected.npz"
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        save_arrays("--save-outputs", f"/dev/fd/{fd}", {"y": np.arange(300_000, dtype=np.float32)})
+    finally:
+        os.close(fd)
+    np.testing.assert_array_equal(np.load(target)["y"], np.arange(300_000, dtype=np.float32))
+    members = load_arrays("--load-outputs", target, 2**30)
+    np.testing.assert_array_equal(members["y"].read(), np.arange(300_000, dtype=np.float32))
 
 
 def test_npz_members_are_checked_before_their_data_is_read(tmp_path):

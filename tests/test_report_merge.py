@@ -14,9 +14,11 @@ from unittest import mock
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cli import main
-from converter.report import run_options, shard_of
+from converter.report import missing_ranges, run_options, shard_of
 
 from .conftest import SPECS
 
@@ -103,6 +105,22 @@ def test_duplicates_and_reports_of_other_runs_are_refused(tmp_path, suite):
      ' "seconds": 1, "started": "x"}', "cases[0].outcome: 'GREAT' is not one of PASS"),
     ('{"schema": "spec2onnx-report/2", "cases": [{"spec": "s", "outcome": "PASS"}], "command": [],'
      ' "seconds": 1, "started": "x"}', "cases[0].case: missing"),
+    # seconds no float holds (10**400: OverflowError, exit 3), or not finite, or negative
+    ('{"schema": "spec2onnx-report/2", "cases": [], "command": [], "seconds": 1' + "0" * 400 + ', "started": "x"}',
+     "seconds: an integer of 401 digits is not a number of seconds (finite, >= 0)"),
+    ('{"schema": "spec2onnx-report/2", "cases": [], "command": [], "seconds": Infinity, "started": "x"}',
+     "seconds: Infinity is not a number of seconds"),
+    ('{"schema": "spec2onnx-report/2", "cases": [], "command": [], "seconds": NaN, "started": "x"}',
+     "seconds: NaN is not a number of seconds"),
+    ('{"schema": "spec2onnx-report/2", "cases": [], "command": [], "seconds": -1, "started": "x"}',
+     "seconds: -1 is not a number of seconds"),
+    ('{"schema": "spec2onnx-report/2", "cases": [{"spec": "s", "case": "c", "outcome": "PASS", "seconds": 1' +
+     "0" * 400 + '}], "command": [], "seconds": 1, "started": "x"}', "cases[0].seconds: an integer of 401 digits"),
+    # an absurd N: more digits than int() converts, or more shards than any run has reports
+    ('{"schema": "spec2onnx-report/2", "cases": [], "command": ["spec2onnx", "validate", "--shard", "1/' + "9" * 5000 +
+     '"], "seconds": 1, "started": "x"}', "shard (or --shard in command): I/N with more digits"),
+    ('{"schema": "spec2onnx-report/2", "cases": [], "command": [], "shard": "1/4000000", "seconds": 1, '
+     '"started": "x"}', "shard 1/4000000: N is above 1,000,000"),
 ])
 def test_a_report_that_cannot_be_read_is_bad_input_naming_the_field(tmp_path, text, message):
     path = tmp_path / "r.json"
@@ -156,3 +174,38 @@ def test_refused_cases_merge_as_the_whole_run_counts_them(tmp_path, suite):
         assert {k: got[k] for k in ("tests", "failures", "skipped")} == \
             {k: expected[k] for k in ("tests", "failures", "skipped")}
     assert status == 1  # the mixed run with --refused fail
+
+
+def _report(path, shard):
+    """A report of an empty shard (what read_report requires, nothing else)."""
+    path.write_text(json.dumps({"schema": "spec2onnx-report/2", "spec2onnx": "1", "onnx": "1", "onnxruntime": "1",
+                                "command": ["spec2onnx", "validate", "--shard", shard], "seconds": 1.5,
+                                "started": "2026-01-01T00:00:00+00:00", "cases": []}))
+    return path
+
+
+def test_missing_shards_are_ranges_whatever_n_is(tmp_path):
+    """One report of --shard 1/4000000 took 856 MB and printed 67 MB, a line per missing shard: the missing
+    shards are now ranges, as many as the reports given plus one."""
+    n = 10**6
+    a, b = _report(tmp_path / "a.json", f"3/{n}"), _report(tmp_path / "b.json", f"7/{n}")
+    merged = tmp_path / "m.json"
+    result = invoke("report", "merge", a, b, "--json", merged)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.splitlines() == [f"spec2onnx: error: shards 1-2/{n}, 4-6/{n}, 8-{n}/{n} missing: the merged "
+                                          f"report has 2 of 1,000,000 shards"]
+    assert json.loads(merged.read_text())["missing_shards"] == [f"1-2/{n}", f"4-6/{n}", f"8-{n}/{n}"]
+    assert len(result.output) < 1000 and merged.stat().st_size < 2000
+    refused = invoke("validate", tmp_path, "--shard", "1/4000000")  # validate's --shard has the same bound
+    assert refused.exit_code == 2 and "--shard 1/4000000: N is above 1,000,000" in refused.stderr
+
+
+@settings(deadline=None)
+@given(st.integers(1, 300).flatmap(lambda n: st.tuples(st.just(n), st.sets(st.integers(1, n)))))
+def test_missing_ranges_are_exactly_the_missing_shards(drawn):
+    total, present = drawn
+    ranges = missing_ranges(present, total)
+    covered = [i for first, last in ranges for i in range(first, last + 1)]
+    assert covered == sorted(set(range(1, total + 1)) - present)  # every missing shard once, in order
+    assert all(first <= last for first, last in ranges) and len(ranges) <= len(present) + 1
+    assert all(later[0] > earlier[1] + 1 for earlier, later in zip(ranges, ranges[1:]))  # maximal: no two touch

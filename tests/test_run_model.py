@@ -8,11 +8,13 @@ says (Softmax-11's coercion to 2-D, int64 arithmetic), and the runtimes themselv
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -264,6 +266,46 @@ def test_loaded_inputs_are_never_unpickled(tmp_path):
     assert "not a .npz (zip) file" in invoke("run", model, "--load-inputs", tmp_path / "junk.npz").stderr
 
 
+def _corrupt_npz(path, name, how):
+    """An .npz of one float32[64, 1024] array ``name`` whose data is cut short (a consistent zip, 8 bytes missing:
+    numpy's 'EOF: reading array data') or has one byte flipped (zipfile's 'Bad CRC-32', met at the member's end)."""
+    member = io.BytesIO()
+    np.lib.format.write_array(member, np.ones((64, 1024), np.float32))
+    data = member.getvalue()
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(f"{name}.npy", data[:-8] if how == "truncated" else data)
+    if how == "bad crc":
+        raw = bytearray(path.read_bytes())
+        raw[len(data) // 2] ^= 0xFF  # inside the member's data (the local header and .npy header come first)
+        path.write_bytes(bytes(raw))
+    return path
+
+
+@pytest.mark.parametrize("how, why", [("truncated", "EOF: reading array data"), ("bad crc", "Bad CRC-32")])
+@pytest.mark.parametrize("option, name", [("--load-inputs", "x"), ("--load-outputs", "y")])
+def test_a_corrupt_npz_member_is_bad_input_naming_the_file_and_member(tmp_path, how, why, option, name):
+    model = save_model(tmp_path / "r.onnx", [helper.make_node("Relu", ["x"], ["y"])],
+                       [tensor("x", TensorProto.FLOAT, [64, 1024])], [tensor("y", TensorProto.FLOAT, [64, 1024])])
+    npz = _corrupt_npz(tmp_path / "c.npz", name, how)
+    result = invoke("run", model, "--runtime", "onnxruntime", option, npz, "--save-inputs", tmp_path / "i.npz")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"spec2onnx: error: {option} {npz}: member '{name}.npy' ")
+    assert why in result.stderr and result.stderr.count("\n") == 1 and "Traceback" not in result.output
+    assert not (tmp_path / "i.npz").exists()  # nothing written
+
+
+@pytest.mark.parametrize("option, message", [
+    ("--save-inputs", "input 'a\\x00b' holds a NUL byte"), ("--save-outputs", "output 'y\\x00z' holds a NUL byte")])
+def test_a_name_an_npz_member_cannot_carry_is_refused_at_save(tmp_path, option, message):
+    """zipfile cuts a member's name at a NUL byte: 'a\\0b' was saved as member 'a', which --load-inputs refused."""
+    model = save_model(tmp_path / "nul.onnx", [helper.make_node("Relu", ["a\0b"], ["y\0z"])],
+                       [tensor("a\0b", TensorProto.FLOAT, [2])], [tensor("y\0z", TensorProto.FLOAT, [2])])
+    result = invoke("run", model, "--runtime", "onnxruntime", option, tmp_path / "s.npz")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"spec2onnx: error: {option} {tmp_path / 's.npz'}: {message}")
+    assert result.stderr.count("\n") == 1 and not (tmp_path / "s.npz").exists()
+
+
 def dynamic_model(path):
     """x: float32[N, 3, ?] + y: float32[N, 3, 1] -> Relu."""
     return save_model(path, [helper.make_node("Add", ["x", "y"], ["s"]), helper.make_node("Relu", ["s"], ["z"])],
@@ -425,6 +467,33 @@ def test_external_data_is_read_inside_the_models_folder_only(tmp_path):
     assert missing.exit_code == 2 and "cannot read the model's external data 'w.bin'" in missing.stderr
 
 
+@pytest.mark.parametrize("option", ["--save-outputs", "--save-inputs", "--json", "--junit"])
+@pytest.mark.parametrize("how", ["path", "symlink", "hard link"])
+def test_no_output_overwrites_the_models_external_data(tmp_path, option, how):
+    w = np.arange(6, dtype=np.float32).reshape(2, 3)
+    model_path = save_model(tmp_path / "m.onnx", [helper.make_node("Add", ["x", "w"], ["y"])],
+                            [tensor("x", TensorProto.FLOAT, [2, 3])], [tensor("y", TensorProto.FLOAT, [2, 3])],
+                            initializers=[numpy_helper.from_array(w, "w")])
+    onnx.save(onnx.load(model_path), model_path, save_as_external_data=True, location="w.bin", size_threshold=0)
+    data = tmp_path / "w.bin"
+    before = data.read_bytes()
+    assert len(before) == w.nbytes  # the 24 bytes of w: the file the model reads
+    named = {"path": data, "symlink": tmp_path / "link.bin", "hard link": tmp_path / "hard.bin"}[how]
+    if how == "symlink":
+        os.symlink(data, named)
+    elif how == "hard link":
+        os.link(data, named)
+    result = invoke("run", model_path, "--runtime", "onnxruntime", option, named)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"spec2onnx: error: {option} {named}: is ") and result.stderr.count("\n") == 1
+    assert "an input of this run; refusing to overwrite it" in result.stderr
+    assert data.read_bytes() == before and "Traceback" not in result.output
+    ok = invoke("run", model_path, "--runtime", "onnxruntime", "--seed", "3", "--save-inputs", tmp_path / "i.npz",
+                "--save-outputs", tmp_path / "o.npz")  # the weights intact: y = x + w
+    assert ok.exit_code == 0, ok.output
+    np.testing.assert_array_equal(np.load(tmp_path / "o.npz")["y"], np.load(tmp_path / "i.npz")["x"] + w)
+
+
 def test_run_dispatches_on_what_the_file_is(tmp_path):
     spec = SPECS / "trt_elementwise/seed-broadcast-prod.yaml"
     model = tmp_path / "model.bin"  # no .onnx suffix: it parses as a model
@@ -450,6 +519,22 @@ def test_outputs_are_refused_before_any_work_when_they_are_inputs(tmp_path):
     assert onnx.load(model).graph.node[0].op_type == "Add"
     clash = invoke("run", model, "--save-inputs", tmp_path / "a.npz", "--json", tmp_path / "a.npz")
     assert clash.exit_code == 2 and "writes the same file" in clash.stderr
+
+
+@pytest.mark.parametrize("option", ["--save-outputs", "--save-inputs", "--json", "--junit"])
+@pytest.mark.parametrize("read", ["--load-inputs", "--load-outputs"])
+def test_no_output_overwrites_a_load_file_through_a_link(tmp_path, option, read):
+    model = add_model(tmp_path / "m.onnx")
+    loaded = tmp_path / "loaded.npz"
+    np.savez(loaded, **({"x": np.ones((2, 3), np.float32), "y": np.ones((2, 3), np.float32)} if read == "--load-inputs"
+                        else {"z": np.full((2, 3), 2, np.float32)}))
+    before = loaded.read_bytes()
+    os.link(loaded, tmp_path / "hard.npz")
+    os.symlink(loaded, tmp_path / "soft.npz")
+    for named in (tmp_path / "hard.npz", tmp_path / "soft.npz"):
+        result = invoke("run", model, "--runtime", "onnxruntime", read, loaded, option, named)
+        assert result.exit_code == 2 and f"{option} {named}: is the same file as {loaded}, an input" in result.stderr
+    assert loaded.read_bytes() == before
 
 
 # The deployment model: run takes the file convert writes (docs/deployment.md)
