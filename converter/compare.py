@@ -3,7 +3,8 @@
 An element matches when ``|actual - expected| <= atol + rtol * |expected|``, or,
 when an ``ulp`` budget is set, when the two float values are at most ``ulp``
 units in the last place apart. NaN matches NaN; an infinity matches only the
-same infinity. Integer and bool tensors are exact unless an ``atol`` is set.
+same infinity; a NaN or an infinity never matches a finite value, whatever the
+tolerance (an infinite atol, an ulp budget). Integer and bool tensors are exact unless an ``atol`` is set.
 
 Tolerances are resolved in this order, the first that sets a field winning:
 command line, output-specific entry of the case, the case, output-specific
@@ -222,7 +223,7 @@ class _Buffers:
             np.abs(work, out=work)
             largest = float(work.max())
             bound = largest if work.dtype == np.float64 else largest * (1 + 2.0**-23)
-            if bound <= atol:
+            if bound <= min(atol, _DOUBLE_MAX):  # (an infinite atol: an infinite difference is never quickly within)
                 return True
             if not rtol or not bound <= _DOUBLE_MAX:
                 return False
@@ -282,16 +283,22 @@ def _chunk_stats(actual: np.ndarray, expected: np.ndarray, atol: float, rtol: fl
     if not is_float:
         abs_err = _int_abs_diff(actual, expected)
         bad = abs_err > atol
+        nonfinite = None
     else:
         a, e = actual.astype(np.float64), expected.astype(np.float64)
         both_nan = np.isnan(a) & np.isnan(e)
         same = both_nan | (a == e)
+        # NaN or an infinity on either side matches only the same value on the other, whatever the tolerance:
+        # an infinite atol or rtol (spec files allow it) and an ulp budget (+inf is 1 ulp above the largest
+        # float) would otherwise let a NaN or an infinity through against a finite value
+        nonfinite = ~same & ~(np.isfinite(a) & np.isfinite(e))
         with np.errstate(invalid="ignore", over="ignore"):
             abs_err = np.where(same, 0.0, np.abs(a - e))
             abs_err = np.where(np.isnan(abs_err), np.inf, abs_err)
-            bad = ~(abs_err <= atol + rtol * np.abs(np.where(np.isfinite(e), e, 0.0)))
+            bad = ~(same | (abs_err <= atol + rtol * np.abs(np.where(np.isfinite(e), e, 0.0))))  # (inf * 0: NaN)
         if ulp is not None and bad.any():
             bad &= ~(ulp_distance(actual, expected) <= ulp)
+        bad |= nonfinite
     count = int(np.count_nonzero(bad))
     if count == 0:
         return _Stats()
@@ -305,7 +312,7 @@ def _chunk_stats(actual: np.ndarray, expected: np.ndarray, atol: float, rtol: fl
     return _Stats(
         count=count, sum_abs=float(np.sum(errors)), max_abs=float(np.max(errors)), max_rel=float(np.max(rel)),
         min_atol=min_atol, min_rtol=min_rtol,
-        max_ulp=_max_ulp(ulp_distance(actual, expected), bad) if is_float else None,
+        max_ulp=_max_ulp(ulp_distance(actual, expected), bad & ~nonfinite) if is_float else None,
         worst=int(np.argmax(np.where(bad, abs_err, -1.0))),
         first=[int(f) for f in np.flatnonzero(bad)[:SHOW_MISMATCHES]],
     )
