@@ -368,3 +368,73 @@ def _py(value):
     if value.dtype.kind in "iu":
         return int(value)
     return float(value)
+
+
+@dataclass(frozen=True)
+class NonFinite:
+    """The NaN and infinite elements of one array (``nonfinite``): how many of each, and the first one."""
+
+    nan: int
+    posinf: int
+    neginf: int
+    total: int
+    first_index: tuple[int, ...]
+    first_value: float
+
+    def describe(self) -> str:
+        """``9 NaN of 16 elements, the first at [0] (nan)``: the counts that are not 0, the first element."""
+        counts = [f"{n} {what}" for n, what in ((self.nan, "NaN"), (self.posinf, "+inf"), (self.neginf, "-inf")) if n]
+        return (f"{', '.join(counts)} of {self.total} elements, the first at {list(self.first_index)} "
+                f"({self.first_value!r})")
+
+    def to_dict(self) -> dict:
+        return {"nonfinite": {"nan": self.nan, "posinf": self.posinf, "neginf": self.neginf}, "total": self.total,
+                "first_index": list(self.first_index)}
+
+
+def nonfinite(array: np.ndarray) -> NonFinite | None:
+    """None where every element of ``array`` is finite (or it holds no floats: integers, bools, strings), else
+    how many are NaN, +inf and -inf, and the first of them (C order). A chunk at a time: the extra memory is one
+    chunk's mask, whatever the array's size. A complex element counts once, as NaN if a part is NaN, else as the
+    sign of its infinite part."""
+    array = np.asarray(array)
+    if not _holds_floats(array.dtype):
+        return None
+    flat = _flat(array)
+    nan = posinf = neginf = 0
+    first = None
+    for start in range(0, flat.size, CHUNK_ELEMENTS):
+        chunk = flat[start:start + CHUNK_ELEMENTS]
+        finite = np.isfinite(chunk)
+        if finite.all():
+            continue
+        if first is None:
+            first = start + int(np.argmin(finite))
+        parts = (chunk.real, chunk.imag) if chunk.dtype.kind == "c" else (chunk,)
+        is_nan = np.logical_or.reduce([np.isnan(p) for p in parts])
+        nan += int(np.count_nonzero(is_nan))
+        rest = ~finite & ~is_nan
+        infinite = [p[rest] for p in parts]
+        positive = np.logical_or.reduce([p > 0 for p in infinite]) if chunk.dtype.kind != "c" else \
+            np.where(np.isinf(infinite[0]), infinite[0] > 0, infinite[1] > 0)
+        posinf += int(np.count_nonzero(positive))
+        neginf += int(positive.size - np.count_nonzero(positive))
+    if first is None:
+        return None
+    index = tuple(int(i) for i in np.unravel_index(first, array.shape)) if array.ndim else ()
+    value = flat[first]
+    return NonFinite(nan, posinf, neginf, int(array.size), index,
+                     complex(value) if flat.dtype.kind == "c" else float(value))
+
+
+def _holds_floats(dtype: np.dtype) -> bool:
+    """float16/32/64, complex, and ml_dtypes' floats (bfloat16, float8): the types with NaN or infinities."""
+    if dtype.kind in "fc":
+        return True
+    if dtype.kind != "V" or dtype.fields is not None:
+        return False
+    try:
+        ml_dtypes.finfo(dtype)
+    except (ValueError, TypeError):
+        return False  # (ml_dtypes' int4: no NaN)
+    return True

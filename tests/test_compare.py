@@ -268,3 +268,35 @@ def test_property_non_finite_elements_match_only_themselves(pairs, atol, rtol, u
         assert ({list(index)[0] for index, _, _ in m.first} if m else set()) == set(differ[:5])
     else:  # finite pairs may differ within the tolerance or not; the non-finite ones differ all the same
         assert not differ or (m is not None and m.count >= len(differ))
+
+
+# nonfinite: the counts run MODEL fails an output on (issue 31), against numpy's own predicates, across chunk boundaries
+
+
+@settings(max_examples=100, deadline=None)
+@given(size=st.integers(0, 70), chunk=st.sampled_from([1, 4, 16, 1 << 16]), seed=st.integers(0, 2**32 - 1),
+       dtype=st.sampled_from([np.float16, np.float32, np.float64, ml_dtypes.bfloat16]))
+def test_property_nonfinite_counts_nan_and_infinities_and_finds_the_first(size, chunk, seed, dtype):
+    rng = np.random.default_rng(seed)
+    values = rng.choice(np.array([0.5, -3.0, np.nan, np.inf, -np.inf]), size=size, p=[0.4, 0.3, 0.1, 0.1, 0.1])
+    array = values.astype(dtype).reshape((size,) if size % 2 else (size // 2, 2) if size else (0, 3))
+    old, compare_module.CHUNK_ELEMENTS = compare_module.CHUNK_ELEMENTS, chunk
+    try:
+        found = compare_module.nonfinite(array)
+    finally:
+        compare_module.CHUNK_ELEMENTS = old
+    wide = values  # (every value drawn is exact in each of the types)
+    bad = np.flatnonzero(~np.isfinite(wide))
+    if not bad.size:
+        assert found is None
+        return
+    assert (found.nan, found.posinf, found.neginf, found.total) == (
+        int(np.isnan(wide).sum()), int(np.isposinf(wide).sum()), int(np.isneginf(wide).sum()), size)
+    assert found.first_index == tuple(int(i) for i in np.unravel_index(bad[0], array.shape))
+
+
+def test_nonfinite_leaves_integers_alone_and_counts_a_complex_element_once():
+    assert compare_module.nonfinite(np.array([1, 2], np.int64)) is None
+    assert compare_module.nonfinite(np.array([1], ml_dtypes.int4)) is None
+    found = compare_module.nonfinite(np.array([1 + 1j, complex(np.inf, np.nan), complex(3, -np.inf)]))
+    assert (found.nan, found.posinf, found.neginf, found.first_index) == (1, 0, 1, (1,))
