@@ -458,9 +458,9 @@ def mark_all(model: onnx.ModelProto) -> int:
 
 # The verdict's own checks (issue 31): a PASS means values were compared, and they were finite.
 #
-# An output holding NaN or an infinity fails by default, as Polygraphy's ``--validate`` checks (polygraphy/comparator/
-# comparator.py, Comparator.validate: "Output Validation"), but on by default: NaN equals NaN in the comparison, so two
-# runtimes that both give NaN would agree. --allow-nonfinite compares them as values instead (compare.py: NaN matches
+# An output holding NaN or an infinity fails by default, as Polygraphy's ``--validate`` checks (NVIDIA/TensorRT,
+# tools/Polygraphy/polygraphy/comparator/comparator.py: Comparator.validate, check_nan and check_inf), but on by
+# default: NaN equals NaN in the comparison, so two runtimes that both give NaN would agree. --allow-nonfinite compares them as values instead (compare.py: NaN matches
 # NaN, an infinity only the same infinity). An output with 0 elements agrees with any other empty output: where
 # every output compared is empty, nothing was compared, and that is no pass.
 

@@ -200,3 +200,36 @@ def test_loaded_shape_inputs_are_taken_as_they_are(tmp_path):
     result = invoke("run", model, "--load-inputs", tmp_path / "in.npz")
     assert result.exit_code == 0, result.output
     assert ran_shape(result.output) == "y float32[2, 3]" and "generated" not in result.output.split("inputs (")[1]
+
+
+# validate: a case whose every output is empty compared nothing
+
+EMPTY_SPEC = """\
+name: empty-sum
+source: a 0-element input (a dimension may be 0, docs/spec-format); by hand, the sum of [0, 2] and [1, 2] is [0, 2]
+network:
+  inputs:
+    a: {dtype: float32, shape: [0, 2]}
+    b: {dtype: float32, shape: [1, 2]}
+  layers:
+    - {name: y, op: trt.ElementWise, inputs: [a, b], operation: SUM}
+%s  outputs: [%s]
+cases:
+  - name: nothing
+    inputs:
+      a: {random: uniform, low: 0, high: 1, seed: 1}
+      b: [[1, 2]]
+"""
+
+
+def test_validate_fails_a_case_whose_every_output_is_empty(tmp_path):
+    assert np.broadcast_shapes((0, 2), (1, 2)) == (0, 2)
+    spec = tmp_path / "empty.yaml"
+    spec.write_text(EMPTY_SPEC % ("", "y"))
+    result = invoke("validate", spec)
+    assert result.exit_code == 1, result.output
+    assert "nothing compared: every output is empty ('y' [0, 2])" in result.output
+    # one output empty beside one with elements: compared, and passes
+    spec.write_text(EMPTY_SPEC % ("    - {name: z, op: trt.ElementWise, inputs: [b, b], operation: SUM}\n", "y, z"))
+    result = invoke("validate", spec)
+    assert result.exit_code == 0, result.output
