@@ -242,3 +242,39 @@ def test_validate_passes_a_network_that_declares_its_empty_output_the_shape_is_c
     spec.write_text(EMPTY_SPEC % ("0", "", "y", ""))  # as specs/dml_dequantize's -empty- specs: the shape is the point
     result = invoke("validate", spec)
     assert result.exit_code == 0, result.output
+
+
+# validate: the reference and the expected values decide where NaN and infinities belong, whatever the tolerance
+
+DIV_SPEC = """\
+name: div-edges
+source: IEEE 754 division, by hand (1/0 = inf, 0/0 = NaN)
+tolerance: {atol: .inf}
+network:
+  inputs:
+    a: {dtype: float32, shape: [3]}
+    b: {dtype: float32, shape: [3]}
+  layers:
+    - {name: y, op: trt.ElementWise, inputs: [a, b], operation: DIV}
+  outputs: [y]
+cases:
+  - name: finite-expected
+    inputs: {a: [1, 0, 1], b: [0, 0, 1]}
+    expected: {y: [5, 0, 1]}
+  - name: same-expected
+    inputs: {a: [1, 0, 1], b: [0, 0, 1]}
+    expected: {y: [.inf, .nan, 1]}
+"""
+
+
+def test_validate_fails_a_non_finite_value_where_expected_is_finite_even_at_an_infinite_atol(tmp_path):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        got = np.float32([1, 0, 1]) / np.float32([0, 0, 1])
+    assert np.isposinf(got[0]) and np.isnan(got[1])
+    (tmp_path / "div.yaml").write_text(DIV_SPEC)
+    result = invoke("validate", tmp_path / "div.yaml", "-v")
+    assert result.exit_code == 1, result.output
+    assert "FAIL  div-edges/finite-expected" in result.output
+    assert "onnxruntime vs expected (atol=inf, rtol=1e-05): 2/3 elements differ" in result.output
+    assert "worst at [0]: got inf, want 5.0; first: [0] got inf want 5.0, [1] got nan want 0.0" in result.output
+    assert "PASS  div-edges/same-expected" in result.output  # NaN where expected has NaN, inf where inf
