@@ -262,24 +262,7 @@ def _check(spec: Spec, case: Case, runner, want, tolerances, runtime: str, refer
         return ERROR, [want], [], got
     problems, stats = _compare_outputs(spec, case, runtime, got, tolerances, against_reference=want, widening=widening)
     problems, stats = problems + reference_problems[0], stats + reference_problems[1]
-    if not problems:
-        problems = _nothing_compared(spec, got, want)
     return (FAIL if problems else PASS), problems, stats, got
-
-
-def _nothing_compared(spec: Spec, got: dict, want: dict) -> list[str]:
-    """The problem of a case where every output is empty, from the runtime and the reference alike, because the case's
-    shapes made it so (a dynamic dimension given 0): 0 elements agree with anything, so the comparison showed nothing
-    (issue 31; ``run MODEL`` says the same). A network that declares every output's shape, with a 0 in it, checks
-    that shape on purpose (an empty tensor's lowering: specs/dml_dequantize's ``-empty-`` specs); its case passes
-    on the shapes compared."""
-    names = spec.network.outputs
-    if not names or any(n not in got or n not in want or got[n].size or want[n].size for n in names):
-        return []
-    if all(spec.network.types[n].is_static for n in names):
-        return []
-    shown = ", ".join(f"{n!r} {list(got[n].shape)}" for n in names)
-    return [f"nothing compared: every output is empty ({shown}); 0 elements agree with anything, so this is no pass"]
 
 
 def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerances, against_reference,

@@ -202,48 +202,6 @@ def test_loaded_shape_inputs_are_taken_as_they_are(tmp_path):
     assert ran_shape(result.output) == "y float32[2, 3]" and "generated" not in result.output.split("inputs (")[1]
 
 
-# validate: a case whose every output is empty compared nothing
-
-EMPTY_SPEC = """\
-name: empty-sum
-source: a 0-element input; by hand, the sum of [0, 2] and [1, 2] is [0, 2]
-network:
-  inputs:
-    a: {dtype: float32, shape: [%s, 2]}
-    b: {dtype: float32, shape: [1, 2]}
-  layers:
-    - {name: y, op: trt.ElementWise, inputs: [a, b], operation: SUM}
-%s  outputs: [%s]
-%scases:
-  - name: nothing
-    inputs:
-      a: {random: uniform, low: 0, high: 1, seed: 1, shape: [0, 2]}
-      b: [[1, 2]]
-"""
-PROFILE = "  profiles: [{a: {min: [0, 2], opt: [1, 2], max: [4, 2]}}]\n"
-
-
-def test_validate_fails_a_case_whose_every_output_its_shapes_made_empty(tmp_path):
-    assert np.broadcast_shapes((0, 2), (1, 2)) == (0, 2)
-    spec = tmp_path / "empty.yaml"
-    spec.write_text(EMPTY_SPEC % ("n", "", "y", PROFILE))  # a dynamic dimension the case gives 0
-    result = invoke("validate", spec)
-    assert result.exit_code == 1, result.output
-    assert "nothing compared: every output is empty ('y' [0, 2])" in result.output
-    # one output empty beside one with elements: compared, and passes
-    spec.write_text(EMPTY_SPEC % ("n", "    - {name: z, op: trt.ElementWise, inputs: [b, b], operation: SUM}\n", "y, z",
-                                 PROFILE))
-    result = invoke("validate", spec)
-    assert result.exit_code == 0, result.output
-
-
-def test_validate_passes_a_network_that_declares_its_empty_output_the_shape_is_compared(tmp_path):
-    spec = tmp_path / "empty.yaml"
-    spec.write_text(EMPTY_SPEC % ("0", "", "y", ""))  # as specs/dml_dequantize's -empty- specs: the shape is the point
-    result = invoke("validate", spec)
-    assert result.exit_code == 0, result.output
-
-
 # validate: the reference and the expected values decide where NaN and infinities belong, whatever the tolerance
 
 DIV_SPEC = """\
