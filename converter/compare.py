@@ -4,7 +4,8 @@ An element matches when ``|actual - expected| <= atol + rtol * |expected|``, or,
 when an ``ulp`` budget is set, when the two float values are at most ``ulp``
 units in the last place apart. NaN matches NaN; an infinity matches only the
 same infinity; a NaN or an infinity never matches a finite value, whatever the
-tolerance (an infinite atol, an ulp budget). Integer and bool tensors are exact unless an ``atol`` is set.
+tolerance (an infinite atol, an ulp budget). Integer and bool tensors are exact
+unless an ``atol`` is set.
 
 Tolerances are resolved in this order, the first that sets a field winning:
 command line, output-specific entry of the case, the case, output-specific

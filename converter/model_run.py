@@ -139,6 +139,7 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None) -> M
         shapes, notes = bind_shapes(inputs, options.shapes, generating=not options.load_inputs)
     except UserError as exc:
         raise exc.located(file=path) from None
+    shaping = shape_inputs(model.graph, inputs)  # integer inputs a node takes as its shape: generated >= 1, noted
     if options.load_inputs:
         feeds, source, notes = loaded_inputs("--load-inputs", options.load_inputs, inputs, options.shapes, budget), \
             f"--load-inputs {options.load_inputs}", []
@@ -147,7 +148,6 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None) -> M
         if need > budget:
             raise UserError(f"{path}: its inputs ({', '.join(f'{n}:{show_shape(s)}' for n, s in shapes.items())}) take "
                             f"{show(need)}, above the memory budget of {show(budget)} (--max-memory)")
-        shaping = shape_inputs(model.graph, inputs)
         ranges = _shape_ranges(shaping, options.val_ranges)
         try:
             feeds = generate(inputs, shapes, ranges, options.seed)
@@ -160,8 +160,7 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None) -> M
     golden = _golden(options.load_outputs, model, outputs, budget, options.mark_all) if options.load_outputs else None
     if options.save_inputs:
         save_arrays("--save-inputs", options.save_inputs, feeds)
-    shaping = shape_inputs(model.graph, inputs)  # (for the notes on empty outputs: loaded inputs too)
-    run = ModelRun(path, Path(path).name, len(model.graph.node), _opset(model), inputs, feeds, source, list(notes),
+    run = ModelRun(path, Path(path).name, len(model.graph.node), _opset(model), inputs, feeds, source, notes,
                    marked=marked)
     ops = tuple(sorted({f"{n.domain}.{n.op_type}" if n.domain not in ("", "ai.onnx") else n.op_type
                         for n in model.graph.node}))
@@ -460,9 +459,10 @@ def mark_all(model: onnx.ModelProto) -> int:
 #
 # An output holding NaN or an infinity fails by default, as Polygraphy's ``--validate`` checks (NVIDIA/TensorRT,
 # tools/Polygraphy/polygraphy/comparator/comparator.py: Comparator.validate, check_nan and check_inf), but on by
-# default: NaN equals NaN in the comparison, so two runtimes that both give NaN would agree. --allow-nonfinite compares them as values instead (compare.py: NaN matches
-# NaN, an infinity only the same infinity). An output with 0 elements agrees with any other empty output: where
-# every output compared is empty, nothing was compared, and that is no pass.
+# default: NaN equals NaN in the comparison, so two runtimes that both give NaN would agree. --allow-nonfinite
+# compares them as values instead (compare.py: NaN matches NaN, an infinity only the same infinity). An output with
+# 0 elements agrees with any other empty output: where every output compared is empty, nothing was compared, and
+# that is no pass.
 
 
 def _nonfinite_outputs(arrays: dict, names: list) -> dict[str, NonFinite]:
