@@ -450,7 +450,9 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
 RUN_EPILOG = """\b
 Exit status: 0 every pair of runtimes (and the golden outputs) agrees, or,
 with one runtime and no --load-outputs, it ran; 1 an output differs (named,
-with its worst element and both values) or a runtime cannot run the model;
+with its worst element and both values), an output holds a NaN or an
+infinity (unless --allow-nonfinite), every output is empty (nothing was
+compared), or a runtime cannot run the model;
 2 bad input or usage (an unreadable model or profiles metadata, --shapes
 that contradict it or lie outside its profile, a --profile it lacks, an
 .npz that does not fit it, an unknown runtime or provider, an output naming
@@ -461,8 +463,8 @@ error (a bug in spec2onnx: please report it, with --debug output);
 """
 _SPEC_ONLY = ("case_name", "input_files", "output_dir", "opset")
 _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_inputs", "load_inputs", "save_outputs",
-               "load_outputs", "mark_all", "atol", "rtol", "json_path", "junit_path", "quiet", "profile",
-               "profile_shapes")
+               "load_outputs", "mark_all", "allow_nonfinite", "atol", "rtol", "json_path", "junit_path", "quiet",
+               "profile", "profile_shapes")
 
 
 @main.command(epilog=RUN_EPILOG)
@@ -506,6 +508,11 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
 @click.option("--mark-all", is_flag=True,
               help="MODEL: every tensor a node computes becomes an output on every runtime; where outputs differ, the "
                    "first node (topological order) whose output differs is named: the node to look at.")
+@click.option("--allow-nonfinite", is_flag=True,
+              help="MODEL: compare NaN and infinite outputs as values: NaN matches NaN, +inf only +inf, -inf only "
+                   "-inf, and none of them a number, whatever --atol/--rtol (a note names each such output). "
+                   "Default: an output of the model holding a NaN or an infinity fails (exit 1), naming the output, "
+                   "the counts and the first index, as Polygraphy's --validate.")
 @click.option("--atol", type=_NonNegative(), default=None,
               help="MODEL: absolute tolerance (>= 0) for float outputs (default per dtype, as validate's).")
 @click.option("--rtol", type=_NonNegative(), default=None,
@@ -527,8 +534,8 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
 @click.pass_context
 @handle_errors
 def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shapes, seed, val_ranges, load_inputs,
-        save_inputs, load_outputs, save_outputs, mark_all, atol, rtol, json_path, junit_path, quiet, case_name,
-        input_files, output_dir, opset, max_memory):
+        save_inputs, load_outputs, save_outputs, mark_all, allow_nonfinite, atol, rtol, json_path, junit_path, quiet,
+        case_name, input_files, output_dir, opset, max_memory):
     """Run an ONNX MODEL on several runtimes and compare them, or a SPEC's model and write its outputs.
 
     \b
@@ -579,7 +586,8 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
                                             shapes=shapes, val_ranges=val_ranges, load_inputs=load_inputs,
                                             save_inputs=save_inputs, load_outputs=load_outputs,
                                             save_outputs=save_outputs, mark_all=mark_all, max_memory=max_memory,
-                                            profile=profile, profile_shapes=profile_shapes))
+                                            profile=profile, profile_shapes=profile_shapes,
+                                            allow_nonfinite=allow_nonfinite))
 
 
 def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=None) -> None:

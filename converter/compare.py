@@ -3,7 +3,9 @@
 An element matches when ``|actual - expected| <= atol + rtol * |expected|``, or,
 when an ``ulp`` budget is set, when the two float values are at most ``ulp``
 units in the last place apart. NaN matches NaN; an infinity matches only the
-same infinity. Integer and bool tensors are exact unless an ``atol`` is set.
+same infinity; a NaN or an infinity never matches a finite value, whatever the
+tolerance (an infinite atol, an ulp budget). Integer and bool tensors are exact
+unless an ``atol`` is set.
 
 Tolerances are resolved in this order, the first that sets a field winning:
 command line, output-specific entry of the case, the case, output-specific
@@ -222,7 +224,7 @@ class _Buffers:
             np.abs(work, out=work)
             largest = float(work.max())
             bound = largest if work.dtype == np.float64 else largest * (1 + 2.0**-23)
-            if bound <= atol:
+            if bound <= min(atol, _DOUBLE_MAX):  # (an infinite atol: an infinite difference is never quickly within)
                 return True
             if not rtol or not bound <= _DOUBLE_MAX:
                 return False
@@ -282,16 +284,22 @@ def _chunk_stats(actual: np.ndarray, expected: np.ndarray, atol: float, rtol: fl
     if not is_float:
         abs_err = _int_abs_diff(actual, expected)
         bad = abs_err > atol
+        nonfinite = None
     else:
         a, e = actual.astype(np.float64), expected.astype(np.float64)
         both_nan = np.isnan(a) & np.isnan(e)
         same = both_nan | (a == e)
+        # NaN or an infinity on either side matches only the same value on the other, whatever the tolerance:
+        # an infinite atol or rtol (spec files allow it) and an ulp budget (+inf is 1 ulp above the largest
+        # float) would otherwise let a NaN or an infinity through against a finite value
+        nonfinite = ~same & ~(np.isfinite(a) & np.isfinite(e))
         with np.errstate(invalid="ignore", over="ignore"):
             abs_err = np.where(same, 0.0, np.abs(a - e))
             abs_err = np.where(np.isnan(abs_err), np.inf, abs_err)
-            bad = ~(abs_err <= atol + rtol * np.abs(np.where(np.isfinite(e), e, 0.0)))
+            bad = ~(same | (abs_err <= atol + rtol * np.abs(np.where(np.isfinite(e), e, 0.0))))  # (inf * 0: NaN)
         if ulp is not None and bad.any():
             bad &= ~(ulp_distance(actual, expected) <= ulp)
+        bad |= nonfinite
     count = int(np.count_nonzero(bad))
     if count == 0:
         return _Stats()
@@ -305,7 +313,7 @@ def _chunk_stats(actual: np.ndarray, expected: np.ndarray, atol: float, rtol: fl
     return _Stats(
         count=count, sum_abs=float(np.sum(errors)), max_abs=float(np.max(errors)), max_rel=float(np.max(rel)),
         min_atol=min_atol, min_rtol=min_rtol,
-        max_ulp=_max_ulp(ulp_distance(actual, expected), bad) if is_float else None,
+        max_ulp=_max_ulp(ulp_distance(actual, expected), bad & ~nonfinite) if is_float else None,
         worst=int(np.argmax(np.where(bad, abs_err, -1.0))),
         first=[int(f) for f in np.flatnonzero(bad)[:SHOW_MISMATCHES]],
     )
@@ -361,3 +369,73 @@ def _py(value):
     if value.dtype.kind in "iu":
         return int(value)
     return float(value)
+
+
+@dataclass(frozen=True)
+class NonFinite:
+    """The NaN and infinite elements of one array (``nonfinite``): how many of each, and the first one."""
+
+    nan: int
+    posinf: int
+    neginf: int
+    total: int
+    first_index: tuple[int, ...]
+    first_value: float
+
+    def describe(self) -> str:
+        """``9 NaN of 16 elements, the first at [0] (nan)``: the counts that are not 0, the first element."""
+        counts = [f"{n} {what}" for n, what in ((self.nan, "NaN"), (self.posinf, "+inf"), (self.neginf, "-inf")) if n]
+        return (f"{', '.join(counts)} of {self.total} elements, the first at {list(self.first_index)} "
+                f"({self.first_value!r})")
+
+    def to_dict(self) -> dict:
+        return {"nonfinite": {"nan": self.nan, "posinf": self.posinf, "neginf": self.neginf}, "total": self.total,
+                "first_index": list(self.first_index)}
+
+
+def nonfinite(array: np.ndarray) -> NonFinite | None:
+    """None where every element of ``array`` is finite (or it holds no floats: integers, bools, strings), else
+    how many are NaN, +inf and -inf, and the first of them (C order). A chunk at a time: the extra memory is one
+    chunk's mask, whatever the array's size. A complex element counts once, as NaN if a part is NaN, else as the
+    sign of its infinite part."""
+    array = np.asarray(array)
+    if not _holds_floats(array.dtype):
+        return None
+    flat = _flat(array)
+    nan = posinf = neginf = 0
+    first = None
+    for start in range(0, flat.size, CHUNK_ELEMENTS):
+        chunk = flat[start:start + CHUNK_ELEMENTS]
+        finite = np.isfinite(chunk)
+        if finite.all():
+            continue
+        if first is None:
+            first = start + int(np.argmin(finite))
+        parts = (chunk.real, chunk.imag) if chunk.dtype.kind == "c" else (chunk,)
+        is_nan = np.logical_or.reduce([np.isnan(p) for p in parts])
+        nan += int(np.count_nonzero(is_nan))
+        rest = ~finite & ~is_nan
+        infinite = [p[rest] for p in parts]
+        positive = np.logical_or.reduce([p > 0 for p in infinite]) if chunk.dtype.kind != "c" else \
+            np.where(np.isinf(infinite[0]), infinite[0] > 0, infinite[1] > 0)
+        posinf += int(np.count_nonzero(positive))
+        neginf += int(positive.size - np.count_nonzero(positive))
+    if first is None:
+        return None
+    index = tuple(int(i) for i in np.unravel_index(first, array.shape)) if array.ndim else ()
+    value = flat[first]
+    return NonFinite(nan, posinf, neginf, int(array.size), index,
+                     complex(value) if flat.dtype.kind == "c" else float(value))
+
+
+def _holds_floats(dtype: np.dtype) -> bool:
+    """float16/32/64, complex, and ml_dtypes' floats (bfloat16, float8): the types with NaN or infinities."""
+    if dtype.kind in "fc":
+        return True
+    if dtype.kind != "V" or dtype.fields is not None:
+        return False
+    try:
+        ml_dtypes.finfo(dtype)
+    except (ValueError, TypeError):
+        return False  # (ml_dtypes' int4: no NaN)
+    return True

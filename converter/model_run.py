@@ -26,7 +26,7 @@ import numpy as np
 import onnx
 
 from .budget import default_budget, show
-from .compare import Mismatch, Tolerance, compare, resolve_tolerance
+from .compare import Mismatch, NonFinite, Tolerance, compare, nonfinite, resolve_tolerance
 from .errors import UserError
 from .files import check_distinct, check_output
 from .isolation import ChildDied, call_isolated
@@ -62,12 +62,14 @@ class RunOptions:
     threads: int = 0  # onnxruntime's intra-op threads; 0: its default (one per physical core), as Polygraphy's
     profile: int | None = None  # --profile N: the model's optimization profile (default 0 where it carries any)
     profile_shapes: str | None = None  # --profile-shapes min|opt|max (default opt, as trtexec's --optShapes)
+    allow_nonfinite: bool = False  # --allow-nonfinite: NaN and infinities are compared as values, not failed
 
 
 def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_levels=("all",), atol=None, rtol=None,
                      seed: int = 1, shapes=(), val_ranges=(), load_inputs=None, save_inputs=None, load_outputs=None,
                      save_outputs=None, mark_all: bool = False, max_memory: int | None = None,
-                     threads: int = 0, profile: int | None = None, profile_shapes: str | None = None) -> RunOptions:
+                     threads: int = 0, profile: int | None = None, profile_shapes: str | None = None,
+                     allow_nonfinite: bool = False) -> RunOptions:
     """RunOptions from the command line's values: runtimes, provider, shapes and ranges parsed and checked."""
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise UserError(f"--seed {seed}: must be a whole number >= 0")
@@ -87,7 +89,7 @@ def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_le
     tolerance = Tolerance(atol, rtol) if (atol, rtol) != (None, None) else None
     return RunOptions(make_configs(runtimes, provider, opt_levels), tolerance, seed, parse_shapes(shapes),
                       parse_val_ranges(val_ranges), load_inputs, save_inputs, load_outputs, save_outputs, mark_all,
-                      max_memory, threads, profile, profile_shapes)
+                      max_memory, threads, profile, profile_shapes, bool(allow_nonfinite))
 
 
 @dataclass(frozen=True)
@@ -157,6 +159,7 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
         shapes, notes = bind_shapes(inputs, explicit, generating=not options.load_inputs)
     except UserError as exc:
         raise exc.located(file=path) from None
+    shaping = shape_inputs(model.graph, inputs)  # integer inputs a node takes as its shape: generated >= 1, noted
     if options.load_inputs:
         feeds, source, notes = loaded_inputs("--load-inputs", options.load_inputs, inputs, options.shapes, budget), \
             f"--load-inputs {options.load_inputs}", []
@@ -165,14 +168,17 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
         if need > budget:
             raise UserError(f"{path}: its inputs ({', '.join(f'{n}:{show_shape(s)}' for n, s in shapes.items())}) take "
                             f"{show(need)}, above the memory budget of {show(budget)} (--max-memory)")
+        ranges = _shape_ranges(shaping, options.val_ranges)
         try:
             values = profile_values(inputs, profile) if profile else {}
-            generated = generate([t for t in inputs if t.name not in values], shapes, options.val_ranges, options.seed)
+            generated = generate([t for t in inputs if t.name not in values], shapes, ranges, options.seed)
         except UserError as exc:
             raise exc.located(file=path) from None
         feeds = {t.name: values[t.name] if t.name in values else generated[t.name] for t in inputs}
         del generated  # (feeds alone holds the arrays: early.share below puts them in shared memory, once)
-        source = f"generated: seed {options.seed}, {_ranges(options.val_ranges)}"
+        generated_shaping = {n: v for n, v in shaping.items() if n not in values}  # (the profile's: said below)
+        notes = notes + _shape_feeds(generated_shaping, feeds, shapes, ranges, options.val_ranges)
+        source = f"generated: seed {options.seed}, {_ranges(ranges)}"
         if profile:
             given = [n for n in profile.ranges if n in options.shapes]
             source += (f"; shapes: {profile.describe()} (metadata {PROFILES_KEY})"
@@ -216,15 +222,25 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
                                           **_config_fields(r.config), **base))
     names = [o.name for o in outputs]
     sides = [(r.label, r.outputs, r) for r in ran] + ([(GOLDEN, golden, None)] if golden is not None else [])
+    # each side's NaN and infinities in the model's outputs, found once: they fail every comparison of that side
+    # unless --allow-nonfinite, which compares them as values (and notes them)
+    found = {label: _nonfinite_outputs(arrays, names) for label, arrays, _ in sides}
+    own = {label: _nonfinite_problems(label, found[label], options.allow_nonfinite) for label in found}
+    run.notes += [line for label in own for line in own[label][2]]
+    run.notes += _empty_notes(sides, names, shaping, feeds)
     for j, later in enumerate(sides):
         for earlier in sides[:j]:
             # the later runtime against the earlier one; a runtime against the golden outputs
             actual, against = (earlier, later) if later[2] is None else (later, earlier)
             run.results.append(_compare_pair(actual[0], against[0], actual[1], against[1], names, producers, options,
+                                             own=(own[actual[0]], own[against[0]]),
                                              seconds=actual[2].seconds, **_config_fields(actual[2].config), **base))
-    if len(sides) == 1 and ran:  # one runtime, no golden outputs: it ran, nothing to compare
-        run.results.append(CaseResult(case=ran[0].label, outcome=PASS, seconds=ran[0].seconds,
-                                      problems=[], **_config_fields(ran[0].config), **base))
+    if len(sides) == 1 and ran:  # one runtime, no golden outputs: it ran, nothing to compare but its own outputs
+        problems, stats, _ = own[ran[0].label]
+        empty = [] if problems else _nothing_compared(ran[0].outputs, ran[0].outputs, names)
+        run.results.append(CaseResult(case=ran[0].label, outcome=FAIL if problems or empty else PASS,
+                                      seconds=ran[0].seconds, problems=problems + empty, comparisons=list(stats),
+                                      **_config_fields(ran[0].config), **base))
     run.seconds = time.perf_counter() - t0
     return run
 
@@ -321,10 +337,12 @@ def _golden(file, model, outputs: list[Tensor], budget: int, mark_all: bool) -> 
 
 
 def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list, producers, options: RunOptions,
-                  **fields) -> CaseResult:
+                  own=(([], [], []), ([], [], [])), **fields) -> CaseResult:
     """``actual``'s outputs against ``against``'s: every output of the model, and with --mark-all the first node
-    (topological order) with an output that differs."""
-    problems, stats = [], []
+    (topological order) with an output that differs. ``own``: each side's problems of its own (_nonfinite_problems),
+    which fail the comparison too; where every output compared is empty on both sides, nothing was compared: that
+    fails it as well."""
+    problems, stats = [*own[0][0], *own[1][0]], [*own[0][1], *own[1][1]]
     for name in names:
         if name not in want:
             continue
@@ -336,8 +354,10 @@ def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list,
             problems.append(f"output {name!r}: {actual} vs {against} ({tol.describe()}): {mismatch.describe()}")
             stats.append({"output": name, "actual": actual, "against": against,
                           "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp}, **mismatch.to_dict()})
-    if options.mark_all and problems:
-        differing = [c["output"] for c in stats] + [n for n in names if n in want and n not in got]
+    if not problems:
+        problems += _nothing_compared(got, want, names)
+    differing = [c["output"] for c in stats if "nonfinite" not in c] + [n for n in names if n in want and n not in got]
+    if options.mark_all and differing:
         problems += _first_difference(actual, against, got, want, *_ancestors(producers, differing), options,
                                      stats)
     return CaseResult(case=f"{actual} vs {against}", outcome=FAIL if problems else PASS, problems=problems,
@@ -487,3 +507,127 @@ def mark_all(model: onnx.ModelProto) -> int:
             graph.output.append(value)
             added += 1
     return added
+
+
+# The verdict's own checks (issue 31): a PASS means values were compared, and they were finite.
+#
+# An output holding NaN or an infinity fails by default, as Polygraphy's ``--validate`` checks (NVIDIA/TensorRT,
+# tools/Polygraphy/polygraphy/comparator/comparator.py: Comparator.validate, check_nan and check_inf), but on by
+# default: NaN equals NaN in the comparison, so two runtimes that both give NaN would agree. --allow-nonfinite
+# compares them as values instead (compare.py: NaN matches NaN, an infinity only the same infinity). An output with
+# 0 elements agrees with any other empty output: where every output compared is empty, nothing was compared, and
+# that is no pass.
+
+
+def _nonfinite_outputs(arrays: dict, names: list) -> dict[str, NonFinite]:
+    """The model's outputs (``names``, not --mark-all's tensors: a -inf mask before a Softmax is normal there) that
+    hold a NaN or an infinity, with their counts."""
+    found = {}
+    for name in names:
+        if name in arrays:
+            counted = nonfinite(arrays[name])
+            if counted is not None:
+                found[name] = counted
+    return found
+
+
+def _nonfinite_problems(label: str, found: dict[str, NonFinite], allowed: bool) -> tuple[list, list, list]:
+    """(problems, comparison stats, notes) of one side's non-finite outputs: problems and stats by default, notes
+    with --allow-nonfinite."""
+    if allowed:
+        return [], [], [f"output {name!r}: {label} gives {counted.describe()}; compared as values (--allow-nonfinite: "
+                        "NaN matches NaN, an infinity the same infinity)" for name, counted in found.items()]
+    problems = [f"output {name!r}: {label} gives {counted.describe()}: a NaN or an infinity fails the run "
+                "(--allow-nonfinite compares them as values instead)" for name, counted in found.items()]
+    stats = [{"output": name, "actual": label, **counted.to_dict()} for name, counted in found.items()]
+    return problems, stats, []
+
+
+def _nothing_compared(got: dict, want: dict, names: list) -> list[str]:
+    """The problem of a comparison (or a lone runtime's run) where every output is empty on both sides."""
+    compared = [n for n in names if n in got and n in want]
+    if not compared or any(got[n].size or want[n].size for n in compared):
+        return []
+    shown = ", ".join(f"{n!r} {list(got[n].shape)}" for n in compared)
+    return [f"nothing compared: every output is empty ({shown}); 0 elements agree with anything, so this is no pass"]
+
+
+def _empty_notes(sides: list, names: list, shaping: dict, feeds: dict) -> list[str]:
+    """One note per model output that is empty on some side: its shape, and the shape inputs that hold a 0 (what
+    makes an Expand, a Tile or a ConstantOfShape output empty)."""
+    notes = []
+    for name in names:
+        empty: dict = {}  # shape -> the sides that give it
+        for label, arrays, _ in sides:
+            if name in arrays and arrays[name].size == 0:
+                empty.setdefault(tuple(arrays[name].shape), []).append(label)
+        if not empty:
+            continue
+        where = "; ".join(f"{list(shape)} ({', '.join(labels)})" for shape, labels in empty.items())
+        zeros = [f"input {n!r} ({_node_text(*shaping[n])}) holds {_values(feeds[n])}" for n in shaping
+                 if n in feeds and feeds[n].size and not np.all(feeds[n])]
+        notes.append(f"output {name!r} is empty (0 elements, nothing to compare): shape {where}"
+                     + (f"; {', '.join(zeros)}" if zeros else ""))
+    return notes
+
+
+# Inputs that give a node a shape (or repeat counts, or sizes), by op type: the input index. A 0 there makes an empty
+# output (ONNX Expand, Tile, ConstantOfShape, Resize's sizes), so run generates values >= 1 for these: the range in
+# force, raised to 1. Reshape's shape must fit the data's element count instead, which no range ensures: run gives it
+# [-1, 1, ..., 1] (-1 takes every element; onnx's simple/test_expand_shape_model1 feeds Expand the shape [3, 1]).
+SHAPE_INPUTS = {"Expand": 1, "Tile": 1, "ConstantOfShape": 0, "Resize": 3, "Reshape": 1}
+
+
+def shape_inputs(graph, inputs: list[Tensor]) -> dict[str, tuple[str, int, str]]:
+    """The integer inputs of the model that a node of SHAPE_INPUTS takes directly as its shape input: name ->
+    (op type, node index, node name) of the first such node."""
+    integer = {t.name for t in inputs if t.dtype is not None and not t.dtype.is_float and t.dtype.numpy != np.bool_}
+    found = {}
+    for index, node in enumerate(graph.node):
+        position = SHAPE_INPUTS.get(node.op_type) if node.domain in ("", "ai.onnx") else None
+        if position is not None and len(node.input) > position and node.input[position] in integer:
+            found.setdefault(node.input[position], (node.op_type, index, node.name))
+    return found
+
+
+def _shape_ranges(shaping: dict, ranges: dict) -> dict:
+    """--val-range with each shape input's range raised to >= 1 (its own NAME:LOW,HIGH is taken as given)."""
+    ranges = dict(ranges)
+    for name, (op, _, _) in shaping.items():
+        if name in ranges or op == "Reshape":
+            continue
+        low, high = ranges.get(None, (0, 1))
+        ranges[name] = (max(low, 1), max(high, 1))
+    return ranges
+
+
+def _shape_feeds(shaping: dict, feeds: dict, shapes: dict, ranges: dict, given: dict) -> list[str]:
+    """Reshape's shape inputs set to [-1, 1, ..., 1] (where the user gave no range of their own), and one note per
+    shape input: the values generated, and why."""
+    notes = []
+    for name, (op, index, node) in shaping.items():
+        what = f"input {name!r} ({_node_text(op, index, node)})"
+        if name in given:
+            low, high = given[name]
+            notes.append(f"{what}: generated {_values(feeds[name])} (--val-range {name}:{low:g},{high:g})")
+        elif op == "Reshape" and len(shapes[name]) == 1 and shapes[name][0] >= 1:
+            feeds[name] = np.array([-1] + [1] * (shapes[name][0] - 1), dtype=feeds[name].dtype)
+            notes.append(f"{what}: generated {_values(feeds[name])}: -1 takes every element of the data, any other "
+                         "values would have to match its size")
+        elif op != "Reshape":
+            low, high = ranges[name]
+            notes.append(f"{what}: generated {_values(feeds[name])}, integers in [{low:g}, {high:g}]: a shape input "
+                         f"takes values >= 1 (a 0 makes {op}'s output empty; --val-range {name}:LOW,HIGH to choose)")
+    return notes
+
+
+def _node_text(op: str, index: int, node: str) -> str:
+    return f"the {'repeats' if op == 'Tile' else 'sizes' if op == 'Resize' else 'shape'} of {op} node #{index}" + (
+        f" {node!r}" if node else "")
+
+
+def _values(array: np.ndarray) -> str:
+    """A small integer array's values as a list (the first 8 of a larger one)."""
+    flat = np.asarray(array).reshape(-1)
+    shown = ", ".join(str(int(v)) for v in flat[:8])
+    return f"[{shown}{', ...' if flat.size > 8 else ''}]" if np.ndim(array) else shown

@@ -21,7 +21,8 @@ from .files import write_atomic
 from .results import MAX_SHARDS, OUTCOMES, REFUSED, CaseResult, bad_outcomes
 from .runners.onnxruntime import ort
 
-SCHEMA = "spec2onnx-report/2"  # /2: the REFUSED outcome (in /1 a refusal was an ERROR with bad_input)
+# /2: the REFUSED outcome (in /1 a refusal was an ERROR with bad_input); /3: run MODEL's nonfinite comparisons
+SCHEMA = "spec2onnx-report/3"
 
 
 def counts(results: list[CaseResult]) -> dict[str, int]:

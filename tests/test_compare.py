@@ -214,3 +214,89 @@ def test_float64_arrays_compare_with_ulp_distances_like_the_narrower_floats():
     assert far.count == 1 and far.max_ulp == np.iinfo(np.int64).max - 1  # about 2^64 units: capped below the NaN mark
     assert compare_module.ulp_distance(np.array([np.nan, 1.0]), np.array([np.nan, np.nan])).tolist() == [
         0, np.iinfo(np.int64).max]
+
+
+# A NaN or an infinity against a finite value fails whatever the tolerance (issue 31): an infinite atol or rtol (spec
+# files allow inf) made |inf - 1| <= inf true, and an ulp budget let +inf through against the largest float (1 ulp).
+
+F32_MAX = float(np.finfo(np.float32).max)
+
+
+@pytest.mark.parametrize("got, want, tol", [
+    (np.inf, F32_MAX, Tolerance(0, 0, 1)),  # +inf is the next float32 after the largest: 1 ulp away
+    (-np.inf, -F32_MAX, Tolerance(0, 0, 1)),
+    (np.inf, 1.0, Tolerance(float("inf"), 0)),
+    (np.nan, 1.0, Tolerance(float("inf"), 0)),
+    (1.0, np.nan, Tolerance(float("inf"), 0)),  # the reference's NaN is to be matched, not waved through
+    (np.inf, -np.inf, Tolerance(float("inf"), float("inf"))),
+    (np.inf, 1.0, Tolerance(0, float("inf"))),
+])
+def test_a_non_finite_value_never_matches_another_value_whatever_the_tolerance(got, want, tol):
+    m = compare(np.array([got, 2], np.float32), np.array([want, 2], np.float32), tol)
+    assert m is not None and m.count == 1 and m.worst_index == (0,)
+    assert m.max_ulp is None  # no distance is claimed between a non-finite value and a number
+
+
+def test_an_infinite_tolerance_still_passes_finite_differences_and_equal_non_finite_values():
+    inf = float("inf")
+    assert compare(np.array([1e30, np.nan, np.inf, -np.inf], np.float32),
+                   np.array([-1e30, np.nan, np.inf, -np.inf], np.float32), Tolerance(inf, inf)) is None
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_SPECIAL = st.sampled_from([np.nan, np.inf, -np.inf, 0.0, 1.0, -2.5, F32_MAX, -F32_MAX])
+
+
+@settings(max_examples=200, deadline=None)
+@given(pairs=st.lists(st.tuples(_SPECIAL, _SPECIAL), min_size=1, max_size=40),
+       atol=st.sampled_from([0.0, 1.0, float("inf")]), rtol=st.sampled_from([0.0, 1e-5, float("inf")]),
+       ulp=st.sampled_from([None, 0, 1, 2**40]), dtype=st.sampled_from([np.float16, np.float32, np.float64]))
+def test_property_non_finite_elements_match_only_themselves(pairs, atol, rtol, ulp, dtype):
+    with np.errstate(over="ignore"):  # F32_MAX is inf in float16: one more infinity
+        got = np.array([p[0] for p in pairs], np.float64).astype(dtype)
+        want = np.array([p[1] for p in pairs], np.float64).astype(dtype)
+    m = compare(got, want, Tolerance(atol, rtol, ulp))
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    # independent of compare's arithmetic: which elements a non-finite value makes differ
+    differ = [i for i in range(len(pairs)) if not (np.isfinite(g[i]) and np.isfinite(w[i]))
+              and not (g[i] == w[i] or (np.isnan(g[i]) and np.isnan(w[i])))]
+    finite_pairs_equal = all(g[i] == w[i] for i in range(len(pairs)) if np.isfinite(g[i]) and np.isfinite(w[i]))
+    if finite_pairs_equal:  # then only the non-finite elements differ, whatever the tolerance
+        assert (m.count if m else 0) == len(differ)
+        assert ({list(index)[0] for index, _, _ in m.first} if m else set()) == set(differ[:5])
+    else:  # finite pairs may differ within the tolerance or not; the non-finite ones differ all the same
+        assert not differ or (m is not None and m.count >= len(differ))
+
+
+# nonfinite: the counts run MODEL fails an output on (issue 31), against numpy's own predicates, across chunk boundaries
+
+
+@settings(max_examples=100, deadline=None)
+@given(size=st.integers(0, 70), chunk=st.sampled_from([1, 4, 16, 1 << 16]), seed=st.integers(0, 2**32 - 1),
+       dtype=st.sampled_from([np.float16, np.float32, np.float64, ml_dtypes.bfloat16]))
+def test_property_nonfinite_counts_nan_and_infinities_and_finds_the_first(size, chunk, seed, dtype):
+    rng = np.random.default_rng(seed)
+    values = rng.choice(np.array([0.5, -3.0, np.nan, np.inf, -np.inf]), size=size, p=[0.4, 0.3, 0.1, 0.1, 0.1])
+    array = values.astype(dtype).reshape((size,) if size % 2 else (size // 2, 2) if size else (0, 3))
+    old, compare_module.CHUNK_ELEMENTS = compare_module.CHUNK_ELEMENTS, chunk
+    try:
+        found = compare_module.nonfinite(array)
+    finally:
+        compare_module.CHUNK_ELEMENTS = old
+    wide = values  # (every value drawn is exact in each of the types)
+    bad = np.flatnonzero(~np.isfinite(wide))
+    if not bad.size:
+        assert found is None
+        return
+    assert (found.nan, found.posinf, found.neginf, found.total) == (
+        int(np.isnan(wide).sum()), int(np.isposinf(wide).sum()), int(np.isneginf(wide).sum()), size)
+    assert found.first_index == tuple(int(i) for i in np.unravel_index(bad[0], array.shape))
+
+
+def test_nonfinite_leaves_integers_alone_and_counts_a_complex_element_once():
+    assert compare_module.nonfinite(np.array([1, 2], np.int64)) is None
+    assert compare_module.nonfinite(np.array([1], ml_dtypes.int4)) is None
+    found = compare_module.nonfinite(np.array([1 + 1j, complex(np.inf, np.nan), complex(3, -np.inf)]))
+    assert (found.nan, found.posinf, found.neginf, found.first_index) == (1, 0, 1, (1,))
