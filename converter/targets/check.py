@@ -23,7 +23,7 @@ import onnx
 from ..ort_build import newest_loadable_ir, newest_loadable_opset
 from . import dla, dla_guide, dynamic, tensorrt_rules
 from .attributes import explicit_values, unsafe
-from .functions import expand as expand_function
+from .functions import expand as expand_function, inline_local, local_function
 from .limits import Unverified, applies, broken
 from .model_view import ModelView, NodeView, UnreadValue
 from .ort_kernels import committed, installed_registry, kernel_table, modelled_version
@@ -244,6 +244,8 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, precisio
         return Problem(name, node.name, node.op, reason, severity, index=node.index, types=types, summary=summary)
 
     domain = "" if node.node.domain == "ai.onnx" else node.node.domain
+    if profile.get("local_functions") and domain != "" and local_function(view, node) is not None:
+        return _local_call(view, node, name, profile, precision, depth, problem), True
     if profile.get("constants_folded") and domain == "" and node.op == "Constant":
         return [], False  # onnxruntime makes every Constant node an initializer when it loads the graph (graph.cc)
     kernels = _kernels(name, profile) if "kernels" in profile else None
@@ -317,6 +319,20 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, precisio
         found.append(problem(f"not verified: a rule needs the value of {exc}, whose data check does not read "
                              "(external data, or over 64 KiB)", "warning"))
     return found, True
+
+
+def _local_call(view: ModelView, node: NodeView, name: str, profile: dict, precision, depth: int, problem) -> list[Problem]:
+    """The problems of the nodes a call of a model-local function stands for: onnxruntime inlines every such call when
+    it loads the model (converter/targets/functions.py inline_local), then assigns the body's nodes to kernels."""
+    what = f"the model-local function {node.node.domain}.{node.op}"
+    if depth >= 8:
+        return [problem(f"{what}: local functions nested deeper than 8 calls are not checked", "warning")]
+    try:
+        inlined = inline_local(view, node)
+    except Exception as exc:  # noqa: BLE001 - onnx's inliner refuses the body: so would onnxruntime's
+        return [problem(f"{what} cannot be inlined: {str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__}")]
+    inner = expand(inlined, _nodes(inlined, name, profile, precision, depth + 1))
+    return [problem(f"in {what} (onnxruntime inlines it): {p.node} ({p.op}): {p.reason}", p.severity) for p in inner]
 
 
 def _validation(view: ModelView, name: str, profile: dict, depth: int) -> list[tuple[Problem, list[int] | None]]:

@@ -246,9 +246,12 @@ ORT_TABLES_VERSION = "1.31.1"  # the committed ort-cpu table's onnxruntime (tabl
 # loading happens before any execution provider sees the graph. constants_folded: every Constant node becomes an
 # initializer (onnxruntime/core/graph/graph.cc, Graph::Graph: "Constant nodes are converted to initializers"), so
 # no EP needs a Constant kernel (DirectML's table has none, and neither does the CPU EP's registry); max_opset and
-# max_ir_version: the newest opset and IR version that onnxruntime loads (model.cc).
+# max_ir_version: the newest opset and IR version that onnxruntime loads (model.cc). local_functions: a call of
+# a model-local function is inlined when the session is made (graph_partitioner.cc InlineFunctionsAOT), whatever
+# the EP, so its body's nodes are checked in its place (converter/targets/functions.py inline_local).
+# OpenVINO 2026.4's ONNX frontend does not inline them ("No conversion rule found for operations: local.F").
 ONNXRUNTIME = {"family": "onnxruntime", "constants_folded": True, "max_opset": ORT_MAX_OPSET,
-               "max_ir_version": ORT_MAX_IR_VERSION}
+               "max_ir_version": ORT_MAX_IR_VERSION, "local_functions": True}
 
 PROFILES = {
     # float16_via_float: onnxruntime/core/optimizer/insert_cast_transformer.cc runs a float16 node that has
