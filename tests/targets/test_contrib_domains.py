@@ -4,7 +4,11 @@ onnxruntime/contrib_ops/cuda/cuda_contrib_kernels.cc), and a GPU build's registr
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
 from converter.targets import ort_kernels
@@ -40,10 +44,26 @@ def test_the_committed_ort_cuda_table_has_the_documents_com_microsoft_rows():
         assert CONTRIB[op] == [{"start": 1, "end": None, "types": {"T": ["bfloat16", "double", "float", "float16"]}}]
 
 
+def typed_call(op: str):
+    """A node of ``op`` whose every input is of the first type the CUDA row allows its formal parameter (onnxruntime's
+    schema says which constraint each input binds: tables/ort-contrib-formals.json)."""
+    (row,) = CONTRIB[op]
+    formal = ort_kernels.formals("com.microsoft", op, 1)
+    inputs = []
+    for i, kind in enumerate(formal["inputs"]):
+        element = (row["types"].get(kind) or formal["constraints"].get(kind) or [kind[len("tensor("):-1]])[0]
+        inputs.append(helper.make_tensor_value_info(f"x{i}", TensorProto.DataType.Value(element.upper()), [2, 2]))
+    node = helper.make_node(op, [v.name for v in inputs], [f"y{i}" for i in range(len(formal["outputs"]))],
+                            domain="com.microsoft")
+    graph = helper.make_graph([node], "g", inputs, [helper.make_tensor_value_info(n, 0, None) for n in node.output])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
+                             ir_version=8)
+
+
 @pytest.mark.parametrize("op", sorted(CONTRIB))
 def test_every_transcribed_com_microsoft_op_runs_on_ort_cuda(op, committed_tables):
     """Was 'domain com.microsoft: only the ai.onnx domain is supported' for each."""
-    assert errors(check_model(contrib_model(op), "ort-cuda")) == []
+    assert errors(check_model(typed_call(op), "ort-cuda")) == []
 
 
 def test_a_com_microsoft_op_only_the_cpu_ep_has_goes_to_the_cpu_ep(committed_tables):
@@ -71,3 +91,53 @@ def test_a_gpu_builds_registry_outranks_the_transcription(monkeypatch, request):
     assert errors(check_model(contrib_model("FastGelu"), "ort-cuda")) == []
     found = errors(check_model(contrib_model("Gelu"), "ort-cuda"))
     assert found and found[0].reason.startswith("no kernel for this op")
+
+
+# com.microsoft ops whose inputs are all of one shape-compatible kind (x0, x1, ... [2, 2]) and their input counts
+CONTRIB_OPS = {"Gelu": 1, "FastGelu": 1, "QuickGelu": 1, "BiasGelu": 2, "Inverse": 1, "BiasSoftmax": 2, "FusedMatMul": 2,
+               "TransposeMatMul": 2, "ComplexMul": 2, "BiasAdd": 3, "SkipLayerNormalization": 3}
+# measured on onnxruntime 1.32.0: the CPU EP's kernels are float, but the contrib schemas' function bodies run in
+# double, which check does not expand (it has onnxruntime's formal parameters, not its function bodies)
+FUNCTION_BODIES = {("FastGelu", "double"), ("QuickGelu", "double")}
+
+
+def test_the_committed_formal_parameters_are_the_installed_onnxruntimes():
+    """tables/ort-contrib-formals.json is what python -m tools.make_ort_tables --contrib-formals writes."""
+    ort = pytest.importorskip("onnxruntime")
+    from tools.make_ort_tables import contrib_formals
+
+    committed = json.loads((ort_kernels.TABLES / ort_kernels.FORMALS).read_text(encoding="utf-8"))
+    if f"onnxruntime {ort.__version__} " not in committed["source"]:
+        pytest.skip(f"the committed formals are another onnxruntime's: {committed['source']}")
+    assert contrib_formals() == committed
+
+
+@settings(max_examples=60, deadline=None)
+@given(op=st.sampled_from(sorted(CONTRIB_OPS)),
+       element=st.sampled_from(["float", "double", "float16", "bfloat16", "int32", "int64", "uint8"]))
+def test_a_com_microsoft_nodes_types_are_checked_as_onnxruntime_checks_them(op, element):
+    """Was 'runs' for any type (onnx has no schema of com.microsoft ops to bind types with): Gelu on int32, which
+    onnxruntime's schema refuses at load, and BiasGelu on double, which no CPU kernel takes. Now onnxruntime's
+    schemas bind the types: check's ort-cpu verdict is whether onnxruntime 1.32.0 builds the session."""
+    ort = pytest.importorskip("onnxruntime")
+    assume((op, element) not in FUNCTION_BODIES)
+    dtype = TensorProto.DataType.Value(element.upper())
+    names = [f"x{i}" for i in range(CONTRIB_OPS[op])]
+    graph = helper.make_graph([helper.make_node(op, names, ["y"], domain="com.microsoft")], "g",
+                              [helper.make_tensor_value_info(n, dtype, [2, 2]) for n in names],
+                              [helper.make_tensor_value_info("y", dtype, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
+                              ir_version=8)
+    try:
+        ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+        builds = True
+    except Exception:  # noqa: BLE001 - onnxruntime's refusal is the answer
+        builds = False
+    assert (not errors(check_model(model, "ort-cpu"))) == builds
+
+
+def test_onnxruntimes_schema_refuses_a_type_on_every_onnxruntime_target(committed_tables):
+    """Gelu on int32: onnxruntime's com.microsoft schema takes float types only, so no EP loads it."""
+    for target in ("ort-cpu", "ort-cuda"):
+        (found,) = errors(check_model(contrib_model("Gelu", "int32"), target))
+        assert found.reason.startswith("type T=int32: onnxruntime's schema of com.microsoft.Gelu takes bfloat16, double")
