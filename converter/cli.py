@@ -705,7 +705,8 @@ or bad usage (an unknown target, a --plugin that does not import);
                    "their attributes (the importer view, docs/tensorrt.md).")
 @click.option("--probe", is_flag=True,
               help="Ask the installed runtime instead of the tables where it is installed (onnxruntime: a session on "
-                   "that EP without CPU fallback; OpenVINO: query_model + compile); a line per target says whether "
+                   "that EP without CPU fallback; OpenVINO: read_model of the file path, as the static check models "
+                   "it, + query_model + compile); a line per target says whether "
                    "its verdict was probed or static (docs/ground-truth.md).")
 @plugin_option
 @precision_options("for the tensorrt targets")
@@ -750,6 +751,8 @@ def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, 
             for name in names:
                 if name == "tensorrt-dla" and not quiet:
                     _say(f"DLA rules: {pipeline.DLA_RELEASE}")
+                for line in model_check.target_notes(name) if not quiet else ():
+                    _say(line)
                 for line in model_check.summary_lines(report, name, verbose, quiet=quiet, elsewhere=names):
                     _say(line)
                 _say(model_check.verdict_line(report, name))

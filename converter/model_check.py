@@ -22,6 +22,7 @@ from .targets.checker import findings as checker_findings
 from .targets.checker import start as start_checker
 from .targets.model_view import ModelView, grouped_view, infer_whole
 from .targets.probe import check as probed
+from .targets.profiles import PROFILES
 from .targets.validation import refused_by_checker, validate
 
 SCHEMA = "spec2onnx-check/1"
@@ -173,6 +174,12 @@ def grouped_for(view, targets: list, complaints) -> dict:
         grouped += check_grouped(view, target)  # a Target carries the precision the build allows (DLA)
         result[name] = sorted(grouped, key=lambda g: (g[0].severity != "error", g[0].index))
     return result
+
+
+def target_notes(target: str) -> list[str]:
+    """What a target's verdict models that its lines do not say (openvino: the way the model is read), a line each."""
+    members = PROFILES[target].get("all_of", [target]) if target in PROFILES else []
+    return [f"{member}: {PROFILES[member]['reads']}" for member in members if "reads" in PROFILES.get(member, {})]
 
 
 def summary_lines(report: FileReport, target: str, verbose: bool = False, *, quiet: bool = False,

@@ -5,6 +5,8 @@ From the registry (the way the committed tables are made; the checkout's tables,
     python -m tools.make_ort_tables --registry ort-cpu     # needs onnxruntime
     python -m tools.make_ort_tables --registry ort-cuda    # needs a CUDA build whose registry can be read;
                                                             # else python -m tools.measure_cuda (from measurement)
+    python -m tools.make_ort_tables --contrib-formals       # ort-contrib-formals.json: which type constraint each
+                                                            # input of a com.microsoft op binds (needs onnxruntime)
 
 It records the installed onnxruntime's registry: as the table itself when that is the pinned version (the table's
 own, profiles.py ORT_TABLES_VERSION), else as that version's entry under ``versions`` (the ops whose rows differ
@@ -110,9 +112,51 @@ def from_registry(target: str, pin: bool = False) -> None:
           f"{sum(len(r) for d in live['domains'].values() for r in d.values())} rows of other domains")
 
 
+def contrib_formals() -> dict:
+    """The formal parameters of onnxruntime's own operator schemas (com.microsoft, ...: the domains onnx has no
+    schemas for), from the installed onnxruntime's ``get_all_operator_schema()``: which type constraint each input
+    and output binds, so that check matches a contrib node's types against a kernel row (ort_kernels.formals)."""
+    import onnxruntime
+    from onnxruntime.capi.onnxruntime_pybind11_state import get_all_operator_schema
+
+    domains: dict[str, dict[str, list[dict]]] = {}
+    for schema in get_all_operator_schema():
+        if schema.domain in ("", "ai.onnx", "ai.onnx.ml", "ai.onnx.preview.training"):
+            continue  # onnx's own schemas (onnx.defs) serve these
+        entry = {"since": schema.since_version,
+                 "inputs": [f.typeStr for f in schema.inputs], "outputs": [f.typeStr for f in schema.outputs],
+                 "constraints": {c.type_param_str: sorted(t[len("tensor("):-1] for t in c.allowed_type_strs
+                                                          if t.startswith("tensor("))
+                                 for c in sorted(schema.type_constraints, key=lambda c: c.type_param_str)}}
+        domains.setdefault(schema.domain, {}).setdefault(schema.name, []).append(entry)
+    for ops in domains.values():
+        for entries in ops.values():
+            entries.sort(key=lambda e: -e["since"])
+    return {"source": f"onnxruntime {onnxruntime.__version__} get_all_operator_schema(): the formal parameters of its "
+                      "own domains' schemas (python -m tools.make_ort_tables --contrib-formals)",
+            "domains": {d: dict(sorted(ops.items())) for d, ops in sorted(domains.items())}}
+
+
 def main(argv: list[str]) -> None:
     if argv[:1] in (["-h"], ["--help"]) or not argv:
         print(__doc__)
+        return
+    if argv == ["--contrib-formals"]:
+        import json
+        from pathlib import Path
+
+        from converter.targets.ort_kernels import FORMALS
+
+        out = Path(__file__).resolve().parent.parent / "converter" / "targets" / "tables" / FORMALS  # the checkout's
+        table = contrib_formals()
+        blocks = []  # one op a line (stable diffs)
+        for domain, ops in table["domains"].items():
+            body = ",\n".join(f"   {json.dumps(op)}: {json.dumps(entries, separators=(',', ':'))}" for op, entries in ops.items())
+            blocks.append(f"  {json.dumps(domain)}: {{\n{body}\n  }}")
+        text = f'{{\n "source": {json.dumps(table["source"])},\n "domains": {{\n' + ",\n".join(blocks) + "\n }\n}\n"
+        assert json.loads(text) == table
+        out.write_text(text, encoding="utf-8")
+        print(f"wrote {out}: {sum(len(o) for o in table['domains'].values())} ops of {', '.join(table['domains'])}")
         return
     pin = "--pin" in argv
     registry = [a for a in argv if a != "--pin"]

@@ -19,7 +19,8 @@ made from measurement where it cannot, as tools/measure_openvino.py does for Ope
    tools/data/cuda-ep-node-cases-2026-11-27.json.
 
 2. **Table** (no GPU needed): tables/ort-cuda.json is the transcription of docs/OperatorKernels.md
-   (tools/data/ort-cuda-kernels.md) plus a row for every (op, since-version, types) that ran under ``cuda_only``
+   (tools/data/ort-cuda-kernels.md; its com.microsoft rows, tools/data/ort-cuda-contrib-kernels.md, are the
+   table's ``domains``) plus a row for every (op, since-version, types) that ran under ``cuda_only``
    and that the transcription has no kernel for: what the measured build registers beyond the document. A node
    of a case that ran is recorded when the table has no row for it; a node of an op that neither the CUDA nor
    the CPU table has and whose schema defines a function ran as its function body (onnxruntime inlines a node no
@@ -51,6 +52,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 TABLE = REPO / "converter" / "targets" / "tables" / "ort-cuda.json"  # the checkout's, never site-packages
 TRANSCRIPTION = REPO / "tools" / "data" / "ort-cuda-kernels.md"
+# the same document's com.microsoft rows of the CUDA EP (onnxruntime/contrib_ops/cuda/cuda_contrib_kernels.cc registers them)
+CONTRIB = REPO / "tools" / "data" / "ort-cuda-contrib-kernels.md"
 CASES = REPO / "tools" / "data" / "cuda-ep-node-cases-2026-11-27.json"  # the committed H100 measurement
 TIMEOUT = 120.0  # seconds one case may take (a session with cuDNN autotuning takes a few)
 ERROR_CHARS = 120
@@ -279,6 +282,14 @@ def transcription() -> dict:
     return parse_domains(TRANSCRIPTION.read_text(encoding="utf-8")).get("ai.onnx", {})
 
 
+def contrib_domains() -> dict:
+    """tools/data/ort-cuda-contrib-kernels.md as the table's ``domains`` (com.microsoft), as transcribed: the CUDA EP
+    registers these kernels (cuda_contrib_kernels.cc) and the H100 measurement ran no node of those domains."""
+    from tools.make_ort_tables import parse_domains
+
+    return {d: ops for d, ops in parse_domains(CONTRIB.read_text(encoding="utf-8")).items() if d != "ai.onnx" and ops}
+
+
 def _no_row(node, *tables: dict) -> bool:
     """Whether none of ``tables`` (op -> rows) has a kernel for ``node`` (onnxruntime's matching: check._kernel)."""
     from converter.targets.check import _kernel
@@ -341,10 +352,11 @@ def build_table(meta: dict, cases: list[dict], corpus_cases: dict | None = None)
               f"between a transcribed open row and a measured one, and {added} rows (\"measured\": true) of what ran on "
               f"{meta.get('machine', '?').split(',')[0]} ({meta.get('onnxruntime', '?')}, {meta.get('measured', '?')}) "
               f"beyond it: {used} node test cases of onnx {onnx.__version__} that ran with the CUDA EP alone "
-              "(python -m tools.measure_cuda)")
+              "(python -m tools.measure_cuda); the com.microsoft domain: the same document's rows "
+              "(tools/data/ort-cuda-contrib-kernels.md)")
     return {"source": source, "kernel_rule": KERNEL_RULE + "; a measured row matches its since-version only and takes the "
                                              "types of the transcribed kernel it continues (types_of) and those measured",
-            "ops": ops, "domains": {}}
+            "ops": ops, "domains": contrib_domains()}
 
 
 def _row(op: str, version: int, rows: list[dict], transcribed: list[dict]) -> dict:

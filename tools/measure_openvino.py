@@ -11,7 +11,10 @@ ranks, so that a combination that compiles in one form and not in another is tol
 model the lowerings emit for the bundled suite (at the spec's opset and at 13, 17 and 21, lowered
 for each target) is compiled on the CPU plugin at f32 inference precision, as converter/runners/openvino.py
 runs models; every node of a model that compiles counts as compiled. The nodes of a model that does
-not are cut out into one-node models (constant inputs kept as initializers) and compiled alone.
+not are cut out into one-node models (constant inputs kept as initializers) and compiled alone. Third, the
+real models the installed onnx ships (onnx/backend/test/data/light/light_*.onnx: ResNet-50, DenseNet-121,
+Inception v1 and v2, ShuffleNet, SqueezeNet, VGG-19, AlexNet, ZFNet-512, at opset 9), measured as the suite's
+models are: a model that compiles records every node as compiled, one that does not is cut into one-node models.
 A row per compiled combination, in the kernel-table format of ort-*.json (closed since-version
 ranges). Usage: ``python -m tools.measure_openvino [--out FILE]`` from a checkout (needs openvino);
 it writes the checkout's converter/targets/tables/openvino.json (never an installed copy).
@@ -165,6 +168,22 @@ def measure_corpus(core, seen, rows, failures) -> int:
     return len(cases)
 
 
+def light_models() -> list[Path]:
+    """The real models the installed onnx ships with its backend tests (onnx/backend/test/data/light)."""
+    return sorted((Path(onnx.__file__).parent / "backend" / "test" / "data" / "light").glob("light_*.onnx"))
+
+
+def measure_models(core, paths, seen, rows, failures) -> int:
+    """Every node of each model in ``paths``, in context (as the suite's models); returns how many were compiled."""
+    for path in paths:
+        model = onnx.load(path)
+        view = ModelView(model)
+        whole_ok = compiles(core, model) is None
+        for node in view.nodes:
+            _record(core, view, node, whole_ok, seen, rows, failures)
+    return len(paths)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="python -m tools.measure_openvino", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=TABLES / "openvino.json", help="where to write the table "
@@ -187,11 +206,11 @@ def main(argv=None) -> None:
                 whole_ok = compiles(core, model) is None  # then every node in it compiled, in context
                 for node in view.nodes:
                     _record(core, view, node, whole_ok, seen, rows, failures)
-    import onnx as onnx_
-
+    models = measure_models(core, light_models(), seen, rows, failures)
     table = {"source": f"measured: OpenVINO {ov.get_version()} ONNX frontend + CPU plugin (f32): the {count} cases of "
-                       f"onnx {onnx_.__version__}'s node test corpus and one-node models of every node the lowerings "
-                       "emit for the bundled suite (tools/measure_openvino.py)",
+                       f"onnx {onnx.__version__}'s node test corpus, one-node models of every node the lowerings "
+                       f"emit for the bundled suite and the {models} light_* models onnx ships (ResNet-50, ...), each "
+                       "read from a file path (read_model(path), as a deployment reads a model; tools/measure_openvino.py)",
              "kernel_rule": "a row matches its own since-version and types only (measured combinations)",
              "ops": rows, "failed": failures}
     text = json.dumps(table, indent=1, sort_keys=True)

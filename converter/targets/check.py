@@ -23,10 +23,10 @@ import onnx
 from ..ort_build import newest_loadable_ir, newest_loadable_opset
 from . import dla, dla_guide, dynamic, tensorrt_rules
 from .attributes import explicit_values, unsafe
-from .functions import expand as expand_function
+from .functions import expand as expand_function, inline_local, local_function
 from .limits import Unverified, applies, broken
 from .model_view import ModelView, NodeView, UnreadValue
-from .ort_kernels import committed, installed_registry, kernel_table, modelled_version
+from .ort_kernels import committed, formals, installed_registry, kernel_table, modelled_version
 from .placement import cpu_preferred
 from .profiles import ORT_TABLES_VERSION, PROFILES
 from .validation import context, node_findings, severity, validate
@@ -244,6 +244,8 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, precisio
         return Problem(name, node.name, node.op, reason, severity, index=node.index, types=types, summary=summary)
 
     domain = "" if node.node.domain == "ai.onnx" else node.node.domain
+    if profile.get("local_functions") and domain != "" and local_function(view, node) is not None:
+        return _local_call(view, node, name, profile, precision, depth, problem), True
     if profile.get("constants_folded") and domain == "" and node.op == "Constant":
         return [], False  # onnxruntime makes every Constant node an initializer when it loads the graph (graph.cc)
     kernels = _kernels(name, profile) if "kernels" in profile else None
@@ -262,6 +264,10 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, precisio
     for limit in profile.get("limits", ()):  # a model the runtime refuses to load: before any kernel or function
         if limit.get("at_load") and _shown_here(limit, name, profile) and applies(limit, node) and broken(limit, node, view):
             return [problem(limit["why"])], False
+    if kernels is not None and profile.get("registry") and domain and node.schema is None:
+        refused = _schema_refusal(node)  # onnxruntime's own schema refuses the types when it loads the model
+        if refused:
+            return [problem(refused)], False
     if kernels is not None:
         reason = _kernel(node, kernels, view.opsets.get(domain), ops=ops)
         if reason and profile.get("float16_via_float") and "float16" in node.input_types + node.output_types:
@@ -319,6 +325,20 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, precisio
     return found, True
 
 
+def _local_call(view: ModelView, node: NodeView, name: str, profile: dict, precision, depth: int, problem) -> list[Problem]:
+    """The problems of the nodes a call of a model-local function stands for: onnxruntime inlines every such call when
+    it loads the model (converter/targets/functions.py inline_local), then assigns the body's nodes to kernels."""
+    what = f"the model-local function {node.node.domain}.{node.op}"
+    if depth >= 8:
+        return [problem(f"{what}: local functions nested deeper than 8 calls are not checked", "warning")]
+    try:
+        inlined = inline_local(view, node)
+    except Exception as exc:  # noqa: BLE001 - onnx's inliner refuses the body: so would onnxruntime's
+        return [problem(f"{what} cannot be inlined: {str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__}")]
+    inner = expand(inlined, _nodes(inlined, name, profile, precision, depth + 1))
+    return [problem(f"in {what} (onnxruntime inlines it): {p.node} ({p.op}): {p.reason}", p.severity) for p in inner]
+
+
 def _validation(view: ModelView, name: str, profile: dict, depth: int) -> list[tuple[Problem, list[int] | None]]:
     """converter/targets/validation.py's findings, before any rule: the model's (depth 0), or those of the nodes of a
     function body onnxruntime inlines (its shape inference runs on the body's nodes when it loads the model)."""
@@ -350,7 +370,7 @@ def _kernel(node: NodeView, kernels: dict, opset: int, as_float: bool = False, o
         listed = ", ".join(_span(r) for r in rows)
         return (f"no kernel for since-version {node.since} (opset {opset}); kernels: {listed} "
                 "(an open row N+ matches since-version N only)")
-    bindings = node.bindings()
+    bindings = _bindings(node)
     if as_float:
         bindings = {c: {"float" if t == "float16" else t for t in v} for c, v in bindings.items()}
     for row in by_version:
@@ -360,6 +380,40 @@ def _kernel(node: NodeView, kernels: dict, opset: int, as_float: bool = False, o
     bad = {c: sorted(bindings.get(c, set()) - set(allowed)) for c, allowed in row["types"].items()}
     shown = "; ".join(f"{c}={','.join(v)} (kernel {_span(row)} takes {', '.join(row['types'][c])})" for c, v in bad.items() if v)
     return f"no kernel for types {shown}"
+
+
+def _bindings(node: NodeView) -> dict[str, set[str]]:
+    """The node's type-constraint bindings: from onnx's schema, or for an op of onnxruntime's own domains
+    (com.microsoft, ...), which onnx has no schema for, from onnxruntime's (tables/ort-contrib-formals.json); without
+    either, none (every row's types then hold)."""
+    if node.schema is not None:
+        return node.bindings()
+    entry = formals(node.node.domain, node.op, node.since)
+    if entry is None:
+        return {}
+    bound: dict[str, set[str]] = {}
+    for kinds, types in ((entry["inputs"], node.input_types), (entry["outputs"], node.output_types)):
+        for i, t in enumerate(types):
+            if t is None or not kinds:
+                continue
+            kind = kinds[min(i, len(kinds) - 1)]  # the last formal is the variadic one where there is one
+            if kind in entry["constraints"]:
+                bound.setdefault(kind, set()).add(t)
+    return bound
+
+
+def _schema_refusal(node: NodeView) -> str | None:
+    """Why onnxruntime's own schema of a node of its domains (com.microsoft, ...) refuses the node's types, or None."""
+    entry = formals(node.node.domain, node.op, node.since)
+    if entry is None:
+        return None
+    for constraint, types in sorted(_bindings(node).items()):
+        allowed = entry["constraints"].get(constraint, [])
+        bad = sorted(types - set(allowed))
+        if bad:
+            return (f"type {constraint}={','.join(bad)}: onnxruntime's schema of {node.node.domain}.{node.op} takes "
+                    f"{', '.join(allowed)} (a Type Error when the model loads)")
+    return None
 
 
 def _measured_refusal(node: NodeView, kernels: dict, exact: bool = False) -> str | None:

@@ -36,6 +36,11 @@ def body(view: ModelView, node: NodeView) -> onnx.FunctionProto | None:
                 data = None
             if data:
                 proto.ParseFromString(data if isinstance(data, bytes) else data.SerializeToString())
+            elif min(getattr(schema, "function_opset_versions", None) or [0]) > opset:
+                # every body is registered after the model's opset: OpSchema::GetFunction returns none (it takes the
+                # newest body at or below the opset asked), so onnxruntime has nothing to inline. Relu-14 and Elu-6
+                # have bodies at 18 only: at opset 17, 'Could not find an implementation for Relu(14)' (1.32.0)
+                return None
             else:
                 proto.CopyFrom(schema.function_body)
             if not _same_ops_at(proto, opset):
@@ -116,6 +121,43 @@ def _inline(function: onnx.FunctionProto, call: onnx.NodeProto) -> list[onnx.Nod
     return nodes
 
 
+def _model_of(view: ModelView, node: NodeView, nodes, opsets: dict, functions=()) -> onnx.ModelProto:
+    """A model of ``nodes`` in the place of ``node``: its inputs typed and constants kept as in ``view``."""
+    inputs, inits, seen = [], [], set()
+    for name, t, shape, const in zip(node.inputs, node.input_types, node.input_shapes, node.constants):
+        if not name or name in seen:
+            continue
+        seen.add(name)
+        if const is not None:
+            inits.append(numpy_helper.from_array(const, name))
+        else:
+            inputs.append(helper.make_tensor_value_info(name, _elem(t), shape))
+    outputs = [helper.make_tensor_value_info(n, _elem(t), None) for n, t in zip(node.node.output, node.output_types) if n]
+    graph = helper.make_graph(nodes, "expanded", inputs, outputs, initializer=inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets.items()],
+                             ir_version=view.model.ir_version or 10, functions=list(functions))
+
+
+def local_function(view: ModelView, node: NodeView) -> onnx.FunctionProto | None:
+    """The model-local function ``node`` calls (its domain, op type and overload name), or None."""
+    key = (node.node.domain, node.node.op_type, node.node.overload)
+    return next((f for f in view.model.functions if (f.domain, f.name, f.overload) == key), None)
+
+
+def inline_local(view: ModelView, node: NodeView) -> ModelView:
+    """A model of the call ``node`` with its model-local function inlined, and every local function that body calls,
+    as onnxruntime does when it loads the model (onnxruntime/core/framework/graph_partitioner.cc InlineFunctionsAOT,
+    called by InferenceSession::Initialize unless session.disable_aot_function_inlining is set): by onnx's own inliner
+    (onnx/inliner/inliner.cc, onnx.inliner.inline_local_functions: formal names renamed, attribute references
+    resolved). Raises what the inliner raises for a body it cannot inline."""
+    from onnx import inliner
+
+    call = onnx.NodeProto()
+    call.CopyFrom(node.node)
+    model = _model_of(view, node, [call], dict(view.opsets), view.model.functions)
+    return ModelView(inliner.inline_local_functions(model))
+
+
 def expand(view: ModelView, node: NodeView) -> ModelView | None:
     """A model of ``node``'s function body (its inputs typed and constants kept as in ``view``); None without one."""
     function = body(view, node)
@@ -131,22 +173,9 @@ def expand(view: ModelView, node: NodeView) -> ModelView | None:
                 default.CopyFrom(attr.default_value)
                 default.name = name
                 call.attribute.append(default)
-        inputs, inits, seen = [], [], set()
-        for name, t, shape, const in zip(node.inputs, node.input_types, node.input_shapes, node.constants):
-            if not name or name in seen:
-                continue
-            seen.add(name)
-            if const is not None:
-                inits.append(numpy_helper.from_array(const, name))
-            else:
-                inputs.append(helper.make_tensor_value_info(name, _elem(t), shape))
-        outputs = [helper.make_tensor_value_info(n, _elem(t), None) for n, t in zip(node.node.output, node.output_types) if n]
         opsets = dict(view.opsets)
         for o in function.opset_import:
             opsets.setdefault("" if o.domain == "ai.onnx" else o.domain, o.version)
-        graph = helper.make_graph(_inline(function, call), "expanded", inputs, outputs, initializer=inits)
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets.items()],
-                                  ir_version=view.model.ir_version or 10)
-        return ModelView(model)
+        return ModelView(_model_of(view, node, _inline(function, call), opsets))
     except Exception:  # noqa: BLE001 - a body onnx cannot build here: reported as not expandable
         return None

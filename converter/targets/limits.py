@@ -18,6 +18,8 @@ def applies(limit: dict, node: NodeView) -> bool:
     ops = limit["op"]
     if ops != "*" and node.op not in ([ops] if isinstance(ops, str) else ops):
         return False
+    if ops != "*" and node.node.domain not in ("", "ai.onnx") and limit.get("domain") != node.node.domain:
+        return False  # a limit names an ai.onnx op (its "domain" another): com.microsoft's Attention is another op
     when = limit.get("when", {})
     for name, values in when.get("attr", {}).items():
         if value_attr(node, name) not in values:

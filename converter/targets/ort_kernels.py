@@ -34,6 +34,22 @@ FILES = {"ort-cpu": "ort-cpu.json", "ort-cuda": "ort-cuda.json"}
 KERNEL_RULE = "a row [a, b] matches since-versions a..b; an open row (end null) only its start"
 
 
+FORMALS = "ort-contrib-formals.json"  # onnxruntime's own schemas' formal parameters (tools/make_ort_tables.py)
+
+
+@lru_cache(maxsize=None)
+def _formals() -> dict:
+    return json.loads((TABLES / FORMALS).read_text(encoding="utf-8"))["domains"]
+
+
+def formals(domain: str, op: str, since: int | None) -> dict | None:
+    """The formal parameters of onnxruntime's schema of ``op`` in ``domain`` (com.microsoft, ...: onnx has no schema
+    for them) at ``since``: {"inputs": [type_str], "outputs": [type_str], "constraints": {name: [tensor types the
+    schema allows]}}; None when unknown."""
+    entries = _formals().get(domain, {}).get(op, [])
+    return next((e for e in entries if since is None or e["since"] <= since), None)
+
+
 def registry_table(provider: str) -> dict | None:
     """The kernel table of ``provider`` in the installed onnxruntime's registry (read in a child process, once
     per build: converter/ort_build.py); None without onnxruntime, without kernels of ``provider`` (ort-cuda on

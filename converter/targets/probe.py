@@ -6,7 +6,8 @@ With ``probe=True`` each target whose runtime is installed is asked:
 - ort-cpu / ort-cuda: onnxruntime builds an InferenceSession on that execution provider alone, with
   ``session.disable_cpu_ep_fallback`` (a node the EP does not take fails the session instead of moving to
   the CPU). A session that builds means every node has a kernel there; the inputs are not run.
-- openvino: ``Core.read_model`` + ``Core.query_model(model, "CPU")`` (the nodes the CPU plugin does not take,
+- openvino: ``Core.read_model(path)`` of the model written to a file (the way the static check models, profiles.py
+  OPENVINO_READS: read_model(bytes) and convert_model answer otherwise on some models) + ``Core.query_model(model, "CPU")`` (the nodes the CPU plugin does not take,
   by name) + ``compile_model`` at f32.
 
 Each runtime is asked in a child process (converter/isolated.py): a runtime that crashes on the model (dies
@@ -105,7 +106,7 @@ def _onnxruntime(model: onnx.ModelProto, name: str):
 
 def _openvino(model: onnx.ModelProto, name: str):
     reply = isolated.ask("openvino-model", {}, model.SerializeToString())
-    runtime = f"OpenVINO {(reply.first('import') or {}).get('version', '?')} CPU (query_model + compile_model)"
+    runtime = f"OpenVINO {(reply.first('import') or {}).get('version', '?')} CPU (read_model(file path) + query_model + compile_model)"
     read = reply.first("read")
     if read is not None and not read.get("ok"):
         return runtime, [Problem(name, "", "", f"OpenVINO cannot read the model: {read.get('error', '')}")]

@@ -187,6 +187,13 @@ TENSORRT = [
      "why": "TensorRT supports UINT8 only as a network input or output type", "source": "onnx/onnx-tensorrt docs/operators.md"},
 ]
 
+# OpenVINO 2026.4 answers differently for the same model read from a path, from bytes or through convert_model
+# (NLLLoss with ignore_index and Bernoulli compile from bytes only, Col2Im fails only through convert_model:
+# python -m tools.openvino_read_paths, docs/ground-truth.md); the target models the file path, as a deployment reads it
+OPENVINO_READS = ("checked as a deployment reads a model: Core.read_model(file path), compiled on the CPU plugin at f32 "
+                  "(--probe asks the same way; read_model(bytes) and convert_model(path) answer otherwise on some "
+                  "models: docs/ground-truth.md)")
+
 OV = "the bundled suite's known failures on OpenVINO 2026.4's CPU plugin (specs/*: xfail runtime openvino)"
 _OV_ARITH = ["Add", "Sub", "Mul", "Div", "Mod", "Max", "Min", "Pow", "Neg", "Abs", "Sum", "Clip"]
 OPENVINO = [
@@ -246,9 +253,12 @@ ORT_TABLES_VERSION = "1.31.1"  # the committed ort-cpu table's onnxruntime (tabl
 # loading happens before any execution provider sees the graph. constants_folded: every Constant node becomes an
 # initializer (onnxruntime/core/graph/graph.cc, Graph::Graph: "Constant nodes are converted to initializers"), so
 # no EP needs a Constant kernel (DirectML's table has none, and neither does the CPU EP's registry); max_opset and
-# max_ir_version: the newest opset and IR version that onnxruntime loads (model.cc).
+# max_ir_version: the newest opset and IR version that onnxruntime loads (model.cc). local_functions: a call of
+# a model-local function is inlined when the session is made (graph_partitioner.cc InlineFunctionsAOT), whatever
+# the EP, so its body's nodes are checked in its place (converter/targets/functions.py inline_local).
+# OpenVINO 2026.4's ONNX frontend does not inline them ("No conversion rule found for operations: local.F").
 ONNXRUNTIME = {"family": "onnxruntime", "constants_folded": True, "max_opset": ORT_MAX_OPSET,
-               "max_ir_version": ORT_MAX_IR_VERSION}
+               "max_ir_version": ORT_MAX_IR_VERSION, "local_functions": True}
 
 PROFILES = {
     # float16_via_float: onnxruntime/core/optimizer/insert_cast_transformer.cc runs a float16 node that has
@@ -280,8 +290,11 @@ PROFILES = {
     # includes: a DLA model is parsed by onnx-tensorrt too, so lowerings legalize it for tensorrt as well
     "tensorrt-dla": {"matrix": "tensorrt.json", "limits": TENSORRT, "importer": True, "tensor_limits": TENSORRT_TENSORS, "dla": True, "includes": ["tensorrt"],
                      "deployment": True, "preferences": {"scale_batchnorm": True}},
-    # measured: openvino.json lists what compiled (and what was refused); a combination never measured is a warning
-    "openvino": {"kernels": "openvino.json", "measured": True, "limits": OPENVINO, "preferences": {"scale_batchnorm": False}},
+    # measured: openvino.json lists what compiled (and what was refused); a combination never measured is a warning.
+    # reads: how the model is read, which changes OpenVINO's answer (docs/ground-truth.md): the table, --probe
+    # (runtime_child.openvino_model) and the runner (runners/openvino.py) all read a file path
+    "openvino": {"kernels": "openvino.json", "measured": True, "limits": OPENVINO, "preferences": {"scale_batchnorm": False},
+                 "reads": OPENVINO_READS},
     # every node must run on each of these (tensorrt-dla is not among them: DLA runs FP16/INT8 only)
     "portable": {"all_of": ["ort-cpu", "ort-cuda", "tensorrt", "openvino"], "preferences": {"scale_batchnorm": False}},
 }
