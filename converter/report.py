@@ -21,7 +21,7 @@ from .files import write_atomic
 from .results import OUTCOMES, REFUSED, CaseResult, bad_outcomes
 from .runners.onnxruntime import ort
 
-SCHEMA = "spec2onnx-report/2"  # /2: the REFUSED outcome (in /1 a refusal was an ERROR with bad_input)
+SCHEMA = "spec2onnx-report/3"  # /2: the REFUSED outcome (in /1 a refusal was an ERROR with bad_input); /3: each case's target
 
 
 def counts(results: list[CaseResult]) -> dict[str, int]:
@@ -205,7 +205,7 @@ class Progress:
     def update(self, result: CaseResult) -> None:
         self.cases += 1
         self.bad += result.outcome in self.failing
-        self.specs.add(result.path)
+        self.specs.add((result.path, result.target))  # (a spec file runs once per --target given)
         if self.enabled:
             width = 30
             filled = int(width * len(self.specs) / max(self.total, 1))

@@ -98,10 +98,10 @@ def test_duplicates_and_reports_of_other_runs_are_refused(tmp_path, suite):
 @pytest.mark.parametrize("text, message", [
     ("not json", "not JSON"),
     ('{"schema": "spec2onnx-check/1"}', "schema: 'spec2onnx-check/1'"),
-    ('{"schema": "spec2onnx-report/2", "cases": 3, "command": [], "seconds": 1, "started": "x"}', "cases: 3 is not a list"),
-    ('{"schema": "spec2onnx-report/2", "cases": [{"spec": "s", "case": "c", "outcome": "GREAT"}], "command": [],'
+    ('{"schema": "spec2onnx-report/3", "cases": 3, "command": [], "seconds": 1, "started": "x"}', "cases: 3 is not a list"),
+    ('{"schema": "spec2onnx-report/3", "cases": [{"spec": "s", "case": "c", "outcome": "GREAT"}], "command": [],'
      ' "seconds": 1, "started": "x"}', "cases[0].outcome: 'GREAT' is not one of PASS"),
-    ('{"schema": "spec2onnx-report/2", "cases": [{"spec": "s", "outcome": "PASS"}], "command": [],'
+    ('{"schema": "spec2onnx-report/3", "cases": [{"spec": "s", "outcome": "PASS"}], "command": [],'
      ' "seconds": 1, "started": "x"}', "cases[0].case: missing"),
 ])
 def test_a_report_that_cannot_be_read_is_bad_input_naming_the_field(tmp_path, text, message):
