@@ -571,14 +571,17 @@ def save_host_models(options: Options, folder) -> Options:
     return dataclasses.replace(options, host_model_dir=pipeline.writable_folder("--save-host-model", folder))
 
 
-def host_line(results: list[CaseResult], options: Options) -> str | None:
-    """How many deployment models of a validation run ran as a host-legalized copy (docs/deployment.md), and where
-    ``--save-host-model`` wrote them; None when none did."""
+def host_line(results: list[CaseResult], every: "Options | list[Options]") -> str | None:
+    """How many deployment models of a validation run (the options of each of its targets) ran as a host-legalized
+    copy (docs/deployment.md), and where ``--save-host-model`` wrote them; None when none did."""
+    every = [every] if isinstance(every, Options) else every
     hosts = {(r.spec, r.target): r.host for r in results if r.host}
     if not hosts:
         return None
     changed = sum(int(h.split(", ")[1].split()[0]) for h in hosts.values())  # "legalized copy, N nodes changed"
-    folder = options.host_model_dir
+    folder = every[0].host_model_dir
+    if folder and len(every) > 1:  # save_host_models_per_target: DIR/<target>
+        folder = str(Path(folder).parent / "<target>")
     where = f"written to {folder} as <spec>.host.onnx" if folder else "--save-host-model DIR writes them"
     return (f"host: legalized copies of {len(hosts)} deployment models ran, {changed} nodes changed in all "
             f"(per case: the JSON report's 'host'; {where})")

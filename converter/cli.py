@@ -5,7 +5,6 @@ In a source checkout the top-level ``cli.py`` runs it: ``python cli.py validate`
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import gc
 import os
@@ -447,9 +446,7 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
         for line in disagreements:
             _say(f"  {line}")
     stopped = "" if interrupted is None else " (terminated)" if exit_status(interrupted) != 130 else " (interrupted)"
-    shown = options if len(every) == 1 or host_dir is None else dataclasses.replace(
-        options, host_model_dir=os.path.join(host_dir, "<target>"))  # (the folder as the host line names it)
-    host = api.host_line(results, shown)  # deployment targets: the CPU EP ran each spec's host-legalized copy
+    host = api.host_line(results, every)  # deployment targets: the CPU EP ran each spec's host-legalized copy
     if host:
         _say(host)
     _say(api.summary_line(results) + f" in {seconds:.2f} s" + stopped)

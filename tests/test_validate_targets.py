@@ -146,3 +146,13 @@ def test_a_case_whose_worker_died_is_reported_for_its_target(tmp_path):
     cases = {(c["id"], c["target"]): c["outcome"] for c in json.loads(report.read_text())["cases"]}
     assert cases == {(f"misbehaving/{case} [{target}]", target): outcome for target in ("ort-cpu", "portable")
                      for case, outcome in (("fine-1", "PASS"), ("segfault", "ERROR"))}
+
+
+def test_save_host_model_writes_each_targets_copies_in_a_folder_of_its_own(tmp_path):
+    folder = tmp_path / "hosts"
+    result = _validate(FLOAT32, "--target", "tensorrt", "--target", "tensorrt-dla", "--fp16", "--save-host-model", folder)
+    assert result.exit_code == 0, result.output
+    written = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.onnx"))
+    assert written == sorted(f"{t}/gen-trt-scale-uniform-float32-r4-axis1.host.onnx" for t in ("tensorrt", "tensorrt-dla"))
+    assert "host: legalized copies of 2 deployment models ran" in result.output
+    assert f"written to {folder}/<target> as <spec>.host.onnx" in result.output
