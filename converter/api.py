@@ -182,7 +182,7 @@ def convert(spec: SpecSource, output: str | os.PathLike | None = None, *, target
 
 def validate(specs: SpecSource | Iterable[SpecSource] | None = None, *, runtime: str | Iterable[str] = "onnxruntime",
              provider: str = "cpu", opset: int | None = None, patterns: Iterable[str] = (),
-             target: str | None = None, refused: str = "skip") -> ValidationReport:
+             target: str | Iterable[str] | None = None, refused: str = "skip", precision: Iterable[str] = ()) -> ValidationReport:
     """Run every case of the given specs and compare (as ``spec2onnx validate`` does, in this process).
 
     ``specs``: a spec file or folder (searched recursively), a mapping, a ``Spec``, or a list of
@@ -190,13 +190,15 @@ def validate(specs: SpecSource | Iterable[SpecSource] | None = None, *, runtime:
     (``onnxruntime``, ``onnx-reference``, ``openvino``, or several) and is compared with the numpy
     reference and with the spec's expected values. ``patterns`` (one pattern or a list) keeps only
     case ids ``spec/case`` matching them (``-k``). ``target``: lower for it and check the model statically
-    (each case is REFUSED where the target cannot take the spec or run a node of its model); default: what
-    ``provider`` implies. ``refused``: "skip" (a refusal is counted, not a failure) or "fail" (``report.ok`` is
-    False). A spec file that does not load is an ERROR result, as in the CLI; bad options (an unknown runtime,
-    provider or opset) raise ``UserError``.
+    (each case is REFUSED where the target cannot take the spec or run a node of its model); several: every case
+    runs for each, its id ending in `` [TARGET]``; default: what ``provider`` implies. ``precision``: what the
+    TensorRT build allows, as ``--fp16``/``--int8``. ``refused``: "skip" (a refusal is counted, not a failure) or
+    "fail" (``report.ok`` is False). A spec file that does not load is an ERROR result, as in the CLI; bad options
+    (an unknown runtime, provider or opset) raise ``UserError``.
     """
-    options = pipeline.make_options(runtimes=(runtime,) if isinstance(runtime, str) else tuple(runtime),
-                                    provider=provider, opset=opset, target=target, refused=refused)
+    targets = [target] if target is None or isinstance(target, str) else list(dict.fromkeys(target))
+    every = [pipeline.make_options(runtimes=(runtime,) if isinstance(runtime, str) else tuple(runtime), provider=provider,
+                                   opset=opset, target=name, refused=refused, precision=precision) for name in targets]
     patterns = (patterns,) if isinstance(patterns, str) else tuple(patterns)  # one pattern, not one per character
     items = [specs] if specs is None or isinstance(specs, (str, os.PathLike, Mapping, Spec)) else list(specs)
     t0 = time.perf_counter()
@@ -209,10 +211,11 @@ def validate(specs: SpecSource | Iterable[SpecSource] | None = None, *, runtime:
             paths.append(Path(item))
         else:
             spec = load_spec(item)
-            results += pipeline.validate_spec(spec, options, case_names(spec, patterns))
+            for options in every:
+                results += pipeline.validate_spec(spec, options, case_names(spec, patterns))
     if paths:
-        results += run_validation(spec_files(paths), options, patterns=patterns, jobs=0)
-    return ValidationReport(tuple(results), time.perf_counter() - t0, options.refused)
+        results += run_targets(spec_files(paths), every, patterns=patterns, jobs=0)
+    return ValidationReport(tuple(results), time.perf_counter() - t0, refused)
 
 
 def check(source: "SpecSource | onnx.ModelProto", target: str = "portable", *, opset: int | None = None,
@@ -372,6 +375,19 @@ def run_validation(files: list[Path], options: Options, *, patterns=(), jobs: in
                     yield _name_clash(result.path, result.spec, first)
                 continue
         yield result
+
+
+def run_targets(files: list[Path], every: list[Options], **kw) -> Iterator[CaseResult]:
+    """``run_validation`` for each target's options in turn (``validate --target A --target B``): every case runs
+    for every target; a spec file that does not load is reported once."""
+    reported: set[str] = set()
+    for options in every:
+        for result in run_validation(files, options, **kw):
+            if result.case == "<load>":
+                if result.path in reported:
+                    continue
+                reported.add(result.path)
+            yield result
 
 
 def intra_op_threads(cores: int, jobs: int, specs: int) -> int:
@@ -551,6 +567,7 @@ def why_none_ran(files, skipped, results, patterns) -> str | None:
 
 
 make_options = pipeline.make_options
+precision_unused = pipeline.precision_unused
 
 
 def save_host_models(options: Options, folder) -> Options:
@@ -558,17 +575,28 @@ def save_host_models(options: Options, folder) -> Options:
     return dataclasses.replace(options, host_model_dir=pipeline.writable_folder("--save-host-model", folder))
 
 
-def host_line(results: list[CaseResult], options: Options) -> str | None:
-    """How many deployment models of a validation run ran as a host-legalized copy (docs/deployment.md), and where
-    ``--save-host-model`` wrote them; None when none did."""
-    hosts = {r.spec: r.host for r in results if r.host}
+def host_line(results: list[CaseResult], every: "Options | list[Options]") -> str | None:
+    """How many deployment models of a validation run (the options of each of its targets) ran as a host-legalized
+    copy (docs/deployment.md), and where ``--save-host-model`` wrote them; None when none did."""
+    every = [every] if isinstance(every, Options) else every
+    hosts = {(r.spec, r.target): r.host for r in results if r.host}
     if not hosts:
         return None
     changed = sum(int(h.split(", ")[1].split()[0]) for h in hosts.values())  # "legalized copy, N nodes changed"
-    folder = options.host_model_dir
+    folder = every[0].host_model_dir
+    if folder and len(every) > 1:  # save_host_models_per_target: DIR/<target>
+        folder = str(Path(folder).parent / "<target>")
     where = f"written to {folder} as <spec>.host.onnx" if folder else "--save-host-model DIR writes them"
     return (f"host: legalized copies of {len(hosts)} deployment models ran, {changed} nodes changed in all "
             f"(per case: the JSON report's 'host'; {where})")
+
+
+def save_host_models_per_target(every: list[Options], folder) -> list[Options]:
+    """``--save-host-model DIR`` for a run of several targets: each target's copies in DIR/<target>/ (one target:
+    DIR itself, save_host_models)."""
+    if len(every) == 1:
+        return [save_host_models(every[0], folder)]
+    return [save_host_models(o, str(Path(folder) / o.target_label)) for o in every]
 
 
 def unwritten_host_models(results: list[CaseResult], options: Options) -> str | None:

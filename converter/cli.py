@@ -200,9 +200,13 @@ def main():
     """
 
 
-def target_option(more_help: str):
+def target_option(more_help: str, several: bool = False):
     # not a click.Choice of a list written here: the registry (converter/targets, through the library) checks the
     # name when the command runs, after --plugin has imported what it adds
+    if several:  # validate, as check and the pytest plugin's --s2o-target: every target given runs
+        return click.option("--target", "targets", multiple=True, metavar="TARGET", help=(
+            f"Lower for this target and check that it runs every node. Repeatable: every case runs for each target "
+            f"given, its id ending in [TARGET] (the JSON report's 'target' says which ran). {TARGETS_HELP} {more_help}"))
     return click.option("--target", default=None, metavar="TARGET",
                         help=f"Lower for this target and check that it runs every node. {TARGETS_HELP} {more_help}")
 
@@ -215,7 +219,8 @@ def precision_options(what: str):
         return click.option("--fp16", is_flag=True, help=(
             f"As trtexec --fp16: the TensorRT build allows FP16 {what}; on tensorrt-dla a float32 network then runs "
             "in FP16 (the model stays float32), without it float32 is refused there. Also the spec's "
-            "`precision: [fp16]`. docs/semantics.md, DLA precision."))(fn)
+            "`precision: [fp16]`. Only tensorrt and tensorrt-dla read --fp16/--int8: for another target a warning "
+            "says the flag means nothing. docs/semantics.md, DLA precision."))(fn)
 
     return decorate
 
@@ -262,7 +267,9 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
         click.echo(f"target auto: {props['spec2onnx.auto']}", err=True)
     if note:
         click.echo(f"note: {note}", err=True)
-    props = {p.key: p.value for p in model.metadata_props}
+    unused = api.precision_unused([props.get("spec2onnx.target", "?")], _precision(fp16, int8))
+    if unused:
+        click.echo(f"spec2onnx: warning: {unused}", err=True)
     click.echo(f"wrote {path} (opset {model.opset_import[0].version}, {len(model.graph.node)} nodes, "
                f"target {props.get('spec2onnx.target', '?')})")
 
@@ -294,7 +301,8 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
 @target_option("Also auto: per spec, the target convert's default chooses (portable where the spec fits it, else "
                "its family's). A case the target refuses (the spec: a type or layer it cannot take; or a node of its "
                "model, by the static check) is REFUSED: see --refused. Default: what --provider implies (cpu: "
-               "ort-cpu).")
+               "ort-cpu), and ids without [TARGET].", several=True)
+@precision_options("for the tensorrt targets (beyond each spec's own precision field)")
 @click.option("--refused", type=click.Choice(["skip", "fail"]), default="skip", show_default=True,
               help="A REFUSED case (see --target) is counted and listed, and the run passes without it (skip); or it "
                    "fails the run (fail: for a suite that must run on the target). A run in which every case is "
@@ -321,7 +329,8 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
 @plugin_option
 @click.option("--save-host-model", "host_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="With --target tensorrt or tensorrt-dla: write each host-legalized copy the CPU EP runs as "
-                   "DIR/<spec>.host.onnx (the deployment model is what convert writes). Where nothing is written "
+                   "DIR/<spec>.host.onnx (several --target: DIR/<target>/<spec>.host.onnx; the deployment model is "
+                   "what convert writes). Where nothing is written "
                    "(another target's host runs the deployment model itself), a warning line says so. "
                    "docs/deployment.md.")
 @max_memory_option("one spec")
@@ -329,8 +338,8 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
                                                    "REFUSED cases only with --refused fail, else counted).")
 @click.option("-v", "--verbose", is_flag=True, help="Print a line for every case, also on a terminal.")
 @handle_errors
-def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_only, runtimes, provider, target, refused,
-             opset, opt_levels,
+def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_only, runtimes, provider, targets, fp16,
+             int8, refused, opset, opt_levels,
              atol, rtol, ulp, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, host_dir, max_memory, quiet,
              verbose):
     """Validate specs: run every case on a runtime and compare.
@@ -358,6 +367,7 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     Examples:
       spec2onnx validate                              # the bundled suite on onnxruntime's CPU EP
       spec2onnx validate specs/ --target tensorrt-dla # REFUSED where DLA cannot take a spec
+      spec2onnx validate s.yaml --target ort-cpu --target tensorrt-dla --fp16   # each case for both
       spec2onnx validate specs/ -j 4 --json r.json --junit r.xml
     """
     import datetime
@@ -367,11 +377,16 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
 
     api.load_plugins(plugins)
     tolerance = api.Tolerance(atol, rtol, ulp) if (atol, rtol, ulp) != (None, None, None) else None
-    options = api.make_options(runtimes=runtimes, provider=provider, target=target, opt_levels=opt_levels, opset=opset,
-                               tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins,
-                               max_memory=max_memory, refused=refused)
+    every = [api.make_options(runtimes=runtimes, provider=provider, target=target, opt_levels=opt_levels, opset=opset,
+                              tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins,
+                              max_memory=max_memory, refused=refused, precision=_precision(fp16, int8))
+             for target in (dict.fromkeys(targets) or (None,))]  # one run per target given, in the order given
     if host_dir is not None:
-        options = api.save_host_models(options, host_dir)
+        every = api.save_host_models_per_target(every, host_dir)
+    options = every[0]
+    unused = api.precision_unused([o.target_name() for o in every], _precision(fp16, int8))
+    if unused:
+        click.echo(f"spec2onnx: warning: {unused}", err=True)
     if paths:
         roots = list(paths)
     else:
@@ -382,10 +397,11 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     if list_only:
         selection = api.select(roots, patterns, shard_spec, excludes)
         for case_id in selection.ids():
-            click.echo(case_id)
+            for o in every:
+                click.echo(case_id + (f" [{o.target_label}]" if o.target_label else ""))
         for _, message in selection.load_errors:
             click.echo(f"ERROR {message}", err=True)
-        click.echo(f"{selection.case_count} cases in {len(selection.specs)} specs", err=True)
+        click.echo(f"{selection.case_count * len(every)} cases in {len(selection.specs)} specs", err=True)
         sys.exit(EXIT_BAD_INPUT if selection.load_errors else EXIT_OK)
 
     found = api.find_specs(roots, excludes)
@@ -399,11 +415,11 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
             _say(f"SKIP  {skipped} (not a spec: no top-level 'network' and 'cases', or --exclude)")
     terminal = sys.stdout.isatty() and sys.stderr.isatty()
     every_case = verbose or (not quiet and not terminal)
-    progress = api.Progress(len(files), enabled=terminal and not quiet and not verbose, refused=refused)
+    progress = api.Progress(len(files) * len(every), enabled=terminal and not quiet and not verbose, refused=refused)
     results, interrupted = [], None  # interrupted: the KeyboardInterrupt (Ctrl-C) or Terminated (SIGTERM)
     workers = (os.cpu_count() or 1) if jobs is None else jobs
     try:
-        for result in api.run_validation(files, options, patterns=patterns, jobs=workers, timeout=timeout, plugins=plugins):
+        for result in api.run_targets(files, every, patterns=patterns, jobs=workers, timeout=timeout, plugins=plugins):
             results.append(result)
             progress.update(result)
             quiet_refusal = quiet and result.outcome == "REFUSED" and refused == "skip"  # counted in the summary
@@ -431,7 +447,7 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
         for line in disagreements:
             _say(f"  {line}")
     stopped = "" if interrupted is None else " (terminated)" if exit_status(interrupted) != 130 else " (interrupted)"
-    host = api.host_line(results, options)  # deployment targets: the CPU EP ran each spec's host-legalized copy
+    host = api.host_line(results, every)  # deployment targets: the CPU EP ran each spec's host-legalized copy
     if host:
         _say(host)
     _say(api.summary_line(results) + f" in {seconds:.2f} s" + stopped)
@@ -728,6 +744,9 @@ def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, 
     api.load_plugins(plugins)
     chosen = {t.name: t for t in (pipeline.get_target(t, precision=_precision(fp16, int8)) for t in (targets or ("portable",)))}
     names = list(chosen)
+    unused = pipeline.precision_unused(names, _precision(fp16, int8))
+    if unused:
+        click.echo(f"spec2onnx: warning: {unused}", err=True)
     if layers and not set(names) & {"tensorrt", "tensorrt-dla"}:
         raise UserError(f"--layers: the importer view is onnx-tensorrt's; use it with --target tensorrt or tensorrt-dla, "
                         f"not {', '.join(names)}")

@@ -76,10 +76,25 @@ class Options:
     host_model_dir: str | None = None  # --save-host-model: write each host-legalized copy there (legalize.py)
     auto_target: bool = False  # --target auto: per spec, the target convert's auto chooses (auto_candidates)
     refused: str = "skip"  # --refused: a REFUSED case is counted and skipped, or ("fail") fails the run
+    precision: tuple[str, ...] = ()  # --fp16/--int8: what the TensorRT build allows beyond each spec's own precision
 
     @property
     def show_labels(self) -> bool:
         return len(self.configs) > 1
+
+    @property
+    def target_label(self) -> str:
+        """The target a run was asked for, as case ids end in it (`` [tensorrt]``, as the pytest plugin's items):
+        --target's name, ``auto`` too; empty without --target."""
+        return "auto" if self.auto_target else self.target.name if self.target is not None else ""
+
+    def label(self, config: RunConfig) -> str:
+        """A case's label: the target asked for, then the runtime configuration when several run."""
+        return " ".join(part for part in (self.target_label, config.label if self.show_labels else "") if part)
+
+    def target_name(self) -> str:
+        """The target the cases are lowered for, before auto chooses: --target's, else what the provider implies."""
+        return "auto" if self.auto_target else (self.target or target_for_provider(self.configs[0].provider)).name
 
 
 def warm_up() -> None:
@@ -108,20 +123,22 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
     ops, path = tuple(spec.ops), str(spec.path)
 
     dynamic = any(not t.is_static for t in spec.network.types.values())
+    spec = with_precision(spec, options.precision)  # --fp16/--int8 on top of the spec's own precision
 
     def result(case: Case, config: RunConfig, outcome: str, **kw) -> CaseResult:
         return CaseResult(spec=spec.name, case=case.name, outcome=outcome, path=path, ops=ops,
                           runtime=config.runtime, provider=config.provider, opset=opset, opt_level=config.opt_level,
-                          label=config.label if options.show_labels else "", host=host_note,
+                          label=options.label(config), target=ran, host=host_note,
                           shapes=case_shapes(spec.network, case.inputs) if dynamic else "", **kw)
 
     target = options.target or target_for_provider(options.configs[0].provider)
+    ran = options.target_name()  # the target's name; auto's choice once made
     static: list[str] = []  # what the static check (converter/targets) finds: each case is REFUSED then
     host_note = ""  # "host: legalized copy, N nodes changed" where the host runs a copy of the deployment model
     try:  # every target, the default (ort-cpu, what the CPU provider implies) too: rules, lowering, check, opset search
         if options.auto_target:  # what convert --target auto writes for this spec: the most portable it fits
             target = _auto_target(spec, opset, fixed=options.opset is not None, hint="")[3]
-            options = replace(options, target=target)
+            options, ran = replace(options, target=target), target.name
         model_bytes, opset, static, host_note = _lower_for_target(spec, options, target, opset)
     except Exception as exc:  # noqa: BLE001 - one broken spec must not hide the others
         if isinstance(exc, TargetRefusal):  # the target's rules refuse the spec (auto: its last candidate too)
@@ -220,7 +237,9 @@ def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int) 
             note = f"host: legalized copy, {changed} nodes changed"
         return json.dumps({"opset": chosen, "static": static, "host": note}).encode() + b"\n" + model.SerializeToString()
 
-    variant = f"target={target.name};opset={opset};fixed={fixed};provider={provider};static={options.static_check}"
+    precision = ",".join(sorted(set(spec.precision) | target.precision))  # (the check reads it)
+    variant = (f"target={target.name};opset={opset};fixed={fixed};provider={provider};static={options.static_check}"
+               + (f";precision={precision}" if precision else ""))
     head, _, model_bytes = spec_cache.lowered_model(spec, variant, build).partition(b"\n")  # (JSON has no raw newline)
     meta = json.loads(head)
     if options.host_model_dir and meta.get("host"):
@@ -524,11 +543,12 @@ def run(spec: Spec, feeds: dict, options: Options) -> dict:
 def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels=("all",), opset: int | None = None,
                  tolerance: Tolerance | None = None, xfail_file: str | None = None, repro_dir: str | None = None,
                  plugins: tuple[str, ...] = (), max_memory: int | None = None,
-                 target: str | None = None, refused: str = "skip") -> Options:
+                 target: str | None = None, refused: str = "skip", precision=()) -> Options:
     """Options for a validation run, every name checked (unknown provider, opset, runtime, target: UserError).
 
     ``target``: lower for it (and check the model statically) instead of for what the provider implies.
     ``refused``: what a REFUSED case does to the run: "skip" (counted, the run may pass) or "fail".
+    ``precision``: ``--fp16``/``--int8``, what the TensorRT build allows beyond each spec's own ``precision``.
     """
     if refused not in REFUSAL_POLICIES:
         raise UserError(f"--refused {refused}: not one of {', '.join(REFUSAL_POLICIES)}")
@@ -544,7 +564,23 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
         target=get_target(target, also=("auto",)) if target and target != "auto" else None,
         auto_target=target == "auto",
         refused=refused,
+        precision=tuple(sorted(check_precision(precision))),
     )
+
+
+# The targets --fp16/--int8 mean something for: TensorRT's builds (trtexec's flags; the DLA rules read them)
+PRECISION_TARGETS = ("tensorrt", "tensorrt-dla")
+
+
+def precision_unused(targets, precision) -> str | None:
+    """A warning line when ``precision`` (--fp16/--int8) is given for targets (names) it means nothing for, else None:
+    the flags are what a TensorRT build allows (trtexec's), read by the tensorrt targets only."""
+    flags = " ".join(f"--{p}" for p in sorted(check_precision(precision)))
+    idle = [t for t in dict.fromkeys(targets) if t not in PRECISION_TARGETS and t != "auto"]
+    if not flags or not idle:
+        return None
+    return (f"{flags} means nothing for {', '.join(idle)}: the flag is what a TensorRT build allows (trtexec's), and "
+            f"only {' and '.join(PRECISION_TARGETS)} read it; the model and its check are the same without it")
 
 
 def writable_folder(option: str, folder: str) -> str:

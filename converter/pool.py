@@ -416,7 +416,7 @@ class Pool:
                 yield CaseResult(
                     spec=info.name, case=case, outcome=ERROR, path=info.path, ops=info.ops, runtime=config.runtime,
                     provider=config.provider, opset=info.opset, opt_level=config.opt_level, problems=[reason],
-                    label=config.label if self.options.show_labels else "")
+                    label=self.options.label(config), target=self.options.target_name())
 
     @staticmethod
     def _death_reason(worker: _Worker) -> str:

@@ -28,7 +28,8 @@ layer it cannot take: ``tensorrt-dla`` and float32, ``portable`` and uint32), an
 target's static check refuses (a node it cannot run), is one line per case, never a traceback: skipped by
 default (``SKIPPED ... tensorrt-dla refuses: ...``, as pytest skips a test that does not apply to the
 platform; ``-ra`` lists them), failed with ``--s2o-refused=fail`` (for a suite that must run on the target).
-``spec2onnx validate --target`` counts the same cases as REFUSED (``--refused=skip|fail``).
+``spec2onnx validate --target`` counts the same cases as REFUSED (``--refused=skip|fail``). ``--s2o-fp16`` and
+``--s2o-int8`` are validate's ``--fp16``/``--int8`` (a float32 spec runs on ``tensorrt-dla`` with ``--s2o-fp16``).
 
 **A run that validates nothing fails.** When every spec case that ran was skipped (every one refused by
 the target, say), the session fails (exit status 1, TESTS_FAILED, not pytest's 5 that CI scripts often
@@ -68,6 +69,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="target to lower for: portable, ort-cpu, ort-cuda, ort-dml, tensorrt, tensorrt-dla, openvino, "
                          "or one a conftest.py or plugin adds to spec2onnx's target registry; repeatable: each case "
                          "runs once per target, its test id ending in [TARGET]; default: the one the provider implies")
+    group.addoption("--s2o-fp16", action="store_true", default=False,
+                    help="as trtexec --fp16 (spec2onnx validate --fp16): the TensorRT build allows FP16; on "
+                         "tensorrt-dla a float32 network then runs in FP16; other targets do not read it (a warning)")
+    group.addoption("--s2o-int8", action="store_true", default=False,
+                    help="as trtexec --int8 (spec2onnx validate --int8): the TensorRT build allows INT8")
     group.addoption("--s2o-refused", choices=("skip", "fail"), default="skip",
                     help="a spec or case the target refuses (a type, a layer, a node it cannot run): skip it "
                          "(default) or fail it; one line either way")
@@ -86,7 +92,8 @@ def _given(config: pytest.Config) -> dict:
     o = config.option
     given = {"runtimes": tuple(o.s2o_runtime), "provider": o.s2o_provider, "opset": o.s2o_opset,
              "opt_levels": tuple(o.s2o_opt_level), "targets": tuple(o.s2o_target), "xfail_file": o.s2o_xfail_file,
-             "repro_dir": o.s2o_repro_dir}
+             "repro_dir": o.s2o_repro_dir,
+             "precision": tuple(p for p, on in (("fp16", o.s2o_fp16), ("int8", o.s2o_int8)) if on)}
     return {k: v for k, v in given.items() if v not in (None, ())}
 
 
@@ -106,18 +113,23 @@ def _options(config: pytest.Config) -> dict:
     """Target name (None: what the provider implies) -> the validation options the --s2o-* flags ask for, one
     per --s2o-target in the order given (built once; a bad one is a usage error)."""
     if _OPTIONS_KEY not in config.stash:
-        from .api import make_options  # start-up time: the plugin loads in every pytest run; this imports onnx and the lowering
+        from .api import make_options, precision_unused  # start-up time: the plugin loads in every pytest run; this imports onnx and the lowering
 
         given = _given(config)
         kwargs = {"runtimes": given.get("runtimes", ("onnxruntime",)), "provider": given.get("provider", "cpu"),
                   "opt_levels": given.get("opt_levels", ("all",)), "opset": given.get("opset"),
-                  "xfail_file": given.get("xfail_file"), "repro_dir": given.get("repro_dir")}
+                  "xfail_file": given.get("xfail_file"), "repro_dir": given.get("repro_dir"),
+                  "precision": given.get("precision", ())}
         try:
             config.stash[_OPTIONS_KEY] = {target: make_options(**kwargs, target=target)
                                           for target in dict.fromkeys(given.get("targets", (None,)))}
         except UserError as exc:
             text = str(exc)
             raise pytest.UsageError("--s2o-" + text[2:] if text.startswith("--") else text) from None
+        unused = precision_unused([o.target_name() for o in config.stash[_OPTIONS_KEY].values()], kwargs["precision"])
+        if unused:  # as validate's warning line: the flag is read by the tensorrt targets only
+            config.issue_config_time_warning(pytest.PytestConfigWarning("--s2o-" + unused[2:].replace(" --", " --s2o-")),
+                                             stacklevel=2)
     return config.stash[_OPTIONS_KEY]
 
 

@@ -21,7 +21,8 @@ from .files import write_atomic
 from .results import MAX_SHARDS, OUTCOMES, REFUSED, CaseResult, bad_outcomes
 from .runners.onnxruntime import ort
 
-# /2: the REFUSED outcome (in /1 a refusal was an ERROR with bad_input); /3: run MODEL's nonfinite comparisons
+# /2: the REFUSED outcome (in /1 a refusal was an ERROR with bad_input); /3: each case's target, run MODEL's nonfinite
+# comparisons
 SCHEMA = "spec2onnx-report/3"
 
 
@@ -206,7 +207,7 @@ class Progress:
     def update(self, result: CaseResult) -> None:
         self.cases += 1
         self.bad += result.outcome in self.failing
-        self.specs.add(result.path)
+        self.specs.add((result.path, result.target))  # (a spec file runs once per --target given)
         if self.enabled:
             width = 30
             filled = int(width * len(self.specs) / max(self.total, 1))

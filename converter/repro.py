@@ -10,15 +10,16 @@ from .files import save_npy_atomic, write_atomic
 from .providers import short_provider
 
 
-def repro_parts(result) -> tuple[str, str, str]:
+def repro_parts(result, target: str = "") -> tuple[str, str, str]:
     """The reproduction's folder below --repro-dir: ``<spec>/<case>/<configuration>``, e.g.
-    ``trt-scale-seed-4d/doc-example/onnxruntime-cpu-all``.
+    ``trt-scale-seed-4d/doc-example/onnxruntime-cpu-all``; with ``target`` (--target given: the target the case ran
+    for), ``<target>-<configuration>``, so that the targets of one run do not share a folder.
 
     One folder level per part, so no two cases share a folder (spec ``a__b`` case ``c`` and spec ``a``
     case ``b__c`` once did): spec and case names cannot hold '/' or be '.' or '..' (``converter.names.NAME_RULE``),
     and the configuration is built from runtime, provider and optimization level, which tell configurations apart.
     """
-    config = result.runtime
+    config = (f"{target}-" if target else "") + result.runtime
     if result.runtime == "onnxruntime":
         config += f"-{short_provider(result.provider)}-{result.opt_level}"
     return _component(result.spec), _component(result.case), _component(config)
@@ -37,6 +38,10 @@ def command_for(result, options=None) -> str:
     if result.runtime == "onnxruntime":
         args += ["--provider", result.provider, "--ort-opt-level", result.opt_level]
     if options is not None:
+        if options.target_label:  # the target the case ran for (auto's choice), and what its build allows
+            args += ["--target", result.target or options.target_label]
+        for precision in options.precision:
+            args += [f"--{precision}"]
         tol = options.tolerance
         for flag, value in (("--atol", tol and tol.atol), ("--rtol", tol and tol.rtol), ("--ulp", tol and tol.ulp)):
             if value is not None:
@@ -49,7 +54,7 @@ def command_for(result, options=None) -> str:
 
 
 def write_repro(root: str, result, model_bytes: bytes, case, got: dict | None, want: dict | None, options=None) -> Path:
-    folder = Path(root).joinpath(*repro_parts(result))
+    folder = Path(root).joinpath(*repro_parts(result, result.target if options is not None and options.target_label else ""))
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(folder / "model.onnx", model_bytes)
     for name, array in case.inputs.items():

@@ -37,13 +37,15 @@ class CaseResult:
     reason: str = ""  # why a case is a known failure
     bad_input: bool = False  # the spec itself could not be loaded (a user error: exit status 2)
     internal: bool = False  # lowering failed with an internal error: our bug (exit status 3)
-    label: str = ""  # the runtime configuration, shown when several run
+    label: str = ""  # what the id shows in brackets: --target's name (when given) and the runtime configuration (several)
+    target: str = ""  # the target the case was lowered and checked for (validate: --target's, auto's choice, or the provider's)
     host: str = ""  # "host: legalized copy, N nodes changed": the host ran a copy of the deployment model
     shapes: str = ""  # the case's input shapes where the network has dynamic ones, e.g. "x [2, 3, 8, 8], size = [...]"
 
     @property
     def id(self) -> str:
-        """``spec/case`` (with the runtime configuration when several ran), as reports and ``-k`` use it."""
+        """``spec/case``, ending in `` [TARGET]`` when --target was given and in the runtime configuration when several
+        ran (`` [tensorrt ort[cpu,opt=disabled]]``, as the pytest plugin names its items), as reports use it."""
         if self.bad_input:
             return f"{self.spec} (not loaded)"
         return f"{self.spec}/{self.case}" + (f" [{self.label}]" if self.label else "")

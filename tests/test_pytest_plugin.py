@@ -333,3 +333,18 @@ def test_a_dynamic_specs_cases_record_their_shapes(pytester):
     result.assert_outcomes(passed=3)
     properties = [(p.get("name"), p.get("value")) for p in ET.parse(pytester.path / "out.xml").iter("property")]
     assert ("shapes", "x [1, 3, 2, 3], size = [1, 3, 5, 7]") in properties
+
+
+def test_s2o_fp16_and_int8_are_validates_fp16_and_int8(pytester, suite):
+    """Issue 31 item 3: one precision vocabulary. A float32 spec, refused by tensorrt-dla (DLA runs FP16 and INT8
+    only), runs there with --s2o-fp16 as with `validate --fp16`; for a target that does not read the flag, a
+    warning says it means nothing."""
+    scale = str(suite / "f32.yaml")  # a float32 Scale DLA runs in FP16 (cases random, random-positive-base)
+    shutil.copy(SPECS / "trt_scale" / "gen-trt-scale-uniform-float32-r4-axis1.yaml", scale)
+    _run(pytester, scale, "--s2o-target=tensorrt-dla").assert_outcomes(skipped=2)
+    result = _run(pytester, scale, "--s2o-target=tensorrt-dla", "--s2o-fp16", "-v")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*gen-trt-scale-uniform-float32-r4-axis1/random [[]tensorrt-dla[]] PASSED*"])
+    assert "means nothing" not in result.stdout.str()
+    idle = _run(pytester, scale, "--s2o-target=ort-cuda", "--s2o-target=tensorrt", "--s2o-int8", "-q")
+    idle.stdout.fnmatch_lines(["*PytestConfigWarning: --s2o-int8 means nothing for ort-cuda:*"])

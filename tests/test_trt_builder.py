@@ -661,6 +661,55 @@ def test_a_dynamic_network_builds_with_symbolic_dims_and_runs_at_every_profile_s
     assert report.ok and len(report.results) == 6, report.summary()
 
 
+def _dla_dynamic_build(builder, shapes):
+    """Issue 31 item 3's network: a -1 batch, a Scale DLA runs, DLA by default with FP16, one profile ``shapes``."""
+    network = builder.create_network(0)
+    x = network.add_input("x", trt.float32, (-1, 3, 8, 8))
+    scale = network.add_scale(x, trt.ScaleMode.UNIFORM, shift=np.array([1.0], np.float32))
+    scale.name = "shifted"
+    network.mark_output(scale.get_output(0))
+    config = builder.create_builder_config()
+    config.default_device_type = trt.DeviceType.DLA
+    config.set_flag(trt.BuilderFlag.FP16)
+    profile = builder.create_optimization_profile()
+    profile.set_shape("x", *shapes)
+    config.add_optimization_profile(profile)
+    return network, config
+
+
+def test_dla_takes_no_dynamic_profile_the_build_fails_or_falls_back_as_tensorrt_and_convert_refuses_alike(tmp_path):
+    """Issue 31 item 3: DLA runs no dynamic dimension (TensorRT guide, DLA Supported Layers and Restrictions: "the
+    profile's min, max, and opt values must be equal for wildcard dimensions"). TensorRT's build logs "DLA requests
+    all profiles have same min, max, and opt value" and, with GPU_FALLBACK, runs all DLA layers on the GPU; without
+    it the build fails. The build returned a tensorrt-dla plan that check then refused."""
+    from converter.cli import main
+
+    builder = trt.Builder()
+    network, config = _dla_dynamic_build(builder, ((1, 3, 8, 8), (2, 3, 8, 8), (4, 3, 8, 8)))
+    assert config.can_run_on_DLA(network.get_layer(0))  # the layer alone: yes; the profile is what DLA refuses
+    with pytest.raises(trt.BuilderValueError, match=r"^build_serialized_network\(\): DLA requests all profiles have same "
+                                                    r"min, max, and opt value: profiles\[0\]\.x: dimension 0 is min/opt/max "
+                                                    r"1/2/4: DLA does not support dynamic dimensions.*GPU_FALLBACK"):
+        builder.build_serialized_network(network, config)
+    spec = network.to_spec(tmp_path / "dynamic.yaml", config=config)
+    refused = CliRunner().invoke(main, ["convert", str(spec), "--target", "tensorrt-dla", "-o", str(tmp_path / "m.onnx")])
+    assert refused.exit_code == 2 and "DLA does not support dynamic dimensions" in refused.output, refused.output
+    assert not (tmp_path / "m.onnx").exists()
+    # GPU_FALLBACK: every layer on the GPU, a tensorrt model that check passes
+    config.set_flag(trt.BuilderFlag.GPU_FALLBACK)
+    plan = builder.build_serialized_network(network, config)
+    assert (plan.target, plan.lowered_for, plan.placement) == ("tensorrt", "tensorrt", {"shifted": trt.DeviceType.GPU})
+    assert [name for name, _ in plan.gpu_fallback] == ["shifted"]
+    assert plan.gpu_fallback[0][1].startswith("DLA requests all profiles have same min, max, and opt value")
+    assert spec2onnx.check(plan.model, plan.target, precision=["fp16"]).ok
+    assert not spec2onnx.check(plan.model, "tensorrt-dla", precision=["fp16"]).ok
+    # a static profile (min = opt = max) is what DLA takes: a tensorrt-dla plan, as before
+    network, config = _dla_dynamic_build(builder, ((2, 3, 8, 8),) * 3)
+    plan = builder.build_serialized_network(network, config)
+    assert (plan.target, plan.gpu_fallback) == ("tensorrt-dla", ())
+    assert spec2onnx.check(plan.model, plan.target, precision=["fp16"]).ok
+
+
 def test_a_resize_takes_its_output_shape_from_a_shape_input_with_profile_values():
     builder = trt.Builder()
     network = builder.create_network(0)

@@ -43,7 +43,7 @@ def test_a_refused_spec_is_refused_not_an_error_and_the_run_passes(tmp_path):
     assert document["schema"] == "spec2onnx-report/3"
     assert document["summary"]["REFUSED"] == 1 and document["summary"]["ERROR"] == 0
     [refused] = [c for c in document["cases"] if c["outcome"] == "REFUSED"]
-    assert refused["id"] == "dml-dq-strides-transposed-decomposed/by-hand" and not refused["bad_input"]
+    assert refused["id"] == "dml-dq-strides-transposed-decomposed/by-hand [tensorrt]" and not refused["bad_input"]
     skipped = ET.parse(junit).getroot().find("./testsuite/testcase/skipped[@type='REFUSED']")
     assert skipped is not None and "int16" in skipped.get("message")
 
@@ -67,7 +67,7 @@ def test_a_run_where_the_target_refuses_every_case_validated_nothing():
     result = _validate(SEED, "--target", "tensorrt-dla")
     assert result.exit_code == 1  # not 2 (no bad input), not 0 (nothing validated)
     assert result.output.count("REFUSED trt-scale-seed-4d/") == 2
-    assert "no case ran: the target refused every case selected (2; the first, trt-scale-seed-4d/doc-example: " \
+    assert "no case ran: the target refused every case selected (2; the first, trt-scale-seed-4d/doc-example [tensorrt-dla]: " \
            "network.layers[0]: tensor 'input1' is float32; tensorrt-dla runs FP16 and INT8 only" in result.output
 
 

@@ -99,6 +99,11 @@ def refuse_layers(spec, precision=()) -> None:
 GENERAL_RESTRICTIONS = "NVIDIA TensorRT guide, DLA Supported Layers and Restrictions, General Restrictions"
 DYNAMIC_RULE = ("DLA does not support dynamic dimensions, so the profile's min, opt and max must be equal for wildcard "
                 f"dimensions ({GENERAL_RESTRICTIONS})")
+# What TensorRT's builder logs for a network with layers on DLA and a profile whose min, opt and max differ (then it
+# runs every DLA layer on the GPU with GPU_FALLBACK, and fails the build without it), as quoted from a TensorRT 10
+# build log in marcoslucianops/DeepStream-Yolo#599: "DLA requests all profiles have same min, max, and opt value.
+# All dla layers are falling back to GPU".
+TRT_DYNAMIC_MESSAGE = "DLA requests all profiles have same min, max, and opt value"
 
 
 def refuse_dynamic(spec) -> None:

@@ -10,7 +10,7 @@ from .enums import BuilderFlag, DataType, DeviceType, NetworkDefinitionCreationF
 from .errors import BuilderTypeError, BuilderUnsupportedError, BuilderValueError, Strict, integer, shown
 from .layers import IConstantLayer
 from .network import INetworkDefinition
-from .placement import dla_node_refusals, dla_refusal, lower_for_placement
+from .placement import dla_dynamic_refusal, dla_node_refusals, dla_refusal, lower_for_placement
 
 
 class Logger(Strict):
@@ -124,6 +124,16 @@ class Builder(Strict):
                 device = DeviceType.GPU
             placement[layer] = device
         on_dla = [layer for layer, device in placement.items() if device == DeviceType.DLA]
+        dynamic = dla_dynamic_refusal(spec) if on_dla else None  # DLA takes no profile whose min, opt, max differ
+        if dynamic is not None and not config.get_flag(BuilderFlag.GPU_FALLBACK):
+            raise BuilderValueError(
+                f"{call}: {dynamic}; {len(on_dla)} layers are placed on DLA ({on_dla[0]._call} {on_dla[0].name!r} "
+                f"first): give every profile min = opt = max, set config.set_flag(trt.BuilderFlag.GPU_FALLBACK) to run "
+                f"them on the GPU (TensorRT: \"All dla layers are falling back to GPU\"), or set the default device to GPU")
+        if dynamic is not None:  # with GPU_FALLBACK: every DLA layer runs on the GPU, as TensorRT's build does
+            refused += [(layer, dynamic) for layer in on_dla]
+            placement.update((layer, DeviceType.GPU) for layer in on_dla)
+            on_dla = []
         lowered_for, model = lower_for_placement(network, spec, on_dla, precision, call)
         for layer, why in (dla_node_refusals(model, on_dla, precision) if on_dla else {}).items():
             refused.append((layer, why))

@@ -33,6 +33,18 @@ def dla_refusal(spec, layer, precision) -> str | None:
     return None
 
 
+def dla_dynamic_refusal(spec) -> str | None:
+    """Why no layer runs on DLA in this build, or None: a profile whose min, opt and max differ (or a shape input's
+    values), which DLA does not take ("DLA does not support dynamic dimensions", converter/targets/dla.py
+    refuse_dynamic, the rule ``convert --target tensorrt-dla`` refuses the spec by). TensorRT then logs
+    dla.TRT_DYNAMIC_MESSAGE and runs all DLA layers on the GPU, or fails the build without GPU_FALLBACK."""
+    try:
+        dla.refuse_dynamic(spec)
+    except dla.DlaRuleError as exc:
+        return f"{dla.TRT_DYNAMIC_MESSAGE}: {exc.field.removeprefix('network.')}: {exc.detail}"
+    return None
+
+
 def lower_for_placement(network, spec, on_dla: list, precision, call: str):
     """(target, model): the network lowered for tensorrt-dla (allowing ``precision``) when layers run on DLA and the
     DLA rules take the whole network -- its model is a tensorrt model too: onnx-tensorrt parses it; float16 stays
