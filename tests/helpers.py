@@ -83,3 +83,15 @@ def _newest_opset_with_every_kernel(_memo: list = []) -> int:  # noqa: B006 - a 
         return opset
     _memo.append(13)
     return 13
+
+
+def ort_cpu_loads(model) -> bool:
+    """Whether onnxruntime's CPU EP makes a session of ``model`` (its refusal, of any kind, is the answer): what the
+    ort-cpu check is held to."""
+    import onnxruntime as ort
+
+    try:
+        ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    except Exception:  # noqa: BLE001 - onnxruntime's refusal
+        return False
+    return True
