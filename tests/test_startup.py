@@ -91,3 +91,46 @@ def test_the_startup_benchmark_divides_each_round_by_its_own_floor():
                                                         "1.75 (1.50-2.00)", "1.75 (1.00-2.50)"]
     assert table["spec2onnx --help"][2:] == ["1.25 (1.00-1.50)", "1.10 (1.00-1.20)"]
     assert table['floor: python -c "import click"'][2:] == ["", ""]
+
+
+def test_validate_with_its_lowered_model_cached_imports_no_onnx(tmp_path):
+    spec = SPECS / "trt_scale" / "seed-scale-4d.yaml"
+    first, done = modules_of(tmp_path, "validate", "-j", "0", spec)  # (fills the test's cache, if not yet)
+    assert done.returncode == 0, done.stdout + done.stderr
+    again, done = modules_of(tmp_path, "validate", "-j", "0", spec)
+    assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout + done.stderr
+    assert "onnxruntime" in top_level(again) and "onnx" not in top_level(again)
+    pooled, done = modules_of(tmp_path, "validate", "-j", "1", spec)  # the parent of a worker: no onnx either
+    assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout + done.stderr
+    assert "onnx" not in top_level(pooled)
+
+
+def test_convert_still_lowers_with_onnx(tmp_path):
+    spec = SPECS / "trt_scale" / "seed-scale-4d.yaml"
+    modules, done = modules_of(tmp_path, "convert", spec, "-o", tmp_path / "m.onnx")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "onnx" in top_level(modules) and (tmp_path / "m.onnx").stat().st_size > 0
+
+
+def test_the_onnx_identity_follows_the_installed_files(tmp_path, monkeypatch):
+    """Cached lowered models and runtime answers are keyed by the installed onnx, told from its files without
+    importing it: a replaced compiled core (an upgrade, a reinstall) is another key."""
+    import importlib.machinery
+    import os
+
+    from converter import ort_build
+
+    package = tmp_path / "onnx"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    core = package / "onnx_cpp2py_export.cpython-311-x86_64-linux-gnu.so"
+    core.write_bytes(b"x" * 10)
+    spec = importlib.machinery.ModuleSpec("onnx", None, origin=str(package / "__init__.py"))
+    monkeypatch.setattr(ort_build.importlib.util, "find_spec", lambda name: spec if name == "onnx" else None)
+    before = ort_build.onnx_identity.__wrapped__()
+    init, lib = os.stat(package / "__init__.py"), os.stat(core)
+    assert before == (f"__init__.py:0:{init.st_mtime_ns}\0{core.name}:10:{lib.st_mtime_ns}").encode()
+    core.write_bytes(b"y" * 11)
+    assert ort_build.onnx_identity.__wrapped__() != before
+    monkeypatch.setattr(ort_build.importlib.util, "find_spec", lambda name: None)
+    assert ort_build.onnx_identity.__wrapped__() == b"no onnx"
