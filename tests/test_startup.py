@@ -46,6 +46,7 @@ def test_help_version_and_usage_errors_import_no_onnx_onnxruntime_or_numpy(args,
     modules, done = modules_of(tmp_path, *args)
     assert done.returncode == (2 if "--no-such-option" in args else 0), done.stderr
     assert top_level(modules) & set(RUNTIME_LIBRARIES) == set()
+    assert "traceback" not in modules  # (--debug's; imported where an internal error is shown)
 
 
 def test_validate_imports_no_model_run_model_check_or_their_inputs(tmp_path):
