@@ -37,8 +37,6 @@ from .pool import Job, Pool, run_in_process
 from .quantization import LAYER_HELP
 from .registry import layer_kinds
 from .interrupts import exit_status
-from .model_check import check_file, check_loaded
-from .model_run import ModelRun, RunOptions, make_run_options, run_model  # noqa: F401  (the Python API of run MODEL)
 from .report import (Progress, counts, disagreement_lines, merged_status, summary_line, summary_table,  # noqa: F401  (Progress, disagreement_lines, summary_table, merged_status, write_reports: for the CLI)
                      write_json, write_junit, write_reports)
 from .report import merge as _merge, read_report, refusal_policy  # noqa: F401  (refusal_policy: for the CLI)
@@ -59,6 +57,16 @@ SpecSource = Union[str, "os.PathLike[str]", Mapping[str, Any], Spec]
 
 __all__ = ["load_spec", "convert", "validate", "check", "plain_data", "Conversion", "ValidationReport",
            "CheckReport", "SpecSource"]
+_RUN_MODEL = ("ModelRun", "RunOptions", "make_run_options", "run_model")  # the Python API of run MODEL (model_run)
+
+
+def __getattr__(name: str):
+    """run MODEL's names, imported on first use: validate, convert and check never import a model run (issue 34)."""
+    if name in _RUN_MODEL:
+        from . import model_run  # start-up time: validate and convert import no model run, model_inputs or model_start
+
+        return getattr(model_run, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -230,6 +238,8 @@ def check(source: "SpecSource | onnx.ModelProto", target: str = "portable", *, o
     allows, as trtexec's ``--fp16``/``--int8`` (with a spec: beyond its own ``precision``).
     """
     import onnx  # (the model type; onnx is loaded by then: the pipeline imports it)
+
+    from .model_check import check_file, check_loaded  # start-up time: validate and convert import no model check
 
     chosen = pipeline.get_target(target, precision=precision)
     if isinstance(source, onnx.ModelProto) or (isinstance(source, (str, os.PathLike))

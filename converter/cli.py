@@ -9,7 +9,6 @@ import functools
 import gc
 import os
 import sys
-import traceback
 from pathlib import Path
 
 import click
@@ -62,6 +61,8 @@ def handle_errors(command):
             sys.exit(EXIT_FAILED)
         except (InternalError, Exception) as exc:  # noqa: BLE001 - anything else is our bug
             if debug:
+                import traceback  # start-up time: --help and every command that ends well need none (1 ms)
+
                 traceback.print_exc()
             named = next(((k, kwargs[k]) for k in ("spec", "file") if kwargs.get(k)), None)  # run's FILE: spec or model
             where = f" ({named[0]}: {named[1]})" if named else ""

@@ -20,6 +20,7 @@ in that order, each answer kept as it arrives.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -209,15 +210,30 @@ def _probed(found: dict, name: str, floor: int):
 
 
 def _key(wanted: bool) -> str:
-    import onnx
-
     digest = hashlib.sha256()
     machine = [platform.node(), *(f"{v}={os.environ.get(v)}" for v in _MACHINE_VARIABLES)]
-    for part in (__version__, sys.version, onnx.__version__, str(wanted), *machine, *_identity()):
+    for part in (__version__, sys.version, onnx_identity().decode(), str(wanted), *machine, *_identity()):
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     for source in (isolated.CHILD, Path(isolated.__file__), Path(__file__), Path(__file__).with_name("opset.py")):
         digest.update(source.read_bytes())
     return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def onnx_identity() -> bytes:
+    """Which onnx writes the probe models here and the lowered models spec_cache keeps, told without importing it
+    (its import is 35 ms of CPU, and a validation whose lowered models are all cached needs no onnx: issue 34):
+    the name, size and modification time of its ``__init__.py`` and compiled core, which an upgrade, a downgrade
+    or a reinstall replaces (as ``_identity`` tells onnxruntime's build)."""
+    found = importlib.util.find_spec("onnx")
+    if found is None or not found.origin:
+        return b"no onnx"
+    init = Path(found.origin)
+    parts = []
+    for path in [init, *sorted(init.parent.glob("onnx_cpp2py_export*"))]:
+        stat = path.stat()
+        parts.append(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return "\0".join(parts).encode()
 
 
 def _identity() -> list[str]:

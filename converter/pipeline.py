@@ -27,32 +27,24 @@ import json
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Callable, Iterator, Sequence
-
-from onnx import helper
 
 from . import reference, spec_cache
 from .compare import Tolerance, compare, resolve_tolerance
 from .errors import TargetRefusal, UserError, describe_exception
-from .lowering import build_model
 from .opset import DEFAULT_OPSET, MIN_OPSET, newest_onnx_opset
 from .registry import is_builtin, layer_kind, layer_kinds, reference_of
 from .repro import write_repro
 from .results import BAD, ERROR, FAIL, OUTCOMES, PASS, REFUSAL_POLICIES, REFUSED, XFAIL, XPASS, CaseResult
 from .files import check_writable_folder, write_atomic
-from .legalize import host_model
 from .runners import RunConfig, machine_has, make_configs, session
 from .runners.onnxruntime import check_convert_opset, check_opset
 from .shapes import case_shapes
 from .spec import Case, Spec
 from .targets import (TARGET_NAMES, Target, check_precision, choose_target, get_target,  # noqa: F401
                       provider_for_target, target_for_provider, target_names)  # (target_names: for the fronts, through the api)
-from .targets.check import check_model, errors
-from .targets.dla_guide import DLA_RELEASE  # noqa: F401  (check prints it)
-from .targets.model_view import UnreadValue
 from .targets.spec_rules import refuse_spec
-from .targets.trt_importer import ONNX_TENSORRT, importer_view
-from .targets.trt_importer import render as render_layers
 from .spec import load_rules_file
 from .xfail import XfailRule
 
@@ -461,6 +453,8 @@ def _stamp(model, target, note: str):
         props["spec2onnx.precision"] = ",".join(sorted(target.precision))
     if note:
         props["spec2onnx.opset_choice"] = note
+    from onnx import helper  # start-up time (_build_side)
+
     helper.set_model_props(model, props)
     return model
 
@@ -514,6 +508,8 @@ def _auto_target(spec, opset: int, *, fixed: bool, hint: str):
             continue
         props = {p.key: p.value for p in model.metadata_props}
         props["spec2onnx.auto"] = name + (f" ({'; '.join(why)})" if why else " (the most portable target)")
+        from onnx import helper  # start-up time (_build_side)
+
         helper.set_model_props(model, props)
         return model, used, note, chosen
     raise AssertionError("unreachable: the last candidate returns or raises")
@@ -597,12 +593,13 @@ def writable_folder(option: str, folder: str) -> str:
 def importer_view_lines(report) -> list[str]:
     """The lines ``check --layers`` shows for a checked file (a model_check.FileReport): the TensorRT layers
     onnx-tensorrt builds from it."""
-    lines = [f"TensorRT layers onnx-tensorrt builds ({ONNX_TENSORRT}):"]
+    side = _build_side()
+    lines = [f"TensorRT layers onnx-tensorrt builds ({side.trt_importer.ONNX_TENSORRT}):"]
     try:
-        layers = importer_view(report.view.model, view=report.view)
-    except UnreadValue as exc:
+        layers = side.trt_importer.importer_view(report.view.model, view=report.view)
+    except side.model_view.UnreadValue as exc:
         return lines + [f"(not shown: a layer needs the value of {exc}, whose data check does not read)"]
-    rendered = render_layers(layers)
+    rendered = side.trt_importer.render(layers)
     return lines + (LAYERS_LEGEND if "?" in rendered else []) + [rendered or "(no layers)"]
 
 
@@ -610,3 +607,37 @@ def importer_view_lines(report) -> list[str]:
 LAYERS_LEGEND = [
     '  ("?OP": a node of an op this view does not model; onnx-tensorrt may still import it, as the check\'s verdict',
     "   says, but the layers it builds are not listed. A \"?\" type: one onnx's shape inference left unknown.)"]
+
+
+def _build_side() -> SimpleNamespace:
+    """What lowers a spec to ONNX and checks the model (the lowering's model builder, the static check, legalization,
+    the importer view), imported on first use: by a lowered model not in the cache, convert and check. A validation
+    whose lowered models are all cached imports no onnx (issue 34: onnx's import alone was 35 ms of CPU, an eighth
+    of a one-spec validate: docs/performance.md, Start-up)."""
+    from . import legalize, lowering  # start-up time: the build side imports onnx
+    from .targets import check, dla_guide, model_view, trt_importer  # start-up time: the build side imports onnx
+
+    return SimpleNamespace(legalize=legalize, lowering=lowering, check=check, dla_guide=dla_guide,
+                           model_view=model_view, trt_importer=trt_importer)
+
+
+def build_model(*args, **kwargs):
+    return _build_side().lowering.build_model(*args, **kwargs)
+
+
+def host_model(model):
+    return _build_side().legalize.host_model(model)
+
+
+def check_model(*args, **kwargs):
+    return _build_side().check.check_model(*args, **kwargs)
+
+
+def errors(problems):
+    return _build_side().check.errors(problems)
+
+
+def __getattr__(name: str):
+    if name == "DLA_RELEASE":  # (check prints it)
+        return _build_side().dla_guide.DLA_RELEASE
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import signed_store
+from .ort_build import onnx_identity
 from .network import Spec
 from .registry import is_builtin
 
@@ -173,9 +174,10 @@ def lowered_model(spec, variant: str, build: Callable[[], bytes]) -> bytes:
     Lowering is a pure function of the code (``_code_id``), of what ``build`` reads of the spec (its
     name, source and network, whose pickle is in the key: a Spec changed after loading, or a network
     read from ``.npy`` files, is keyed by what it holds now) and of ``variant`` (opset, provider,
-    target: whatever else ``build`` reads), plus onnx's version, which writes the bytes. Only spec2onnx's
-    own layer kinds (a plugin's code is not in the key). The entry is signed like a spec's (a forged model
-    would be a forged result) and at most MAX_ENTRY_BYTES.
+    target: whatever else ``build`` reads), plus the installed onnx, which writes the bytes (told from its
+    files, ort_build.onnx_identity: a cache hit imports no onnx). Only spec2onnx's own layer kinds (a
+    plugin's code is not in the key). The entry is signed like a spec's (a forged model would be a forged
+    result) and at most MAX_ENTRY_BYTES.
     """
     folder, secret = _folder_and_secret(all(map(is_builtin, spec.ops)))
     if secret is None or sum(a.nbytes for a in spec.network.constants.values()) > MAX_ENTRY_BYTES:
@@ -189,9 +191,7 @@ def lowered_model(spec, variant: str, build: Callable[[], bytes]) -> bytes:
         return build()
     if len(content) > MAX_ENTRY_BYTES:
         return build()
-    import onnx
-
-    digest = hashlib.sha256(_code_id() + b"\0".join([b"", variant.encode(), onnx.__version__.encode(), content]))
+    digest = hashlib.sha256(_code_id() + b"\0".join([b"", variant.encode(), onnx_identity(), content]))
     key = digest.hexdigest()
     cached = signed_store.read(folder, secret, MODELS, key)
     if cached is not None:

@@ -15,7 +15,7 @@ import pytest
 from .conftest import REPO
 
 PACKAGE = REPO / "converter"
-MAX_INLINE_IMPORTS = 15
+MAX_INLINE_IMPORTS = 20
 REASONS = ("start-up time", "optional dependency")
 
 

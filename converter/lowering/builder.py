@@ -10,13 +10,20 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-from onnx import NodeProto, TensorProto, helper, numpy_helper
 
 from ..dtypes import DType
 from ..network import Layer, TensorType
 from ..targets import Target, target_for_provider
+
+if TYPE_CHECKING:  # pragma: no cover
+    from onnx import NodeProto, TensorProto
+
+# onnx is imported where a node or an initializer is made, not with this module: loading a spec imports every
+# lowering family (they register the kinds), and a validation whose lowered models are all cached makes none
+# (issue 34: onnx's import is 35 ms of CPU, an eighth of a one-spec validate).
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,8 @@ class NodeBuilder:
         key = (value.dtype, value.shape, hashlib.sha256(value.reshape(-1).view(np.uint8)).digest())
         if key in self._consts:
             return self._consts[key]
+        from onnx import numpy_helper  # start-up time (above)
+
         name = self._consts[key] = self._fresh(hint)
         self.lowered.initializers.append(numpy_helper.from_array(value, name))
         return name
@@ -75,6 +84,8 @@ class NodeBuilder:
         return self.const(hint, np.array(value, dtype=dtype.numpy))
 
     def op(self, op_type: str, inputs: list[str], *, why: str = "", **attrs) -> str:
+        from onnx import helper  # start-up time (above)
+
         out = self._fresh(op_type)
         node = helper.make_node(op_type, inputs, [out], name=out, doc_string=why or None, **attrs)
         self.lowered.nodes.append(node)
@@ -93,5 +104,7 @@ class NodeBuilder:
             node.output[list(node.output).index(result)] = self.layer.name
             node.name = self.layer.name
         else:
+            from onnx import helper  # start-up time (above)
+
             self.lowered.nodes.append(helper.make_node("Identity", [result], [self.layer.name], name=self.layer.name))
         return self.lowered

@@ -15,7 +15,6 @@ import numpy as np
 from ..brief import brief
 from ..errors import TargetRuleError
 from ..registry import layer_kind
-from .attributes import string_attr
 
 
 class DlaRuleError(TargetRuleError):
@@ -225,6 +224,8 @@ def node_problems(node, view, precision=()) -> list[str]:
         if not _dla_broadcast(a, b):
             problems.append(f"shapes {list(a)} and {list(b)}: DLA comparisons broadcast only as NCHW, NC11 or N111")
     if node.op == "Resize":
+        from .attributes import string_attr  # start-up time: attributes imports onnx; the spec rules above need none
+
         mode = string_attr(node, "mode")
         combo = (string_attr(node, "coordinate_transformation_mode"),
                  string_attr(node, "nearest_mode") if mode == "nearest" else None)
