@@ -348,7 +348,7 @@ def _interpolate(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, x_t
         if mode == "CUBIC" and not _cubic_resize_allowed(ctx):
             y = _cubic_taps_dynamic(b, attrs, x, x_type, sizes, axes)
         else:
-            y = _interpolate_dynamic(b, attrs, x, x_type, sizes, inner, pad, why_fold)
+            y = _interpolate_dynamic(b, attrs, x, x_type, sizes, inner, pad, why_fold, _never_empty(layer, axes, rank))
     if dtype == INT8:
         return _float_to_int8(b, ctx, y)
     if dtype == FLOAT16:
@@ -449,8 +449,28 @@ def cubic_taps(l_in: int, l_out: int, attrs) -> tuple[list[np.ndarray], list[np.
     return [np.clip(base + k, 0, l_in - 1).astype(np.int64) for k in (-1, 0, 1, 2)], weights
 
 
-def _interpolate_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, sizes: str, inner: int, pad: int, why: str) -> str:
+def _never_empty(layer: Layer, axes: list[int], rank: int) -> bool:
+    """Whether no output length can be 0 where the input's is not: scales >= 1 on every axis resized give
+    floor(a * s) >= a (a * s >= a, and float32 rounding and floor are monotone); a shape input may hold anything."""
+    attrs = layer.attrs
+    if len(layer.inputs) == 2:
+        return False
+    if attrs["shape"] is not None:
+        return all(int(attrs["shape"][ax]) > 0 for ax in axes)
+    scales = per_dimension(attrs["scales"], rank)
+    return all(float(scales[ax]) >= 1.0 for ax in axes)
+
+
+def _interpolate_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, sizes: str, inner: int, pad: int, why: str,
+                         never_empty: bool = False) -> str:
+    """``never_empty``: no output length is 0 unless the input's is (``_never_empty``); then the sizes are given to
+    the Resize as they are and no Slice copies its result again (onnxruntime resizes a 0 length to 0 only)."""
     rank = x_type.rank
+    if never_empty and inner <= rank - 2 and rank in ((4, 5) if attrs["resize_mode"] == "LINEAR" else (4,)) and not (
+            x_type.is_static and x_type.size == 0):
+        # onnxruntime runs it as it is (as the static lowering's ``native``): no Reshape, whose copy into the graph's
+        # output cost 12% of the Resize (4x8x128x128 x2 LINEAR, benchmarks/dynamic.py)
+        return _resize_node(b, attrs, x, sizes)
     shape = []  # Shape(x), made once and only when a dimension is unknown until run time
 
     def part(tensor: str, start: int, end: int) -> str:
@@ -477,12 +497,15 @@ def _interpolate_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, size
     folded = b.op("Concat", [lead, dims(rank - inner, rank)], axis=0)
     y = b.op("Reshape", [x, folded], why=why)
     wanted = part(sizes, rank - inner, rank)
-    positive = b.op("Max", [wanted, b.const("one", np.ones(1, np.int64))], why="onnxruntime's Resize needs sizes > 0")
+    positive = wanted if never_empty else b.op("Max", [wanted, b.const("one", np.ones(1, np.int64))],
+                                               why="onnxruntime's Resize needs sizes > 0")
     head = lead if None not in outer else part(b.op("Shape", [y]), 0, 2 + pad)
     resize_sizes = b.op("Concat", [head, positive], axis=0)
     y = _resize_node(b, attrs, y, resize_sizes)
     out = b.op("Concat", [dims(0, rank - inner), positive], axis=0)
     y = b.op("Reshape", [y, out], why="unfold to the output shape (outer dimensions are the input's)")
+    if never_empty:
+        return y
     axes = b.const("axes", np.arange(rank - inner, rank, dtype=np.int64))
     return b.op("Slice", [y, b.const("zeros", np.zeros(inner, np.int64)), wanted, axes], why="an output length of 0 at run time")
 
