@@ -266,32 +266,38 @@ def _nearest_dynamic(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str,
     onnxruntime's Gather on the last axis copies element by element (60x a Resize, docs/performance.md)."""
     why = "NEAREST with a run-time shape: indices from the exact fraction of each coordinate, integer math only"
     shape = []  # Shape(x), made once and only when a dimension is unknown until run time
-    lengths = {}
-    for ax in sorted(axes, reverse=True):
-        if x_type.shape[ax] is not None:
-            l_in = b.scalar(f"length_in{ax}", x_type.shape[ax], INT64)
-        else:
-            shape or shape.append(b.op("Shape", [x]))
-            l_in = b.op("Gather", [shape[0], b.scalar(f"axis{ax}", ax, INT64)], axis=0)
-        lengths[ax] = l_in, b.op("Gather", [sizes, b.scalar(f"axis{ax}", ax, INT64)], axis=0)
+    order = sorted(axes, reverse=True)
+
+    def shape_of() -> str:
+        shape or shape.append(b.op("Shape", [x]))
+        return shape[0]
 
     def gathers() -> str:
         y = x
-        for ax, (l_in, l_out) in lengths.items():
+        for ax in order:
+            if x_type.shape[ax] is not None:
+                l_in = b.scalar(f"length_in{ax}", x_type.shape[ax], INT64)
+            else:
+                l_in = b.op("Gather", [shape_of(), b.scalar(f"axis{ax}", ax, INT64)], axis=0)
+            l_out = b.op("Gather", [sizes, b.scalar(f"axis{ax}", ax, INT64)], axis=0)
             y = b.op("Gather", [y, build_nearest_indices(b, l_in, l_out, layer.attrs)], axis=ax, why=why)
         return y
-    if ctx.target.name not in ("ort-cpu", "ort-cuda") or x_type.dtype not in _nearest_resize_types(ctx):
-        return gathers()
-    if x_type.size == 0:
+    if ctx.target.name not in ("ort-cpu", "ort-cuda") or x_type.dtype not in _nearest_resize_types(ctx) or \
+            x_type.size == 0:
         return gathers()
     zero = b.scalar("zero", 0, INT64)
-    # onnxruntime's Resize refuses an empty tensor (a static input's size is known: no Size, which onnxruntime would
-    # place on the CPU, for CUDA)
-    exact = None if x_type.is_static else b.op("Greater", [b.op("Size", [x]), zero])
-    for l_in, l_out in lengths.values():
-        positive = b.op("Greater", [l_out, zero])
-        exact = positive if exact is None else b.op("And", [exact, positive])
-        exact = b.op("And", [exact, build_ort_nearest_exact(b, l_in, l_out, layer.attrs)])
+    resized = b.const("resized_axes", np.array(order, np.int64))
+    if any(x_type.shape[ax] is None for ax in order):
+        l_in = b.op("Gather", [shape_of(), resized], axis=0)
+    else:
+        l_in = b.const("lengths_in", np.array([x_type.shape[ax] for ax in order], np.int64))
+    l_out = b.op("Gather", [sizes, resized], axis=0)
+    # onnxruntime's Resize refuses an empty tensor and a 0 length (a static input's size is known: no Size, which
+    # onnxruntime would place on the CPU, for CUDA)
+    exact = b.op("And", [b.op("Greater", [b.op("ReduceMin", [l_out], keepdims=0), zero]),
+                         build_ort_nearest_exact(b, l_in, l_out, layer.attrs)])
+    if not x_type.is_static:
+        exact = b.op("And", [b.op("Greater", [b.op("Size", [x]), zero]), exact])
     resize = _branch(b, x_type, "resize", lambda: _resize_node(b, layer.attrs, x, sizes, why=WHY_IF_RESIZE))
     exact_gathers = _branch(b, x_type, "gathers", gathers)
     return b.op("If", [exact], then_branch=resize, else_branch=exact_gathers, why=WHY_IF)
@@ -655,11 +661,13 @@ _ORT_ERROR_INVERSE = 2**20  # 1 / _ORT_ERROR
 
 
 def build_ort_nearest_exact(b: NodeBuilder, l_in: str, l_out: str, attrs) -> str:
-    """``ort_nearest_exact`` in the graph, from int64 scalars L_in and L_out: a bool scalar. Integer arithmetic only
-    (no float64, no Mod: onnxruntime's DirectML EP has no int64 Mod), every divisor made >= 1. Lengths from 2^22 on
-    are refused before anything else matters; below, no product leaves int64 (|num| < 2^46). exact_scale: fl(L_out /
-    L_in) is exact iff the reduced fraction's denominator is a power of two, which (L_in < 2^22) is iff L_in divides
-    L_out * 2^21."""
+    """``ort_nearest_exact`` of every axis at once, in the graph: int64 vectors L_in and L_out (one entry per axis)
+    in, a bool scalar out (every axis passes). The axes are rows of one [axes, max L_out] computation: a node costs
+    onnxruntime about as much at session start-up as at run time whatever its size, so one pass for all axes, not one
+    per axis. Integer arithmetic only, every divisor >= 1 (an output length of 0 makes no row: it is decided
+    elsewhere). Lengths from 2^22 on fail before anything else matters; below, no product leaves int64 (|num| <
+    2^46). exact_scale: fl(L_out / L_in) is exact iff the reduced fraction's denominator is a power of two, which
+    (L_in < 2^22) is iff L_in divides L_out * 2^21."""
     transform, rounding = attrs["coordinate_transformation"], attrs["nearest_rounding"]
     zero, one, two = (b.scalar(n, v, INT64) for n, v in (("zero", 0), ("one", 1), ("two", 2)))
 
@@ -669,13 +677,12 @@ def build_ort_nearest_exact(b: NodeBuilder, l_in: str, l_out: str, attrs) -> str
     def int_(name, v):
         return b.scalar(name, v, INT64)
 
-    def mod(n, d):  # n mod d for n >= 0, d >= 1
-        return op("Sub", n, op("Mul", op("Div", n, d), d))
+    def count(mask):  # how many elements are true
+        return op("ReduceSum", b.cast(mask, INT64, why="count the true elements"), keepdims=0)
 
-    def none(mask):  # no element true (an empty mask: true)
-        return op("Equal", op("ReduceSum", b.cast(mask, INT64, why="count the true elements"), keepdims=0), zero)
-
-    i = op("Range", zero, l_out, one)
+    column = b.const("column", np.array([-1, 1], np.int64))
+    l_in, l_out = op("Reshape", l_in, column), op("Reshape", l_out, column)  # [axes, 1]
+    i = op("Reshape", op("Range", zero, op("ReduceMax", l_out, keepdims=0), one), b.const("row", np.array([1, -1], np.int64)))
     if transform == "ASYMMETRIC":
         num, den = op("Mul", i, l_in), l_out
     elif transform == "HALF_PIXEL":
@@ -687,22 +694,25 @@ def build_ort_nearest_exact(b: NodeBuilder, l_in: str, l_out: str, attrs) -> str
     den = op("Max", den, one)  # L_out = 0 or ALIGN_CORNERS' L_out = 1: no division by zero (decided elsewhere)
     k = 1 if rounding in ("FLOOR", "CEIL") else 2
     grid_num, grid_den = (num, den) if k == 1 else (op("Sub", op("Mul", num, two), den), op("Mul", den, two))
-    # num > -den / 2 (HALF_PIXEL: (2i + 1) L_in - L_out > -L_out), so grid_num + 2 grid_den > 0
-    r = mod(op("Add", grid_num, op("Mul", grid_den, two)), grid_den)
+    r = op("Mod", grid_num, grid_den)  # fmod 0: the divisor's sign, so 0 <= r < grid_den
     on = op("Equal", r, zero)
     distance = op("Mul", op("Min", r, op("Sub", grid_den, r)), int_("inverse_error", _ORT_ERROR_INVERSE))
-    far = op("Greater", distance, op("Mul", op("Add", op("Abs", num), den), int_("k", k)))
-    ok = none(op("Not", op("Or", on, far)))
-    if transform != "ALIGN_CORNERS":  # exact_scale, else no coordinate on the boundary (but x = 0 under ASYMMETRIC)
-        exact_scale = op("Equal", mod(op("Mul", l_out, int_("two_21", 2**21)), op("Max", l_in, one)), zero)
+    bad = op("Not", op("Or", on, op("Greater", distance, op("Mul", op("Add", op("Abs", num), den), int_("k", k)))))
+    if transform != "ALIGN_CORNERS":  # on the boundary: only with an exact scale (or x = 0 under ASYMMETRIC)
+        exact_scale = op("Equal", op("Mod", op("Mul", l_out, int_("two_21", 2**21)), op("Max", l_in, one)), zero)
         bad_on = op("And", on, op("Not", op("Equal", num, zero))) if transform == "ASYMMETRIC" else on
-        ok = op("And", ok, op("Or", exact_scale, none(bad_on)))
+        bad = op("Or", bad, op("And", bad_on, op("Not", exact_scale)))
+    # a row fails where it is not the identity (L_in = L_out) and: a length reaches the float32 limits, or an output
+    # i < L_out is bad and the row is not a single output at coordinate 0 (onnxruntime's own 0)
+    counted = op("Not", op("Equal", l_in, l_out))
     if transform != "HALF_PIXEL" or attrs["selector_for_single_pixel"] == "UPPER":
-        ok = op("Or", ok, op("Equal", l_out, one))  # coordinate 0 exactly: onnxruntime's own 0
-    small = op("Less", op("Max", l_in, l_out), int_("limit", 2**22))
+        counted = op("And", counted, op("Not", op("Equal", l_out, one)))
+    failing = op("And", op("And", bad, op("Less", i, l_out)), counted)
+    large = op("Not", op("Less", op("Max", l_in, l_out), int_("limit", 2**22)))
     if transform == "ALIGN_CORNERS":
-        small = op("And", small, op("Less", op("Mul", l_in, l_out), int_("product_limit", 2**24)))
-    return op("Or", op("And", small, ok), op("Equal", l_in, l_out))
+        large = op("Or", large, op("Not", op("Less", op("Mul", l_in, l_out), int_("product_limit", 2**24))))
+    large = op("And", large, op("Not", op("Equal", l_in, l_out)))
+    return op("Equal", op("Add", count(failing), count(large)), zero)
 
 
 # --- NEAREST indices: the exact fraction num / den of each coordinate, integer arithmetic only -----

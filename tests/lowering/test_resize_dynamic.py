@@ -41,15 +41,16 @@ def _attrs(transform, selector, rounding):
 
 
 def _rule_graph(attrs):
-    """build_ort_nearest_exact alone: int64 scalars L_in, L_out in, a bool out."""
+    """build_ort_nearest_exact alone: int64 vectors L_in, L_out in (one entry per axis), a bool out."""
     b = NodeBuilder(Layer("rule", "trt.Resize", (), attrs))
     out = b.op("Identity", [lowering.build_ort_nearest_exact(b, "l_in", "l_out", attrs)])
-    graph = helper.make_graph(b.lowered.nodes, "g", [helper.make_tensor_value_info(n, TensorProto.INT64, []) for n in ("l_in", "l_out")],
+    graph = helper.make_graph(b.lowered.nodes, "g", [helper.make_tensor_value_info(n, TensorProto.INT64, [None]) for n in ("l_in", "l_out")],
                               [helper.make_tensor_value_info(out, TensorProto.BOOL, [])], initializer=b.lowered.initializers)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
     onnx.checker.check_model(model, full_check=True)
     run = OrtRunner(model.SerializeToString()).run
-    return lambda l_in, l_out: bool(next(iter(run({"l_in": np.array(l_in), "l_out": np.array(l_out)}).values())))
+    return lambda l_in, l_out: bool(next(iter(run({"l_in": np.array(l_in, np.int64).reshape(-1),
+                                                   "l_out": np.array(l_out, np.int64).reshape(-1)}).values())))
 
 
 LIMIT_PAIRS = [(2**22 - 1, 2**21), (2**22, 2**21), (2**21, 2**22), (2**22 - 1, 2**22 - 2), (2**22 + 1, 1), (2**22, 1),
@@ -71,12 +72,18 @@ def test_the_in_graph_rule_says_what_ort_nearest_exact_says(transform, selector,
 
 @settings(max_examples=max(20, settings.default.max_examples))
 @given(mode=st.sampled_from(MODES), l_in=st.integers(1, 2**23), l_out=st.integers(1, 2**23),
-       factor=st.sampled_from((None, 2, 3, 4, 8, 1 / 2, 1 / 4, 3 / 2, 2 / 3)))
-def test_the_in_graph_rule_agrees_on_random_pairs(mode, l_in, l_out, factor):
+       factor=st.sampled_from((None, 2, 3, 4, 8, 1 / 2, 1 / 4, 3 / 2, 2 / 3)),
+       second=st.tuples(st.integers(1, 300), st.integers(1, 300)))
+def test_the_in_graph_rule_agrees_on_random_pairs(mode, l_in, l_out, factor, second):
+    """One axis, then two (the graph tests every resized axis in one pass: all of them must pass)."""
     if factor is not None:  # the ratios resizes are made with
         l_out = max(1, int(l_in * factor))
     attrs = _attrs(*mode)
-    assert _rule_graph(attrs)(l_in, l_out) == lowering.ort_nearest_exact(l_in, l_out, attrs)
+    rule = _rule_graph(attrs)
+    want = lowering.ort_nearest_exact(l_in, l_out, attrs)
+    assert rule(l_in, l_out) == want
+    both = want and lowering.ort_nearest_exact(*second, attrs)
+    assert rule([l_in, second[0]], [l_out, second[1]]) == rule([second[0], l_in], [second[1], l_out]) == both
 
 
 # --- the converted models --------------------------------------------------------------------------
