@@ -45,7 +45,8 @@ WHY_FLOAT16 = ("{t} computed in float32 and rounded to {t} at the layer's output
                "(the CPU EP has no {t} kernel for most ops)")
 WHY_DLA = "DLA rounds to FP16 after every operation: x * scale is rounded before the shift is added"
 WHY_NEAREST = "NEAREST: onnxruntime's float32 coordinates pick another index here: exact Gather indices"
-WHY_DYNAMIC = "{mode} to a run-time shape: the CPU EP's lowering of it (exact NEAREST indices; linear/cubic folded)"
+WHY_DYNAMIC = ("{mode} to a run-time shape: the CPU EP's lowering of it (NEAREST: onnxruntime's Resize where the "
+               "run's lengths pass the exactness rule, else exact indices; linear/cubic folded where onnxruntime needs it)")
 WHY_EMPTY = "an empty input or output: no value to compute (onnxruntime refuses to resize a 0 length)"
 WHY_NOOP = ("Add/Sub of a constant zero as Sum: onnxruntime's NoopElimination deletes Add(x, 0) / Sub(x, 0), "
             "but x + (+0) and x - (-0) turn -0 into +0")

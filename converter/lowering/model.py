@@ -54,7 +54,7 @@ def _build_model(network: Network, *, name: str, opset: int, provider: str, doc:
         nodes.extend(lowered.nodes)
         initializers.extend(lowered.initializers)
         notes.extend(lowered.legalizations)
-    used = {name for node in nodes for name in node.input}
+    used = set(_inputs(nodes))
     initializers = [t for t in initializers if t.name in used]  # e.g. a constant a lowering folded away
     graph = helper.make_graph(
         nodes, name,
@@ -78,6 +78,15 @@ def _build_model(network: Network, *, name: str, opset: int, provider: str, doc:
     if check:
         check_onnx(model)
     return model
+
+
+def _inputs(nodes):
+    """Every input name of ``nodes`` and of the nodes of their subgraphs (an If's branches read the constants too)."""
+    for node in nodes:
+        yield from node.input
+        for attr in node.attribute:
+            for graph in ([attr.g] if attr.type == onnx.AttributeProto.GRAPH else attr.graphs):
+                yield from _inputs(graph.node)
 
 
 def check_onnx(model: onnx.ModelProto) -> None:

@@ -2,9 +2,10 @@
 
 Seed: shared/seeds/003. Output size from ``shape``, ``scales`` (b_i = floor(a_i * scales_i)) or a
 second input at run time; coordinates use TensorRT's length ratio L_in / L_out. NEAREST lowers to one
-ONNX ``Resize`` where onnxruntime's float32 coordinates give the exact indices (``ort_nearest_exact``),
-else to exact ``Gather``s; LINEAR/CUBIC to a real ONNX ``Resize`` (folded to [1, P, H, W] where
-onnxruntime needs it; int8 and float16 in float32), CUBIC for TensorRT to Gather taps. What each
+ONNX ``Resize`` where onnxruntime's float32 coordinates give the exact indices (``ort_nearest_exact``; for a
+run-time shape on onnxruntime, decided per run by an ``If``), else to exact ``Gather``s; LINEAR/CUBIC to a
+real ONNX ``Resize`` (folded to [1, P, H, W] where onnxruntime needs it; int8 and float16 in float32), CUBIC
+for TensorRT to Gather taps. What each
 target (``ctx.target``) runs decides int8 handling and the cubic form. Every choice and its source:
 docs/semantics.md, "trt.Resize".
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+from onnx import GraphProto, helper
 
 from ..brief import brief
 from ..compare import Tolerance
@@ -194,7 +196,7 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     if not axes:  # scales of exactly 1 on every dimension: nothing to resize, whatever the sizes
         return b.finish(_int8_around(b, ctx, x_type.dtype, x, lambda v: v))
     if layer.attrs["resize_mode"] == "NEAREST":
-        return b.finish(_int8_around(b, ctx, x_type.dtype, x, lambda v: _nearest_dynamic(b, layer, v, x_type, sizes(v), axes)))
+        return b.finish(_int8_around(b, ctx, x_type.dtype, x, lambda v: _nearest_dynamic(b, layer, ctx, v, x_type, sizes(v), axes)))
     return b.finish(_interpolate(b, layer, ctx, x, x_type, None, None, sizes, axes))
 
 
@@ -255,20 +257,66 @@ def _nearest_static(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, 
     return x
 
 
-def _nearest_dynamic(b: NodeBuilder, layer: Layer, x: str, x_type: TensorType, sizes: str, axes: list[int]) -> str:
+def _nearest_dynamic(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, x_type: TensorType, sizes: str,
+                     axes: list[int]) -> str:
+    """NEAREST to a run-time shape: one exact Gather per axis it may change. On onnxruntime (ort-cpu, ort-cuda) an
+    ``If`` first asks, per shape and in integer arithmetic (``build_ort_nearest_exact``, the rule of
+    ``ort_nearest_exact``), whether onnxruntime's own Resize gives the exact indices at these lengths, and runs that
+    one Resize where it does: the Gathers are what the static lowering takes only where the rule refuses, and
+    onnxruntime's Gather on the last axis copies element by element (60x a Resize, docs/performance.md)."""
     why = "NEAREST with a run-time shape: indices from the exact fraction of each coordinate, integer math only"
-    rank = x_type.rank
-    shape = None
-    for ax in sorted(axes, reverse=True):
-        if x_type.shape[ax] is not None:
-            l_in = b.scalar(f"length_in{ax}", x_type.shape[ax], INT64)
-        else:
-            shape = shape or b.op("Shape", [x])
-            l_in = b.op("Gather", [shape, b.scalar(f"axis{ax}", ax, INT64)], axis=0)
-        l_out = b.op("Gather", [sizes, b.scalar(f"axis{ax}", ax, INT64)], axis=0)
-        idx = build_nearest_indices(b, l_in, l_out, layer.attrs)
-        x = b.op("Gather", [x, idx], axis=ax, why=why)
-    return x
+    shape = []  # Shape(x), made once and only when a dimension is unknown until run time
+    order = sorted(axes, reverse=True)
+
+    def shape_of() -> str:
+        shape or shape.append(b.op("Shape", [x]))
+        return shape[0]
+
+    def gathers() -> str:
+        y = x
+        for ax in order:
+            if x_type.shape[ax] is not None:
+                l_in = b.scalar(f"length_in{ax}", x_type.shape[ax], INT64)
+            else:
+                l_in = b.op("Gather", [shape_of(), b.scalar(f"axis{ax}", ax, INT64)], axis=0)
+            l_out = b.op("Gather", [sizes, b.scalar(f"axis{ax}", ax, INT64)], axis=0)
+            y = b.op("Gather", [y, build_nearest_indices(b, l_in, l_out, layer.attrs)], axis=ax, why=why)
+        return y
+    if ctx.target.name not in ("ort-cpu", "ort-cuda") or x_type.dtype not in _nearest_resize_types(ctx) or \
+            x_type.size == 0:
+        return gathers()
+    zero = b.scalar("zero", 0, INT64)
+    resized = b.const("resized_axes", np.array(order, np.int64))
+    if any(x_type.shape[ax] is None for ax in order):
+        l_in = b.op("Gather", [shape_of(), resized], axis=0)
+    else:
+        l_in = b.const("lengths_in", np.array([x_type.shape[ax] for ax in order], np.int64))
+    l_out = b.op("Gather", [sizes, resized], axis=0)
+    # onnxruntime's Resize refuses an empty tensor and a 0 length (a static input's size is known: no Size, which
+    # onnxruntime would place on the CPU, for CUDA)
+    exact = b.op("And", [b.op("Greater", [b.op("ReduceMin", [l_out], keepdims=0), zero]),
+                         build_ort_nearest_exact(b, l_in, l_out, layer.attrs)])
+    if not x_type.is_static:
+        exact = b.op("And", [b.op("Greater", [b.op("Size", [x]), zero]), exact])
+    resize = _branch(b, x_type, "resize", lambda: _resize_node(b, layer.attrs, x, sizes, why=WHY_IF_RESIZE))
+    exact_gathers = _branch(b, x_type, "gathers", gathers)
+    return b.op("If", [exact], then_branch=resize, else_branch=exact_gathers, why=WHY_IF)
+
+
+WHY_IF = ("NEAREST with a run-time shape: onnxruntime's own Resize where, at this shape, its float32 coordinates give "
+          "the exact indices (integer test of ort_nearest_exact's rule, once per run), else exact Gathers")
+WHY_IF_RESIZE = "NEAREST as one Resize: at this run-time shape onnxruntime's float32 coordinates give the exact indices"
+
+
+def _branch(b: NodeBuilder, x_type: TensorType, name: str, build) -> GraphProto:
+    """A subgraph of the nodes ``build`` adds (their constants stay initializers of the main graph, which a subgraph
+    may read), with one output of x's type and rank."""
+    start = len(b.lowered.nodes)
+    out = build()
+    nodes = b.lowered.nodes[start:]
+    del b.lowered.nodes[start:]
+    value = helper.make_tensor_value_info(out, x_type.dtype.onnx, [None] * x_type.rank)
+    return helper.make_graph(nodes, f"{b.layer.name}/{name}", [], [value])
 
 
 def _interpolate(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, x_type: TensorType,
@@ -306,7 +354,7 @@ def _interpolate(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, x_t
         if mode == "CUBIC" and not _cubic_resize_allowed(ctx):
             y = _cubic_taps_dynamic(b, attrs, x, x_type, sizes, axes)
         else:
-            y = _interpolate_dynamic(b, attrs, x, x_type, sizes, inner, pad, why_fold)
+            y = _interpolate_dynamic(b, attrs, x, x_type, sizes, inner, pad, why_fold, _never_empty(layer, axes, rank))
     if dtype == INT8:
         return _float_to_int8(b, ctx, y)
     if dtype == FLOAT16:
@@ -407,8 +455,28 @@ def cubic_taps(l_in: int, l_out: int, attrs) -> tuple[list[np.ndarray], list[np.
     return [np.clip(base + k, 0, l_in - 1).astype(np.int64) for k in (-1, 0, 1, 2)], weights
 
 
-def _interpolate_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, sizes: str, inner: int, pad: int, why: str) -> str:
+def _never_empty(layer: Layer, axes: list[int], rank: int) -> bool:
+    """Whether no output length can be 0 where the input's is not: scales >= 1 on every axis resized give
+    floor(a * s) >= a (a * s >= a, and float32 rounding and floor are monotone); a shape input may hold anything."""
+    attrs = layer.attrs
+    if len(layer.inputs) == 2:
+        return False
+    if attrs["shape"] is not None:
+        return all(int(attrs["shape"][ax]) > 0 for ax in axes)
+    scales = per_dimension(attrs["scales"], rank)
+    return all(float(scales[ax]) >= 1.0 for ax in axes)
+
+
+def _interpolate_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, sizes: str, inner: int, pad: int, why: str,
+                         never_empty: bool = False) -> str:
+    """``never_empty``: no output length is 0 unless the input's is (``_never_empty``); then the sizes are given to
+    the Resize as they are and no Slice copies its result again (onnxruntime resizes a 0 length to 0 only)."""
     rank = x_type.rank
+    if never_empty and inner <= rank - 2 and rank in ((4, 5) if attrs["resize_mode"] == "LINEAR" else (4,)) and not (
+            x_type.is_static and x_type.size == 0):
+        # onnxruntime runs it as it is (as the static lowering's ``native``): no Reshape, whose copy into the graph's
+        # output cost 12% of the Resize (4x8x128x128 x2 LINEAR, benchmarks/dynamic.py)
+        return _resize_node(b, attrs, x, sizes)
     shape = []  # Shape(x), made once and only when a dimension is unknown until run time
 
     def part(tensor: str, start: int, end: int) -> str:
@@ -435,12 +503,15 @@ def _interpolate_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, size
     folded = b.op("Concat", [lead, dims(rank - inner, rank)], axis=0)
     y = b.op("Reshape", [x, folded], why=why)
     wanted = part(sizes, rank - inner, rank)
-    positive = b.op("Max", [wanted, b.const("one", np.ones(1, np.int64))], why="onnxruntime's Resize needs sizes > 0")
+    positive = wanted if never_empty else b.op("Max", [wanted, b.const("one", np.ones(1, np.int64))],
+                                               why="onnxruntime's Resize needs sizes > 0")
     head = lead if None not in outer else part(b.op("Shape", [y]), 0, 2 + pad)
     resize_sizes = b.op("Concat", [head, positive], axis=0)
     y = _resize_node(b, attrs, y, resize_sizes)
     out = b.op("Concat", [dims(0, rank - inner), positive], axis=0)
     y = b.op("Reshape", [y, out], why="unfold to the output shape (outer dimensions are the input's)")
+    if never_empty:
+        return y
     axes = b.const("axes", np.arange(rank - inner, rank, dtype=np.int64))
     return b.op("Slice", [y, b.const("zeros", np.zeros(inner, np.int64)), wanted, axes], why="an output length of 0 at run time")
 
@@ -476,15 +547,15 @@ def _deployment_size(b: NodeBuilder, layer: Layer, x_type: TensorType, out_shape
     return b.const("sizes", np.array(out_shape, np.int64)), ""
 
 
-def _resize_node(b: NodeBuilder, attrs, x: str, sizes: str, scales: str = "", deployment: bool = False) -> str:
+def _resize_node(b: NodeBuilder, attrs, x: str, sizes: str, scales: str = "", deployment: bool = False,
+                 why: str = "") -> str:
     transform = _ONNX_TRANSFORM[attrs["coordinate_transformation"]]
     if transform == "half_pixel" and attrs["selector_for_single_pixel"] == "UPPER":
         transform = "pytorch_half_pixel"  # HALF_PIXEL, and coordinate 0 for an output length of 1
     extra = {"cubic_coeff_a": float(attrs["cubic_coeff"]), "exclude_outside": 0} if attrs["resize_mode"] == "CUBIC" else {}
-    why = ""
     if attrs["resize_mode"] == "NEAREST":
         extra = {"nearest_mode": ORT_NEAREST_MODE[attrs["nearest_rounding"]]}
-        why = "" if deployment else "NEAREST as one Resize: onnxruntime's float32 coordinates give the exact indices here (docs/semantics.md)"
+        why = "" if deployment else why or "NEAREST as one Resize: onnxruntime's float32 coordinates give the exact indices here (docs/semantics.md)"
     inputs = [x, "", scales] if scales else [x, "", "", sizes]  # ONNX Resize: X, roi, scales, sizes
     return b.op("Resize", inputs, mode=attrs["resize_mode"].lower(), coordinate_transformation_mode=transform,
                 why=why, **extra)
@@ -575,14 +646,73 @@ def ort_nearest_exact(l_in: int, l_out: int, attrs) -> bool:
     if l_out == 1 and den == 1 and num[0] == 0:
         return True  # onnxruntime's own 0 (align_corners, pytorch_half_pixel)
     exact_scale = transform == "ALIGN_CORNERS" or float(np.float32(l_out) / np.float32(l_in)) * l_in == l_out
-    grid_num, grid_den = (num, den) if rounding in ("FLOOR", "CEIL") else (2 * num - den, 2 * den)
+    k = 1 if rounding in ("FLOOR", "CEIL") else 2
+    grid_num, grid_den = (num, den) if k == 1 else (2 * num - den, 2 * den)
     r = np.mod(grid_num, grid_den)
     on = r == 0
     if not exact_scale and np.any(on & ~((num == 0) & (transform == "ASYMMETRIC"))):
         return False
-    off = ~on
-    distance = np.minimum(r[off], grid_den - r[off]) / grid_den
-    return bool(np.all(distance > _ORT_ERROR * (np.abs(num[off]) / den + 1)))
+    # off the boundary: min(r, grid_den - r) / grid_den > _ORT_ERROR * (|num| / den + 1), in integers (exact, and
+    # what build_ort_nearest_exact computes in the graph; grid_den = k * den, |num| < 2^46 here)
+    return bool(np.all(on | (np.minimum(r, grid_den - r) * _ORT_ERROR_INVERSE > k * (np.abs(num) + den))))
+
+
+_ORT_ERROR_INVERSE = 2**20  # 1 / _ORT_ERROR
+
+
+def build_ort_nearest_exact(b: NodeBuilder, l_in: str, l_out: str, attrs) -> str:
+    """``ort_nearest_exact`` of every axis at once, in the graph: int64 vectors L_in and L_out (one entry per axis)
+    in, a bool scalar out (every axis passes). The axes are rows of one [axes, max L_out] computation: a node costs
+    onnxruntime about as much at session start-up as at run time whatever its size, so one pass for all axes, not one
+    per axis. Integer arithmetic only, every divisor >= 1 (an output length of 0 makes no row: it is decided
+    elsewhere). Lengths from 2^22 on fail before anything else matters; below, no product leaves int64 (|num| <
+    2^46). exact_scale: fl(L_out / L_in) is exact iff the reduced fraction's denominator is a power of two, which
+    (L_in < 2^22) is iff L_in divides L_out * 2^21."""
+    transform, rounding = attrs["coordinate_transformation"], attrs["nearest_rounding"]
+    zero, one, two = (b.scalar(n, v, INT64) for n, v in (("zero", 0), ("one", 1), ("two", 2)))
+
+    def op(kind, *args, **kw):
+        return b.op(kind, list(args), **kw)
+
+    def int_(name, v):
+        return b.scalar(name, v, INT64)
+
+    def count(mask):  # how many elements are true
+        return op("ReduceSum", b.cast(mask, INT64, why="count the true elements"), keepdims=0)
+
+    column = b.const("column", np.array([-1, 1], np.int64))
+    l_in, l_out = op("Reshape", l_in, column), op("Reshape", l_out, column)  # [axes, 1]
+    i = op("Reshape", op("Range", zero, op("ReduceMax", l_out, keepdims=0), one), b.const("row", np.array([1, -1], np.int64)))
+    if transform == "ASYMMETRIC":
+        num, den = op("Mul", i, l_in), l_out
+    elif transform == "HALF_PIXEL":
+        num, den = op("Sub", op("Mul", op("Add", op("Mul", i, two), one), l_in), l_out), op("Mul", l_out, two)
+        if attrs["selector_for_single_pixel"] == "UPPER":  # an output length of 1 samples coordinate 0
+            num = op("Mul", num, b.cast(op("Greater", l_out, one), INT64, why="UPPER: coordinate 0 when L_out = 1"))
+    else:  # ALIGN_CORNERS
+        num, den = op("Mul", i, op("Sub", l_in, one)), op("Sub", l_out, one)
+    den = op("Max", den, one)  # L_out = 0 or ALIGN_CORNERS' L_out = 1: no division by zero (decided elsewhere)
+    k = 1 if rounding in ("FLOOR", "CEIL") else 2
+    grid_num, grid_den = (num, den) if k == 1 else (op("Sub", op("Mul", num, two), den), op("Mul", den, two))
+    r = op("Mod", grid_num, grid_den)  # fmod 0: the divisor's sign, so 0 <= r < grid_den
+    on = op("Equal", r, zero)
+    distance = op("Mul", op("Min", r, op("Sub", grid_den, r)), int_("inverse_error", _ORT_ERROR_INVERSE))
+    bad = op("Not", op("Or", on, op("Greater", distance, op("Mul", op("Add", op("Abs", num), den), int_("k", k)))))
+    if transform != "ALIGN_CORNERS":  # on the boundary: only with an exact scale (or x = 0 under ASYMMETRIC)
+        exact_scale = op("Equal", op("Mod", op("Mul", l_out, int_("two_21", 2**21)), op("Max", l_in, one)), zero)
+        bad_on = op("And", on, op("Not", op("Equal", num, zero))) if transform == "ASYMMETRIC" else on
+        bad = op("Or", bad, op("And", bad_on, op("Not", exact_scale)))
+    # a row fails where it is not the identity (L_in = L_out) and: a length reaches the float32 limits, or an output
+    # i < L_out is bad and the row is not a single output at coordinate 0 (onnxruntime's own 0)
+    counted = op("Not", op("Equal", l_in, l_out))
+    if transform != "HALF_PIXEL" or attrs["selector_for_single_pixel"] == "UPPER":
+        counted = op("And", counted, op("Not", op("Equal", l_out, one)))
+    failing = op("And", op("And", bad, op("Less", i, l_out)), counted)
+    large = op("Not", op("Less", op("Max", l_in, l_out), int_("limit", 2**22)))
+    if transform == "ALIGN_CORNERS":
+        large = op("Or", large, op("Not", op("Less", op("Mul", l_in, l_out), int_("product_limit", 2**24))))
+    large = op("And", large, op("Not", op("Equal", l_in, l_out)))
+    return op("Equal", op("Add", count(failing), count(large)), zero)
 
 
 # --- NEAREST indices: the exact fraction num / den of each coordinate, integer arithmetic only -----
