@@ -20,12 +20,12 @@ shared[::4096] = b"\x01" * len(shared[::4096])
 if os.fork() == 0:
     own = bytearray(40 * 2**20)
     own[::4096] = b"\x01" * len(own[::4096])
-    print("ready", flush=True)
+    os.write(1, b"ready\n")  # one write each: print's two (text, newline) interleaved as "readyready"
     time.sleep(60)
     os._exit(0)
 mine = bytearray(40 * 2**20)
 mine[::4096] = b"\x01" * len(mine[::4096])
-print("ready", flush=True)
+os.write(1, b"ready\n")  # one write each: print's two (text, newline) interleaved as "readyready"
 time.sleep(60)
 """
 
