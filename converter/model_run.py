@@ -73,6 +73,8 @@ def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_le
     """RunOptions from the command line's values: runtimes, provider, shapes and ranges parsed and checked."""
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise UserError(f"--seed {seed}: must be a whole number >= 0")
+    if not isinstance(allow_nonfinite, bool):
+        raise UserError(f"allow_nonfinite {allow_nonfinite!r}: must be True or False (--allow-nonfinite)")
     if load_inputs is not None and val_ranges:
         raise UserError("--val-range: the inputs come from --load-inputs; a range applies to generated inputs only")
     if profile is not None and (isinstance(profile, bool) or not isinstance(profile, int) or profile < 0):
@@ -89,7 +91,7 @@ def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_le
     tolerance = Tolerance(atol, rtol) if (atol, rtol) != (None, None) else None
     return RunOptions(make_configs(runtimes, provider, opt_levels), tolerance, seed, parse_shapes(shapes),
                       parse_val_ranges(val_ranges), load_inputs, save_inputs, load_outputs, save_outputs, mark_all,
-                      max_memory, threads, profile, profile_shapes, bool(allow_nonfinite))
+                      max_memory, threads, profile, profile_shapes, allow_nonfinite)
 
 
 @dataclass(frozen=True)
@@ -168,16 +170,16 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
         if need > budget:
             raise UserError(f"{path}: its inputs ({', '.join(f'{n}:{show_shape(s)}' for n, s in shapes.items())}) take "
                             f"{show(need)}, above the memory budget of {show(budget)} (--max-memory)")
-        ranges = _shape_ranges(shaping, options.val_ranges)
         try:
-            values = profile_values(inputs, profile) if profile else {}
+            values = profile_values(inputs, profile) if profile else {}  # a shape input's values at the profile
+            drawn = {n: v for n, v in shaping.items() if n not in values}  # (the profile's: said below, not drawn)
+            ranges = _shape_ranges(drawn, options.val_ranges)
             generated = generate([t for t in inputs if t.name not in values], shapes, ranges, options.seed)
         except UserError as exc:
             raise exc.located(file=path) from None
         feeds = {t.name: values[t.name] if t.name in values else generated[t.name] for t in inputs}
         del generated  # (feeds alone holds the arrays: early.share below puts them in shared memory, once)
-        generated_shaping = {n: v for n, v in shaping.items() if n not in values}  # (the profile's: said below)
-        notes = notes + _shape_feeds(generated_shaping, feeds, shapes, ranges, options.val_ranges)
+        notes = notes + _shape_feeds(drawn, feeds, shapes, ranges, options.val_ranges)
         source = f"generated: seed {options.seed}, {_ranges(ranges)}"
         if profile:
             given = [n for n in profile.ranges if n in options.shapes]

@@ -236,3 +236,13 @@ def test_validate_fails_a_non_finite_value_where_expected_is_finite_even_at_an_i
     assert "onnxruntime vs expected (atol=inf, rtol=1e-05): 2/3 elements differ" in result.output
     assert "worst at [0]: got inf, want 5.0; first: [0] got inf want 5.0, [1] got nan want 0.0" in result.output
     assert "PASS  div-edges/same-expected" in result.output  # NaN where expected has NaN, inf where inf
+
+
+def test_allow_nonfinite_from_python_is_a_bool_or_refused():
+    """The API takes True or False: "no" (a string, truthy) would have turned the check off."""
+    from converter.errors import UserError
+    from converter.model_run import make_run_options
+
+    assert make_run_options(allow_nonfinite=True).allow_nonfinite is True
+    with pytest.raises(UserError, match="allow_nonfinite 'no'"):
+        make_run_options(allow_nonfinite="no")
