@@ -22,11 +22,13 @@ PLOTTING_LIBRARIES = ("matplotlib", "plotly", "bokeh", "seaborn", "pandas", "PIL
 RUN_MODEL_MODULES = ("model_run", "model_check", "model_inputs", "model_start")
 
 
-def modules_of(tmp_path, *args) -> tuple[set[str], subprocess.CompletedProcess]:
-    """The modules a command of this checkout's CLI has imported when it exits, and how it ended."""
+def modules_of(tmp_path, *args, **env) -> tuple[set[str], subprocess.CompletedProcess]:
+    """The modules a command of this checkout's CLI has imported when it exits, and how it ended (``env``: more
+    environment variables for it)."""
     out = tmp_path / "modules.json"
     done = subprocess.run([sys.executable, "-c", MODULES_AT_EXIT + RUN_CLI, str(out), *map(str, args)],
-                          capture_output=True, text=True, cwd=REPO, env=child_env(PYTHONPATH=str(REPO)), timeout=120)
+                          capture_output=True, text=True, cwd=REPO, env=child_env(PYTHONPATH=str(REPO), **env),
+                          timeout=120)
     assert out.exists(), done.stderr[-2000:]
     return set(json.loads(out.read_text())), done
 
@@ -96,12 +98,14 @@ def test_the_startup_benchmark_divides_each_round_by_its_own_floor():
 
 def test_validate_with_its_lowered_model_cached_imports_no_onnx(tmp_path):
     spec = SPECS / "trt_scale" / "seed-scale-4d.yaml"
-    first, done = modules_of(tmp_path, "validate", "-j", "0", spec)  # (fills the test's cache, if not yet)
+    cache = {"SPEC2ONNX_CACHE": str(tmp_path / "cache")}  # its own cache, on whatever the suite runs with (=off too)
+    first, done = modules_of(tmp_path, "validate", "-j", "0", spec, **cache)  # (fills it)
     assert done.returncode == 0, done.stdout + done.stderr
-    again, done = modules_of(tmp_path, "validate", "-j", "0", spec)
+    assert "onnx" in top_level(first)  # (lowered: the cache was empty)
+    again, done = modules_of(tmp_path, "validate", "-j", "0", spec, **cache)
     assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout + done.stderr
     assert "onnxruntime" in top_level(again) and "onnx" not in top_level(again)
-    pooled, done = modules_of(tmp_path, "validate", "-j", "1", spec)  # the parent of a worker: no onnx either
+    pooled, done = modules_of(tmp_path, "validate", "-j", "1", spec, **cache)  # a worker's parent: no onnx either
     assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout + done.stderr
     assert "onnx" not in top_level(pooled)
 

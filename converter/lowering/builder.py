@@ -93,6 +93,19 @@ class NodeBuilder:
             self.lowered.legalizations.append(f"{out}: {why}")
         return out
 
+    def subgraph(self, name: str, build, out_type: TensorType):
+        """A GraphProto (an If's branch) of the nodes ``build()`` adds, its output the name it returns, of
+        ``out_type``'s element type and rank; their constants stay initializers of the main graph, which a
+        subgraph may read."""
+        from onnx import helper  # start-up time (above)
+
+        start = len(self.lowered.nodes)
+        out = build()
+        nodes = self.lowered.nodes[start:]
+        del self.lowered.nodes[start:]
+        value = helper.make_tensor_value_info(out, out_type.dtype.onnx, [None] * out_type.rank)
+        return helper.make_graph(nodes, f"{self.layer.name}/{name}", [], [value])
+
     def cast(self, value: str, to: DType, *, why: str) -> str:
         return self.op("Cast", [value], to=to.onnx, why=why)
 

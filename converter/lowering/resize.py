@@ -15,7 +15,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from onnx import GraphProto, helper
 
 from ..brief import brief
 from ..compare import Tolerance
@@ -298,25 +297,14 @@ def _nearest_dynamic(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str,
                          build_ort_nearest_exact(b, l_in, l_out, layer.attrs)])
     if not x_type.is_static:
         exact = b.op("And", [b.op("Greater", [b.op("Size", [x]), zero]), exact])
-    resize = _branch(b, x_type, "resize", lambda: _resize_node(b, layer.attrs, x, sizes, why=WHY_IF_RESIZE))
-    exact_gathers = _branch(b, x_type, "gathers", gathers)
+    resize = b.subgraph("resize", lambda: _resize_node(b, layer.attrs, x, sizes, why=WHY_IF_RESIZE), x_type)
+    exact_gathers = b.subgraph("gathers", gathers, x_type)
     return b.op("If", [exact], then_branch=resize, else_branch=exact_gathers, why=WHY_IF)
 
 
 WHY_IF = ("NEAREST with a run-time shape: onnxruntime's own Resize where, at this shape, its float32 coordinates give "
           "the exact indices (integer test of ort_nearest_exact's rule, once per run), else exact Gathers")
 WHY_IF_RESIZE = "NEAREST as one Resize: at this run-time shape onnxruntime's float32 coordinates give the exact indices"
-
-
-def _branch(b: NodeBuilder, x_type: TensorType, name: str, build) -> GraphProto:
-    """A subgraph of the nodes ``build`` adds (their constants stay initializers of the main graph, which a subgraph
-    may read), with one output of x's type and rank."""
-    start = len(b.lowered.nodes)
-    out = build()
-    nodes = b.lowered.nodes[start:]
-    del b.lowered.nodes[start:]
-    value = helper.make_tensor_value_info(out, x_type.dtype.onnx, [None] * x_type.rank)
-    return helper.make_graph(nodes, f"{b.layer.name}/{name}", [], [value])
 
 
 def _interpolate(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, x_type: TensorType,
