@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Union
 import numpy as np
 
 from . import pipeline
-from .compare import Tolerance  # noqa: F401  (the CLI builds --atol/--rtol/--ulp with it)
+from .compare import Tolerance, command_line_tolerance  # noqa: F401  (the CLI builds --atol/--rtol/--ulp with them)
 from .dtypes import BFLOAT16
 from .errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, SpecError, UserError
 from .files import bundled_specs_dir, check_distinct, check_output, default_suite, save_npy_atomic, write_atomic

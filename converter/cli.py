@@ -120,6 +120,35 @@ class _NonNegative(click.ParamType):
         return number
 
 
+class _PerOutput(click.ParamType):
+    """Polygraphy's ``[OUTPUT:]VALUE``: VALUE checked here (a usage error naming the option), kept as text; the
+    library parses it (compare.parse_per_output: OUTPUT is what precedes the last ':')."""
+
+    def __init__(self, choices=None):
+        self.choices = choices
+        self.name = "[OUTPUT:]" + ("{" + ",".join(choices) + "}" if choices else "VALUE")
+
+    def convert(self, value, param, ctx):
+        name, colon, text = str(value).rpartition(":")
+        if colon and not name:
+            self.fail(f"{value!r}: no output name before ':' (OUTPUT:VALUE, or VALUE for every output)", param, ctx)
+        if self.choices is not None:
+            if text not in self.choices:
+                self.fail(f"{value!r}: {text!r} is not one of {', '.join(self.choices)}", param, ctx)
+            return str(value)
+        _NonNegative().convert(text, param, ctx)
+        return str(value)
+
+
+_ERROR_STATS = ("elemwise", "max", "mean", "median")  # compare.ERROR_STATS (no numpy import for --help)
+_TOLERANCE_HELP = ("[OUTPUT:]VALUE, repeatable, Polygraphy's syntax: a bare VALUE for every output, OUTPUT:VALUE for "
+                   "that output alone (it wins over the bare one); an OUTPUT {} has no output of is refused (exit 2).")
+_ERROR_STAT_HELP = ("Which statistic of the error must be within tolerance, [OUTPUT:]STAT, repeatable: elemwise (each "
+                    "element, |a-b| <= atol + rtol*|b|; the default), or max, mean or median, which fail where that "
+                    "statistic of the absolute error is above atol and that of the relative error above rtol "
+                    "(Polygraphy's --check-error-stat). A NaN or infinity that differs fails whatever the statistic.")
+
+
 class _Timeout(click.ParamType):
     """Seconds > 0; inf means no timeout. NaN (which would disable it silently) and 0 or less are refused."""
 
@@ -312,10 +341,10 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
 @click.option("--ort-opt-level", "opt_levels", type=click.Choice(["disabled", "basic", "extended", "all"]),
               multiple=True, default=("all",), show_default=True,
               help="onnxruntime graph optimization level; repeat to run every case at several levels.")
-@click.option("--atol", type=_NonNegative(), default=None,
-              help="Absolute tolerance (>= 0) for every float output (overrides specs).")
-@click.option("--rtol", type=_NonNegative(), default=None,
-              help="Relative tolerance (>= 0) for every float output (overrides specs).")
+@click.option("--atol", type=_PerOutput(), multiple=True,
+              help="Absolute tolerance (>= 0) for float outputs (overrides specs). " + _TOLERANCE_HELP.format("the run's specs"))
+@click.option("--rtol", type=_PerOutput(), multiple=True,
+              help="Relative tolerance (>= 0) for float outputs (overrides specs). " + _TOLERANCE_HELP.format("the run's specs"))
 @click.option("--ulp", type=click.IntRange(min=0), default=None,
               help="Also accept float elements at most this many units in the last place apart.")
 @click.option("--xfail-file", type=click.Path(dir_okay=False, exists=True), default=None,
@@ -377,7 +406,7 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     from . import api  # start-up time: --help, --version and usage errors import no onnx, onnxruntime or lowering
 
     api.load_plugins(plugins)
-    tolerance = api.Tolerance(atol, rtol, ulp) if (atol, rtol, ulp) != (None, None, None) else None
+    tolerance = api.command_line_tolerance(atol, rtol, ulp)  # --atol/--rtol [OUTPUT:]VALUE
     every = [api.make_options(runtimes=runtimes, provider=provider, target=target, opt_levels=opt_levels, opset=opset,
                               tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins,
                               max_memory=max_memory, refused=refused, precision=_precision(fp16, int8))
@@ -481,7 +510,7 @@ error (a bug in spec2onnx: please report it, with --debug output);
 _SPEC_ONLY = ("case_name", "input_files", "output_dir", "opset")
 _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_inputs", "load_inputs", "save_outputs",
                "load_outputs", "mark_all", "allow_nonfinite", "atol", "rtol", "json_path", "junit_path", "quiet",
-               "profile", "profile_shapes")
+               "profile", "profile_shapes", "check_error_stat", "fail_fast")
 
 
 @main.command(epilog=RUN_EPILOG)
@@ -530,10 +559,17 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
                    "-inf, and none of them a number, whatever --atol/--rtol (a note names each such output). "
                    "Default: an output of the model holding a NaN or an infinity fails (exit 1), naming the output, "
                    "the counts and the first index, as Polygraphy's --validate.")
-@click.option("--atol", type=_NonNegative(), default=None,
-              help="MODEL: absolute tolerance (>= 0) for float outputs (default per dtype, as validate's).")
-@click.option("--rtol", type=_NonNegative(), default=None,
-              help="MODEL: relative tolerance (>= 0) for float outputs (default per dtype, as validate's).")
+@click.option("--atol", type=_PerOutput(), multiple=True,
+              help="MODEL: absolute tolerance (>= 0) for float outputs (default per dtype, as validate's). "
+                   + _TOLERANCE_HELP.format("the model"))
+@click.option("--rtol", type=_PerOutput(), multiple=True,
+              help="MODEL: relative tolerance (>= 0) for float outputs (default per dtype, as validate's). "
+                   + _TOLERANCE_HELP.format("the model"))
+@click.option("--check-error-stat", "check_error_stat", type=_PerOutput(_ERROR_STATS), multiple=True,
+              help="MODEL: " + _ERROR_STAT_HELP)
+@click.option("--fail-fast", "-x", "fail_fast", is_flag=True,
+              help="MODEL: stop at the first failing comparison (or a runtime that cannot run the model), as "
+                   "validate's -x: the comparisons not made are named in a note.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="MODEL: write a JSON report (docs/report-schema.md: validate's, one case per comparison).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
@@ -551,8 +587,8 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
 @click.pass_context
 @handle_errors
 def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shapes, seed, val_ranges, load_inputs,
-        save_inputs, load_outputs, save_outputs, mark_all, allow_nonfinite, atol, rtol, json_path, junit_path, quiet,
-        case_name, input_files, output_dir, opset, max_memory):
+        save_inputs, load_outputs, save_outputs, mark_all, allow_nonfinite, atol, rtol, check_error_stat, fail_fast,
+        json_path, junit_path, quiet, case_name, input_files, output_dir, opset, max_memory):
     """Run an ONNX MODEL on several runtimes and compare them, or a SPEC's model and write its outputs.
 
     \b
@@ -604,7 +640,8 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
                                             save_inputs=save_inputs, load_outputs=load_outputs,
                                             save_outputs=save_outputs, mark_all=mark_all, max_memory=max_memory,
                                             profile=profile, profile_shapes=profile_shapes,
-                                            allow_nonfinite=allow_nonfinite))
+                                            allow_nonfinite=allow_nonfinite, check_error_stat=check_error_stat,
+                                            fail_fast=fail_fast))
 
 
 def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=None) -> None:
