@@ -543,12 +543,15 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
               help="MODEL: range of an input's generated values (NAME:LOW,HIGH; LOW,HIGH alone: every input). "
                    "Floats uniform in [LOW, HIGH) (rounded to their type), integers in [LOW, HIGH], bools "
                    "the truth values of those integers; default [0, 1], as Polygraphy's.")
-@click.option("--load-inputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
-              help="MODEL: feed these inputs (one array per input name; never unpickled; checked against the model).")
+@click.option("--load-inputs", type=click.Path(), default=None, metavar="FILE.npz|DIR",
+              help="MODEL: feed these inputs (one array per input name; never unpickled; checked against the model). "
+                   "A folder: one test_data_set_N of onnx's layout (its input_K.pb, the K-th input of the model), as "
+                   "onnx's backend tests and the model zoo ship them.")
 @click.option("--save-inputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
               help="MODEL: write the inputs fed (one array per input name).")
-@click.option("--load-outputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
-              help="MODEL: golden outputs, compared like one more runtime: every runtime against them.")
+@click.option("--load-outputs", type=click.Path(), default=None, metavar="FILE.npz|DIR",
+              help="MODEL: golden outputs, compared like one more runtime: every runtime against them. A folder: one "
+                   "test_data_set_N of onnx's layout (its output_K.pb, the K-th output of the model).")
 @click.option("--save-outputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
               help="MODEL: write the first runtime's outputs (with --mark-all, every tensor), to --load-outputs later.")
 @click.option("--mark-all", is_flag=True,

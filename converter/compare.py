@@ -165,8 +165,9 @@ def compare_stats(actual: np.ndarray, expected: np.ndarray, tol: Tolerance,
     relative error above rtol (Polygraphy's ``check_outputs_match``, NVIDIA/TensorRT
     tools/Polygraphy/polygraphy/comparator/compare.py: ``stat_failed(abs, atol) and stat_failed(rel, rtol)``). A NaN
     or an infinity that differs fails whatever the statistic (module docstring). The statistics are gathered in
-    the same chunked pass as the verdict; the median keeps one |error| per element (float32, float64 for 8-byte
-    types), the only buffer the size of the output. ``statistics=False``: only what the verdict needs.
+    the same chunked pass as the verdict; the median keeps one |error| per element (float64; float32 for float16
+    and small integers, which it holds exactly), and --check-error-stat median one relative error (float64): the
+    only buffers the size of the output. ``statistics=False``: only what the verdict needs.
     """
     return _compare(actual, expected, tol, stat, statistics)
 
@@ -275,9 +276,11 @@ class _Errors:
     """ErrorStats gathered chunk by chunk: sums and maxima, and each element's |error| kept for the median."""
 
     def __init__(self, size: int, dtype, is_float: bool, atol: float, rtol: float, keep_rel: bool):
-        store = np.float64 if dtype.itemsize >= 8 else np.float32
-        self.abs_all = np.empty(size, store)
-        self.rel_all = np.empty(size, store) if keep_rel else None
+        # float32 holds every difference of float16 and of 8- and 16-bit integers exactly; others take float64 (a
+        # float32 or bfloat16 difference reaches 2 * 3.4e38, beyond float32; a relative error, any size)
+        exact32 = dtype == np.float16 or (dtype.kind in "biu" and dtype.itemsize <= 2)
+        self.abs_all = np.empty(size, np.float32 if exact32 else np.float64)
+        self.rel_all = np.empty(size, np.float64) if keep_rel else None
         self.is_float, self.atol, self.rtol = is_float, atol, rtol
         self.ulps = is_float and dtype.itemsize in _ORDERED_INT
         self.n, self.sum_abs, self.sum_rel, self.max_abs, self.max_rel = 0, 0.0, 0.0, 0.0, 0.0
@@ -415,8 +418,9 @@ def value_stats(array: np.ndarray) -> dict | None:
             x = x[finite]
         if not x.size:
             continue
-        k, chunk_mean = x.size, float(x.mean())
-        chunk_m2 = float(np.square(x - chunk_mean).sum())
+        with np.errstate(over="ignore", invalid="ignore"):  # (values near float64's limit: inf, as numpy's)
+            k, chunk_mean = x.size, float(x.mean())
+            chunk_m2 = float(np.square(x - chunk_mean).sum())
         delta, both = chunk_mean - mean, n + k  # Chan et al.'s pairwise update: one pass, no cancellation
         mean += delta * k / both
         m2 += chunk_m2 + delta * delta * n * k / both

@@ -34,7 +34,7 @@ from .isolation import ChildDied, call_isolated
 from .model_inputs import (CORNERS, STRING, Tensor, bind_shapes, check_npz_names, dtype_of_array, generate,
                            load_arrays, loaded_inputs, model_inputs, model_outputs, parse_shapes, parse_val_ranges,
                            pick_profile, profile_shapes, profile_values, read_profiles, save_arrays, show_shape)
-from .model_reading import is_onnx_model, read_model_with_data  # noqa: F401  (is_onnx_model: run's dispatch)
+from .model_reading import is_onnx_model, read_model_with_data, read_test_data_set  # noqa: F401  (is_onnx_model: run's dispatch)
 from .report import summary_line, summary_table, write_reports  # noqa: F401  (for the CLI: run MODEL's reports)
 from .results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
 from .model_start import DEFAULT_RUNTIMES, EarlySession, RuntimeRun, SharedArrays, received, run_one
@@ -170,8 +170,11 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
         raise exc.located(file=path) from None
     shaping = shape_inputs(model.graph, inputs)  # integer inputs a node takes as its shape: generated >= 1, noted
     if options.load_inputs:
-        feeds, source, notes = loaded_inputs("--load-inputs", options.load_inputs, inputs, options.shapes, budget), \
-            f"--load-inputs {options.load_inputs}", []
+        onnx_layout = Path(options.load_inputs).is_dir()  # a test_data_set_N folder: input_K.pb, K in input order
+        members = read_test_data_set("--load-inputs", options.load_inputs, "input", [t.name for t in inputs],
+                                     budget) if onnx_layout else None
+        feeds, source, notes = loaded_inputs("--load-inputs", options.load_inputs, inputs, options.shapes, budget,
+                                             members), f"--load-inputs {options.load_inputs}", []
     else:
         need = sum(math.prod(shapes[t.name]) * (t.dtype.numpy.itemsize if t.dtype else 0) for t in inputs)
         if need > budget:
@@ -331,7 +334,10 @@ def _run_isolated(config: RunConfig, data: bytes, feeds: dict, threads: int) -> 
 def _golden(file, model, outputs: list[Tensor], budget: int, mark_all: bool) -> dict:
     """The golden outputs of ``--load-outputs``: every output of the model, and any tensor --mark-all marks; each
     of the output's declared element type (a name the model does not output, a missing output: UserError)."""
-    members = load_arrays("--load-outputs", file, budget)
+    if Path(file).is_dir():  # a test_data_set_N folder: output_K.pb, K in the model's output order
+        members = read_test_data_set("--load-outputs", file, "output", [o.name for o in outputs], budget)
+    else:
+        members = load_arrays("--load-outputs", file, budget)
     declared = {o.name: Tensor(o.name, o.type.tensor_type.elem_type, None) for o in model.graph.output}
     for name in members:
         if name not in declared:
