@@ -347,6 +347,8 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
               help="Relative tolerance (>= 0) for float outputs (overrides specs). " + _TOLERANCE_HELP.format("the run's specs"))
 @click.option("--ulp", type=click.IntRange(min=0), default=None,
               help="Also accept float elements at most this many units in the last place apart.")
+@click.option("--check-error-stat", "check_error_stat", type=_PerOutput(_ERROR_STATS), multiple=True,
+              help=_ERROR_STAT_HELP + " An OUTPUT no spec of the run has is refused (exit 2).")
 @click.option("--xfail-file", type=click.Path(dir_okay=False, exists=True), default=None,
               help="YAML list of known failures ({spec, case, runtime, provider, opt_level, reason}).")
 @click.option("--min-cases", type=click.IntRange(min=0), default=0, metavar="N", help="Fail the run if fewer than N cases ran.")
@@ -370,7 +372,7 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
 @handle_errors
 def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_only, runtimes, provider, targets, fp16,
              int8, refused, opset, opt_levels,
-             atol, rtol, ulp, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, host_dir, max_memory, quiet,
+             atol, rtol, ulp, check_error_stat, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, host_dir, max_memory, quiet,
              verbose):
     """Validate specs: run every case on a runtime and compare.
 
@@ -407,9 +409,11 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
 
     api.load_plugins(plugins)
     tolerance = api.command_line_tolerance(atol, rtol, ulp)  # --atol/--rtol [OUTPUT:]VALUE
+    error_stats = api.command_line_stats(check_error_stat)
     every = [api.make_options(runtimes=runtimes, provider=provider, target=target, opt_levels=opt_levels, opset=opset,
                               tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins,
-                              max_memory=max_memory, refused=refused, precision=_precision(fp16, int8))
+                              max_memory=max_memory, refused=refused, precision=_precision(fp16, int8),
+                              error_stats=error_stats)
              for target in (dict.fromkeys(targets) or (None,))]  # one run per target given, in the order given
     if host_dir is not None:
         every = api.save_host_models_per_target(every, host_dir)
@@ -439,6 +443,7 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     # Before any work: every report can be written, and none of them is an input of this run.
     inputs = [*files, *([xfail_file] if xfail_file else []), *(p for p in plugins if p.endswith(".py"))]
     api.check_report_paths({"--json": json_path, "--junit": junit_path}, inputs, specs=files)
+    api.check_tolerance_outputs(files, tolerance, error_stats)  # an OUTPUT no spec of the run has: exit 2
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
     if verbose:
         for skipped in found.skipped:

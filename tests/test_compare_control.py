@@ -270,3 +270,40 @@ def test_every_pytorch_converted_model_of_the_onnx_wheel(case):
         assert result.exit_code == 1 and "ERROR" in result.output and reason[:60] in result.output, result.output
         return
     assert result.exit_code == 0, result.output
+
+
+# validate: the same options, on specs
+
+
+SCALE_4D = Path(__file__).resolve().parent.parent / "specs/trt_scale/seed-scale-4d.yaml"  # one output: 'scale'
+
+
+def test_validate_takes_a_tolerance_per_output_and_refuses_one_no_spec_has(tmp_path):
+    report = tmp_path / "r.json"
+    result = invoke("validate", SCALE_4D, "-j", 0, "--atol", "scale:0.5", "--atol", "1e-3", "--rtol", "scale:0.25",
+                    "--check-error-stat", "scale:mean", "--json", report)
+    assert result.exit_code == 0, result.output
+    doc = json.loads(report.read_text())
+    entries = [c for case in doc["cases"] for c in case["comparisons"]]
+    assert entries and all(c["tolerance"]["atol"] == 0.5 and c["tolerance"]["rtol"] == 0.25 for c in entries)
+    assert all(c["passed"] is True and c["error_stat"] == "mean" and c["error"]["count"] == 9 for c in entries)
+    refused = invoke("validate", SCALE_4D, "-j", 0, "--atol", "nope:1", "--json", tmp_path / "x.json")
+    assert refused.exit_code == 2, refused.output
+    line = refused.output.strip().splitlines()[-1]
+    assert "--atol nope" in line and "'scale'" in line and not (tmp_path / "x.json").exists()
+
+
+def test_validate_fails_on_the_statistic_asked_for(tmp_path):
+    """The spec's expected 361 made 360 (docs/cli.md's wrong.yaml): 1 of 9 elements 1 off, for onnxruntime and the
+    reference alike. By hand: mean abs err 1/9 = 0.111 <= atol 0.2 (passes), max abs err 1 > 0.2 and max rel err
+    1/360 > rtol 0 (fails); elemwise fails on that element."""
+    spec = tmp_path / "wrong.yaml"
+    text = SCALE_4D.read_text()
+    assert "361]]]]" in text
+    spec.write_text(text.replace("361]]]]", "360]]]]"))
+    base = ("validate", spec, "-j", 0, "--atol", "0.2", "--rtol", "0")
+    assert invoke(*base).exit_code == 1
+    assert invoke(*base, "--check-error-stat", "mean").exit_code == 0
+    assert invoke(*base, "--check-error-stat", "scale:mean").exit_code == 0
+    failed = invoke(*base, "--check-error-stat", "max")
+    assert failed.exit_code == 1 and "max abs err 1 > atol 0.2 and max rel err 0.00277778 > rtol 0" in failed.output
