@@ -142,8 +142,8 @@ class _PerOutput(click.ParamType):
 
 _ERROR_STATS = ("elemwise", "max", "mean", "median")  # compare.ERROR_STATS (no numpy import for --help)
 _TOLERANCE_HELP = ("[OUTPUT:]VALUE, repeatable, Polygraphy's syntax: a bare VALUE for every output, OUTPUT:VALUE for "
-                   "that output alone (it wins over the bare one); an OUTPUT {} has no output of is refused (exit 2).")
-_ERROR_STAT_HELP = ("Which statistic of the error must be within tolerance, [OUTPUT:]STAT, repeatable: elemwise (each "
+                   "that output alone (it wins over the bare one); an OUTPUT that is no output of {} is refused (exit 2).")
+_ERROR_STAT_HELP = ("which statistic of the error must be within tolerance, [OUTPUT:]STAT, repeatable: elemwise (each "
                     "element, |a-b| <= atol + rtol*|b|; the default), or max, mean or median, which fail where that "
                     "statistic of the absolute error is above atol and that of the relative error above rtol "
                     "(Polygraphy's --check-error-stat). A NaN or infinity that differs fails whatever the statistic.")
@@ -342,13 +342,16 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
               multiple=True, default=("all",), show_default=True,
               help="onnxruntime graph optimization level; repeat to run every case at several levels.")
 @click.option("--atol", type=_PerOutput(), multiple=True,
-              help="Absolute tolerance (>= 0) for float outputs (overrides specs). " + _TOLERANCE_HELP.format("the run's specs"))
+              metavar="[OUTPUT:]VALUE",
+              help="Absolute tolerance (>= 0) for float outputs (overrides specs). " + _TOLERANCE_HELP.format("any spec of the run"))
 @click.option("--rtol", type=_PerOutput(), multiple=True,
-              help="Relative tolerance (>= 0) for float outputs (overrides specs). " + _TOLERANCE_HELP.format("the run's specs"))
+              metavar="[OUTPUT:]VALUE",
+              help="Relative tolerance (>= 0) for float outputs (overrides specs). " + _TOLERANCE_HELP.format("any spec of the run"))
 @click.option("--ulp", type=click.IntRange(min=0), default=None,
               help="Also accept float elements at most this many units in the last place apart.")
 @click.option("--check-error-stat", "check_error_stat", type=_PerOutput(_ERROR_STATS), multiple=True,
-              help=_ERROR_STAT_HELP + " An OUTPUT no spec of the run has is refused (exit 2).")
+              metavar="[OUTPUT:]STAT", help=_ERROR_STAT_HELP[0].upper() + _ERROR_STAT_HELP[1:] + " An OUTPUT that is no output "
+              "of any spec of the run is refused (exit 2).")
 @click.option("--xfail-file", type=click.Path(dir_okay=False, exists=True), default=None,
               help="YAML list of known failures ({spec, case, runtime, provider, opt_level, reason}).")
 @click.option("--min-cases", type=click.IntRange(min=0), default=0, metavar="N", help="Fail the run if fewer than N cases ran.")
@@ -567,14 +570,14 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
                    "-inf, and none of them a number, whatever --atol/--rtol (a note names each such output). "
                    "Default: an output of the model holding a NaN or an infinity fails (exit 1), naming the output, "
                    "the counts and the first index, as Polygraphy's --validate.")
-@click.option("--atol", type=_PerOutput(), multiple=True,
+@click.option("--atol", type=_PerOutput(), multiple=True, metavar="[OUTPUT:]VALUE",
               help="MODEL: absolute tolerance (>= 0) for float outputs (default per dtype, as validate's). "
                    + _TOLERANCE_HELP.format("the model"))
-@click.option("--rtol", type=_PerOutput(), multiple=True,
+@click.option("--rtol", type=_PerOutput(), multiple=True, metavar="[OUTPUT:]VALUE",
               help="MODEL: relative tolerance (>= 0) for float outputs (default per dtype, as validate's). "
                    + _TOLERANCE_HELP.format("the model"))
 @click.option("--check-error-stat", "check_error_stat", type=_PerOutput(_ERROR_STATS), multiple=True,
-              help="MODEL: " + _ERROR_STAT_HELP)
+              metavar="[OUTPUT:]STAT", help="MODEL: " + _ERROR_STAT_HELP)
 @click.option("--fail-fast", "-x", "fail_fast", is_flag=True,
               help="MODEL: stop at the first failing comparison (or a runtime that cannot run the model), as "
                    "validate's -x: the comparisons not made are named in a note.")

@@ -421,10 +421,14 @@ def value_stats(array: np.ndarray) -> dict | None:
         with np.errstate(over="ignore", invalid="ignore"):  # (values near float64's limit: inf, as numpy's)
             k, chunk_mean = x.size, float(x.mean())
             chunk_m2 = float(np.square(x - chunk_mean).sum())
-        delta, both = chunk_mean - mean, n + k  # Chan et al.'s pairwise update: one pass, no cancellation
-        mean += delta * k / both
-        m2 += chunk_m2 + delta * delta * n * k / both
-        n = both
+        if n:  # Chan et al.'s pairwise update: one pass, no cancellation
+            delta, both = chunk_mean - mean, n + k
+            with np.errstate(over="ignore", invalid="ignore"):
+                mean += delta * (k / both)
+                m2 += chunk_m2 + delta * delta * (n / both) * k
+            n = both
+        else:  # (the first chunk as it is: 0 * delta^2 would be NaN where delta^2 overflows)
+            n, mean, m2 = k, chunk_mean, chunk_m2
         low, high = min(low, float(x.min())), max(high, float(x.max()))
     if not n:
         return {"min": None, "max": None, "mean": None, "std": None, "nan": nan, "inf": inf}
