@@ -70,6 +70,7 @@ class Options:
     refused: str = "skip"  # --refused: a REFUSED case is counted and skipped, or ("fail") fails the run
     precision: tuple[str, ...] = ()  # --fp16/--int8: what the TensorRT build allows beyond each spec's own precision
     error_stats: tuple = ()  # --check-error-stat [OUTPUT:]STAT: ((OUTPUT or "", STAT), ...) (compare.error_stat_for)
+    statistics: bool = True  # every runtime comparison's error statistics in its CaseResult (the CLI: with --json)
 
     @property
     def show_labels(self) -> bool:
@@ -182,7 +183,7 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
             runner = runners[config]
             t1 = time.perf_counter()
             outcome, problems, stats, got = _check(spec, case, runner, want, tolerances, config.runtime, reference_problems,
-                                                   widening, options.error_stats)
+                                                   widening, options.error_stats, options.statistics)
             if static:  # the host ran the model; the target would not (its static check): refused, not broken
                 outcome, problems = REFUSED, static + problems
             disagreements = []
@@ -260,7 +261,7 @@ def _resolved(tolerances, output: str, case: Case) -> Tolerance:
 
 
 def _check(spec: Spec, case: Case, runner, want, tolerances, runtime: str, reference_problems, widening=None,
-           error_stats=()):
+           error_stats=(), statistics: bool = True):
     """(outcome, problems, comparison stats, runtime outputs or None).
 
     ``reference_problems`` (reference vs expected, computed once per case) count for every runtime.
@@ -274,18 +275,19 @@ def _check(spec: Spec, case: Case, runner, want, tolerances, runtime: str, refer
     if isinstance(want, str):
         return ERROR, [want], [], got
     problems, stats = _compare_outputs(spec, case, runtime, got, tolerances, against_reference=want, widening=widening,
-                                       error_stats=error_stats)
+                                       error_stats=error_stats, statistics=statistics)
     problems, stats = problems + reference_problems[0], stats + reference_problems[1]
     return (FAIL if problems else PASS), problems, stats, got
 
 
 def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerances, against_reference,
-                     widening: dict | None = None, names=None, error_stats=()):
+                     widening: dict | None = None, names=None, error_stats=(), statistics: bool = True):
     """(problems, stats) of ``outputs`` (those ``names``; default: every output) against the reference (when given,
     at the tolerance) and the case's expected values (at the tolerance plus the output's ``widening``, an (atol,
     rtol) the target's arithmetic adds; None: not compared here, see check_spec), each with the error statistic
     ``error_stats`` names (--check-error-stat). A runtime's comparisons, passing ones too, carry their error
-    statistics (docs/report-schema.md, /4); the reference's own against the expected values only where they fail."""
+    statistics (docs/report-schema.md, /4) where ``statistics``; the reference's own against the expected values only
+    where they fail."""
     problems, stats = [], []
     for name in spec.network.outputs if names is None else names:
         tol = _resolved(tolerances, name, case)
@@ -300,10 +302,10 @@ def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerance
                 problems.append(f"output {name!r}: {what} produced no such output")
                 break
             stat = error_stat_for(error_stats, name)
-            mismatch, errors = compare_stats(actual, target, tol, stat, statistics=against_reference is not None)
+            mismatch, errors = compare_stats(actual, target, tol, stat, statistics=statistics and against_reference is not None)
             entry = {"output": name, "actual": what, "against": against,
                      "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp}}
-            if errors is not None and against_reference is not None:  # a runtime's: every element's error; a
+            if errors is not None and statistics and against_reference is not None:  # a runtime's: every element's error; a
                 # failure's own keys below keep their meaning (the mismatched elements')
                 d = errors.to_dict()
                 entry.update({k: d[k] for k in ("max_abs", "mean_abs", "median_abs", "max_rel", "max_ulp", "min_atol",
@@ -553,7 +555,8 @@ def run(spec: Spec, feeds: dict, options: Options) -> dict:
 def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels=("all",), opset: int | None = None,
                  tolerance: Tolerance | None = None, xfail_file: str | None = None, repro_dir: str | None = None,
                  plugins: tuple[str, ...] = (), max_memory: int | None = None,
-                 target: str | None = None, refused: str = "skip", precision=(), error_stats=()) -> Options:
+                 target: str | None = None, refused: str = "skip", precision=(), error_stats=(),
+                 statistics: bool = True) -> Options:
     """Options for a validation run, every name checked (unknown provider, opset, runtime, target: UserError).
 
     ``target``: lower for it (and check the model statically) instead of for what the provider implies.
@@ -576,6 +579,7 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
         refused=refused,
         precision=tuple(sorted(check_precision(precision))),
         error_stats=tuple(error_stats),
+        statistics=bool(statistics),
     )
 
 
