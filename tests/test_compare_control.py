@@ -318,3 +318,23 @@ def test_the_fast_ulp_distance_is_ulp_distance_on_finite_values(dtype, data):
     a, b = data.draw(values), data.draw(values)
     n = min(a.size, b.size)
     assert np.array_equal(compare_mod._finite_ulp_distance(a[:n], b[:n]), compare_mod.ulp_distance(a[:n], b[:n]))
+
+
+def test_value_statistics_count_nan_and_infinities(tmp_path):
+    """y = x / x on x = [0, 1, 2, inf]: [NaN, 1, 1, NaN] (0/0 and inf/inf); z = 1 / x: [inf, 1, 0.5, 0]. By hand:
+    y's finite elements 1, 1 (mean 1, std 0), 2 NaN; z's 1, 0.5, 0 (mean 0.5, std sqrt(1/6)), 1 inf."""
+    model = tmp_path / "m.onnx"
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [4]) for n in ("y", "z")]
+    one = numpy_helper.from_array(np.array(1, np.float32), "one")
+    graph = helper.make_graph([helper.make_node("Div", ["x", "x"], ["y"]), helper.make_node("Div", ["one", "x"], ["z"])],
+                              "g", [x], outs, initializer=[one])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), model)
+    np.savez(tmp_path / "in.npz", x=np.array([0, 1, 2, np.inf], np.float32))
+    report = tmp_path / "r.json"
+    result = invoke("run", model, "--runtime", "onnxruntime", "--load-inputs", tmp_path / "in.npz", "--allow-nonfinite",
+                    "--json", report)
+    assert result.exit_code == 0, result.output
+    stats = json.loads(report.read_text())["model"]["runtimes"][0]["stats"]
+    assert stats["y"] == {"min": 1.0, "max": 1.0, "mean": 1.0, "std": 0.0, "nan": 2, "inf": 0}
+    assert stats["z"] == {"min": 0.0, "max": 1.0, "mean": 0.5, "std": pytest.approx((1 / 6) ** 0.5), "nan": 0, "inf": 1}
