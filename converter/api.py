@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Union
 import numpy as np
 
 from . import pipeline
-from .compare import Tolerance  # noqa: F401  (the CLI builds --atol/--rtol/--ulp with it)
+from .compare import Tolerance, command_line_stats, command_line_tolerance, refuse_unknown_outputs  # noqa: F401  (the CLI builds --atol/--rtol/--ulp/--check-error-stat with them)
 from .dtypes import BFLOAT16
 from .errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, SpecError, UserError
 from .files import bundled_specs_dir, check_distinct, check_output, default_suite, save_npy_atomic, write_atomic
@@ -340,6 +340,20 @@ def _write(option: str, path: Path, data: bytes) -> None:
         write_atomic(path, data)
     except OSError as exc:
         raise UserError(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
+
+
+def check_tolerance_outputs(files, tolerance: "Tolerance | None", error_stats=()) -> None:
+    """validate's --atol/--rtol/--check-error-stat OUTPUT:VALUE, before any work: refused (UserError) where no spec
+    of the run has an output of that name (a spec that does not load is left to the run, which reports it)."""
+    if not (tolerance is not None and tolerance.outputs) and not any(name for name, _ in error_stats):
+        return
+    known: dict = {}
+    for file in files:
+        try:
+            known.update(dict.fromkeys(load_spec(file).network.outputs))
+        except UserError:
+            continue
+    refuse_unknown_outputs(known, tolerance, error_stats, "the run's specs")
 
 
 def check_report_paths(reports: dict[str, str | None], inputs, specs=()) -> None:

@@ -120,6 +120,35 @@ class _NonNegative(click.ParamType):
         return number
 
 
+class _PerOutput(click.ParamType):
+    """Polygraphy's ``[OUTPUT:]VALUE``: VALUE checked here (a usage error naming the option), kept as text; the
+    library parses it (compare.parse_per_output: OUTPUT is what precedes the last ':')."""
+
+    def __init__(self, choices=None):
+        self.choices = choices
+        self.name = "[OUTPUT:]" + ("{" + ",".join(choices) + "}" if choices else "VALUE")
+
+    def convert(self, value, param, ctx):
+        name, colon, text = str(value).rpartition(":")
+        if colon and not name:
+            self.fail(f"{value!r}: no output name before ':' (OUTPUT:VALUE, or VALUE for every output)", param, ctx)
+        if self.choices is not None:
+            if text not in self.choices:
+                self.fail(f"{value!r}: {text!r} is not one of {', '.join(self.choices)}", param, ctx)
+            return str(value)
+        _NonNegative().convert(text, param, ctx)
+        return str(value)
+
+
+_ERROR_STATS = ("elemwise", "max", "mean", "median")  # compare.ERROR_STATS (no numpy import for --help)
+_TOLERANCE_HELP = ("[OUTPUT:]VALUE, repeatable, Polygraphy's syntax: a bare VALUE for every output, OUTPUT:VALUE for "
+                   "that output alone (it wins over the bare one); an OUTPUT that is no output of {} is refused (exit 2).")
+_ERROR_STAT_HELP = ("which statistic of the error must be within tolerance, [OUTPUT:]STAT, repeatable: elemwise (each "
+                    "element, |a-b| <= atol + rtol*|b|; the default), or max, mean or median, which fail where that "
+                    "statistic of the absolute error is above atol and that of the relative error above rtol "
+                    "(Polygraphy's --check-error-stat). A NaN or infinity that differs fails whatever the statistic.")
+
+
 class _Timeout(click.ParamType):
     """Seconds > 0; inf means no timeout. NaN (which would disable it silently) and 0 or less are refused."""
 
@@ -312,12 +341,17 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
 @click.option("--ort-opt-level", "opt_levels", type=click.Choice(["disabled", "basic", "extended", "all"]),
               multiple=True, default=("all",), show_default=True,
               help="onnxruntime graph optimization level; repeat to run every case at several levels.")
-@click.option("--atol", type=_NonNegative(), default=None,
-              help="Absolute tolerance (>= 0) for every float output (overrides specs).")
-@click.option("--rtol", type=_NonNegative(), default=None,
-              help="Relative tolerance (>= 0) for every float output (overrides specs).")
+@click.option("--atol", type=_PerOutput(), multiple=True,
+              metavar="[OUTPUT:]VALUE",
+              help="Absolute tolerance (>= 0) for float outputs (overrides specs). " + _TOLERANCE_HELP.format("any spec of the run"))
+@click.option("--rtol", type=_PerOutput(), multiple=True,
+              metavar="[OUTPUT:]VALUE",
+              help="Relative tolerance (>= 0) for float outputs (overrides specs). " + _TOLERANCE_HELP.format("any spec of the run"))
 @click.option("--ulp", type=click.IntRange(min=0), default=None,
               help="Also accept float elements at most this many units in the last place apart.")
+@click.option("--check-error-stat", "check_error_stat", type=_PerOutput(_ERROR_STATS), multiple=True,
+              metavar="[OUTPUT:]STAT", help=_ERROR_STAT_HELP[0].upper() + _ERROR_STAT_HELP[1:] + " An OUTPUT that is no output "
+              "of any spec of the run is refused (exit 2).")
 @click.option("--xfail-file", type=click.Path(dir_okay=False, exists=True), default=None,
               help="YAML list of known failures ({spec, case, runtime, provider, opt_level, reason}).")
 @click.option("--min-cases", type=click.IntRange(min=0), default=0, metavar="N", help="Fail the run if fewer than N cases ran.")
@@ -341,7 +375,7 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
 @handle_errors
 def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_only, runtimes, provider, targets, fp16,
              int8, refused, opset, opt_levels,
-             atol, rtol, ulp, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, host_dir, max_memory, quiet,
+             atol, rtol, ulp, check_error_stat, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, host_dir, max_memory, quiet,
              verbose):
     """Validate specs: run every case on a runtime and compare.
 
@@ -377,10 +411,12 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     from . import api  # start-up time: --help, --version and usage errors import no onnx, onnxruntime or lowering
 
     api.load_plugins(plugins)
-    tolerance = api.Tolerance(atol, rtol, ulp) if (atol, rtol, ulp) != (None, None, None) else None
+    tolerance = api.command_line_tolerance(atol, rtol, ulp)  # --atol/--rtol [OUTPUT:]VALUE
+    error_stats = api.command_line_stats(check_error_stat)
     every = [api.make_options(runtimes=runtimes, provider=provider, target=target, opt_levels=opt_levels, opset=opset,
                               tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins,
-                              max_memory=max_memory, refused=refused, precision=_precision(fp16, int8))
+                              max_memory=max_memory, refused=refused, precision=_precision(fp16, int8),
+                              error_stats=error_stats, statistics=json_path is not None)  # (only --json shows them)
              for target in (dict.fromkeys(targets) or (None,))]  # one run per target given, in the order given
     if host_dir is not None:
         every = api.save_host_models_per_target(every, host_dir)
@@ -410,6 +446,7 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     # Before any work: every report can be written, and none of them is an input of this run.
     inputs = [*files, *([xfail_file] if xfail_file else []), *(p for p in plugins if p.endswith(".py"))]
     api.check_report_paths({"--json": json_path, "--junit": junit_path}, inputs, specs=files)
+    api.check_tolerance_outputs(files, tolerance, error_stats)  # an OUTPUT no spec of the run has: exit 2
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
     if verbose:
         for skipped in found.skipped:
@@ -481,7 +518,7 @@ error (a bug in spec2onnx: please report it, with --debug output);
 _SPEC_ONLY = ("case_name", "input_files", "output_dir", "opset")
 _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_inputs", "load_inputs", "save_outputs",
                "load_outputs", "mark_all", "allow_nonfinite", "atol", "rtol", "json_path", "junit_path", "quiet",
-               "profile", "profile_shapes")
+               "profile", "profile_shapes", "check_error_stat", "fail_fast")
 
 
 @main.command(epilog=RUN_EPILOG)
@@ -514,12 +551,15 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
               help="MODEL: range of an input's generated values (NAME:LOW,HIGH; LOW,HIGH alone: every input). "
                    "Floats uniform in [LOW, HIGH) (rounded to their type), integers in [LOW, HIGH], bools "
                    "the truth values of those integers; default [0, 1], as Polygraphy's.")
-@click.option("--load-inputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
-              help="MODEL: feed these inputs (one array per input name; never unpickled; checked against the model).")
+@click.option("--load-inputs", type=click.Path(), default=None, metavar="FILE.npz|DIR",
+              help="MODEL: feed these inputs (one array per input name; never unpickled; checked against the model). "
+                   "A folder: one test_data_set_N of onnx's layout (its input_K.pb, the K-th input of the model), as "
+                   "onnx's backend tests and the model zoo ship them.")
 @click.option("--save-inputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
               help="MODEL: write the inputs fed (one array per input name).")
-@click.option("--load-outputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
-              help="MODEL: golden outputs, compared like one more runtime: every runtime against them.")
+@click.option("--load-outputs", type=click.Path(), default=None, metavar="FILE.npz|DIR",
+              help="MODEL: golden outputs, compared like one more runtime: every runtime against them. A folder: one "
+                   "test_data_set_N of onnx's layout (its output_K.pb, the K-th output of the model).")
 @click.option("--save-outputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
               help="MODEL: write the first runtime's outputs (with --mark-all, every tensor), to --load-outputs later.")
 @click.option("--mark-all", is_flag=True,
@@ -530,10 +570,17 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
                    "-inf, and none of them a number, whatever --atol/--rtol (a note names each such output). "
                    "Default: an output of the model holding a NaN or an infinity fails (exit 1), naming the output, "
                    "the counts and the first index, as Polygraphy's --validate.")
-@click.option("--atol", type=_NonNegative(), default=None,
-              help="MODEL: absolute tolerance (>= 0) for float outputs (default per dtype, as validate's).")
-@click.option("--rtol", type=_NonNegative(), default=None,
-              help="MODEL: relative tolerance (>= 0) for float outputs (default per dtype, as validate's).")
+@click.option("--atol", type=_PerOutput(), multiple=True, metavar="[OUTPUT:]VALUE",
+              help="MODEL: absolute tolerance (>= 0) for float outputs (default per dtype, as validate's). "
+                   + _TOLERANCE_HELP.format("the model"))
+@click.option("--rtol", type=_PerOutput(), multiple=True, metavar="[OUTPUT:]VALUE",
+              help="MODEL: relative tolerance (>= 0) for float outputs (default per dtype, as validate's). "
+                   + _TOLERANCE_HELP.format("the model"))
+@click.option("--check-error-stat", "check_error_stat", type=_PerOutput(_ERROR_STATS), multiple=True,
+              metavar="[OUTPUT:]STAT", help="MODEL: " + _ERROR_STAT_HELP)
+@click.option("--fail-fast", "-x", "fail_fast", is_flag=True,
+              help="MODEL: stop at the first failing comparison (or a runtime that cannot run the model), as "
+                   "validate's -x: the comparisons not made are named in a note.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="MODEL: write a JSON report (docs/report-schema.md: validate's, one case per comparison).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
@@ -551,8 +598,8 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
 @click.pass_context
 @handle_errors
 def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shapes, seed, val_ranges, load_inputs,
-        save_inputs, load_outputs, save_outputs, mark_all, allow_nonfinite, atol, rtol, json_path, junit_path, quiet,
-        case_name, input_files, output_dir, opset, max_memory):
+        save_inputs, load_outputs, save_outputs, mark_all, allow_nonfinite, atol, rtol, check_error_stat, fail_fast,
+        json_path, junit_path, quiet, case_name, input_files, output_dir, opset, max_memory):
     """Run an ONNX MODEL on several runtimes and compare them, or a SPEC's model and write its outputs.
 
     \b
@@ -604,7 +651,8 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
                                             save_inputs=save_inputs, load_outputs=load_outputs,
                                             save_outputs=save_outputs, mark_all=mark_all, max_memory=max_memory,
                                             profile=profile, profile_shapes=profile_shapes,
-                                            allow_nonfinite=allow_nonfinite))
+                                            allow_nonfinite=allow_nonfinite, check_error_stat=check_error_stat,
+                                            fail_fast=fail_fast))
 
 
 def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=None) -> None:

@@ -22,7 +22,7 @@ import ml_dtypes
 import numpy as np
 
 from .dtypes import DType
-from .errors import SpecError
+from .errors import SpecError, UserError
 
 # Defaults per dtype (atol, rtol). float16 and bfloat16 allow about one unit in
 # the last place at magnitude 1: their spacing there is 2^-10 and 2^-7.
@@ -125,10 +125,13 @@ class Mismatch:
     min_atol: float | None = None  # the smallest atol that would have passed, with the rtol in force
     min_rtol: float | None = None  # the smallest rtol that would have passed, with the atol in force
     shape_problem: str = ""
+    stat_problem: str = ""  # --check-error-stat max|mean|median: the statistic above both tolerances
 
     def describe(self) -> str:
         if self.shape_problem:
             return self.shape_problem
+        if self.stat_problem:
+            return self.stat_problem
         text = (f"{self.count}/{self.total} elements differ; max abs err {self.max_abs:.6g}, mean abs err "
                 f"{self.mean_abs:.6g}, max rel err {self.max_rel:.6g}")
         if self.max_ulp is not None:
@@ -149,7 +152,28 @@ class Mismatch:
 
 
 def compare(actual: np.ndarray, expected: np.ndarray, tol: Tolerance) -> Mismatch | None:
-    """None when the arrays match within ``tol``, else a Mismatch.
+    """None when the arrays match within ``tol``, else a Mismatch (compare_stats, without the statistics)."""
+    return _compare(actual, expected, tol, "elemwise", False)[0]
+
+
+def compare_stats(actual: np.ndarray, expected: np.ndarray, tol: Tolerance,
+                  stat: str = "elemwise", statistics: bool = True) -> tuple[Mismatch | None, "ErrorStats | None"]:
+    """(None or a Mismatch, the ErrorStats of every element: None for strings, a shape or dtype problem).
+
+    ``stat`` (``--check-error-stat``, Polygraphy's): ``elemwise`` decides element by element, as ``compare``;
+    ``max``, ``mean`` and ``median`` fail where that statistic of the absolute error is above atol AND that of the
+    relative error above rtol (Polygraphy's ``check_outputs_match``, NVIDIA/TensorRT
+    tools/Polygraphy/polygraphy/comparator/compare.py: ``stat_failed(abs, atol) and stat_failed(rel, rtol)``). A NaN
+    or an infinity that differs fails whatever the statistic (module docstring). The statistics are gathered in
+    the same chunked pass as the verdict; the median keeps one |error| per element (float64; float32 for float16
+    and small integers, which it holds exactly), and --check-error-stat median one relative error (float64): the
+    only buffers the size of the output. ``statistics=False``: only what the verdict needs.
+    """
+    return _compare(actual, expected, tol, stat, statistics)
+
+
+def _compare(actual, expected, tol: Tolerance, stat: str, want_stats: bool):
+    """compare's and compare_stats' one pass: the verdict ``stat`` asks for, and the statistics with ``want_stats``.
 
     Works through the arrays in chunks of CHUNK_ELEMENTS: the extra memory is a few float64 buffers of
     one chunk, whatever the arrays' size. A chunk that matches exactly, or passes a float64 check in four
@@ -158,21 +182,33 @@ def compare(actual: np.ndarray, expected: np.ndarray, tol: Tolerance) -> Mismatc
     """
     actual, expected = np.asarray(actual), np.asarray(expected)
     if actual.shape != expected.shape:
-        return Mismatch(expected.size, expected.size, shape_problem=f"shape {list(actual.shape)} != expected {list(expected.shape)}")
+        return Mismatch(expected.size, expected.size, shape_problem=f"shape {list(actual.shape)} != expected {list(expected.shape)}"), None
     if actual.dtype != expected.dtype:
-        return Mismatch(expected.size, expected.size, shape_problem=f"dtype {actual.dtype} != expected {expected.dtype}")
+        return Mismatch(expected.size, expected.size, shape_problem=f"dtype {actual.dtype} != expected {expected.dtype}"), None
+    if stat not in ERROR_STATS:
+        raise ValueError(f"error statistic {stat!r}: one of {', '.join(ERROR_STATS)}")
     atol, rtol = tol.atol or 0.0, tol.rtol or 0.0
     is_float = actual.dtype.kind == "f" or actual.dtype == ml_dtypes.bfloat16
     flat_a, flat_e = _flat(actual), _flat(expected)
     total = _Stats()
+    errors = _Errors(flat_a.size, actual.dtype, is_float, atol, rtol, stat == "median") \
+        if (want_stats or stat != "elemwise") and (is_float or actual.dtype.kind in "biu") else None
     buffers = _Buffers(min(CHUNK_ELEMENTS, flat_a.size)) if is_float else None
     for start in range(0, flat_a.size, CHUNK_ELEMENTS):
         a, e = flat_a[start:start + CHUNK_ELEMENTS], flat_e[start:start + CHUNK_ELEMENTS]
+        if errors is not None:
+            errors.add(a, e)
         if (buffers.quick_within(a, e, atol, rtol) or buffers.within(a, e, atol, rtol)) if is_float else np.array_equal(a, e):
             continue
         total.add(start, _chunk_stats(a, e, atol, rtol, tol.ulp, is_float))
+    stats = errors.finish() if errors is not None else None
+    if stat != "elemwise" and stats is not None and stats.count == flat_a.size:  # (no NaN or infinity differs)
+        failed = _stat_failed(stats, stat, atol, rtol)
+        if not failed:
+            return None, stats
+        return Mismatch(total.count, int(expected.size), stat_problem=failed), stats
     if total.count == 0:
-        return None
+        return None, stats
 
     def at(flat):
         idx = np.unravel_index(flat, actual.shape) if actual.ndim else ()
@@ -187,7 +223,233 @@ def compare(actual: np.ndarray, expected: np.ndarray, tol: Tolerance) -> Mismatc
         first=tuple(at(f) for f in total.first),
         min_atol=total.min_atol if math.isfinite(total.min_atol) else None,
         min_rtol=total.min_rtol if math.isfinite(total.min_rtol) else None,
-    )
+    ), stats
+
+
+ERROR_STATS = ("elemwise", "max", "mean", "median")  # --check-error-stat (Polygraphy's, less its quantile)
+_EPSILON = 2.220446049250313e-16  # Polygraphy's: added to an expected 0 for the relative error (comparator/compare.py)
+
+
+@dataclass(frozen=True)
+class ErrorStats:
+    """The error of a comparison over every element (Polygraphy's "Error Metrics"), passing or not: NaN and
+    infinities that differ are left out (they fail on their own), equal ones count as 0. The relative error is
+    |actual - expected| / |expected|, an expected 0 taken as Polygraphy's epsilon (2^-52). ``min_atol`` and
+    ``min_rtol``: the smallest atol (with the rtol in force), and rtol (with the atol in force), that would
+    have passed element by element (None: no rtol would: an expected 0 differs by more than atol)."""
+
+    count: int  # elements in the statistics
+    max_abs: float | None = None
+    mean_abs: float | None = None
+    median_abs: float | None = None
+    max_rel: float | None = None
+    mean_rel: float | None = None
+    median_rel: float | None = None  # (only for --check-error-stat median: it keeps a second buffer)
+    max_ulp: int | None = None
+    min_atol: float | None = None
+    min_rtol: float | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def describe(self) -> str:
+        """``max abs err 1, mean 0.0001, median 0; max rel err ...``: for a passing comparison's -v line."""
+        if not self.count:
+            return "no elements"
+        return (f"abs err max {self.max_abs:.3g}, mean {self.mean_abs:.3g}, median {self.median_abs:.3g}; "
+                f"rel err max {self.max_rel:.3g}, mean {self.mean_rel:.3g}")
+
+
+def _stat_failed(stats: ErrorStats, stat: str, atol: float, rtol: float) -> str:
+    """"" where ``stat`` of the error is within atol or within rtol (Polygraphy's rule), else the line saying why."""
+    got_abs, got_rel = getattr(stats, f"{stat}_abs"), getattr(stats, f"{stat}_rel")
+    if got_abs is None or got_rel is None:
+        return ""  # (no element)
+    over = [not (value <= limit) for value, limit in ((got_abs, atol), (got_rel, rtol))]  # (NaN: over)
+    if not all(over):
+        return ""
+    return (f"{stat} abs err {got_abs:.6g} > atol {atol:g} and {stat} rel err {got_rel:.6g} > rtol {rtol:g} "
+            f"(--check-error-stat {stat}, over {stats.count} elements)")
+
+
+class _Errors:
+    """ErrorStats gathered chunk by chunk: sums and maxima, and each element's |error| kept for the median."""
+
+    def __init__(self, size: int, dtype, is_float: bool, atol: float, rtol: float, keep_rel: bool):
+        # float32 holds every difference of float16 and of 8- and 16-bit integers exactly; others take float64 (a
+        # float32 or bfloat16 difference reaches 2 * 3.4e38, beyond float32; a relative error, any size)
+        exact32 = dtype == np.float16 or (dtype.kind in "biu" and dtype.itemsize <= 2)
+        self.abs_all = np.empty(size, np.float32 if exact32 else np.float64)
+        self.rel_all = np.empty(size, np.float64) if keep_rel else None
+        self.is_float, self.atol, self.rtol = is_float, atol, rtol
+        self.ulps = is_float and dtype.itemsize in _ORDERED_INT
+        self.n, self.sum_abs, self.sum_rel, self.max_abs, self.max_rel = 0, 0.0, 0.0, 0.0, 0.0
+        self.max_ulp, self.min_atol, self.min_rtol = None, 0.0, 0.0
+
+    def add(self, a: np.ndarray, e: np.ndarray) -> None:
+        if self.is_float:
+            a64, e64 = a.astype(np.float64), e.astype(np.float64)
+            with np.errstate(invalid="ignore", over="ignore"):
+                abs_err = np.abs(a64 - e64)
+            if np.isfinite(abs_err).all():  # the usual chunk: both sides finite (a NaN or inf makes the difference so)
+                ef = np.abs(e64)
+                ulps = _finite_ulp_distance(a, e) if self.ulps else None
+            else:
+                same = (a64 == e64) | (np.isnan(a64) & np.isnan(e64))
+                keep = same | (np.isfinite(a64) & np.isfinite(e64))
+                abs_err = np.where(same, 0.0, abs_err)[keep]
+                ef = np.abs(np.where(np.isfinite(e64), e64, 0.0))[keep]
+                ulps = ulp_distance(a, e)[keep] if self.ulps else None
+            if ulps is not None and ulps.size:
+                top = int(ulps.max())
+                self.max_ulp = top if self.max_ulp is None else max(self.max_ulp, top)
+        else:
+            abs_err, ef = _int_abs_diff(a, e), np.abs(e.astype(np.float64))
+        k = abs_err.size
+        if not k:
+            return
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            rel = abs_err / np.where(ef == 0, _EPSILON, ef)
+            need_rtol = np.where(abs_err > self.atol, (abs_err - self.atol) / ef, 0.0)  # (ef 0: inf, no rtol would)
+        self.abs_all[self.n:self.n + k] = abs_err
+        if self.rel_all is not None:
+            self.rel_all[self.n:self.n + k] = rel
+        self.n += k
+        self.sum_abs += float(abs_err.sum())
+        self.sum_rel += float(rel.sum())
+        self.max_abs = max(self.max_abs, float(abs_err.max()))
+        self.max_rel = max(self.max_rel, float(rel.max()))
+        self.min_atol = max(self.min_atol, float((abs_err - self.rtol * ef).max()))
+        self.min_rtol = max(self.min_rtol, float(need_rtol.max()))
+
+    def finish(self) -> ErrorStats:
+        if not self.n:
+            return ErrorStats(0)
+        median_rel = float(np.median(self.rel_all[:self.n], overwrite_input=True)) if self.rel_all is not None else None
+        return ErrorStats(self.n, self.max_abs, self.sum_abs / self.n,
+                          float(np.median(self.abs_all[:self.n], overwrite_input=True)), self.max_rel,
+                          self.sum_rel / self.n, median_rel, self.max_ulp, self.min_atol,
+                          self.min_rtol if math.isfinite(self.min_rtol) else None)
+
+
+def _finite_ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """ulp_distance of two arrays without NaN (fewer passes): below 8 bytes, the sign-magnitude patterns mapped onto
+    a monotonic line in their own width (the negative -0 ... -max to 0 ... -(2^(n-1) - 1)), the gap taken in int64."""
+    if a.dtype.itemsize == 8:
+        return ulp_distance(a, b)
+    itype = _ORDERED_INT[a.dtype.itemsize]
+    low = np.iinfo(itype).min
+    ia, ib = a.view(itype), b.view(itype)
+    ma = np.where(ia < 0, low - ia, ia)  # (low - ia: no overflow for ia in [low, -1])
+    mb = np.where(ib < 0, low - ib, ib)
+    return np.abs(np.subtract(ma, mb, dtype=np.int64))
+
+
+def parse_per_output(option: str, values, convert) -> tuple[object, tuple]:
+    """Polygraphy's repeatable ``[OUTPUT:]VALUE`` (its args_util.parse_arglist_to_dict): (the bare VALUE or None,
+    ((OUTPUT, VALUE), ...)). OUTPUT is what precedes the last ':' (an output name may hold ':'; a value never
+    does); a later value for the same output wins. ``convert`` raises ValueError saying what is wrong."""
+    default, named = None, {}
+    for text in values:
+        name, colon, value = str(text).rpartition(":")
+        if colon and not name:
+            raise UserError(f"{option} {text}: no output name before ':' (OUTPUT:VALUE, or VALUE for every output)")
+        try:
+            parsed = convert(value.strip())
+        except ValueError as exc:
+            raise UserError(f"{option} {text}: {exc}") from None
+        if colon:
+            named[name] = parsed
+        else:
+            default = parsed
+    return default, tuple(named.items())
+
+
+def tolerance_value(text: str) -> float:
+    """An --atol or --rtol VALUE: a number >= 0 (inf allowed, as in spec files)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number") from None
+    if not value >= 0:
+        raise ValueError(f"{text!r} must be a number >= 0")
+    return value
+
+
+def error_stat_value(text: str) -> str:
+    if text not in ERROR_STATS:
+        raise ValueError(f"{text!r} is not one of {', '.join(ERROR_STATS)}")
+    return text
+
+
+def command_line_tolerance(atol=(), rtol=(), ulp: int | None = None) -> Tolerance | None:
+    """The Tolerance of repeatable ``--atol/--rtol [OUTPUT:]VALUE`` (and --ulp): the bare values for every output,
+    the named ones in ``outputs`` (Tolerance.for_output); None where nothing is given."""
+    a, a_named = parse_per_output("--atol", atol, tolerance_value)
+    r, r_named = parse_per_output("--rtol", rtol, tolerance_value)
+    atols, rtols = dict(a_named), dict(r_named)
+    per = tuple((name, Tolerance(atols.get(name), rtols.get(name))) for name in dict.fromkeys([*atols, *rtols]))
+    if (a, r, ulp, per) == (None, None, None, ()):
+        return None
+    return Tolerance(a, r, ulp, per)
+
+
+def command_line_stats(values) -> tuple[tuple[str, str], ...]:
+    """``--check-error-stat [OUTPUT:]STAT``: ((OUTPUT, STAT), ...), the bare one under the name "" (error_stat_for)."""
+    default, named = parse_per_output("--check-error-stat", values, error_stat_value)
+    return ((("", default),) if default else ()) + named
+
+
+def error_stat_for(stats, output: str) -> str:
+    """The statistic checked for ``output``: its own, else the bare one, else elemwise."""
+    table = dict(stats)
+    return table.get(output) or table.get("", "elemwise")
+
+
+def refuse_unknown_outputs(known, tolerance: Tolerance | None, stats=(), where: str = "the model") -> None:
+    """UserError (exit 2) for an --atol/--rtol/--check-error-stat OUTPUT that no output of ``known`` is."""
+    known = list(known)
+    given = [("--atol" if t.atol is not None else "--rtol", n) for n, t in (tolerance.outputs if tolerance else ())] + \
+        [("--check-error-stat", n) for n, _ in stats if n]
+    for option, name in given:
+        if name not in known:
+            listed = ", ".join(repr(k) for k in known[:20]) + (", ..." if len(known) > 20 else "")
+            raise UserError(f"{option} {name}: no output of {where} is named {name!r} (its outputs: {listed})")
+
+
+def value_stats(array: np.ndarray) -> dict | None:
+    """``{min, max, mean, std, nan, inf}`` of a numeric array (Polygraphy's log_output_stats), in one chunked pass:
+    min to std over the finite elements (None where none is), nan and inf the counts of the others. None for
+    strings and complex numbers."""
+    array = np.asarray(array)
+    if array.dtype.kind not in "biuf" and not (_holds_floats(array.dtype) and array.dtype.kind != "c"):
+        return None
+    flat = _flat(array)
+    n, mean, m2, low, high, nan, inf = 0, 0.0, 0.0, math.inf, -math.inf, 0, 0
+    for start in range(0, flat.size, CHUNK_ELEMENTS):
+        x = flat[start:start + CHUNK_ELEMENTS].astype(np.float64)
+        finite = np.isfinite(x)
+        if not finite.all():
+            nan += int(np.count_nonzero(np.isnan(x)))
+            inf += int(np.count_nonzero(np.isinf(x)))
+            x = x[finite]
+        if not x.size:
+            continue
+        with np.errstate(over="ignore", invalid="ignore"):  # (values near float64's limit: inf, as numpy's)
+            k, chunk_mean = x.size, float(x.mean())
+            chunk_m2 = float(np.square(x - chunk_mean).sum())
+        if n:  # Chan et al.'s pairwise update: one pass, no cancellation
+            delta, both = chunk_mean - mean, n + k
+            with np.errstate(over="ignore", invalid="ignore"):
+                mean += delta * (k / both)
+                m2 += chunk_m2 + delta * delta * (n / both) * k
+            n = both
+        else:  # (the first chunk as it is: 0 * delta^2 would be NaN where delta^2 overflows)
+            n, mean, m2 = k, chunk_mean, chunk_m2
+        low, high = min(low, float(x.min())), max(high, float(x.max()))
+    if not n:
+        return {"min": None, "max": None, "mean": None, "std": None, "nan": nan, "inf": inf}
+    return {"min": low, "max": high, "mean": mean, "std": math.sqrt(m2 / n), "nan": nan, "inf": inf}
 
 
 CHUNK_ELEMENTS = 1 << 16  # 512 KiB per float64 buffer: a chunk's temporaries stay in the CPU's cache

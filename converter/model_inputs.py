@@ -601,10 +601,12 @@ class _Member:
         return array.view(ml_dtypes.bfloat16) if array.dtype == np.dtype("V2") else array
 
 
-def loaded_inputs(option: str, path, inputs: list[Tensor], shapes: dict, budget: int) -> dict[str, np.ndarray]:
+def loaded_inputs(option: str, path, inputs: list[Tensor], shapes: dict, budget: int,
+                  members: dict | None = None) -> dict[str, np.ndarray]:
     """The feeds of a ``--load-inputs`` file, checked against the model: every input present, no other name,
-    each of the input's dtype and of a shape its declared dimensions (and ``--shapes``) allow."""
-    members = load_arrays(option, path, budget)
+    each of the input's dtype and of a shape its declared dimensions (and ``--shapes``) allow. ``members``: the
+    arrays already read another way (a test_data_set folder: model_reading.read_test_data_set), else the .npz's."""
+    members = load_arrays(option, path, budget) if members is None else members
     by_name = {t.name: t for t in inputs}
     for name in members:
         if name not in by_name:

@@ -31,6 +31,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
@@ -482,3 +483,78 @@ def without_data(model: onnx.ModelProto, unread: dict) -> onnx.ModelProto:
     out.graph.initializer.extend(kept)
     out.graph.input.extend(added)
     return out
+
+
+# --load-inputs DIR / --load-outputs DIR: onnx's own test data layout
+
+
+@dataclass(frozen=True)
+class LoadedArray:
+    """One array of a test data set, as model_inputs.load_arrays' members: dtype, shape, read()."""
+
+    dtype: object
+    shape: tuple
+    array: object
+
+    def read(self):
+        return self.array
+
+
+def read_test_data_set(option: str, folder, prefix: str, names: list[str], budget: int) -> dict[str, LoadedArray]:
+    """{name: array} of one ``test_data_set_N`` folder in onnx's layout (onnx/backend/test/data/*/*/test_data_set_N,
+    as onnx's onnx_test_runner and the model zoo ship them): ``PREFIX_K.pb`` (input_K.pb, output_K.pb) is a
+    serialized TensorProto, the K-th of ``names`` (the model's inputs or outputs, in order). Untrusted, read
+    bounded: each file a regular file, their bytes times READ_FACTOR within ``budget``, each tensor checked
+    (validate_tensor: sizes against dims, no external data) before numpy_helper.to_array reads it."""
+    from onnx import numpy_helper
+
+    folder = Path(folder)
+    pattern = f"{prefix}_"
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError as exc:
+        raise UserError(f"{option} {folder}: cannot read ({exc.strerror or exc})") from None
+    files = {}
+    for entry in entries:
+        stem, dot, ext = entry.name.partition(".")
+        if not (stem.startswith(pattern) and ext == "pb" and stem[len(pattern):].isdigit()):
+            continue
+        k = int(stem[len(pattern):])
+        if k >= len(names):
+            raise UserError(f"{option} {entry}: the model has {len(names)} {prefix}s ({', '.join(map(repr, names))}); "
+                            f"{prefix}_K.pb is the K-th, from 0")
+        files[k] = entry
+    if not files:
+        raise UserError(f"{option} {folder}: no {prefix}_K.pb file (onnx's test_data_set layout: {prefix}_0.pb, "
+                        f"{prefix}_1.pb, ... in the model's {prefix} order)")
+    found, total = {}, 0
+    for k, file in sorted(files.items()):
+        try:
+            info = file.stat()
+        except OSError as exc:
+            raise UserError(f"{option} {file}: cannot read ({exc.strerror or exc})") from None
+        if not stat.S_ISREG(info.st_mode):
+            raise UserError(f"{option} {file}: not a regular file")
+        total += READ_FACTOR * info.st_size
+        if total > budget or info.st_size > PROTOBUF_LIMIT:
+            raise UserError(f"{option} {folder}: its {prefix} files take more than the memory budget "
+                            f"({describe_budget(budget)})")
+        try:
+            with open(file, "rb") as handle:
+                data = handle.read(info.st_size + 1)
+        except OSError as exc:
+            raise UserError(f"{option} {file}: cannot read ({exc.strerror or exc})") from None
+        if len(data) != info.st_size:
+            raise UserError(f"{option} {file}: changed while read")
+        tensor = TensorProto()
+        try:
+            tensor.ParseFromString(data)
+        except Exception:  # noqa: BLE001 - protobuf's DecodeError (and RuntimeWarning-like errors): not a tensor
+            raise UserError(f"{option} {file}: not a serialized TensorProto") from None
+        validate_tensor(f"{option} {file}", "tensor", tensor, None, label=False)
+        if tensor.data_type == TensorProto.STRING:
+            array = np.array([s.decode("utf-8") for s in tensor.string_data], dtype=str).reshape(tuple(tensor.dims))
+        else:
+            array = numpy_helper.to_array(tensor)
+        found[names[k]] = LoadedArray(array.dtype, tuple(array.shape), array)
+    return found

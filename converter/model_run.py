@@ -26,14 +26,15 @@ import numpy as np
 import onnx
 
 from .budget import default_budget, show
-from .compare import Mismatch, NonFinite, Tolerance, compare, nonfinite, resolve_tolerance
+from .compare import (Mismatch, NonFinite, Tolerance, command_line_stats, command_line_tolerance, compare_stats,
+                      error_stat_for, nonfinite, refuse_unknown_outputs, resolve_tolerance, value_stats)
 from .errors import UserError
 from .files import check_distinct, check_output
 from .isolation import ChildDied, call_isolated
 from .model_inputs import (CORNERS, STRING, Tensor, bind_shapes, check_npz_names, dtype_of_array, generate,
                            load_arrays, loaded_inputs, model_inputs, model_outputs, parse_shapes, parse_val_ranges,
                            pick_profile, profile_shapes, profile_values, read_profiles, save_arrays, show_shape)
-from .model_reading import is_onnx_model, read_model_with_data  # noqa: F401  (is_onnx_model: run's dispatch)
+from .model_reading import is_onnx_model, read_model_with_data, read_test_data_set  # noqa: F401  (is_onnx_model: run's dispatch)
 from .report import summary_line, summary_table, write_reports  # noqa: F401  (for the CLI: run MODEL's reports)
 from .results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
 from .model_start import DEFAULT_RUNTIMES, EarlySession, RuntimeRun, SharedArrays, received, run_one
@@ -49,7 +50,7 @@ class RunOptions:
     """What ``run MODEL`` does, every value checked (make_run_options)."""
 
     configs: tuple[RunConfig, ...]
-    tolerance: Tolerance | None = None  # --atol/--rtol: float outputs only
+    tolerance: Tolerance | None = None  # --atol/--rtol [OUTPUT:]VALUE: float outputs only (per output: .outputs)
     seed: int = 1
     shapes: dict = field(default_factory=dict)  # input -> shape (--shapes)
     val_ranges: dict = field(default_factory=dict)  # input or None (all) -> (low, high)
@@ -63,13 +64,15 @@ class RunOptions:
     profile: int | None = None  # --profile N: the model's optimization profile (default 0 where it carries any)
     profile_shapes: str | None = None  # --profile-shapes min|opt|max (default opt, as trtexec's --optShapes)
     allow_nonfinite: bool = False  # --allow-nonfinite: NaN and infinities are compared as values, not failed
+    error_stats: tuple = ()  # --check-error-stat [OUTPUT:]STAT: ((OUTPUT or "", STAT), ...) (compare.error_stat_for)
+    fail_fast: bool = False  # --fail-fast: no comparison after the first that fails
 
 
 def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_levels=("all",), atol=None, rtol=None,
                      seed: int = 1, shapes=(), val_ranges=(), load_inputs=None, save_inputs=None, load_outputs=None,
                      save_outputs=None, mark_all: bool = False, max_memory: int | None = None,
                      threads: int = 0, profile: int | None = None, profile_shapes: str | None = None,
-                     allow_nonfinite: bool = False) -> RunOptions:
+                     allow_nonfinite: bool = False, check_error_stat=(), fail_fast: bool = False) -> RunOptions:
     """RunOptions from the command line's values: runtimes, provider, shapes and ranges parsed and checked."""
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise UserError(f"--seed {seed}: must be a whole number >= 0")
@@ -86,12 +89,15 @@ def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_le
         raise UserError(f"{option}: the inputs come from --load-inputs, with their own shapes; a profile gives the "
                         "shapes of generated inputs only")
     for name, value in (("--atol", atol), ("--rtol", rtol)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0):
+        if isinstance(value, bool) or (isinstance(value, (int, float)) and not value >= 0):
             raise UserError(f"{name} {value}: must be a number >= 0")
-    tolerance = Tolerance(atol, rtol) if (atol, rtol) != (None, None) else None
+    # --atol/--rtol [OUTPUT:]VALUE, repeatable (Polygraphy's syntax); a single number or text is one of them
+    tolerance = command_line_tolerance(*(() if v is None else (v,) if isinstance(v, (str, int, float)) else tuple(v)
+                                         for v in (atol, rtol)))
+    stats = command_line_stats((check_error_stat,) if isinstance(check_error_stat, str) else check_error_stat or ())
     return RunOptions(make_configs(runtimes, provider, opt_levels), tolerance, seed, parse_shapes(shapes),
                       parse_val_ranges(val_ranges), load_inputs, save_inputs, load_outputs, save_outputs, mark_all,
-                      max_memory, threads, profile, profile_shapes, allow_nonfinite)
+                      max_memory, threads, profile, profile_shapes, allow_nonfinite, stats, bool(fail_fast))
 
 
 @dataclass(frozen=True)
@@ -120,6 +126,7 @@ class ModelRun:
     results: list = field(default_factory=list)
     marked: int = 0  # tensors --mark-all added as outputs
     seconds: float = 0.0
+    stats: dict = field(default_factory=dict)  # label (a runtime's, or GOLDEN) -> output -> compare.value_stats
 
     def json_extra(self) -> dict:
         """The ``model`` section of a run's JSON report (docs/report-schema.md)."""
@@ -127,7 +134,9 @@ class ModelRun:
                 "inputs": [{"name": n, "dtype": str(a.dtype), "shape": list(a.shape)} for n, a in self.feeds.items()],
                 "notes": self.notes, "marked": self.marked,
                 "runtimes": [{"label": r.label, "seconds": round(r.seconds, 6), "error": r.error or None,
-                              "outputs": len(r.outputs or ())} for r in self.runs]}
+                              "outputs": len(r.outputs or ()), "stats": self.stats.get(r.label, {})}
+                             for r in self.runs],
+                **({"golden": {"stats": self.stats[GOLDEN]}} if GOLDEN in self.stats else {})}
 
 
 def check_files(options: RunOptions, model_path, reports: dict, data_files=()) -> None:
@@ -163,8 +172,11 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
         raise exc.located(file=path) from None
     shaping = shape_inputs(model.graph, inputs)  # integer inputs a node takes as its shape: generated >= 1, noted
     if options.load_inputs:
-        feeds, source, notes = loaded_inputs("--load-inputs", options.load_inputs, inputs, options.shapes, budget), \
-            f"--load-inputs {options.load_inputs}", []
+        onnx_layout = Path(options.load_inputs).is_dir()  # a test_data_set_N folder: input_K.pb, K in input order
+        members = read_test_data_set("--load-inputs", options.load_inputs, "input", [t.name for t in inputs],
+                                     budget) if onnx_layout else None
+        feeds, source, notes = loaded_inputs("--load-inputs", options.load_inputs, inputs, options.shapes, budget,
+                                             members), f"--load-inputs {options.load_inputs}", []
     else:
         need = sum(math.prod(shapes[t.name]) * (t.dtype.numpy.itemsize if t.dtype else 0) for t in inputs)
         if need > budget:
@@ -188,6 +200,10 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
                        + (f", {', '.join(given)} from --shapes" if given else ""))
     producers = _producers(model.graph) if options.mark_all else []  # (only --mark-all looks for the first node)
     marked = mark_all(model) if options.mark_all else 0
+    try:  # --atol/--rtol/--check-error-stat OUTPUT: an output of this model (with --mark-all, any tensor marked)
+        refuse_unknown_outputs([o.name for o in model.graph.output], options.tolerance, options.error_stats, "the model")
+    except UserError as exc:
+        raise exc.located(file=path) from None
     golden = _golden(options.load_outputs, model, outputs, budget, options.mark_all) if options.load_outputs else None
     if options.save_inputs:  # names a .npz cannot carry: refused before anything is written or run
         check_npz_names("--save-inputs", options.save_inputs, feeds, "input")
@@ -227,16 +243,21 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
     # each side's NaN and infinities in the model's outputs, found once: they fail every comparison of that side
     # unless --allow-nonfinite, which compares them as values (and notes them)
     found = {label: _nonfinite_outputs(arrays, names) for label, arrays, _ in sides}
+    run.stats = {label: {n: value_stats(arrays[n]) for n in names if n in arrays} for label, arrays, _ in sides}
     own = {label: _nonfinite_problems(label, found[label], options.allow_nonfinite) for label in found}
     run.notes += [line for label in own for line in own[label][2]]
     run.notes += _empty_notes(sides, names, shaping, feeds)
-    for j, later in enumerate(sides):
-        for earlier in sides[:j]:
-            # the later runtime against the earlier one; a runtime against the golden outputs
-            actual, against = (earlier, later) if later[2] is None else (later, earlier)
-            run.results.append(_compare_pair(actual[0], against[0], actual[1], against[1], names, producers, options,
-                                             own=(own[actual[0]], own[against[0]]),
-                                             seconds=actual[2].seconds, **_config_fields(actual[2].config), **base))
+    pairs = [(earlier, later) for j, later in enumerate(sides) for earlier in sides[:j]]
+    for k, (earlier, later) in enumerate(pairs):
+        if options.fail_fast and any(r.outcome in BAD for r in run.results):  # --fail-fast: as validate's -x
+            run.notes.append(f"--fail-fast: stopped at the first failure; {len(pairs) - k} of the {len(pairs)} "
+                             "comparisons not made")
+            break
+        # the later runtime against the earlier one; a runtime against the golden outputs
+        actual, against = (earlier, later) if later[2] is None else (later, earlier)
+        run.results.append(_compare_pair(actual[0], against[0], actual[1], against[1], names, producers, options,
+                                         own=(own[actual[0]], own[against[0]]),
+                                         seconds=actual[2].seconds, **_config_fields(actual[2].config), **base))
     if len(sides) == 1 and ran:  # one runtime, no golden outputs: it ran, nothing to compare but its own outputs
         problems, stats, _ = own[ran[0].label]
         empty = [] if problems else _nothing_compared(ran[0].outputs, ran[0].outputs, names)
@@ -315,7 +336,10 @@ def _run_isolated(config: RunConfig, data: bytes, feeds: dict, threads: int) -> 
 def _golden(file, model, outputs: list[Tensor], budget: int, mark_all: bool) -> dict:
     """The golden outputs of ``--load-outputs``: every output of the model, and any tensor --mark-all marks; each
     of the output's declared element type (a name the model does not output, a missing output: UserError)."""
-    members = load_arrays("--load-outputs", file, budget)
+    if Path(file).is_dir():  # a test_data_set_N folder: output_K.pb, K in the model's output order
+        members = read_test_data_set("--load-outputs", file, "output", [o.name for o in outputs], budget)
+    else:
+        members = load_arrays("--load-outputs", file, budget)
     declared = {o.name: Tensor(o.name, o.type.tensor_type.elem_type, None) for o in model.graph.output}
     for name in members:
         if name not in declared:
@@ -351,14 +375,21 @@ def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list,
         if name not in got:
             problems.append(f"output {name!r}: {actual} produced no such output")
             continue
-        mismatch, tol = _differs(got[name], want[name], options.tolerance)
+        stat = error_stat_for(options.error_stats, name)
+        mismatch, tol, errors = _differs(got[name], want[name], options.tolerance, name, stat)
+        entry = {"output": name, "actual": actual, "against": against,
+                 "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp}, "error_stat": stat,
+                 "passed": mismatch is None}
+        if errors is not None:  # every element's error; a failure's own keys below keep today's meaning (mismatches)
+            entry.update(_error_keys(errors), error=errors.to_dict())
         if mismatch:
             problems.append(f"output {name!r}: {actual} vs {against} ({tol.describe()}): {mismatch.describe()}")
-            stats.append({"output": name, "actual": actual, "against": against,
-                          "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp}, **mismatch.to_dict()})
+            entry.update(mismatch.to_dict())
+        stats.append(entry)  # passing ones too: their error statistics (docs/report-schema.md)
     if not problems:
         problems += _nothing_compared(got, want, names)
-    differing = [c["output"] for c in stats if "nonfinite" not in c] + [n for n in names if n in want and n not in got]
+    differing = [c["output"] for c in stats if "nonfinite" not in c and not c.get("passed")] + \
+        [n for n in names if n in want and n not in got]
     if options.mark_all and differing:
         problems += _first_difference(actual, against, got, want, *_ancestors(producers, differing), options,
                                      stats)
@@ -366,27 +397,37 @@ def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list,
                       comparisons=stats, **fields)
 
 
-def _differs(got: np.ndarray, want: np.ndarray, cli: Tolerance | None):
-    """(Mismatch or None, tolerance) of one tensor: validate's comparison at the per-dtype default tolerance,
-    --atol/--rtol for float tensors; strings and types without a default compared exactly."""
+def _error_keys(errors) -> dict:
+    """The keys a failing comparison has had (max_abs, ...), plus median_abs: from every element's error."""
+    d = errors.to_dict()
+    return {k: d[k] for k in ("max_abs", "mean_abs", "median_abs", "max_rel", "max_ulp", "min_atol", "min_rtol")}
+
+
+def _differs(got: np.ndarray, want: np.ndarray, cli: Tolerance | None, name: str = "", stat: str = "elemwise",
+             statistics: bool = True):
+    """(Mismatch or None, tolerance, compare.ErrorStats or None) of the tensor ``name``: validate's comparison at
+    the per-dtype default tolerance, --atol/--rtol (the output's own, else the bare one) for float tensors, the
+    error statistic ``stat``; strings and types without a default compared exactly."""
     dtype = dtype_of_array(want)
     if dtype is not None and got.dtype == want.dtype or got.shape != want.shape:
-        tol = resolve_tolerance(dtype, cli if dtype.is_float else None) if dtype is not None else Tolerance(0.0, 0.0)
-        return compare(got, want, tol), tol
+        own = cli.for_output(name) if cli is not None else None
+        tol = resolve_tolerance(dtype, own if dtype.is_float else None) if dtype is not None else Tolerance(0.0, 0.0)
+        mismatch, errors = compare_stats(got, want, tol, stat, statistics)
+        return mismatch, tol, errors
     exact = Tolerance(0.0, 0.0)
     if got.dtype.kind in "USO" and want.dtype.kind in "USO":
         same = np.asarray(got, dtype=str) == np.asarray(want, dtype=str)
     elif got.dtype == want.dtype:
         same = np.asarray((got == want) | ((got != got) & (want != want)))
     else:
-        return Mismatch(want.size, want.size, shape_problem=f"dtype {got.dtype} != expected {want.dtype}"), exact
+        return Mismatch(want.size, want.size, shape_problem=f"dtype {got.dtype} != expected {want.dtype}"), exact, None
     if same.all():
-        return None, exact
+        return None, exact, None
     bad = np.argwhere(~same)
     first = tuple(int(i) for i in bad[0])
     return Mismatch(len(bad), want.size, shape_problem=(
         f"{len(bad)}/{want.size} elements differ; first at {list(first)}: got {got[first].item()!r}, "
-        f"want {want[first].item()!r}")), exact
+        f"want {want[first].item()!r}")), exact, None
 
 
 def _ancestors(producers, outputs) -> tuple[list, set]:
@@ -412,7 +453,8 @@ def _first_difference(actual, against, got, want, producers, needed: set, option
             if name not in needed or name not in got or name not in want:
                 continue
             compared += 1
-            mismatch, tol = _differs(got[name], want[name], options.tolerance)
+            mismatch, tol, _ = _differs(got[name], want[name], options.tolerance, name,
+                                        error_stat_for(options.error_stats, name), statistics=False)
             if mismatch:
                 differing += 1
                 if first is None:

@@ -31,7 +31,7 @@ from types import SimpleNamespace
 from typing import Callable, Iterator, Sequence
 
 from . import reference, spec_cache
-from .compare import Tolerance, compare, resolve_tolerance
+from .compare import Tolerance, compare, compare_stats, error_stat_for, resolve_tolerance
 from .errors import TargetRefusal, UserError, describe_exception
 from .opset import DEFAULT_OPSET, MIN_OPSET, newest_onnx_opset
 from .registry import is_builtin, layer_kind, layer_kinds, reference_of
@@ -69,6 +69,8 @@ class Options:
     auto_target: bool = False  # --target auto: per spec, the target convert's auto chooses (auto_candidates)
     refused: str = "skip"  # --refused: a REFUSED case is counted and skipped, or ("fail") fails the run
     precision: tuple[str, ...] = ()  # --fp16/--int8: what the TensorRT build allows beyond each spec's own precision
+    error_stats: tuple = ()  # --check-error-stat [OUTPUT:]STAT: ((OUTPUT or "", STAT), ...) (compare.error_stat_for)
+    statistics: bool = True  # every runtime comparison's error statistics in its CaseResult (the CLI: with --json)
 
     @property
     def show_labels(self) -> bool:
@@ -168,11 +170,11 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
         try:
             want = reference.run_network(spec.network, case.inputs, arithmetic=arithmetic)
             reference_problems = _compare_outputs(spec, case, "reference", want, tolerances, against_reference=None,
-                                                  widening=widening)
+                                                  widening=widening, error_stats=options.error_stats)
             if own_arithmetic and case.expected:
                 own = reference.run_network(spec.network, case.inputs)
                 more = _compare_outputs(spec, case, "reference in the spec's arithmetic", own, tolerances,
-                                        against_reference=None, names=own_arithmetic)
+                                        against_reference=None, names=own_arithmetic, error_stats=options.error_stats)
                 reference_problems = (reference_problems[0] + more[0], reference_problems[1] + more[1])
         except Exception as exc:  # noqa: BLE001
             want, reference_problems = describe_exception(exc, "running the numpy reference"), ([], [])
@@ -181,7 +183,7 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
             runner = runners[config]
             t1 = time.perf_counter()
             outcome, problems, stats, got = _check(spec, case, runner, want, tolerances, config.runtime, reference_problems,
-                                                   widening)
+                                                   widening, options.error_stats, options.statistics)
             if static:  # the host ran the model; the target would not (its static check): refused, not broken
                 outcome, problems = REFUSED, static + problems
             disagreements = []
@@ -258,7 +260,8 @@ def _resolved(tolerances, output: str, case: Case) -> Tolerance:
     return resolve_tolerance(dtype, cli, case_tol, spec_tol, kind_tol)
 
 
-def _check(spec: Spec, case: Case, runner, want, tolerances, runtime: str, reference_problems, widening=None):
+def _check(spec: Spec, case: Case, runner, want, tolerances, runtime: str, reference_problems, widening=None,
+           error_stats=(), statistics: bool = True):
     """(outcome, problems, comparison stats, runtime outputs or None).
 
     ``reference_problems`` (reference vs expected, computed once per case) count for every runtime.
@@ -271,16 +274,20 @@ def _check(spec: Spec, case: Case, runner, want, tolerances, runtime: str, refer
         return ERROR, [describe_exception(exc, f"running {runtime}")], [], None
     if isinstance(want, str):
         return ERROR, [want], [], got
-    problems, stats = _compare_outputs(spec, case, runtime, got, tolerances, against_reference=want, widening=widening)
+    problems, stats = _compare_outputs(spec, case, runtime, got, tolerances, against_reference=want, widening=widening,
+                                       error_stats=error_stats, statistics=statistics)
     problems, stats = problems + reference_problems[0], stats + reference_problems[1]
     return (FAIL if problems else PASS), problems, stats, got
 
 
 def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerances, against_reference,
-                     widening: dict | None = None, names=None):
+                     widening: dict | None = None, names=None, error_stats=(), statistics: bool = True):
     """(problems, stats) of ``outputs`` (those ``names``; default: every output) against the reference (when given,
     at the tolerance) and the case's expected values (at the tolerance plus the output's ``widening``, an (atol,
-    rtol) the target's arithmetic adds; None: not compared here, see check_spec)."""
+    rtol) the target's arithmetic adds; None: not compared here, see check_spec), each with the error statistic
+    ``error_stats`` names (--check-error-stat). A runtime's comparisons, passing ones too, carry their error
+    statistics (docs/report-schema.md, /4) where ``statistics``; the reference's own against the expected values only
+    where they fail."""
     problems, stats = [], []
     for name in spec.network.outputs if names is None else names:
         tol = _resolved(tolerances, name, case)
@@ -294,11 +301,20 @@ def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerance
             if actual is None:
                 problems.append(f"output {name!r}: {what} produced no such output")
                 break
-            mismatch = compare(actual, target, tol)
+            stat = error_stat_for(error_stats, name)
+            mismatch, errors = compare_stats(actual, target, tol, stat, statistics=statistics and against_reference is not None)
+            entry = {"output": name, "actual": what, "against": against,
+                     "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp}}
+            if errors is not None and statistics and against_reference is not None:  # a runtime's: every element's error; a
+                # failure's own keys below keep their meaning (the mismatched elements')
+                d = errors.to_dict()
+                entry.update({k: d[k] for k in ("max_abs", "mean_abs", "median_abs", "max_rel", "max_ulp", "min_atol",
+                                                "min_rtol")}, error_stat=stat, passed=mismatch is None, error=d)
             if mismatch:
                 problems.append(f"output {name!r}: {what} vs {against} ({tol.describe()}{note}): {mismatch.describe()}")
-                stats.append({"output": name, "actual": what, "against": against,
-                              "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp}, **mismatch.to_dict()})
+                entry.update(mismatch.to_dict())
+            if mismatch or "error" in entry:
+                stats.append(entry)
     return problems, stats
 
 
@@ -539,7 +555,8 @@ def run(spec: Spec, feeds: dict, options: Options) -> dict:
 def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels=("all",), opset: int | None = None,
                  tolerance: Tolerance | None = None, xfail_file: str | None = None, repro_dir: str | None = None,
                  plugins: tuple[str, ...] = (), max_memory: int | None = None,
-                 target: str | None = None, refused: str = "skip", precision=()) -> Options:
+                 target: str | None = None, refused: str = "skip", precision=(), error_stats=(),
+                 statistics: bool = True) -> Options:
     """Options for a validation run, every name checked (unknown provider, opset, runtime, target: UserError).
 
     ``target``: lower for it (and check the model statically) instead of for what the provider implies.
@@ -561,6 +578,8 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
         auto_target=target == "auto",
         refused=refused,
         precision=tuple(sorted(check_precision(precision))),
+        error_stats=tuple(error_stats),
+        statistics=bool(statistics),
     )
 
 

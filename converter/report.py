@@ -22,8 +22,9 @@ from .results import MAX_SHARDS, OUTCOMES, REFUSED, CaseResult, bad_outcomes
 from .runners.onnxruntime import ort
 
 # /2: the REFUSED outcome (in /1 a refusal was an ERROR with bad_input); /3: each case's target, run MODEL's nonfinite
-# comparisons
-SCHEMA = "spec2onnx-report/3"
+# comparisons; /4: run MODEL's passing comparisons too, each with its error statistics (error, median_abs,
+# error_stat, passed), the tolerance per output, and each runtime's output value statistics (model.runtimes[].stats)
+SCHEMA = "spec2onnx-report/4"
 
 
 def counts(results: list[CaseResult]) -> dict[str, int]:

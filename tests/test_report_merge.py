@@ -100,26 +100,26 @@ def test_duplicates_and_reports_of_other_runs_are_refused(tmp_path, suite):
 @pytest.mark.parametrize("text, message", [
     ("not json", "not JSON"),
     ('{"schema": "spec2onnx-check/1"}', "schema: 'spec2onnx-check/1'"),
-    ('{"schema": "spec2onnx-report/3", "cases": 3, "command": [], "seconds": 1, "started": "x"}', "cases: 3 is not a list"),
-    ('{"schema": "spec2onnx-report/3", "cases": [{"spec": "s", "case": "c", "outcome": "GREAT"}], "command": [],'
+    ('{"schema": "spec2onnx-report/4", "cases": 3, "command": [], "seconds": 1, "started": "x"}', "cases: 3 is not a list"),
+    ('{"schema": "spec2onnx-report/4", "cases": [{"spec": "s", "case": "c", "outcome": "GREAT"}], "command": [],'
      ' "seconds": 1, "started": "x"}', "cases[0].outcome: 'GREAT' is not one of PASS"),
-    ('{"schema": "spec2onnx-report/3", "cases": [{"spec": "s", "outcome": "PASS"}], "command": [],'
+    ('{"schema": "spec2onnx-report/4", "cases": [{"spec": "s", "outcome": "PASS"}], "command": [],'
      ' "seconds": 1, "started": "x"}', "cases[0].case: missing"),
     # seconds no float holds (10**400: OverflowError, exit 3), or not finite, or negative
-    ('{"schema": "spec2onnx-report/3", "cases": [], "command": [], "seconds": 1' + "0" * 400 + ', "started": "x"}',
+    ('{"schema": "spec2onnx-report/4", "cases": [], "command": [], "seconds": 1' + "0" * 400 + ', "started": "x"}',
      "seconds: an integer of 401 digits is not a number of seconds (finite, >= 0)"),
-    ('{"schema": "spec2onnx-report/3", "cases": [], "command": [], "seconds": Infinity, "started": "x"}',
+    ('{"schema": "spec2onnx-report/4", "cases": [], "command": [], "seconds": Infinity, "started": "x"}',
      "seconds: Infinity is not a number of seconds"),
-    ('{"schema": "spec2onnx-report/3", "cases": [], "command": [], "seconds": NaN, "started": "x"}',
+    ('{"schema": "spec2onnx-report/4", "cases": [], "command": [], "seconds": NaN, "started": "x"}',
      "seconds: NaN is not a number of seconds"),
-    ('{"schema": "spec2onnx-report/3", "cases": [], "command": [], "seconds": -1, "started": "x"}',
+    ('{"schema": "spec2onnx-report/4", "cases": [], "command": [], "seconds": -1, "started": "x"}',
      "seconds: -1 is not a number of seconds"),
-    ('{"schema": "spec2onnx-report/3", "cases": [{"spec": "s", "case": "c", "outcome": "PASS", "seconds": 1' +
+    ('{"schema": "spec2onnx-report/4", "cases": [{"spec": "s", "case": "c", "outcome": "PASS", "seconds": 1' +
      "0" * 400 + '}], "command": [], "seconds": 1, "started": "x"}', "cases[0].seconds: an integer of 401 digits"),
     # an absurd N: more digits than int() converts, or more shards than any run has reports
-    ('{"schema": "spec2onnx-report/3", "cases": [], "command": ["spec2onnx", "validate", "--shard", "1/' + "9" * 5000 +
+    ('{"schema": "spec2onnx-report/4", "cases": [], "command": ["spec2onnx", "validate", "--shard", "1/' + "9" * 5000 +
      '"], "seconds": 1, "started": "x"}', "shard (or --shard in command): I/N with more digits"),
-    ('{"schema": "spec2onnx-report/3", "cases": [], "command": [], "shard": "1/4000000", "seconds": 1, '
+    ('{"schema": "spec2onnx-report/4", "cases": [], "command": [], "shard": "1/4000000", "seconds": 1, '
      '"started": "x"}', "shard 1/4000000: N is above 1,000,000"),
 ])
 def test_a_report_that_cannot_be_read_is_bad_input_naming_the_field(tmp_path, text, message):
@@ -178,7 +178,7 @@ def test_refused_cases_merge_as_the_whole_run_counts_them(tmp_path, suite):
 
 def _report(path, shard):
     """A report of an empty shard (what read_report requires, nothing else)."""
-    path.write_text(json.dumps({"schema": "spec2onnx-report/3", "spec2onnx": "1", "onnx": "1", "onnxruntime": "1",
+    path.write_text(json.dumps({"schema": "spec2onnx-report/4", "spec2onnx": "1", "onnx": "1", "onnxruntime": "1",
                                 "command": ["spec2onnx", "validate", "--shard", shard], "seconds": 1.5,
                                 "started": "2026-01-01T00:00:00+00:00", "cases": []}))
     return path

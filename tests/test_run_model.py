@@ -104,7 +104,7 @@ def test_light_model_generated_inputs_say_where_they_come_from_and_json_and_juni
     assert result.exit_code == 0, result.output
     assert "inputs (generated: seed 1, values in [0, 1]): gpu_0/data_0 float32[1, 3, 224, 224]" in result.stdout
     doc = json.loads(report.read_text())
-    assert doc["schema"] == "spec2onnx-report/3" and doc["summary"]["PASS"] == 1 and doc["summary"]["total"] == 1
+    assert doc["schema"] == "spec2onnx-report/4" and doc["summary"]["PASS"] == 1 and doc["summary"]["total"] == 1
     assert doc["model"]["inputs"] == [{"name": "gpu_0/data_0", "dtype": "float32", "shape": [1, 3, 224, 224]}]
     assert doc["model"]["runtimes"][0]["label"] == "ort[cpu]" and doc["model"]["runtimes"][0]["error"] is None
     assert doc["cases"][0]["spec"] == "light_zfnet512.onnx" and "Conv" in doc["cases"][0]["ops"]

@@ -40,7 +40,7 @@ def test_a_refused_spec_is_refused_not_an_error_and_the_run_passes(tmp_path):
     header = next(line for line in result.output.splitlines() if line.startswith("layer kind"))
     assert header.split()[-1] == "REFUSED"
     document = json.loads(report.read_text())
-    assert document["schema"] == "spec2onnx-report/3"
+    assert document["schema"] == "spec2onnx-report/4"
     assert document["summary"]["REFUSED"] == 1 and document["summary"]["ERROR"] == 0
     [refused] = [c for c in document["cases"] if c["outcome"] == "REFUSED"]
     assert refused["id"] == "dml-dq-strides-transposed-decomposed/by-hand [tensorrt]" and not refused["bad_input"]

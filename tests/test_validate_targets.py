@@ -53,7 +53,7 @@ def test_validate_runs_every_target_given_each_case_id_ending_in_its_target(tmp_
     assert {c["target"] for c in cases if c["host"]} == {"tensorrt-dla"}
     for case_id in ids:
         assert f"PASS  {case_id}" in result.output
-    assert json.loads(report.read_text())["schema"] == "spec2onnx-report/3"
+    assert json.loads(report.read_text())["schema"] == "spec2onnx-report/4"
 
 
 def test_validate_takes_fp16_so_a_float32_spec_runs_on_dla_without_editing_it(tmp_path):
