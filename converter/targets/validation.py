@@ -453,6 +453,9 @@ def _outside(entry: Enumeration, value, node: NodeView) -> str | None:
                f"({entry.bounds['per_direction']} per direction)" if short else None
     if "axis_of" in entry.bounds:
         rank = node.rank(entry.bounds["axis_of"])
+        if type(value) is int and rank is None and _no_axis(value):
+            return (f"takes an axis of input {entry.bounds['axis_of']}: {value} is none at any rank, nor is it read "
+                    f"as a 32-bit int ({_int32(value)}), as onnx's inference and onnxruntime read it")
         return f"takes an axis of input {entry.bounds['axis_of']} (rank {rank})" \
             if type(value) is int and rank is not None and not -rank <= value < rank else None
     if within(entry.bounds, value, len(node.node.output)):
@@ -460,6 +463,23 @@ def _outside(entry: Enumeration, value, node: NodeView) -> str | None:
     shown = ", ".join(f"{'>' if k == 'gt' else '>=' if k == 'ge' else '<=' if k == 'le' else '<'} {v}"
                       for k, v in entry.bounds.items() if k in ("gt", "ge", "le", "lt"))
     return f"takes {shown}{', odd' if entry.bounds.get('odd') else ''}"
+
+
+# No tensor has this many dimensions: a shape of 2^30 dimensions takes 8 GiB of int64 lengths (and a model proto
+# holds at most 2 GiB). An axis whose magnitude reaches it is no axis at any rank the input may have at run time.
+RANK_BOUND = 2**30
+
+
+def _int32(value: int) -> int:
+    """``value`` read as a C int, as onnx's inference (static_cast<int>) and onnxruntime's load read some axes."""
+    return (value + 2**31) % 2**32 - 2**31
+
+
+def _no_axis(value: int) -> bool:
+    """Whether ``value`` is an axis of no tensor whichever way it is read (int64 or int32): where the input's rank is
+    unknown to check, onnxruntime finds it after its own optimizations and refuses the session (fuzz: Split's axis
+    -2147483649 read as 2147483647 in test_rotary_embedding_no_position_ids_expanded)."""
+    return all(not -RANK_BOUND <= v < RANK_BOUND for v in (value, _int32(value)))
 
 
 def scan_count(attrs: dict, inputs: int, outputs: int, what: str) -> int | None:

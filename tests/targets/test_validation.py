@@ -260,3 +260,31 @@ def test_the_checker_in_a_forked_process_finds_what_it_finds_in_this_one():
     proc = subprocess.run([sys.executable, "-c", FORKED], capture_output=True, text=True, cwd=REPO, timeout=300,
                           env=child_env(PYTHONPATH=str(REPO)))
     assert proc.returncode == 0 and proc.stdout.strip() == "ok 2", (proc.stdout, proc.stderr[-3000:])
+
+
+def test_an_axis_of_no_rank_is_refused_where_the_rank_is_unknown_as_onnxruntime_refuses_the_session():
+    """Fuzz (CI seed of 2026-11-29, mutation #62): the second Split of onnx's
+    test_rotary_embedding_no_position_ids_expanded given axis -2147483649. Its input's rank is unknown to onnx's
+    inference on the file, so check said "runs"; onnxruntime knows it after its own optimizations and refuses the
+    session ('Invalid value of attribute 'axis'. Rank=4 Value=2147483647': the axis read as a C int). An axis whose
+    value is no axis of any tensor, read as int64 or as int32, is refused whatever the rank."""
+    import warnings
+
+    import numpy as np
+    from onnx.backend.test.case.node import collect_testcases
+
+    from converter.targets.check import check_model, errors
+    from converter.targets.validation import _int32, _no_axis
+
+    from ..helpers import ort_cpu_loads
+
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        model = next(c.model for c in collect_testcases(None)
+                     if c.name == "test_rotary_embedding_no_position_ids_expanded")
+    split = [n for n in model.graph.node if n.op_type == "Split"][1]
+    next(a for a in split.attribute if a.name == "axis").i = -2147483649
+    assert not ort_cpu_loads(model)
+    assert any("is none at any rank" in p.reason for p in errors(check_model(model, "ort-cpu")))
+    assert _int32(-2147483649) == 2**31 - 1 and _int32(2**63 - 1) == -1 and _int32(5) == 5
+    assert _no_axis(-2147483649) and _no_axis(2**31) and not _no_axis(2**63 - 1) and not _no_axis(-1)
