@@ -164,9 +164,8 @@ class SpecFile(pytest.File):
         by_target = _options(self.config)
         for case in spec.cases:
             for target, options in by_target.items():
-                several = len(options.configs) > 1
                 for config in options.configs:
-                    label = " ".join(([target] if target else []) + ([config.label] if several else []))
+                    label = options.label(config)  # (as validate's ids: the target, then the configuration if several)
                     name = f"{spec.name}/{case.name}" + (f" [{label}]" if label else "")
                     yield SpecCase.from_parent(self, name=name, case=case.name, target=target, run_config=config)
 
