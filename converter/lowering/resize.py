@@ -671,14 +671,7 @@ def build_ort_nearest_exact(b: NodeBuilder, l_in: str, l_out: str, attrs) -> str
     column = b.const("column", np.array([-1, 1], np.int64))
     l_in, l_out = op("Reshape", l_in, column), op("Reshape", l_out, column)  # [axes, 1]
     i = op("Reshape", op("Range", zero, op("ReduceMax", l_out, keepdims=0), one), b.const("row", np.array([1, -1], np.int64)))
-    if transform == "ASYMMETRIC":
-        num, den = op("Mul", i, l_in), l_out
-    elif transform == "HALF_PIXEL":
-        num, den = op("Sub", op("Mul", op("Add", op("Mul", i, two), one), l_in), l_out), op("Mul", l_out, two)
-        if attrs["selector_for_single_pixel"] == "UPPER":  # an output length of 1 samples coordinate 0
-            num = op("Mul", num, b.cast(op("Greater", l_out, one), INT64, why="UPPER: coordinate 0 when L_out = 1"))
-    else:  # ALIGN_CORNERS
-        num, den = op("Mul", i, op("Sub", l_in, one)), op("Sub", l_out, one)
+    num, den = _graph_fraction(b, op, i, l_in, l_out, transform, attrs["selector_for_single_pixel"], one, two)
     den = op("Max", den, one)  # L_out = 0 or ALIGN_CORNERS' L_out = 1: no division by zero (decided elsewhere)
     k = 1 if rounding in ("FLOOR", "CEIL") else 2
     grid_num, grid_den = (num, den) if k == 1 else (op("Sub", op("Mul", num, two), den), op("Mul", den, two))
@@ -724,6 +717,20 @@ def nearest_indices(l_in: int, l_out: int, transform: str, selector: str, roundi
     return np.minimum(q, l_in - 1).astype(np.int64)
 
 
+def _graph_fraction(b: NodeBuilder, op, i: str, l_in: str, l_out: str, transform: str, selector: str, one: str,
+                    two: str) -> tuple[str, str]:
+    """``_fraction`` in the graph: (num, den) of output coordinate(s) ``i``, int64, for L_in and L_out (the den not
+    yet kept from 0)."""
+    if transform == "ASYMMETRIC":
+        return op("Mul", i, l_in), l_out
+    if transform == "HALF_PIXEL":
+        num = op("Sub", op("Mul", op("Add", op("Mul", i, two), one), l_in), l_out)
+        if selector == "UPPER":  # an output length of 1 samples coordinate 0
+            num = op("Mul", num, b.cast(op("Greater", l_out, one), INT64, why="UPPER: coordinate 0 when L_out = 1"))
+        return num, op("Mul", l_out, two)
+    return op("Mul", i, op("Sub", l_in, one)), op("Sub", l_out, one)  # ALIGN_CORNERS
+
+
 def build_nearest_indices(b: NodeBuilder, l_in: str, l_out: str, attrs) -> str:
     """The same indices as ``nearest_indices``, built in the graph from int64 scalars L_in and L_out."""
     transform, rounding = attrs["coordinate_transformation"], attrs["nearest_rounding"]
@@ -733,15 +740,9 @@ def build_nearest_indices(b: NodeBuilder, l_in: str, l_out: str, attrs) -> str:
         return b.op(kind, list(args))
 
     i = op("Range", zero, l_out, one)
-    if transform == "ASYMMETRIC":
-        num, den = op("Mul", i, l_in), l_out
-    elif transform == "HALF_PIXEL":
-        num, den = op("Sub", op("Mul", op("Add", op("Mul", i, two), one), l_in), l_out), op("Mul", l_out, two)
-        if attrs["selector_for_single_pixel"] == "UPPER":  # an output length of 1 samples coordinate 0
-            num = op("Mul", num, b.cast(op("Greater", l_out, one), INT64, why="UPPER: coordinate 0 when L_out = 1"))
+    num, den = _graph_fraction(b, op, i, l_in, l_out, transform, attrs["selector_for_single_pixel"], one, two)
+    if transform == "HALF_PIXEL":
         num = op("Max", num, zero)
-    else:  # ALIGN_CORNERS
-        num, den = op("Mul", i, op("Sub", l_in, one)), op("Sub", l_out, one)
     den = op("Max", den, one)  # L_out = 0: no indices, but no division by zero either; ALIGN_CORNERS L_out = 1: 0 / 1
     q = op("Div", num, den)  # num >= 0, den > 0: truncation is floor
     # r = num mod den as num - q * den (exact for num >= 0): onnxruntime's DirectML EP has no int64 Mod
