@@ -265,6 +265,10 @@ def _target_refusal(ctx: LoweringContext, plan: Plan) -> str:
             return "TensorRT's ONNX parser requires DequantizeLinear's zero point to be zero"
         if plan.path == "native-blocked":
             return "TensorRT's block quantization is for int4 weights only"
+        scale = ctx.constant_inputs[1]
+        if scale is not None and not np.all(np.asarray(scale, np.float64) > 0):  # (NaN too)
+            return ("onnx-tensorrt imports DequantizeLinear only when its constant scales are all positive "
+                    "(onnxOpImporters.cpp:1404); this scale holds a value that is not")
     return ""
 
 

@@ -115,3 +115,20 @@ def test_tensorrt_deployment_models_validate_through_their_host_copy(record_prop
 
     examples()
     _hold("tensorrt deployment", tally, record_property)
+
+
+@pytest.mark.parametrize("scale", [-0.25, 0.0, float("nan")])
+@pytest.mark.parametrize("target", TARGET_NAMES)
+def test_a_dequantize_scale_that_is_not_positive_is_checked_on_every_target(target, scale):
+    """CI seed of 2026-11-29: int8 dml.DequantizeLinear with constant scale -0.25 lowered to one DequantizeLinear for
+    tensorrt and portable, which onnx-tensorrt refuses (constant scales must all be positive, onnxOpImporters.cpp
+    :1404), so the model failed its own target's check. Such a scale now takes the decomposed form there."""
+    doc = {"name": "fuzz-dequantize", "network": {
+        "inputs": {"x": {"dtype": "int8", "shape": [1]}},
+        "constants": {"scale": {"dtype": "float32", "shape": [1], "data": [scale]}},
+        "layers": [{"name": "y", "op": "dml.DequantizeLinear", "inputs": ["x", "scale"], "feature_level": "6.2"}],
+        "outputs": ["y"]}, "cases": [{"name": "case0", "inputs": {"x": [3]}}]}
+    assert _judge(target, (doc, 13)) in ("checked", "refused before lowering")
+    if target == "tensorrt":
+        results = list(validate_spec(parse_spec(doc, Path("fuzz.yaml")), Options(opset=13, target=get_target(target))))
+        assert [r.outcome for r in results] == ["PASS"], [r.problems for r in results]
