@@ -720,9 +720,14 @@ def _outputs_text(outputs: dict) -> str:
 @click.option("--allow-nonfinite", is_flag=True, help="Compare NaN and infinite outputs as values, as run's.")
 @click.option("--max-memory", default=None, metavar="SIZE", callback=_size,
               help="Memory budget, e.g. 2G or 512M (default: 1/8 of the RAM), as run's.")
+@click.option("--check", "check", default=None, metavar="CMD",
+              help="Decide with this command instead of the comparison: a candidate still fails where CMD exits "
+                   "with a status other than 0. {model} in CMD is replaced by the candidate's path, {inputs} by its "
+                   "inputs (.npz); run without a shell (quote as a shell would). The comparison's runtimes still "
+                   "give the values fed to a candidate.")
 @handle_errors
 def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_ranges, load_inputs, atol, rtol,
-           check_error_stat, allow_nonfinite, max_memory):
+           check_error_stat, allow_nonfinite, max_memory, check):
     """Reduce an ONNX model to the smallest subgraph whose outputs still differ.
 
     \b
@@ -747,13 +752,15 @@ def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_range
                                             shapes=shapes, val_ranges=val_ranges, load_inputs=load_inputs,
                                             max_memory=max_memory, allow_nonfinite=allow_nonfinite,
                                             check_error_stat=check_error_stat)
-    done = model_reduce.reduce_model(file, output, options, progress=lambda line: click.echo(line, err=True))
+    done = model_reduce.reduce_model(file, output, options, progress=lambda line: click.echo(line, err=True),
+                                     check=check)
     if not done.verdict:
-        _say(f"{file}: nothing differs between {', '.join(c.label for c in options.configs)}: nothing to reduce "
+        _say(f"{file}: --check passes on it: nothing to reduce (nothing written)" if check is not None else
+             f"{file}: nothing differs between {', '.join(c.label for c in options.configs)}: nothing to reduce "
              "(nothing written)")
         sys.exit(EXIT_OK)
     kept = ", ".join(f"#{i} {name!r} ({op})" if name else f"#{i} ({op})" for i, name, op in done.kept)
-    _say(f"{done.output}: {len(done.kept)} of {done.nodes:,} nodes ({kept}), still {done.verdict} after "
+    _say(f"{done.output}: {len(done.kept)} of {done.nodes:,} nodes ({kept}), still {'failing --check' if check is not None else done.verdict} after "
          f"{done.checks} checks in {done.seconds:.1f} s; its inputs: {done.inputs_file}")
     for line in done.problems[:8]:
         _say(f"      {printable(line)}")
@@ -763,6 +770,8 @@ def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_range
             *(a for v in rtol for a in ("--rtol", str(v))),
             *(a for v in check_error_stat for a in ("--check-error-stat", str(v))),
             *(("--allow-nonfinite",) if allow_nonfinite else ()), "--load-inputs", done.inputs_file]
+    if check is not None:  # what decided: the command itself, on the reduced model
+        argv = [w.replace("{model}", done.output).replace("{inputs}", done.inputs_file) for w in shlex.split(check)]
     _say("reproduce: " + shlex.join(argv))
     sys.exit(done.interrupted or EXIT_FAILED)
 

@@ -23,6 +23,8 @@ Ctrl-C keeps the smallest failing candidate found so far (``Reduction.interrupte
 from __future__ import annotations
 
 import dataclasses
+import shlex
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -36,6 +38,7 @@ from .budget import default_budget
 from .errors import UserError
 from .interrupts import exit_status
 from .files import check_distinct, check_output, write_atomic
+from .isolated import command_status
 from .model_inputs import dtype_of_array, save_arrays
 from .model_reading import read_model_with_data
 from .model_run import (DEFAULT_RUNTIMES, ERROR, FAIL, RunOptions, make_run_options,  # noqa: F401  (for the CLI)
@@ -157,12 +160,44 @@ def _value_info(name: str, array: np.ndarray, shaped: bool = True):
     return onnx.helper.make_tensor_value_info(name, elem, list(array.shape) if shaped else None)
 
 
-def reduce_model(path, output, options: RunOptions, progress: Callable[[str], None] = lambda line: None) -> Reduction:
+CHECK = "--check"  # the verdict kept where --check CMD decides: CMD exited with a status other than 0
+
+
+def parse_check(text: str) -> list[str]:
+    """--check CMD as the command's words (shell quoting, no shell run); ``{model}`` (the candidate .onnx) and
+    ``{inputs}`` (its .npz) are replaced in each word when it runs."""
+    try:
+        argv = shlex.split(text)
+    except ValueError as exc:
+        raise UserError(f"--check {text!r}: {exc}") from None
+    if not argv:
+        raise UserError("--check: the command is empty")
+    if not any("{model}" in word for word in argv):
+        raise UserError(f"--check {text!r}: names no {{model}} (the candidate model's path goes there)")
+    if shutil.which(argv[0]) is None:  # (before any run: the command is looked up as subprocess will)
+        raise UserError(f"--check: cannot start {argv[0]!r}: no such program (or not executable)")
+    return argv
+
+
+def _check_fails(argv: list[str], model_file, feeds_file) -> tuple[bool, str]:
+    """Whether --check's command fails on the candidate (a status other than 0), and the line that says it."""
+    words = [w.replace("{model}", str(model_file)).replace("{inputs}", str(feeds_file)) for w in argv]
+    try:
+        status, last = command_status(words)
+    except OSError as exc:
+        raise UserError(f"--check: cannot start {words[0]!r}: {exc.strerror or exc}") from None
+    return status != 0, f"--check: exit status {status}" + (f" ({last})" if last else "")
+
+
+def reduce_model(path, output, options: RunOptions, progress: Callable[[str], None] = lambda line: None,
+                 check: str | None = None) -> Reduction:
     """Reduce the model at ``path`` to the smallest subgraph on which ``options``' runtimes still fail (module
     docstring); write it to ``output`` and its inputs beside it (``inputs_path``), atomically. Where nothing
-    fails, nothing is written (``Reduction.verdict`` ""). Bad input: UserError before anything is written."""
+    fails, nothing is written (``Reduction.verdict`` ""). Bad input: UserError before anything is written.
+    ``check``: --check CMD, whose exit status decides instead of the comparison (parse_check)."""
     t0 = time.perf_counter()
     path = str(path)
+    argv = parse_check(check) if check is not None else None
     check_reduce_files(path, output, options)
     if options.load_outputs:
         raise UserError("--load-outputs: reduce compares runtimes with each other; golden outputs name the model's "
@@ -175,6 +210,13 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
     first = run_model(path, dataclasses.replace(options, mark_all=True, save_inputs=None, save_outputs=None,
                                                 fail_fast=False))
     result = Reduction(path, _verdict(first), len(model.graph.node))
+    if argv is not None:  # --check decides, on the whole model first (with the inputs the run fed it)
+        with tempfile.TemporaryDirectory(prefix="spec2onnx-reduce-") as folder:
+            feeds_file = Path(folder, "inputs.npz")
+            save_arrays("--check", feeds_file, {n: np.asarray(a) for n, a in first.feeds.items()})
+            failed, line = _check_fails(argv, path, feeds_file)
+        progress(f"reduce: the whole model: {line}")
+        result.verdict = CHECK if failed else ""
     if not result.verdict:
         result.seconds = time.perf_counter() - t0
         return result
@@ -202,8 +244,11 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
             model_file.write_bytes(candidate.SerializeToString())
             save_arrays("-o", feeds_file, feeds)
             result.checks += 1
-            run = run_model(model_file, dataclasses.replace(candidate_options, load_inputs=str(feeds_file)))
-            failed = _verdict(run) == result.verdict
+            if argv is not None:
+                failed = _check_fails(argv, model_file, feeds_file)[0]
+            else:
+                run = run_model(model_file, dataclasses.replace(candidate_options, load_inputs=str(feeds_file)))
+                failed = _verdict(run) == result.verdict
             progress(f"reduce: check {result.checks}: {len(positions)} node{'s' * (len(positions) != 1)} "
                      f"({_span(graph, positions)}): {'still fails' if failed else 'passes'}")
             return failed
@@ -247,13 +292,19 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
         small, feeds = made
         write_atomic(output, small.SerializeToString())
         save_arrays("-o", inputs_path(output), feeds)
-        check = run_model(output, dataclasses.replace(candidate_options, load_inputs=inputs_path(output),
-                                                      fail_fast=False)) if not result.interrupted else None
+        if result.interrupted:
+            final = None
+        elif argv is not None:
+            result.problems = [_check_fails(argv, output, inputs_path(output))[1]]
+            final = None
+        else:
+            final = run_model(output, dataclasses.replace(candidate_options, load_inputs=inputs_path(output),
+                                                          fail_fast=False))
     result.output, result.inputs_file = str(output), inputs_path(output)
     result.kept = [(graph.order[p], graph.model.graph.node[graph.order[p]].name,
                     graph.model.graph.node[graph.order[p]].op_type) for p in sorted(best)]
-    if check is not None:
-        result.problems = [f"{r.id}: {line}" for r in check.results if r.outcome in (FAIL, ERROR) for line in r.problems]
+    if final is not None:
+        result.problems = [f"{r.id}: {line}" for r in final.results if r.outcome in (FAIL, ERROR) for line in r.problems]
     result.seconds = time.perf_counter() - t0
     return result
 

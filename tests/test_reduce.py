@@ -152,3 +152,35 @@ def test_help_shows_an_example():
     result = invoke("reduce", "--help")
     assert result.exit_code == 0
     assert "spec2onnx reduce model.onnx --runtime onnxruntime --runtime onnx-reference -o small.onnx" in result.output
+
+
+HAS_SOFTMAX = ("{python} -c \"import onnx, sys; sys.exit(any(n.op_type == 'Softmax' for n in "
+               "onnx.load(sys.argv[1]).graph.node))\" {{model}}")
+
+
+def test_check_command_decides(tmp_path):
+    """--check CMD: a chain both runtimes agree on (opset 13's Softmax), reduced to the one node CMD fails on."""
+    import shlex
+    import sys
+
+    model = chain(tmp_path / "agree.onnx", ["Relu", "Abs", "Softmax", "Neg", "Sigmoid"], opset=13)
+    assert invoke("run", model, *BOTH).exit_code == 0  # (no comparison fails: the command alone decides)
+    small = tmp_path / "small.onnx"
+    command = HAS_SOFTMAX.format(python=shlex.quote(sys.executable))
+    result = invoke("reduce", model, *BOTH, "--check", command, "-o", small)
+    assert result.exit_code == 1, result.output
+    assert [(n.op_type, n.name) for n in onnx.load(small).graph.node] == [("Softmax", "n2")]
+    assert "--check: exit status 1" in result.output
+    passing = chain(tmp_path / "none.onnx", ["Relu", "Abs"], opset=13)
+    result = invoke("reduce", passing, *BOTH, "--check", command, "-o", tmp_path / "other.onnx")
+    assert result.exit_code == 0 and not (tmp_path / "other.onnx").exists(), result.output
+
+
+@pytest.mark.parametrize("command, message", [("true", "names no {model}"), ("'unclosed {model}", "No closing"),
+                                              ("/nonexistent/tool {model}", "cannot start")])
+def test_bad_check_command_is_bad_input(tmp_path, command, message):
+    model = chain(tmp_path / "m.onnx", ["Relu", "Softmax"])
+    result = invoke("reduce", model, *BOTH, "--check", command, "-o", tmp_path / "small.onnx")
+    assert result.exit_code == 2, result.output
+    assert message in result.output and len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "small.onnx").exists()
