@@ -697,6 +697,85 @@ def _outputs_text(outputs: dict) -> str:
     return ", ".join(shown) + more
 
 
+@main.command(epilog=EPILOG)
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, metavar="SMALL.onnx",
+              help="The reduced model; its inputs are written beside it, as SMALL.inputs.npz.")
+@click.option("--runtime", "runtimes", multiple=True, type=click.Choice(["onnxruntime", "onnx-reference", "openvino"]),
+              help="A runtime to run it on, as run's; repeat for several. Default: onnxruntime and onnx-reference.")
+@click.option("--provider", default="cpu", show_default=True, metavar="NAME", help="onnxruntime execution provider, as run's.")
+@click.option("--ort-opt-level", "opt_levels", type=click.Choice(["disabled", "basic", "extended", "all"]),
+              multiple=True, help="onnxruntime graph optimization level, as run's (default all); repeatable.")
+@click.option("--shapes", "shapes", multiple=True, metavar="NAME:DxD", help="Bind an input's shape, as run's.")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Seed of the generated inputs.")
+@click.option("--val-range", "val_ranges", multiple=True, metavar="[NAME:]LOW,HIGH",
+              help="Range of an input's generated values, as run's.")
+@click.option("--load-inputs", type=click.Path(), default=None, metavar="FILE.npz|DIR", help="Feed these inputs, as run's.")
+@click.option("--atol", type=_PerOutput(), multiple=True, metavar="[OUTPUT:]VALUE",
+              help="Absolute tolerance, as run's. " + _TOLERANCE_HELP.format("the model"))
+@click.option("--rtol", type=_PerOutput(), multiple=True, metavar="[OUTPUT:]VALUE",
+              help="Relative tolerance, as run's. " + _TOLERANCE_HELP.format("the model"))
+@click.option("--check-error-stat", "check_error_stat", type=_PerOutput(_ERROR_STATS), multiple=True,
+              metavar="[OUTPUT:]STAT", help=_ERROR_STAT_HELP)
+@click.option("--allow-nonfinite", is_flag=True, help="Compare NaN and infinite outputs as values, as run's.")
+@click.option("--max-memory", default=None, metavar="SIZE", callback=_size,
+              help="Memory budget, e.g. 2G or 512M (default: 1/8 of the RAM), as run's.")
+@click.option("--check", "check", default=None, metavar="CMD",
+              help="Decide with this command instead of the comparison: a candidate still fails where CMD exits "
+                   "with a status other than 0. {model} in CMD is replaced by the candidate's path, {inputs} by its "
+                   "inputs (.npz); run without a shell (quote as a shell would). The comparison's runtimes still "
+                   "give the values fed to a candidate.")
+@handle_errors
+def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_ranges, load_inputs, atol, rtol,
+           check_error_stat, allow_nonfinite, max_memory, check):
+    """Reduce an ONNX model to the smallest subgraph whose outputs still differ.
+
+    \b
+    As `polygraphy debug reduce --mode bisect`, then `--mode linear`, with
+    run's own comparison as the check: one run of the whole model with every
+    tensor marked gives each tensor's value on the first runtime; a candidate
+    subgraph takes the tensors it reads but does not compute as inputs, fed
+    with those values; bisection finds the shortest failing stretch of nodes
+    (topological order), then each node whose removal keeps the failure goes.
+    Writes SMALL.onnx, SMALL.inputs.npz beside it, and prints the run command
+    that shows the failure. Progress on stderr; Ctrl-C keeps the smallest
+    failing model found so far (exit 130). Exit 0: nothing differs (nothing
+    written); 1: reduced; 2: bad input.
+      spec2onnx reduce model.onnx --runtime onnxruntime --runtime onnx-reference -o small.onnx
+    """
+    import shlex
+
+    from . import model_reduce  # start-up time: --help and usage errors import nothing
+
+    options = model_reduce.make_run_options(runtimes=runtimes or model_reduce.DEFAULT_RUNTIMES, provider=provider,
+                                            opt_levels=opt_levels or ("all",), atol=atol, rtol=rtol, seed=seed,
+                                            shapes=shapes, val_ranges=val_ranges, load_inputs=load_inputs,
+                                            max_memory=max_memory, allow_nonfinite=allow_nonfinite,
+                                            check_error_stat=check_error_stat)
+    done = model_reduce.reduce_model(file, output, options, progress=lambda line: click.echo(line, err=True),
+                                     check=check)
+    if not done.verdict:
+        _say(f"{file}: --check passes on it: nothing to reduce (nothing written)" if check is not None else
+             f"{file}: nothing differs between {', '.join(c.label for c in options.configs)}: nothing to reduce "
+             "(nothing written)")
+        sys.exit(EXIT_OK)
+    kept = ", ".join(f"#{i} {name!r} ({op})" if name else f"#{i} ({op})" for i, name, op in done.kept)
+    _say(f"{done.output}: {len(done.kept)} of {done.nodes:,} nodes ({kept}), still {'failing --check' if check is not None else done.verdict} after "
+         f"{done.checks} checks in {done.seconds:.1f} s; its inputs: {done.inputs_file}")
+    for line in done.problems[:8]:
+        _say(f"      {printable(line)}")
+    argv = ["spec2onnx", "run", done.output, *(a for r in (runtimes or ()) for a in ("--runtime", r)),
+            *(("--provider", provider) if provider != "cpu" else ()),
+            *(a for o in opt_levels for a in ("--ort-opt-level", o)), *(a for v in atol for a in ("--atol", str(v))),
+            *(a for v in rtol for a in ("--rtol", str(v))),
+            *(a for v in check_error_stat for a in ("--check-error-stat", str(v))),
+            *(("--allow-nonfinite",) if allow_nonfinite else ()), "--load-inputs", done.inputs_file]
+    if check is not None:  # what decided: the command itself, on the reduced model
+        argv = [w.replace("{model}", done.output).replace("{inputs}", done.inputs_file) for w in shlex.split(check)]
+    _say("reproduce: " + shlex.join(argv))
+    sys.exit(done.interrupted or EXIT_FAILED)
+
+
 @main.group(cls=click.Group)
 def report():
     """Work with JSON reports (validate --json, run --json)."""

@@ -106,3 +106,12 @@ def _kill(proc: subprocess.Popen) -> None:
             proc.kill()
     except OSError:
         pass
+
+
+def command_status(argv: list[str]) -> tuple[int, str]:
+    """(exit status, last line of its output) of an external command the user gave (``reduce --check CMD``): run
+    without a shell, its input empty, its output collected (the last line shown with the status). A command
+    that cannot be started: OSError, for the caller to word. Ctrl-C kills it (subprocess.run's own cleanup)."""
+    done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, check=False)
+    text = (done.stdout + done.stderr).decode("utf-8", "replace").strip().splitlines()
+    return done.returncode, text[-1] if text else ""

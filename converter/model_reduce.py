@@ -1,0 +1,317 @@
+"""``spec2onnx reduce MODEL``: the smallest subgraph of a model whose outputs still differ between runtimes.
+
+As ``polygraphy debug reduce --mode bisect`` then ``--mode linear`` (NVIDIA/TensorRT,
+tools/Polygraphy/polygraphy/tools/debug/subtool/reduce.py), with ``run MODEL``'s own comparison as the check
+(converter/model_run.py: no script to write):
+
+- one ``--mark-all`` run of the whole model gives the verdict to keep (a comparison that FAILs; where none does, a
+  runtime that cannot run it: ERROR) and every tensor's value on the first runtime;
+- a candidate is a set of the model's nodes (topological order), cut out of the model as read (as
+  ``onnx.utils.Extractor``, but on the model in memory): every tensor its nodes read that none of them computes
+  becomes a graph input (fed with the model's own input, or the first runtime's value of that tensor), the
+  initializers its nodes read are kept, and its outputs are the model's outputs it computes plus every tensor
+  it computes that none of its nodes reads;
+- a candidate is checked by ``run_model`` on it (each runtime in its child process, the same runtimes, tolerances
+  and error statistics), the candidate's inputs loaded from a .npz: it still fails when the same kind of verdict
+  comes back;
+- bisection first: the shortest prefix (in topological order) that fails, then the shortest suffix of that
+  prefix; then node by node (linear): each node whose removal keeps the failure is removed, until none is.
+
+Ctrl-C keeps the smallest failing candidate found so far (``Reduction.interrupted``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import onnx
+
+from .budget import default_budget
+from .errors import UserError
+from .interrupts import exit_status
+from .files import check_distinct, check_output, write_atomic
+from .isolated import command_status
+from .model_inputs import dtype_of_array, save_arrays
+from .model_reading import read_model_with_data
+from .model_run import (DEFAULT_RUNTIMES, ERROR, FAIL, RunOptions, make_run_options,  # noqa: F401  (for the CLI)
+                        run_model, topological_order, _used_names)
+
+
+@dataclass
+class Reduction:
+    """What ``reduce_model`` did: the verdict it kept, the nodes before and after, and the files it wrote."""
+
+    path: str
+    verdict: str  # FAIL or ERROR (the kind of failure kept); "" where nothing fails (nothing written)
+    nodes: int  # of the model
+    kept: list = field(default_factory=list)  # (index in the model, name, op type) of the reduced model's nodes
+    problems: list = field(default_factory=list)  # the reduced model's failing results' lines
+    checks: int = 0  # candidates run
+    seconds: float = 0.0
+    interrupted: int = 0  # Ctrl-C (130) or SIGTERM (143): the exit status; the smallest failing model is kept
+    output: str | None = None
+    inputs_file: str | None = None
+
+
+def inputs_path(output) -> str:
+    """SMALL.inputs.npz beside SMALL.onnx (the name less its .onnx suffix, if any)."""
+    output = str(output)
+    return (output[:-5] if output.endswith(".onnx") else output) + ".inputs.npz"
+
+
+def check_reduce_files(model_path, output, options: RunOptions, data_files=()) -> None:
+    """Before any work: -o and the inputs file beside it can be written and are no file the run reads."""
+    if output is None or not str(output):
+        raise UserError("-o: give the file for the reduced model (-o SMALL.onnx)")
+    inputs = [model_path, *data_files, *(p for p in (options.load_inputs, options.load_outputs) if p)]
+    outputs = {"-o": str(output), "-o (its inputs file)": inputs_path(output)}
+    for option, path in outputs.items():
+        check_output(option, path, inputs)
+    check_distinct(outputs)
+
+
+def _verdict(run) -> str:
+    outcomes = {r.outcome for r in run.results}
+    return FAIL if FAIL in outcomes else ERROR if ERROR in outcomes else ""
+
+
+class _Model:
+    """The model as read, and what cutting a candidate out of it needs."""
+
+    def __init__(self, model: onnx.ModelProto, feeds: dict, values: dict, targets: set):
+        self.model = model
+        graph = model.graph
+        self.uses = [_used_names(node) for node in graph.node]
+        # the nodes the differing outputs ``targets`` depend on, in topological order (a difference that reaches no
+        # such output, as an unused mask's, is not the failure kept), and the tensors they compute that matter
+        self.order, self.needed = [], set(targets)
+        for i in reversed(topological_order(graph, self.uses)):
+            if any(name in self.needed for name in graph.node[i].output):
+                self.order.append(i)
+                self.needed |= self.uses[i]
+        self.order.reverse()
+        self.initializers = {t.name: t for t in graph.initializer}
+        self.inputs = {v.name: v for v in graph.input}
+        self.outputs = {v.name: v for v in graph.output}
+        self.feeds = feeds  # the model's own inputs
+        self.values = values  # every tensor the first runtime computed (--mark-all)
+
+    def cut(self, positions) -> tuple[onnx.ModelProto, dict] | None:
+        """The model of the nodes at ``positions`` (in self.order) and its inputs; None where it cannot be made
+        (a tensor it reads or gives that the first runtime did not give, no output)."""
+        graph = self.model.graph
+        nodes = [self.order[p] for p in sorted(positions)]
+        made = [name for i in nodes for name in graph.node[i].output if name]
+        made_set = set(made)
+        read = set()
+        for i in nodes:
+            read |= self.uses[i]
+        inputs, feeds, initializers = [], {}, []
+        for name in sorted(read - made_set, key=lambda n: (n not in self.inputs, n)):
+            if name in self.initializers:
+                initializers.append(self.initializers[name])
+                if name in self.inputs:  # (IR < 4: an initializer is listed among the inputs too)
+                    inputs.append(self.inputs[name])
+            elif name in self.feeds:
+                inputs.append(self.inputs[name])
+                feeds[name] = self.feeds[name]
+            elif name in self.values:
+                inputs.append(_value_info(name, self.values[name]))
+                feeds[name] = self.values[name]
+            else:
+                return None
+        outputs = []
+        for name in made:
+            if name in self.outputs:
+                outputs.append(self.outputs[name])
+            elif name not in read and name in self.needed and name in self.values:
+                outputs.append(_value_info(name, self.values[name], shaped=False))
+        if not outputs or any(v is None for v in inputs + outputs):
+            return None
+        cut = onnx.helper.make_graph([graph.node[i] for i in nodes], f"{graph.name}_reduced", inputs, outputs,
+                                     initializers)
+        model = onnx.ModelProto()
+        # (not a copy of the whole model: its weights would all be copied)
+        model.ir_version = self.model.ir_version
+        model.opset_import.extend(self.model.opset_import)
+        model.functions.extend(self.model.functions)
+        model.producer_name = "spec2onnx reduce"
+        model.graph.CopyFrom(cut)
+        return model, feeds
+
+
+def _value_info(name: str, array: np.ndarray, shaped: bool = True):
+    """A graph input (or output) for a tensor of the first runtime's: its element type, and its shape as an input."""
+    if array.dtype.kind in "OSU":
+        elem = onnx.TensorProto.STRING
+    else:
+        dtype = dtype_of_array(array)
+        if dtype is None:
+            return None
+        elem = dtype.onnx
+    return onnx.helper.make_tensor_value_info(name, elem, list(array.shape) if shaped else None)
+
+
+CHECK = "--check"  # the verdict kept where --check CMD decides: CMD exited with a status other than 0
+
+
+def parse_check(text: str) -> list[str]:
+    """--check CMD as the command's words (shell quoting, no shell run); ``{model}`` (the candidate .onnx) and
+    ``{inputs}`` (its .npz) are replaced in each word when it runs."""
+    try:
+        argv = shlex.split(text)
+    except ValueError as exc:
+        raise UserError(f"--check {text!r}: {exc}") from None
+    if not argv:
+        raise UserError("--check: the command is empty")
+    if not any("{model}" in word for word in argv):
+        raise UserError(f"--check {text!r}: names no {{model}} (the candidate model's path goes there)")
+    if shutil.which(argv[0]) is None:  # (before any run: the command is looked up as subprocess will)
+        raise UserError(f"--check: cannot start {argv[0]!r}: no such program (or not executable)")
+    return argv
+
+
+def _check_fails(argv: list[str], model_file, feeds_file) -> tuple[bool, str]:
+    """Whether --check's command fails on the candidate (a status other than 0), and the line that says it."""
+    words = [w.replace("{model}", str(model_file)).replace("{inputs}", str(feeds_file)) for w in argv]
+    try:
+        status, last = command_status(words)
+    except OSError as exc:
+        raise UserError(f"--check: cannot start {words[0]!r}: {exc.strerror or exc}") from None
+    return status != 0, f"--check: exit status {status}" + (f" ({last})" if last else "")
+
+
+def reduce_model(path, output, options: RunOptions, progress: Callable[[str], None] = lambda line: None,
+                 check: str | None = None) -> Reduction:
+    """Reduce the model at ``path`` to the smallest subgraph on which ``options``' runtimes still fail (module
+    docstring); write it to ``output`` and its inputs beside it (``inputs_path``), atomically. Where nothing
+    fails, nothing is written (``Reduction.verdict`` ""). Bad input: UserError before anything is written.
+    ``check``: --check CMD, whose exit status decides instead of the comparison (parse_check)."""
+    t0 = time.perf_counter()
+    path = str(path)
+    argv = parse_check(check) if check is not None else None
+    check_reduce_files(path, output, options)
+    if options.load_outputs:
+        raise UserError("--load-outputs: reduce compares runtimes with each other; golden outputs name the model's "
+                        "outputs only, not the tensors inside it a reduced model gives")
+    budget = default_budget() if options.max_memory is None else options.max_memory
+    model, _, _, data_files = read_model_with_data(path, budget)
+    if data_files:
+        check_reduce_files(path, output, options, data_files)
+    progress(f"reduce: running the whole model ({len(model.graph.node):,} nodes) with every tensor marked")
+    first = run_model(path, dataclasses.replace(options, mark_all=True, save_inputs=None, save_outputs=None,
+                                                fail_fast=False))
+    result = Reduction(path, _verdict(first), len(model.graph.node))
+    if argv is not None:  # --check decides, on the whole model first (with the inputs the run fed it)
+        with tempfile.TemporaryDirectory(prefix="spec2onnx-reduce-") as folder:
+            feeds_file = Path(folder, "inputs.npz")
+            save_arrays("--check", feeds_file, {n: np.asarray(a) for n, a in first.feeds.items()})
+            failed, line = _check_fails(argv, path, feeds_file)
+        progress(f"reduce: the whole model: {line}")
+        result.verdict = CHECK if failed else ""
+    if not result.verdict:
+        result.seconds = time.perf_counter() - t0
+        return result
+    values = {}
+    if first.runs and first.runs[0].outputs is not None:
+        values = {n: np.array(a) for n, a in first.runs[0].outputs.items()}  # (copied out of the shared memory)
+    names = [o.name for o in model.graph.output]  # (the model as read here: nothing marked)
+    differing = {c["output"] for r in first.results if r.outcome == FAIL for c in r.comparisons
+                 if c.get("output") in names and not c.get("passed") and not c.get("first_difference")}
+    graph = _Model(model, {n: np.asarray(a) for n, a in first.feeds.items()}, values, differing or set(names))
+    del first
+    count = len(graph.order)
+    best = list(range(count))
+    candidate_options = dataclasses.replace(options, mark_all=False, save_inputs=None, save_outputs=None,
+                                            load_outputs=None, shapes={}, val_ranges={}, profile=None,
+                                            profile_shapes=None, fail_fast=True)
+    with tempfile.TemporaryDirectory(prefix="spec2onnx-reduce-") as folder:
+
+        def fails(positions) -> bool:
+            made = graph.cut(positions)
+            if made is None:
+                return False
+            candidate, feeds = made
+            model_file, feeds_file = Path(folder, "candidate.onnx"), Path(folder, "candidate.inputs.npz")
+            model_file.write_bytes(candidate.SerializeToString())
+            save_arrays("-o", feeds_file, feeds)
+            result.checks += 1
+            if argv is not None:
+                failed = _check_fails(argv, model_file, feeds_file)[0]
+            else:
+                run = run_model(model_file, dataclasses.replace(candidate_options, load_inputs=str(feeds_file)))
+                failed = _verdict(run) == result.verdict
+            progress(f"reduce: check {result.checks}: {len(positions)} node{'s' * (len(positions) != 1)} "
+                     f"({_span(graph, positions)}): {'still fails' if failed else 'passes'}")
+            return failed
+
+        try:
+            # bisection: the shortest failing prefix, then the shortest failing suffix of it
+            low, high = 0, count - 1
+            while low < high:
+                mid = (low + high) // 2
+                if fails(range(mid + 1)):
+                    high = mid
+                    best = list(range(mid + 1))
+                else:
+                    low = mid + 1
+            end = high
+            low, high = 0, end
+            while low < high:
+                mid = (low + high + 1) // 2
+                if fails(range(mid, end + 1)):
+                    low = mid
+                    best = list(range(mid, end + 1))
+                else:
+                    high = mid - 1
+            best = [p for p in best if p >= low and p <= end] or best
+            # linear: each node whose removal keeps the failure goes, until none does
+            changed = True
+            while changed and len(best) > 1:
+                changed = False
+                for p in list(best):
+                    rest = [q for q in best if q != p]
+                    if rest and fails(rest):
+                        best = rest
+                        changed = True
+        except KeyboardInterrupt as exc:
+            result.interrupted = exit_status(exc)
+            progress(f"reduce: interrupted; keeping the smallest failing model found so far ({len(best)} nodes)")
+        made = graph.cut(best)
+        if made is None:  # (the whole model, never cut: nothing smaller failed and it cannot be cut as a whole)
+            raise UserError(f"{path}: its failing part cannot be cut out (a tensor it reads is no tensor the first "
+                            "runtime gives)")
+        small, feeds = made
+        write_atomic(output, small.SerializeToString())
+        save_arrays("-o", inputs_path(output), feeds)
+        if result.interrupted:
+            final = None
+        elif argv is not None:
+            result.problems = [_check_fails(argv, output, inputs_path(output))[1]]
+            final = None
+        else:
+            final = run_model(output, dataclasses.replace(candidate_options, load_inputs=inputs_path(output),
+                                                          fail_fast=False))
+    result.output, result.inputs_file = str(output), inputs_path(output)
+    result.kept = [(graph.order[p], graph.model.graph.node[graph.order[p]].name,
+                    graph.model.graph.node[graph.order[p]].op_type) for p in sorted(best)]
+    if final is not None:
+        result.problems = [f"{r.id}: {line}" for r in final.results if r.outcome in (FAIL, ERROR) for line in r.problems]
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def _span(graph: _Model, positions) -> str:
+    positions = sorted(positions)
+    ops = [graph.model.graph.node[graph.order[p]].op_type for p in positions]
+    if len(ops) <= 4:
+        return ", ".join(f"#{graph.order[p]} {op}" for p, op in zip(positions, ops))
+    return f"#{graph.order[positions[0]]} {ops[0]} .. #{graph.order[positions[-1]]} {ops[-1]}"
