@@ -16,7 +16,7 @@ import numpy as np
 import onnx
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
@@ -83,9 +83,13 @@ def test_light_squeezenet_reduces_to_its_softmax_in_under_a_minute(tmp_path):
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(before=st.lists(st.sampled_from(["Relu", "Abs", "Neg", "Exp", "Sigmoid"]), max_size=5),
-       after=st.lists(st.sampled_from(["Relu", "Abs", "Neg", "Sigmoid"]), max_size=4))
+       after=st.lists(st.sampled_from(["Abs", "Neg", "Sigmoid"]), max_size=4))
 def test_a_chain_reduces_to_the_one_node_that_differs(tmp_path, before, after):
-    """Wherever the differing node stands in a chain of nodes both runtimes agree on, reduce keeps it alone."""
+    """Wherever the differing node stands in a chain of nodes both runtimes agree on, reduce keeps it alone. The
+    nodes after it keep a difference (one-to-one on a tensor of one sign): Relu after Neg made every output 0 on
+    both runtimes, so nothing differed (a CI=true seed drew Softmax, Neg, Relu; reduce rightly said so). Four Exps
+    overflow to inf on x in [0, 1), a failure of its own that reduce rightly keeps instead (e^e^e^1 is 3.8e6)."""
+    assume(before.count("Exp") <= 3)
     model = chain(tmp_path / f"chain{len(before)}_{len(after)}.onnx", before + ["Softmax"] + after)
     small = tmp_path / "small.onnx"
     result = invoke("reduce", model, *BOTH, "-o", small)
