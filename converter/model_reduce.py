@@ -37,12 +37,12 @@ import onnx
 from .budget import default_budget
 from .errors import UserError
 from .interrupts import exit_status
-from .files import check_distinct, check_output, write_atomic
+from .files import write_atomic
 from .isolated import command_status
 from .model_inputs import dtype_of_array, save_arrays
 from .model_reading import read_model_with_data
 from .model_run import (DEFAULT_RUNTIMES, ERROR, FAIL, RunOptions, make_run_options,  # noqa: F401  (for the CLI)
-                        run_model, topological_order, _used_names)
+                        check_written, run_model, topological_order, _used_names)
 
 
 @dataclass
@@ -71,11 +71,7 @@ def check_reduce_files(model_path, output, options: RunOptions, data_files=()) -
     """Before any work: -o and the inputs file beside it can be written and are no file the run reads."""
     if output is None or not str(output):
         raise UserError("-o: give the file for the reduced model (-o SMALL.onnx)")
-    inputs = [model_path, *data_files, *(p for p in (options.load_inputs, options.load_outputs) if p)]
-    outputs = {"-o": str(output), "-o (its inputs file)": inputs_path(output)}
-    for option, path in outputs.items():
-        check_output(option, path, inputs)
-    check_distinct(outputs)
+    check_written({"-o": str(output), "-o (its inputs file)": inputs_path(output)}, options, model_path, data_files)
 
 
 def _verdict(run) -> str:

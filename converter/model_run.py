@@ -142,8 +142,13 @@ class ModelRun:
 def check_files(options: RunOptions, model_path, reports: dict, data_files=()) -> None:
     """Before any work: every file the run writes can be written, none is an input of it (the model, its external
     ``data_files``, the --load-* files; by path, symbolic or hard link: files.same_file), no two are the same."""
-    inputs = [model_path, *data_files, *(p for p in (options.load_inputs, options.load_outputs) if p)]
     outputs = {"--save-inputs": options.save_inputs, "--save-outputs": options.save_outputs, **reports}
+    check_written(outputs, options, model_path, data_files)
+
+
+def check_written(outputs: dict, options: RunOptions, model_path, data_files=()) -> None:
+    """check_files for any ``outputs`` ({option: path or None}): reduce's -o and its inputs file too."""
+    inputs = [model_path, *data_files, *(p for p in (options.load_inputs, options.load_outputs) if p)]
     for option, path in outputs.items():
         if path is not None:
             check_output(option, path, inputs)
