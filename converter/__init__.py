@@ -23,7 +23,7 @@ __version__ = "0.1.0"
 
 _PUBLIC = {  # name -> the submodule that defines it
     "load_spec": "api", "convert": "api", "validate": "api", "check": "api", "plain_data": "api",
-    "Conversion": "api", "ValidationReport": "api", "CheckReport": "api",
+    "Conversion": "api", "ValidationReport": "api", "CheckReport": "api", "CheckRun": "api",
     "Spec": "network", "Case": "network", "CaseResult": "results", "Tolerance": "compare",
     "Spec2OnnxError": "errors", "UserError": "errors", "SpecError": "errors", "InternalError": "errors",
 }

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from . import __version__
+from . import __version__, api  # (api: a front door that imports each name on first use; --help imports none)
 from .errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, InternalError, UserError, printable
 from .process.interrupts import Terminated, exit_status, terminate_as_interrupt
 
@@ -181,10 +181,8 @@ opset_option = click.option(
 def _size(ctx, param, value):
     if value is None:
         return None
-    from .budget import parse_size  # start-up time: budget imports numpy; --help and usage errors need none
-
     try:
-        return parse_size(value)
+        return api.parse_size(value)
     except UserError as exc:
         raise click.BadParameter(str(exc).split(": ", 1)[-1]) from None
 
@@ -287,21 +285,12 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
     target runs every node when 17 is not one (tensorrt-dla and DirectML's
     float16 DequantizeLinear: 19).
     """
-    from . import api  # start-up time: --help, --version and usage errors import no onnx, onnxruntime or lowering
-
-    api.load_plugins(plugins)
-    model, path, note = api.convert_spec(spec, output, opset=opset, provider=provider, target=target,
-                                         max_memory=max_memory, precision=_precision(fp16, int8))
-    props = {p.key: p.value for p in model.metadata_props}
-    if "spec2onnx.auto" in props:
-        click.echo(f"target auto: {props['spec2onnx.auto']}", err=True)
-    if note:
-        click.echo(f"note: {note}", err=True)
-    unused = api.precision_unused([props.get("spec2onnx.target", "?")], _precision(fp16, int8))
-    if unused:
-        click.echo(f"spec2onnx: warning: {unused}", err=True)
-    click.echo(f"wrote {path} (opset {model.opset_import[0].version}, {len(model.graph.node)} nodes, "
-               f"target {props.get('spec2onnx.target', '?')})")
+    done = api.convert_command(spec, output, opset=opset, provider=provider, target=target, max_memory=max_memory,
+                               precision=_precision(fp16, int8), plugins=plugins)
+    for line in ([f"target auto: {done.auto}"] if done.auto else []) + ([f"note: {done.note}"] if done.note else []) + (
+            [f"spec2onnx: warning: {done.warning}"] if done.warning else []):
+        click.echo(line, err=True)
+    click.echo(f"wrote {done.path} (opset {done.opset}, {done.nodes} nodes, target {done.target})")
 
 
 @main.command(epilog=EPILOG)
@@ -405,100 +394,65 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
       spec2onnx validate s.yaml --target ort-cpu --target tensorrt-dla --fp16   # each case for both
       spec2onnx validate specs/ -j 4 --json r.json --junit r.xml
     """
-    import datetime
-    import time
-
-    from . import api  # start-up time: --help, --version and usage errors import no onnx, onnxruntime or lowering
-
-    api.load_plugins(plugins)
-    tolerance = api.command_line_tolerance(atol, rtol, ulp)  # --atol/--rtol [OUTPUT:]VALUE
-    error_stats = api.command_line_stats(check_error_stat)
-    every = [api.make_options(runtimes=runtimes, provider=provider, target=target, opt_levels=opt_levels, opset=opset,
-                              tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins,
-                              max_memory=max_memory, refused=refused, precision=_precision(fp16, int8),
-                              error_stats=error_stats, statistics=json_path is not None)  # (only --json shows them)
-             for target in (dict.fromkeys(targets) or (None,))]  # one run per target given, in the order given
-    if host_dir is not None:
-        every = api.save_host_models_per_target(every, host_dir)
-    options = every[0]
-    unused = api.precision_unused([o.target_name() for o in every], _precision(fp16, int8))
-    if unused:
-        click.echo(f"spec2onnx: warning: {unused}", err=True)
-    if paths:
-        roots = list(paths)
-    else:
-        suite, which = api.default_suite()
-        roots = [suite]
-        click.echo(f"validating {suite} ({which}; name paths to validate others)", err=list_only)
-    shard_spec = api.parse_shard(shard) if shard else None
+    plan_options = dict(runtimes=runtimes, provider=provider, targets=targets, opt_levels=opt_levels, opset=opset,
+                        atol=atol, rtol=rtol, ulp=ulp, check_error_stat=check_error_stat, xfail_file=xfail_file,
+                        repro_dir=repro_dir, plugins=plugins, max_memory=max_memory, refused=refused,
+                        precision=_precision(fp16, int8))
     if list_only:
-        selection = api.select(roots, patterns, shard_spec, excludes)
-        for case_id in selection.ids():
-            for o in every:
-                click.echo(case_id + (f" [{o.target_label}]" if o.target_label else ""))
-        for _, message in selection.load_errors:
+        listed = api.list_command(paths, patterns=patterns, excludes=excludes, shard=shard, **plan_options)
+        for line in [f"spec2onnx: warning: {w}" for w in listed.warnings] + ([listed.suite] if listed.suite else []):
+            click.echo(line, err=True)
+        for case_id in listed.ids:
+            click.echo(case_id)
+        for _, message in listed.load_errors:
             click.echo(f"ERROR {message}", err=True)
-        click.echo(f"{selection.case_count * len(every)} cases in {len(selection.specs)} specs", err=True)
-        sys.exit(EXIT_BAD_INPUT if selection.load_errors else EXIT_OK)
-
-    found = api.find_specs(roots, excludes)
-    files = api.in_shard(found.files, shard_spec)
-    # Before any work: every report can be written, and none of them is an input of this run.
-    inputs = [*files, *([xfail_file] if xfail_file else []), *(p for p in plugins if p.endswith(".py"))]
-    api.check_report_paths({"--json": json_path, "--junit": junit_path}, inputs, specs=files)
-    api.check_tolerance_outputs(files, tolerance, error_stats)  # an OUTPUT no spec of the run has: exit 2
-    started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
-    if verbose:
-        for skipped in found.skipped:
-            _say(f"SKIP  {skipped} (not a spec: no top-level 'network' and 'cases', or --exclude)")
+        click.echo(listed.count, err=True)
+        sys.exit(listed.status)
     terminal = sys.stdout.isatty() and sys.stderr.isatty()
     every_case = verbose or (not quiet and not terminal)
-    progress = api.Progress(len(files) * len(every), enabled=terminal and not quiet and not verbose, refused=refused)
-    results, interrupted = [], None  # interrupted: the KeyboardInterrupt (Ctrl-C) or Terminated (SIGTERM)
-    workers = (os.cpu_count() or 1) if jobs is None else jobs
-    try:
-        for result in api.run_targets(files, every, patterns=patterns, jobs=workers, timeout=timeout, plugins=plugins):
-            results.append(result)
-            progress.update(result)
-            quiet_refusal = quiet and result.outcome == "REFUSED" and refused == "skip"  # counted in the summary
-            if every_case or (result.outcome != "PASS" and not quiet_refusal):
-                progress.clear()
-                timing = f"  [{result.seconds * 1000:.1f} ms]" if result.outcome == "PASS" else ""
-                reason = f"  (known failure: {result.reason})" if result.outcome == "XFAIL" else ""
-                shapes = f"  ({printable(result.shapes)})" if result.shapes else ""  # a dynamic network's case shapes
-                _say(f"{result.outcome:5} {printable(result.id)}{shapes}{timing}{reason}")  # (REFUSED: with its one line)
-                if result.outcome != "XFAIL" or verbose:  # a known failure's details only with -v
-                    for problem in result.problems:
-                        _say(f"      {printable(problem)}")
-            if fail_fast and result.outcome in api.bad_outcomes(refused):
-                break
-    except KeyboardInterrupt as exc:
-        interrupted = exc
-    progress.clear()
-    seconds = time.perf_counter() - t0
-    if results:
+    progress = []  # the live bar, made once the number of spec files is known
+
+    def started(plan):
+        for line in plan.warnings:
+            click.echo(f"spec2onnx: warning: {line}", err=True)
+        if plan.suite:
+            click.echo(plan.suite)
+        for skipped in plan.skipped if verbose else ():
+            _say(f"SKIP  {skipped} (not a spec: no top-level 'network' and 'cases', or --exclude)")
+        progress.append(api.Progress(len(plan.files) * len(plan.every), enabled=terminal and not quiet and not verbose,
+                                     refused=refused))
+
+    def finished(result):
+        progress[0].update(result)
+        quiet_refusal = quiet and result.outcome == "REFUSED" and refused == "skip"  # counted in the summary
+        if every_case or (result.outcome != "PASS" and not quiet_refusal):
+            progress[0].clear()
+            timing = f"  [{result.seconds * 1000:.1f} ms]" if result.outcome == "PASS" else ""
+            reason = f"  (known failure: {result.reason})" if result.outcome == "XFAIL" else ""
+            shapes = f"  ({printable(result.shapes)})" if result.shapes else ""  # a dynamic network's case shapes
+            _say(f"{result.outcome:5} {printable(result.id)}{shapes}{timing}{reason}")  # (REFUSED: with its one line)
+            for problem in result.problems if result.outcome != "XFAIL" or verbose else ():  # known failure: -v
+                _say(f"      {printable(problem)}")
+
+    done = api.validate_command(paths, jobs=(os.cpu_count() or 1) if jobs is None else jobs, timeout=timeout,
+                                patterns=patterns, excludes=excludes, shard=shard, fail_fast=fail_fast,
+                                min_cases=min_cases, json_path=json_path, junit_path=junit_path, argv=sys.argv,
+                                host_dir=host_dir, on_start=started, on_result=finished, **plan_options)
+    if progress:
+        progress[0].clear()
+    if done.results:
         _say("")
-        _say(api.summary_table(results))
-    disagreements = api.disagreement_lines(results)
-    if disagreements:
+        _say(done.table)
+    if done.disagreements:
         _say("\nRuntime disagreements:")
-        for line in disagreements:
+        for line in done.disagreements:
             _say(f"  {line}")
-    stopped = "" if interrupted is None else " (terminated)" if exit_status(interrupted) != 130 else " (interrupted)"
-    host = api.host_line(results, every)  # deployment targets: the CPU EP ran each spec's host-legalized copy
-    if host:
-        _say(host)
-    _say(api.summary_line(results) + f" in {seconds:.2f} s" + stopped)
-    api.write_reports(results, json_path=json_path, junit_path=junit_path, started=started, seconds=seconds,
-                      argv=sys.argv, interrupted=interrupted is not None, refused=refused,
-                      shard="/".join(map(str, shard_spec)) if shard_spec else None)
-    status, complaints = api.verdict(results, files=files, skipped=found.skipped, patterns=patterns, options=options,
-                                     xfail_file=xfail_file, min_cases=min_cases,
-                                     partial=bool(patterns or shard or fail_fast), interrupted=interrupted)
-    unwritten = api.unwritten_host_models(results, options)  # once per run, not per spec
-    for line in complaints + ([unwritten] if unwritten else []):
+    for line in [done.host] if done.host else []:  # deployment targets: the CPU EP ran each spec's host-legalized copy
+        _say(line)
+    _say(done.summary)
+    for line in done.complaints:
         click.echo(line, err=True)
-    sys.exit(status)
+    sys.exit(done.status)
 
 
 RUN_EPILOG = """\b
@@ -619,17 +573,12 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
     SPEC (.yaml, .yml, .json): its model on onnxruntime, on the inputs of a
     case, each output written as <name>.npy (bfloat16 as float32, exactly).
     """
-    from .model import start as model_start  # start-up time: imports no onnx (the early session below starts before it)
-
     # the first runtime's session, made in a child process while the model is read (None where it does not apply);
     # stopped when the command ends, however it ends (an error, Ctrl-C), where run_model has not used it
-    early = model_start.begin(file, runtimes, provider, opt_levels, max_memory)
+    early = api.begin_run(file, runtimes, provider, opt_levels, max_memory)
     if early is not None:
         ctx.call_on_close(early.stop)
-
-    from .model import run as model_run  # start-up time: --help and usage errors import nothing; a model run, no lowering
-
-    is_model = model_run.is_onnx_model(file)
+    is_model = api.is_onnx_model(file)
     given = {name for name in ctx.params if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)}
     wrong = sorted(given & set(_SPEC_ONLY if is_model else _MODEL_ONLY))
     if wrong:
@@ -638,63 +587,31 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
             "a spec file: that option is for ONNX models (run MODEL.onnx)"
         raise UserError(f"{option}: {file} is {kind}")
     if not is_model:
-        from . import api  # start-up time: a model run imports no lowering
-
         for name, path, array in api.run_spec(file, case_name, input_files, output_dir, provider=provider, opset=opset,
                                               max_memory=max_memory):
             click.echo(f"wrote {path}  {array.dtype}{list(array.shape)}  ({name})")
         return
-    _run_model(file, model_run, quiet=quiet, json_path=json_path, junit_path=junit_path, early=early,
-               options=model_run.make_run_options(runtimes=runtimes or model_run.DEFAULT_RUNTIMES, provider=provider,
-                                            opt_levels=opt_levels or ("all",), atol=atol, rtol=rtol, seed=seed,
-                                            shapes=shapes, val_ranges=val_ranges, load_inputs=load_inputs,
-                                            save_inputs=save_inputs, load_outputs=load_outputs,
-                                            save_outputs=save_outputs, mark_all=mark_all, max_memory=max_memory,
-                                            profile=profile, profile_shapes=profile_shapes,
-                                            allow_nonfinite=allow_nonfinite, check_error_stat=check_error_stat,
-                                            fail_fast=fail_fast))
-
-
-def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=None) -> None:
-    """``run MODEL``: the library runs and compares (converter/model/run.py); this prints it and sets the status."""
-    import datetime
-
-    started = datetime.datetime.now(datetime.timezone.utc)
-    reports = {"--json": json_path, "--junit": junit_path}
-    model_run.check_files(options, file, reports)
-    run = model_run.run_model(file, options, early, reports)
-    inputs = ", ".join(f"{n} {_typed(a)}" for n, a in run.feeds.items())
-    _say(f"{run.path}: {run.nodes:,} nodes, opset {run.opset}; " + (f"inputs ({run.source}): {inputs}" if inputs
-                                                                     else "no inputs"))
-    for note in run.notes:
+    done = api.run_command(file, early, json_path=json_path, junit_path=junit_path, argv=sys.argv, runtimes=runtimes,
+                           provider=provider, opt_levels=opt_levels, atol=atol, rtol=rtol, seed=seed, shapes=shapes,
+                           val_ranges=val_ranges, load_inputs=load_inputs, save_inputs=save_inputs,
+                           load_outputs=load_outputs, save_outputs=save_outputs, mark_all=mark_all,
+                           max_memory=max_memory, profile=profile, profile_shapes=profile_shapes,
+                           allow_nonfinite=allow_nonfinite, check_error_stat=check_error_stat, fail_fast=fail_fast)
+    _say(done.header())
+    for note in done.notes:
         click.echo(f"note: {note}", err=True)
-    if run.marked:
-        _say(f"--mark-all: {run.marked:,} tensors marked as outputs")
-    for r in run.runs:
-        if not quiet and not r.error:  # (a runtime that could not run it is an ERROR line below)
-            _say(f"ran {r.label} in {r.seconds:.2f} s: {_outputs_text(r.outputs)}")
-    for result in run.results:
+    if done.marked:
+        _say(f"--mark-all: {done.marked:,} tensors marked as outputs")
+    for line in done.ran_lines() if not quiet else ():
+        _say(line)
+    for result in done.results:
         if not quiet or result.outcome != "PASS":
             _say(f"{result.outcome:5} {printable(result.id)}")
             for problem in result.problems:
                 _say(f"      {printable(problem)}")
     _say("")
-    _say(model_run.summary_table(run.results, row=lambda r: r.case, title="comparison"))
-    _say(model_run.summary_line(run.results, noun="comparison") + f" in {run.seconds:.2f} s")
-    model_run.write_reports(run.results, json_path=json_path, junit_path=junit_path, started=started, seconds=run.seconds,
-                        argv=sys.argv, interrupted=False, extra={"model": run.json_extra()})
-    sys.exit(EXIT_FAILED if any(r.outcome in model_run.BAD for r in run.results) else EXIT_OK)
-
-
-def _typed(array) -> str:
-    """An array as the run's lines show it: float32[1, 3], string[2] (numpy's '<U3' or 'object' is a string tensor)."""
-    return f"{'string' if array.dtype.kind in 'OSU' else array.dtype}{list(array.shape)}"
-
-
-def _outputs_text(outputs: dict) -> str:
-    shown = [f"{n} {_typed(a)}" for n, a in list(outputs.items())[:4]]
-    more = f", ... ({len(outputs):,} outputs)" if len(outputs) > 4 else ""
-    return ", ".join(shown) + more
+    _say(done.summary())
+    sys.exit(done.status)
 
 
 @main.command(epilog=EPILOG)
@@ -743,37 +660,13 @@ def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_range
     written); 1: reduced; 2: bad input.
       spec2onnx reduce model.onnx --runtime onnxruntime --runtime onnx-reference -o small.onnx
     """
-    import shlex
-
-    from .model import reduce as model_reduce  # start-up time: --help and usage errors import nothing
-
-    options = model_reduce.make_run_options(runtimes=runtimes or model_reduce.DEFAULT_RUNTIMES, provider=provider,
-                                            opt_levels=opt_levels or ("all",), atol=atol, rtol=rtol, seed=seed,
-                                            shapes=shapes, val_ranges=val_ranges, load_inputs=load_inputs,
-                                            max_memory=max_memory, allow_nonfinite=allow_nonfinite,
-                                            check_error_stat=check_error_stat)
-    done = model_reduce.reduce_model(file, output, options, progress=lambda line: click.echo(line, err=True),
-                                     check=check)
-    if not done.verdict:
-        _say(f"{file}: --check passes on it: nothing to reduce (nothing written)" if check is not None else
-             f"{file}: nothing differs between {', '.join(c.label for c in options.configs)}: nothing to reduce "
-             "(nothing written)")
-        sys.exit(EXIT_OK)
-    kept = ", ".join(f"#{i} {name!r} ({op})" if name else f"#{i} ({op})" for i, name, op in done.kept)
-    _say(f"{done.output}: {len(done.kept)} of {done.nodes:,} nodes ({kept}), still {'failing --check' if check is not None else done.verdict} after "
-         f"{done.checks} checks in {done.seconds:.1f} s; its inputs: {done.inputs_file}")
-    for line in done.problems[:8]:
-        _say(f"      {printable(line)}")
-    argv = ["spec2onnx", "run", done.output, *(a for r in (runtimes or ()) for a in ("--runtime", r)),
-            *(("--provider", provider) if provider != "cpu" else ()),
-            *(a for o in opt_levels for a in ("--ort-opt-level", o)), *(a for v in atol for a in ("--atol", str(v))),
-            *(a for v in rtol for a in ("--rtol", str(v))),
-            *(a for v in check_error_stat for a in ("--check-error-stat", str(v))),
-            *(("--allow-nonfinite",) if allow_nonfinite else ()), "--load-inputs", done.inputs_file]
-    if check is not None:  # what decided: the command itself, on the reduced model
-        argv = [w.replace("{model}", done.output).replace("{inputs}", done.inputs_file) for w in shlex.split(check)]
-    _say("reproduce: " + shlex.join(argv))
-    sys.exit(done.interrupted or EXIT_FAILED)
+    done = api.reduce_command(file, output, runtimes=runtimes, provider=provider, opt_levels=opt_levels, atol=atol,
+                              rtol=rtol, check_error_stat=check_error_stat, seed=seed, shapes=shapes,
+                              val_ranges=val_ranges, load_inputs=load_inputs, allow_nonfinite=allow_nonfinite,
+                              max_memory=max_memory, check=check, progress=lambda line: click.echo(line, err=True))
+    for line in done.lines():
+        _say(line)
+    sys.exit(done.status)
 
 
 @main.group(cls=click.Group)
@@ -803,17 +696,13 @@ def merge(reports, json_path, junit_path):
     1..N are named as ranges (2-9/10), and fail the merge. Prints the run's
     summary table.
     """
-    from . import api  # start-up time: --help, --version and usage errors import no onnx, onnxruntime or lowering
-
-    api.check_report_paths({"--json": json_path, "--junit": junit_path}, reports)
-    merged, results, problems = api.merge_reports(reports)
-    if results:
-        _say(api.summary_table(results))
-    _say(f"merged {len(reports)} report{'' if len(reports) == 1 else 's'}: " + api.summary_line(results) + f" in {merged['seconds']:.2f} s")
-    for line in problems:
+    done = api.merge_command(reports, json_path=json_path, junit_path=junit_path)
+    for line in [done.table] if done.table else []:
+        _say(line)
+    _say(done.summary)
+    for line in done.problems:
         click.echo(f"spec2onnx: error: {line}", err=True)
-    api.write_merged(merged, results, json_path=json_path, junit_path=junit_path)
-    sys.exit(api.merged_status(results, problems, api.refusal_policy(merged["command"])))
+    sys.exit(done.status)
 
 
 CHECK_EPILOG = """\b
@@ -865,64 +754,26 @@ def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, 
     summarised: one line per distinct problem with its node count; -v lists
     every node, -q only errors. Several files: a table per target at the end.
     """
-    from . import api  # start-up time: --help and usage errors import no onnx or lowering
-    from .model import check as model_check  # start-up time: --help and usage errors import no onnx or lowering
-    from .pipeline import stages as pipeline  # start-up time: --help and usage errors import no onnx or lowering
-
-    if verbose and quiet:
-        raise UserError("-q and -v: give one of them (-q: errors only; -v: every node)")
-    api.load_plugins(plugins)
-    chosen = {t.name: t for t in (pipeline.get_target(t, precision=_precision(fp16, int8)) for t in (targets or ("portable",)))}
-    names = list(chosen)
-    unused = pipeline.precision_unused(names, _precision(fp16, int8))
-    if unused:
-        click.echo(f"spec2onnx: warning: {unused}", err=True)
-    if layers and not set(names) & {"tensorrt", "tensorrt-dla"}:
-        raise UserError(f"--layers: the importer view is onnx-tensorrt's; use it with --target tensorrt or tensorrt-dla, "
-                        f"not {', '.join(names)}")
-    entries = model_check.expand(paths)
-    if json_path is not None:
-        api.check_report_paths({"--json": json_path}, [p for p, _ in entries])
-    reports, json_entries = [], []
-    for path, why in entries:
-        report = (model_check.check_file(path, list(chosen.values()), max_memory) if why is None
-                  else model_check.FileReport(path, error=why))
-        reports.append(report)
+    def checked(report):
         if report.error is not None:
             click.echo(f"spec2onnx: error: {report.error.splitlines()[0]}", err=True)
-        else:
-            if probe:  # the probed verdicts replace the static ones (converter/targets/probe.py)
-                for line in model_check.probe(report, names):
-                    _say(line)
-            if layers:
-                for line in pipeline.importer_view_lines(report):
-                    _say(line)
-            for name in names:
-                if name == "tensorrt-dla" and not quiet:
-                    _say(f"DLA rules: {pipeline.DLA_RELEASE}")
-                for line in model_check.target_notes(name) if not quiet else ():
-                    _say(line)
-                for line in model_check.summary_lines(report, name, verbose, quiet=quiet, elsewhere=names):
-                    _say(line)
-                _say(model_check.verdict_line(report, name))
-        if json_path is not None:
-            json_entries.append(model_check.json_entry(report, names))
-        report.release()  # one model in memory at a time
-    if len(reports) > 1:
-        _say(model_check.table(reports, names))
-    if json_path is not None:
-        model_check.write_json(json_path, model_check.as_json(reports, json_entries, names))
-    status = model_check.exit_status(reports, names)
-    if status:
-        sys.exit(status)
+        for line in report.lines:
+            _say(line)
+
+    done = api.check_command(paths, targets, precision=_precision(fp16, int8), verbose=verbose, quiet=quiet,
+                             probe=probe, layers=layers, json_path=json_path, json=json_path is not None,
+                             max_memory=max_memory, plugins=plugins, on_file=checked,
+                             warn=lambda line: click.echo(f"spec2onnx: warning: {line}", err=True))
+    if done.table:
+        _say(done.table)
+    if done.status:
+        sys.exit(done.status)
 
 
 @main.command(epilog=EPILOG)
 @handle_errors
 def layers():
     """List the supported layer kinds with their inputs, attributes and allowed values."""
-    from . import api  # start-up time: --help, --version and usage errors import no onnx, onnxruntime or lowering
-
     click.echo(api.describe_layers())
 
 

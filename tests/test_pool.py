@@ -122,7 +122,7 @@ def test_sigterm_writes_the_reports_exits_143_and_leaves_no_worker(tmp_path):
 @linux
 def test_sigterm_during_convert_exits_143_with_one_line(tmp_path):
     """Outside validate too: the handler is installed for every command, and nothing is half-written."""
-    script = (f"import sys, time; sys.path.insert(0, {str(REPO)!r}); import converter.api as api; "
+    script = (f"import sys, time; sys.path.insert(0, {str(REPO)!r}); import converter.api.specs as api; "
               "api.load_spec_file = lambda *a, **k: (print('loading', flush=True), time.sleep(600)); "
               "from cli import main; main(['convert', 'x.yaml', '-o', 'm.onnx'])")
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, stdout=subprocess.PIPE,

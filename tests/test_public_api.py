@@ -170,7 +170,7 @@ def test_no_submodule_has_the_name_of_a_public_function():
 
     import converter.pipeline.stages  # noqa: F401  (the module that validates)
 
-    assert callable(spec2onnx.validate) and spec2onnx.validate.__module__.endswith(".api")
+    assert callable(spec2onnx.validate) and spec2onnx.validate.__module__.endswith(".api.specs")
     for name in spec2onnx.__all__:
         if name not in ("trt", "dml", "__version__"):
             assert importlib.util.find_spec(f"converter.{name}") is None, name

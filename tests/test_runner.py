@@ -417,6 +417,7 @@ def test_only_big_outputs_get_more_than_one_intra_op_thread(write_spec, monkeypa
     import importlib
 
     from converter import api
+    from converter.api import specs  # (run_validation's own module: where it looks usable_cores up)
     from converter.pipeline.spec import load_spec
 
     validate = importlib.import_module("converter.pipeline.stages")  # (the package's ``validate`` is the public function)
@@ -428,7 +429,7 @@ def test_only_big_outputs_get_more_than_one_intra_op_thread(write_spec, monkeypa
     seen = []
     real = validate.session
     monkeypatch.setattr(validate, "session", lambda config, model, threads=1: seen.append(threads) or real(config, model, threads))
-    monkeypatch.setattr(api, "usable_cores", lambda: 4)
+    monkeypatch.setattr(specs, "usable_cores", lambda: 4)
     for jobs in (0, 1):  # in this process: four cores, one worker
         assert [r.outcome for r in api.run_validation([big.path], api.make_options(), jobs=jobs)] == ["PASS"]
     assert seen == [4]  # -j 1 runs in a worker process, whose sessions this process does not see

@@ -19,7 +19,7 @@ MODULES_AT_EXIT = ("import atexit, json, sys\nout = sys.argv.pop(1)\n"
                    "atexit.register(lambda: open(out, 'w').write(json.dumps(sorted(sys.modules))))\n")
 RUNTIME_LIBRARIES = ("onnx", "onnxruntime", "numpy")
 PLOTTING_LIBRARIES = ("matplotlib", "plotly", "bokeh", "seaborn", "pandas", "PIL", "jinja2", "altair")
-RUN_MODEL_MODULES = ("model_run", "model_check", "model_inputs", "model_start")
+RUN_MODEL_MODULES = ("model.run", "model.check", "model.inputs", "model.start", "model.reduce")
 
 
 def modules_of(tmp_path, *args, **env) -> tuple[set[str], subprocess.CompletedProcess]:

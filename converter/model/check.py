@@ -14,15 +14,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UserError
+from ..files import check_output
 from ..untrusted.reading import non_utf8_field, read_model, validate_graph_tensors, without_data
-from ..report import write_json  # noqa: F401 - check --json is written by validate's report writer (cli.py calls it here)
+from ..report import write_json
 from ..targets.check import Problem, check_grouped
 from ..targets.check import expand as expand_problems
 from ..targets.checker import findings as checker_findings
 from ..targets.checker import start as start_checker
-from ..targets.model_view import ModelView, grouped_view, infer_whole
+from ..targets.dla_guide import DLA_RELEASE
+from ..targets.model_view import ModelView, UnreadValue, grouped_view, infer_whole
 from ..targets.probe import check as probed
 from ..targets.profiles import PROFILES
+from ..targets.trt_importer import ONNX_TENSORRT, importer_view, render
 from ..targets.validation import refused_by_checker, validate
 
 SCHEMA = "spec2onnx-check/1"
@@ -38,6 +41,7 @@ class FileReport:
     checker: str | None = None  # onnx's checker's refusal (first line), when it refuses
     grouped: dict = field(default_factory=dict)  # target -> [(Problem, node indices or None)] (check_grouped)
     view: object = None  # the ModelView, until release(): per-node problems are made from it on demand
+    lines: list = field(default_factory=list)  # what ``check`` prints for it (check_paths), in order
 
     def counts(self, target: str) -> tuple[int, int]:
         """(errors, warnings) for ``target``, counted per node."""
@@ -322,3 +326,96 @@ def probe(report: FileReport, targets: list[str]) -> list[str]:
         report.grouped[name] = [(p, None) for v in verdicts for p in v.problems]
         lines += [f"{v.target}: {v.how}" for v in verdicts]
     return lines
+
+
+@dataclass
+class CheckRun:
+    """What ``spec2onnx check PATHS`` gives, and ``spec2onnx.check`` of several files or a folder: each file's
+    report with the lines the command prints for it, the table of several, the ``--json`` report and the exit
+    status (0 every node of every file runs on every target; 1 something does not; 2 a file was not read)."""
+
+    targets: list  # the target names, in the order given
+    files: list  # FileReport, one per file (released: the verdicts and their counts remain)
+    json: dict | None = None  # the --json report (docs/check.md); None where it was not asked for
+    warnings: list = field(default_factory=list)  # lines for stderr before the files' (--fp16/--int8 meaning nothing)
+
+    @property
+    def status(self) -> int:
+        """The command's exit status: 2 a file could not be read; else 1 some file does not run on some target; else 0."""
+        return exit_status(self.files, self.targets)
+
+    @property
+    def ok(self) -> bool:
+        """True when every node of every file runs on every target (warnings allowed)."""
+        return self.status == 0
+
+    @property
+    def table(self) -> str | None:
+        """Files that run, are refused, or could not be read, per target; None for one file (no table printed)."""
+        return table(self.files, self.targets) if len(self.files) > 1 else None
+
+
+def check_paths(paths, targets: list, *, verbose: bool = False, quiet: bool = False, probe_runtime: bool = False,
+                layers: bool = False, max_memory: int | None = None, json: bool = True, json_path=None, warnings=(),
+                on_file=lambda report: None) -> CheckRun:
+    """``spec2onnx check``: each of ``paths`` (files, or folders: their *.onnx, recursively) read once and checked for
+    each of ``targets`` (Target objects); ``on_file(report)`` as each is done (its ``lines``: what the command prints
+    for it; its ``error``: why it was not read). One model in memory at a time. ``json``: make the --json report
+    (every node's problems: the command makes it only for --json); ``json_path``: write it there (refused before
+    any work where it is an input or cannot be written)."""
+    if verbose and quiet:
+        raise UserError("-q and -v: give one of them (-q: errors only; -v: every node)")
+    names = [t.name for t in targets]
+    if layers and not set(names) & {"tensorrt", "tensorrt-dla"}:
+        raise UserError(f"--layers: the importer view is onnx-tensorrt's; use it with --target tensorrt or tensorrt-dla, "
+                        f"not {', '.join(names)}")
+    entries = expand(paths)
+    json = json or json_path is not None
+    if json_path is not None:
+        check_output("--json", json_path, [p for p, _ in entries])
+    reports, json_entries = [], []
+    for path, why in entries:
+        report = check_file(path, list(targets), max_memory) if why is None else FileReport(path, error=why)
+        reports.append(report)
+        if report.error is None:
+            report.lines = _file_lines(report, names, verbose, quiet, probe_runtime, layers)
+        if json:
+            json_entries.append(json_entry(report, names))
+        on_file(report)
+        report.release()  # one model in memory at a time
+    run = CheckRun(names, reports, as_json(reports, json_entries, names) if json else None, list(warnings))
+    if json_path is not None:
+        write_json(json_path, run.json)
+    return run
+
+
+def _file_lines(report: FileReport, names: list, verbose: bool, quiet: bool, probe_runtime: bool, layers: bool) -> list:
+    lines = []
+    if probe_runtime:  # the probed verdicts replace the static ones (converter/targets/probe.py)
+        lines += probe(report, names)
+    if layers:
+        lines += importer_view_lines(report)
+    for name in names:
+        if name == "tensorrt-dla" and not quiet:
+            lines.append(f"DLA rules: {DLA_RELEASE}")
+        lines += target_notes(name) if not quiet else []
+        lines += summary_lines(report, name, verbose, quiet=quiet, elsewhere=names)
+        lines.append(verdict_line(report, name))
+    return lines
+
+
+def importer_view_lines(report: FileReport) -> list[str]:
+    """The lines ``check --layers`` shows for a checked file: the TensorRT layers onnx-tensorrt builds from it."""
+    lines = [f"TensorRT layers onnx-tensorrt builds ({ONNX_TENSORRT}):"]
+    try:
+        layers = importer_view(report.view.model, view=report.view)
+    except UnreadValue as exc:
+        return lines + [f"(not shown: a layer needs the value of {exc}, whose data check does not read)"]
+    rendered = render(layers)
+    return lines + (LAYERS_LEGEND if "?" in rendered else []) + [rendered or "(no layers)"]
+
+
+# What a "?" in the importer view means (converter/targets/trt_importer.py): said once, before the layers.
+LAYERS_LEGEND = [
+    '  ("?OP": a node of an op this view does not model; onnx-tensorrt may still import it, as the check\'s verdict',
+    "   says, but the layers it builds are not listed. A \"?\" type: one onnx's shape inference left unknown.)"]

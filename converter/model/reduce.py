@@ -35,14 +35,14 @@ import numpy as np
 import onnx
 
 from ..budget import default_budget
-from ..errors import UserError
+from ..errors import EXIT_FAILED, EXIT_OK, UserError, printable
 from ..process.interrupts import exit_status
 from ..files import write_atomic
 from ..process.isolated import command_status
 from .inputs import dtype_of_array, save_arrays
 from ..untrusted.reading import read_model_with_data
-from .run import (DEFAULT_RUNTIMES, ERROR, FAIL, RunOptions, make_run_options,  # noqa: F401  (for the CLI)
-                        check_written, run_model, topological_order, _used_names)
+from .run import (DEFAULT_RUNTIMES, ERROR, FAIL, RunOptions, make_run_options, check_written, run_model,
+                  topological_order, _used_names)
 
 
 @dataclass
@@ -59,6 +59,52 @@ class Reduction:
     interrupted: int = 0  # Ctrl-C (130) or SIGTERM (143): the exit status; the smallest failing model is kept
     output: str | None = None
     inputs_file: str | None = None
+    check: str | None = None  # --check CMD, where it decided
+    compared: list = field(default_factory=list)  # the labels of the runtimes compared
+    reproduce: str = ""  # the command that shows the reduced model's failure
+
+    @property
+    def status(self) -> int:
+        """0: nothing differs (nothing written); 1: reduced; 130 or 143: interrupted, the smallest kept."""
+        return (self.interrupted or EXIT_FAILED) if self.verdict else EXIT_OK
+
+    def lines(self) -> list[str]:
+        """What ``reduce`` prints: nothing to reduce; or the reduced model, its problems and the reproduce command."""
+        if not self.verdict:
+            return [f"{self.path}: --check passes on it: nothing to reduce (nothing written)" if self.check is not None
+                    else f"{self.path}: nothing differs between {', '.join(self.compared)}: nothing to reduce "
+                         "(nothing written)"]
+        kept = ", ".join(f"#{i} {name!r} ({op})" if name else f"#{i} ({op})" for i, name, op in self.kept)
+        still = "failing --check" if self.check is not None else self.verdict
+        return ([f"{self.output}: {len(self.kept)} of {self.nodes:,} nodes ({kept}), still {still} after "
+                 f"{self.checks} checks in {self.seconds:.1f} s; its inputs: {self.inputs_file}"]
+                + [f"      {printable(line)}" for line in self.problems[:8]] + [f"reproduce: {self.reproduce}"])
+
+
+def reduce_command(path, output, *, runtimes=(), provider: str = "cpu", opt_levels=(), atol=(), rtol=(),
+                   check_error_stat=(), seed: int = 1, shapes=(), val_ranges=(), load_inputs=None,
+                   allow_nonfinite: bool = False, max_memory: int | None = None, check: str | None = None,
+                   progress: Callable[[str], None] = lambda line: None) -> Reduction:
+    """``spec2onnx reduce MODEL``: the options as run's (make_run_options), ``reduce_model``, and the command that
+    reproduces the reduced model's failure (``run`` with the same comparison on its inputs, or CMD itself)."""
+    options = make_run_options(runtimes=runtimes or DEFAULT_RUNTIMES, provider=provider, opt_levels=opt_levels or ("all",),
+                               atol=atol, rtol=rtol, seed=seed, shapes=shapes, val_ranges=val_ranges,
+                               load_inputs=load_inputs, max_memory=max_memory, allow_nonfinite=allow_nonfinite,
+                               check_error_stat=check_error_stat)
+    done = reduce_model(path, output, options, progress=progress, check=check)
+    done.check, done.compared = check, [c.label for c in options.configs]
+    if not done.verdict:
+        return done
+    argv = ["spec2onnx", "run", done.output, *(a for r in runtimes for a in ("--runtime", r)),
+            *(("--provider", provider) if provider != "cpu" else ()),
+            *(a for o in opt_levels for a in ("--ort-opt-level", o)), *(a for v in atol for a in ("--atol", str(v))),
+            *(a for v in rtol for a in ("--rtol", str(v))),
+            *(a for v in check_error_stat for a in ("--check-error-stat", str(v))),
+            *(("--allow-nonfinite",) if allow_nonfinite else ()), "--load-inputs", done.inputs_file]
+    if check is not None:  # what decided: the command itself, on the reduced model
+        argv = [w.replace("{model}", done.output).replace("{inputs}", done.inputs_file) for w in shlex.split(check)]
+    done.reproduce = shlex.join(argv)
+    return done
 
 
 def inputs_path(output) -> str:

@@ -16,6 +16,7 @@ difference then names the first node, in topological order, with an output that 
 
 from __future__ import annotations
 
+import datetime
 import heapq
 import math
 import time
@@ -28,15 +29,15 @@ import onnx
 from ..budget import default_budget, show
 from ..compare import (Mismatch, NonFinite, Tolerance, command_line_stats, command_line_tolerance, compare_stats,
                       error_stat_for, nonfinite, refuse_unknown_outputs, resolve_tolerance, value_stats)
-from ..errors import UserError
+from ..errors import EXIT_FAILED, EXIT_OK, UserError
 from ..files import check_distinct, check_output
 from ..process.isolation import ChildDied, call_isolated
 from .inputs import (CORNERS, STRING, Tensor, bind_shapes, check_npz_names, dtype_of_array, generate,
                            load_arrays, loaded_inputs, model_inputs, model_outputs, parse_shapes, parse_val_ranges,
                            pick_profile, profile_shapes, profile_values, read_profiles, save_arrays, show_shape)
-from ..untrusted.reading import is_onnx_model, read_model_with_data, read_test_data_set  # noqa: F401  (is_onnx_model: run's dispatch)
-from ..report import summary_line, summary_table, write_reports  # noqa: F401  (for the CLI: run MODEL's reports)
-from ..results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
+from ..untrusted.reading import read_model_with_data, read_test_data_set
+from ..report import summary_line, summary_table, write_reports
+from ..results import BAD, ERROR, FAIL, PASS, CaseResult
 from .start import DEFAULT_RUNTIMES, EarlySession, RuntimeRun, SharedArrays, received, run_one
 from ..runners import RunConfig, make_configs
 from ..targets.attributes import first_unsafe, infer_shapes
@@ -137,6 +138,52 @@ class ModelRun:
                               "outputs": len(r.outputs or ()), "stats": self.stats.get(r.label, {})}
                              for r in self.runs],
                 **({"golden": {"stats": self.stats[GOLDEN]}} if GOLDEN in self.stats else {})}
+
+    @property
+    def status(self) -> int:
+        """The exit status of ``run MODEL``: 1 where a comparison failed or a runtime could not run the model."""
+        return EXIT_FAILED if any(r.outcome in BAD for r in self.results) else EXIT_OK
+
+    def header(self) -> str:
+        """The run's first line: the model and the inputs fed."""
+        inputs = ", ".join(f"{n} {typed(a)}" for n, a in self.feeds.items())
+        return (f"{self.path}: {self.nodes:,} nodes, opset {self.opset}; "
+                + (f"inputs ({self.source}): {inputs}" if inputs else "no inputs"))
+
+    def ran_lines(self) -> list[str]:
+        """A line per runtime that ran the model, with its outputs (one that could not is an ERROR result)."""
+        return [f"ran {r.label} in {r.seconds:.2f} s: {outputs_text(r.outputs)}" for r in self.runs if not r.error]
+
+    def summary(self) -> str:
+        """The table of comparisons and the summary line, as ``run MODEL`` ends."""
+        return (summary_table(self.results, row=lambda r: r.case, title="comparison") + "\n"
+                + summary_line(self.results, noun="comparison") + f" in {self.seconds:.2f} s")
+
+
+def typed(array) -> str:
+    """An array as the run's lines show it: float32[1, 3], string[2] (numpy's '<U3' or 'object' is a string tensor)."""
+    return f"{'string' if array.dtype.kind in 'OSU' else array.dtype}{list(array.shape)}"
+
+
+def outputs_text(outputs: dict) -> str:
+    shown = [f"{n} {typed(a)}" for n, a in list(outputs.items())[:4]]
+    more = f", ... ({len(outputs):,} outputs)" if len(outputs) > 4 else ""
+    return ", ".join(shown) + more
+
+
+def run_command(path, early: EarlySession | None = None, *, json_path=None, junit_path=None, argv=(), runtimes=(),
+                opt_levels=(), **options) -> ModelRun:
+    """``spec2onnx run MODEL``: the options as make_run_options takes them (no runtime: DEFAULT_RUNTIMES; no level:
+    all), ``run_model`` with the report files checked before any work (check_files) and written after (validate's
+    JSON and JUnit, one case per comparison; the JSON's ``model``: json_extra)."""
+    options = make_run_options(runtimes=runtimes or DEFAULT_RUNTIMES, opt_levels=opt_levels or ("all",), **options)
+    started = datetime.datetime.now(datetime.timezone.utc)
+    reports = {"--json": json_path, "--junit": junit_path}
+    check_files(options, path, reports)
+    run = run_model(path, options, early, reports)
+    write_reports(run.results, json_path=json_path, junit_path=junit_path, started=started, seconds=run.seconds,
+                  argv=list(argv), interrupted=False, extra={"model": run.json_extra()})
+    return run
 
 
 def check_files(options: RunOptions, model_path, reports: dict, data_files=()) -> None:

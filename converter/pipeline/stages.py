@@ -610,36 +610,16 @@ def writable_folder(option: str, folder: str) -> str:
     return folder
 
 
-def importer_view_lines(report) -> list[str]:
-    """The lines ``check --layers`` shows for a checked file (a model_check.FileReport): the TensorRT layers
-    onnx-tensorrt builds from it."""
-    side = _build_side()
-    lines = [f"TensorRT layers onnx-tensorrt builds ({side.trt_importer.ONNX_TENSORRT}):"]
-    try:
-        layers = side.trt_importer.importer_view(report.view.model, view=report.view)
-    except side.model_view.UnreadValue as exc:
-        return lines + [f"(not shown: a layer needs the value of {exc}, whose data check does not read)"]
-    rendered = side.trt_importer.render(layers)
-    return lines + (LAYERS_LEGEND if "?" in rendered else []) + [rendered or "(no layers)"]
-
-
-# What a "?" in the importer view means (converter/targets/trt_importer.py): said once, before the layers.
-LAYERS_LEGEND = [
-    '  ("?OP": a node of an op this view does not model; onnx-tensorrt may still import it, as the check\'s verdict',
-    "   says, but the layers it builds are not listed. A \"?\" type: one onnx's shape inference left unknown.)"]
-
-
 def _build_side() -> SimpleNamespace:
-    """What lowers a spec to ONNX and checks the model (the lowering's model builder, the static check, legalization,
-    the importer view), imported on first use: by a lowered model not in the cache, convert and check. A validation
+    """What lowers a spec to ONNX and checks the model (the lowering's model builder, the static check, legalization),
+    imported on first use: by a lowered model not in the cache, convert and check. A validation
     whose lowered models are all cached imports no onnx (issue 34: onnx's import alone was 35 ms of CPU, an eighth
     of a one-spec validate: docs/performance.md, Start-up)."""
     from . import legalize  # start-up time: legalize imports onnx
     from .. import lowering  # start-up time: the build side imports onnx
-    from ..targets import check, dla_guide, model_view, trt_importer  # start-up time: the build side imports onnx
+    from ..targets import check  # start-up time: the build side imports onnx
 
-    return SimpleNamespace(legalize=legalize, lowering=lowering, check=check, dla_guide=dla_guide,
-                           model_view=model_view, trt_importer=trt_importer)
+    return SimpleNamespace(legalize=legalize, lowering=lowering, check=check)
 
 
 def build_model(*args, **kwargs):
@@ -656,9 +636,3 @@ def check_model(*args, **kwargs):
 
 def errors(problems):
     return _build_side().check.errors(problems)
-
-
-def __getattr__(name: str):
-    if name == "DLA_RELEASE":  # (check prints it)
-        return _build_side().dla_guide.DLA_RELEASE
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

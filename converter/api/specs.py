@@ -1,6 +1,7 @@
-"""The front of the library: the documented Python API (what ``import spec2onnx`` offers: the package
-re-exports the names in ``__all__``) and the entry points behind each CLI command. Everything here goes
-through ``converter.pipeline.stages``; the CLI (cli.py) only parses and prints.
+"""The spec pipeline's side of the API (converter/api/__init__.py is the front door that offers its names): load_spec,
+convert, validate, plain_data and their reports, and the one call behind each spec command (convert_command,
+validate_command, list_command, run_spec, merge_command, describe_layers). Everything here goes through
+``converter.pipeline.stages``; the CLI (cli.py) only parses and prints.
 
 ::
 
@@ -19,54 +20,43 @@ is a bug in spec2onnx.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Union
 
 import numpy as np
 
-from .pipeline import stages as pipeline
-from .compare import Tolerance, command_line_stats, command_line_tolerance, refuse_unknown_outputs  # noqa: F401  (the CLI builds --atol/--rtol/--ulp/--check-error-stat with them)
-from .dtypes import BFLOAT16
-from .errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, SpecError, UserError
-from .files import bundled_specs_dir, check_distinct, check_output, default_suite, save_npy_atomic, write_atomic
-from .pipeline.plugins import load_plugins  # noqa: F401  (for the CLI)
-from .pipeline.pool import Job, Pool, run_in_process
-from .pipeline.quantization import LAYER_HELP
-from .registry import layer_kinds
-from .process.interrupts import exit_status
-from .report import (Progress, counts, disagreement_lines, merged_status, summary_line, summary_table,  # noqa: F401  (Progress, disagreement_lines, summary_table, merged_status, write_reports: for the CLI)
-                     write_json, write_junit, write_reports)
-from .report import merge as _merge, read_report, refusal_policy  # noqa: F401  (refusal_policy: for the CLI)
-from .results import BAD, REFUSED, CaseResult, bad_outcomes  # noqa: F401  (BAD: for the CLI)
-from .pipeline.safe_yaml import MAX_DEPTH, MAX_NODES
-from .pipeline.shapes import check_case
-from .pipeline.selection import (case_names, find_specs, in_shard, parse_shard, select, spec_files,  # noqa: F401  (for the CLI)
-                        spec_name_of)
-from .pipeline.spec import Spec, data_files, parse_spec
-from .pipeline.spec import load_spec as load_spec_file
-from .xfail import unmatched
-from .pipeline.stages import Options
+from ..pipeline import stages as pipeline
+from ..compare import Tolerance, command_line_stats, command_line_tolerance, refuse_unknown_outputs
+from ..dtypes import BFLOAT16
+from ..errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, SpecError, UserError
+from ..files import bundled_specs_dir, check_distinct, check_output, default_suite, save_npy_atomic, write_atomic
+from ..pipeline.plugins import load_plugins
+from ..pipeline.pool import Job, Pool, run_in_process
+from ..pipeline.quantization import LAYER_HELP
+from ..registry import layer_kinds
+from ..process.interrupts import exit_status
+from ..report import (counts, disagreement_lines, merged_status, summary_line, summary_table, write_json, write_junit,
+                     write_reports)
+from ..report import merge as _merge, read_report, refusal_policy
+from ..results import REFUSED, CaseResult, bad_outcomes
+from ..pipeline.safe_yaml import MAX_DEPTH, MAX_NODES
+from ..pipeline.shapes import check_case
+from ..pipeline.selection import case_names, find_specs, in_shard, parse_shard, select, spec_files, spec_name_of
+from ..pipeline.spec import Spec, data_files, parse_spec
+from ..pipeline.spec import load_spec as load_spec_file
+from ..xfail import unmatched
+from ..pipeline.stages import Options
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
 SpecSource = Union[str, "os.PathLike[str]", Mapping[str, Any], Spec]
 
-__all__ = ["load_spec", "convert", "validate", "check", "plain_data", "Conversion", "ValidationReport",
-           "CheckReport", "SpecSource"]
-_RUN_MODEL = ("ModelRun", "RunOptions", "make_run_options", "run_model")  # the Python API of run MODEL (model_run)
-
-
-def __getattr__(name: str):
-    """run MODEL's names, imported on first use: validate, convert and check never import a model run (issue 34)."""
-    if name in _RUN_MODEL:
-        from .model import run as model_run  # start-up time: validate and convert import no model run, model_inputs or model_start
-
-        return getattr(model_run, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__ = ["load_spec", "convert", "validate", "plain_data", "Conversion", "ValidationReport", "SpecSource"]
 
 
 @dataclass(frozen=True)
@@ -120,21 +110,6 @@ class ValidationReport:
         for r in self.failures:
             lines += [f"{r.outcome} {r.id}"] + [f"    {p}" for p in r.problems]
         return "\n".join(lines)
-
-
-@dataclass(frozen=True)
-class CheckReport:
-    """What :func:`check` returns: whether a target can run the model, and why not."""
-
-    spec: str  # the spec's name (the model's graph name, or its path, for a model)
-    target: str
-    problems: tuple[str, ...]  # one line each; empty when the target can run every node
-    warnings: tuple[str, ...] = ()  # runs there, but results are known to differ
-
-    @property
-    def ok(self) -> bool:
-        """True when nothing stops the target from running the model."""
-        return not self.problems
 
 
 def load_spec(source: SpecSource, *, base_dir: str | os.PathLike | None = None, require_cases: bool = True) -> Spec:
@@ -224,43 +199,6 @@ def validate(specs: SpecSource | Iterable[SpecSource] | None = None, *, runtime:
     if paths:
         results += run_targets(spec_files(paths), every, patterns=patterns, jobs=0)
     return ValidationReport(tuple(results), time.perf_counter() - t0, refused)
-
-
-def check(source: "SpecSource | onnx.ModelProto", target: str = "portable", *, opset: int | None = None,
-          precision: Iterable[str] = ()) -> CheckReport:
-    """Statically check that ``target`` can run a model, without running it (``spec2onnx check``).
-
-    ``source``: a spec (a path, a mapping or a ``Spec``: it is lowered for ``target`` first, its
-    legalizations applied) or an ONNX model (an ``onnx.ModelProto`` or a ``.onnx`` path). Every node
-    the target's capability tables, run-time limits and, for ``tensorrt-dla``, DLA rules refuse is a
-    problem; known numerical differences are warnings. A spec the target cannot take at all (a
-    ``UserError`` while lowering, e.g. a DLA rule) is one problem. ``precision``: what the TensorRT build
-    allows, as trtexec's ``--fp16``/``--int8`` (with a spec: beyond its own ``precision``).
-    """
-    import onnx  # (the model type; onnx is loaded by then: the pipeline imports it)
-
-    from .model.check import check_file, check_loaded  # start-up time: validate and convert import no model check
-
-    chosen = pipeline.get_target(target, precision=precision)
-    if isinstance(source, onnx.ModelProto) or (isinstance(source, (str, os.PathLike))
-                                                and Path(source).suffix == ".onnx"):
-        if isinstance(source, onnx.ModelProto):  # onnx's checker first, as for a file
-            name, problems = source.graph.name, check_loaded(source, [chosen])[chosen.name]
-        else:  # structure only, bounded (converter/untrusted/reading.py)
-            report = check_file(source, [chosen])
-            if report.error is not None:
-                raise UserError(report.error)
-            name, problems = str(source), report.problems(chosen.name)
-    else:
-        spec = load_spec(source, require_cases=False)  # checking needs no cases (as converting)
-        name = spec.name
-        try:
-            problems = pipeline.check(spec, chosen, opset)
-        except UserError as exc:
-            return CheckReport(name, chosen.name, (str(exc),))
-    failing = pipeline.errors(problems)
-    return CheckReport(name, chosen.name, tuple(str(p) for p in failing),
-                       tuple(str(p) for p in problems if p not in failing))
 
 
 def plain_data(value: Any) -> Any:
@@ -590,10 +528,6 @@ def why_none_ran(files, skipped, results, patterns) -> str | None:
     return f"{what} matched -k {' '.join(patterns)}" if patterns else f"{what} was run"
 
 
-make_options = pipeline.make_options
-precision_unused = pipeline.precision_unused
-
-
 def save_host_models(options: Options, folder) -> Options:
     """``options`` that also write each host-legalized copy into ``folder`` (``--save-host-model``; created)."""
     return dataclasses.replace(options, host_model_dir=pipeline.writable_folder("--save-host-model", folder))
@@ -639,4 +573,175 @@ def unwritten_host_models(results: list[CaseResult], options: Options) -> str | 
             f"targets ({', '.join(deployment)}) run a host-legalized copy, and {why} (docs/deployment.md)")
 
 
-auto_candidates = pipeline.auto_candidates
+
+# The one call behind each spec command (cli.py turns its report into text and an exit status).
+
+
+@dataclass(frozen=True)
+class Converted:
+    """What ``spec2onnx convert`` gives: where the model went and what it is."""
+
+    path: Path
+    opset: int
+    nodes: int
+    target: str
+    auto: str | None = None  # --target auto: why it chose that target
+    note: str | None = None  # the opset chosen below the spec's, and why
+    warning: str | None = None  # --fp16/--int8 given for a target they mean nothing for
+
+
+def convert_command(spec_path: Path, output=None, *, opset: int | None = None, provider: str | None = None,
+                    target: str | None = None, max_memory: int | None = None, precision=(), plugins=()) -> Converted:
+    """``spec2onnx convert``: the plugins imported, then ``convert_spec``."""
+    load_plugins(plugins)
+    model, path, note = convert_spec(spec_path, output, opset=opset, provider=provider, target=target,
+                                     max_memory=max_memory, precision=precision)
+    props = {p.key: p.value for p in model.metadata_props}
+    chosen = props.get("spec2onnx.target", "?")
+    return Converted(path, model.opset_import[0].version, len(model.graph.node), chosen, props.get("spec2onnx.auto"),
+                     note, pipeline.precision_unused([chosen], precision))
+
+
+@dataclass
+class ValidationPlan:
+    """What a validation will run, told before it runs (``validate_command``'s ``on_start``)."""
+
+    every: list  # Options, one per target given
+    suite: str | None = None  # the line naming the suite run when no path was given
+    warnings: list = field(default_factory=list)  # lines for stderr (--fp16/--int8 meaning nothing)
+    files: list = field(default_factory=list)  # the spec files of this shard
+    skipped: list = field(default_factory=list)  # files in the folders that are no spec (or --exclude'd)
+
+
+@dataclass
+class ValidationRun:
+    """What ``spec2onnx validate`` gives: every result, the lines after them, and the exit status."""
+
+    results: list
+    seconds: float
+    status: int
+    summary: str  # "N cases: ... in S s", with " (interrupted)" or " (terminated)"
+    disagreements: list = field(default_factory=list)  # between runtimes
+    host: str | None = None  # the host-legalized copies that ran (host_line)
+    complaints: list = field(default_factory=list)  # lines for stderr at the end (verdict, unwritten host models)
+    interrupted: BaseException | None = None
+
+    @property
+    def table(self) -> str:
+        """The summary table: a row per layer kind, a column per outcome."""
+        return summary_table(self.results)
+
+
+@dataclass
+class CaseList:
+    """What ``spec2onnx validate --list`` gives: the case ids that would run, and the specs that did not load."""
+
+    ids: list
+    load_errors: list  # (path, message)
+    count: str  # "N cases in M specs"
+    suite: str | None = None
+    warnings: list = field(default_factory=list)  # lines for stderr (--fp16/--int8 meaning nothing)
+
+    @property
+    def status(self) -> int:
+        return EXIT_BAD_INPUT if self.load_errors else EXIT_OK
+
+
+def _plan(paths, *, runtimes, provider, targets, opt_levels, opset, atol, rtol, ulp, check_error_stat, xfail_file,
+          repro_dir, plugins, max_memory, refused, precision, statistics, host_dir=None) -> tuple[ValidationPlan, list]:
+    """(the plan's options, suite and warnings; the roots searched) of validate's options."""
+    load_plugins(plugins)
+    tolerance = command_line_tolerance(atol, rtol, ulp)  # --atol/--rtol [OUTPUT:]VALUE
+    error_stats = command_line_stats(check_error_stat)
+    every = [pipeline.make_options(runtimes=runtimes, provider=provider, target=target, opt_levels=opt_levels,
+                                   opset=opset, tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir,
+                                   plugins=plugins, max_memory=max_memory, refused=refused, precision=precision,
+                                   error_stats=error_stats, statistics=statistics)
+             for target in (dict.fromkeys(targets) or (None,))]  # one run per target given, in the order given
+    if host_dir is not None:
+        every = save_host_models_per_target(every, host_dir)
+    unused = pipeline.precision_unused([o.target_name() for o in every], precision)
+    plan = ValidationPlan(every, warnings=[unused] if unused else [])
+    if paths:
+        return plan, list(paths)
+    suite, which = default_suite()
+    plan.suite = f"validating {suite} ({which}; name paths to validate others)"
+    return plan, [suite]
+
+
+def list_command(paths=(), *, patterns=(), excludes=(), shard=None, **options) -> CaseList:
+    """``spec2onnx validate --list``: the case ids that would run (`` [TARGET]`` per target given), nothing run.
+    ``options``: validate_command's that make the run's options (checked as validate checks them)."""
+    plan, roots = _plan(paths, statistics=False, **options)
+    selection = select(roots, patterns, parse_shard(shard) if shard else None, excludes)
+    ids = [case_id + (f" [{o.target_label}]" if o.target_label else "") for case_id in selection.ids() for o in plan.every]
+    return CaseList(ids, selection.load_errors, f"{selection.case_count * len(plan.every)} cases in "
+                                                f"{len(selection.specs)} specs", plan.suite, plan.warnings)
+
+
+def validate_command(paths=(), *, jobs: int, timeout, patterns=(), excludes=(), shard=None, fail_fast=False,
+                     min_cases: int = 0, json_path=None, junit_path=None, argv=(), on_start=lambda plan: None,
+                     on_result=lambda result: None, **options) -> ValidationRun:
+    """``spec2onnx validate``: every case of the specs found in ``paths`` (default: the suite, default_suite), on
+    every runtime configuration and target, the reports written, the exit status decided (``verdict``).
+    ``on_start(plan)`` once the files are found and the report paths checked; ``on_result(result)`` as each case
+    finishes. Ctrl-C (or SIGTERM) ends the run: what finished is reported, ``interrupted`` says why."""
+    refused = options.get("refused", "skip")
+    plan, roots = _plan(paths, statistics=json_path is not None, **options)  # (only --json shows the statistics)
+    every, xfail_file, plugins = plan.every, options.get("xfail_file"), options.get("plugins", ())
+    shard_spec = parse_shard(shard) if shard else None
+    found = find_specs(roots, excludes)
+    plan.files, plan.skipped = in_shard(found.files, shard_spec), found.skipped
+    # Before any work: every report can be written, and none of them is an input of this run.
+    inputs = [*plan.files, *([xfail_file] if xfail_file else []), *(p for p in plugins if p.endswith(".py"))]
+    check_report_paths({"--json": json_path, "--junit": junit_path}, inputs, specs=plan.files)
+    check_tolerance_outputs(plan.files, every[0].tolerance, every[0].error_stats)  # an OUTPUT no spec has: exit 2
+    on_start(plan)
+    started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
+    results, interrupted = [], None  # interrupted: the KeyboardInterrupt (Ctrl-C) or Terminated (SIGTERM)
+    try:
+        for result in run_targets(plan.files, every, patterns=patterns, jobs=jobs, timeout=timeout, plugins=plugins):
+            results.append(result)
+            on_result(result)
+            if fail_fast and result.outcome in bad_outcomes(refused):
+                break
+    except KeyboardInterrupt as exc:
+        interrupted = exc
+    seconds = time.perf_counter() - t0
+    stopped = "" if interrupted is None else " (terminated)" if exit_status(interrupted) != 130 else " (interrupted)"
+    write_reports(results, json_path=json_path, junit_path=junit_path, started=started, seconds=seconds,
+                  argv=list(argv), interrupted=interrupted is not None, refused=refused,
+                  shard="/".join(map(str, shard_spec)) if shard_spec else None)
+    status, complaints = verdict(results, files=plan.files, skipped=plan.skipped, patterns=patterns, options=every[0],
+                                 xfail_file=xfail_file, min_cases=min_cases,
+                                 partial=bool(patterns or shard or fail_fast), interrupted=interrupted)
+    unwritten = unwritten_host_models(results, every[0])  # once per run, not per spec
+    return ValidationRun(results, seconds, status, summary_line(results) + f" in {seconds:.2f} s" + stopped,
+                         disagreement_lines(results), host_line(results, every),
+                         complaints + ([unwritten] if unwritten else []), interrupted)
+
+
+@dataclass
+class Merged:
+    """What ``spec2onnx report merge`` gives: the merged run, its problems and exit status."""
+
+    report: dict
+    results: list
+    problems: list  # lines for stderr
+    status: int
+    summary: str  # "merged N reports: ..."
+
+    @property
+    def table(self) -> str | None:
+        """The run's summary table (None where no case was merged)."""
+        return summary_table(self.results) if self.results else None
+
+
+def merge_command(paths, *, json_path=None, junit_path=None) -> Merged:
+    """``spec2onnx report merge``: the shards' reports merged (report.merge), the merged reports written."""
+    check_report_paths({"--json": json_path, "--junit": junit_path}, paths)
+    merged, results, problems = merge_reports(paths)
+    summary = (f"merged {len(paths)} report{'' if len(paths) == 1 else 's'}: " + summary_line(results)
+               + f" in {merged['seconds']:.2f} s")
+    write_merged(merged, results, json_path=json_path, junit_path=junit_path)
+    return Merged(merged, results, problems, merged_status(results, problems, refusal_policy(merged["command"])), summary)
