@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from . import __version__, api  # (api: a front door that imports each name on first use; --help imports none)
-from .errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, InternalError, UserError, printable
+from .errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, InternalError, UserError
 from .process.interrupts import Terminated, exit_status, terminate_as_interrupt
 
 EPILOG = """\b
@@ -408,38 +408,23 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
             click.echo(f"ERROR {message}", err=True)
         click.echo(listed.count, err=True)
         sys.exit(listed.status)
-    terminal = sys.stdout.isatty() and sys.stderr.isatty()
-    every_case = verbose or (not quiet and not terminal)
-    progress = []  # the live bar, made once the number of spec files is known
+    live = api.Live(_say, quiet=quiet, verbose=verbose, refused=refused,
+                    terminal=sys.stdout.isatty() and sys.stderr.isatty())
 
     def started(plan):
-        for line in plan.warnings:
-            click.echo(f"spec2onnx: warning: {line}", err=True)
+        for line in [f"spec2onnx: warning: {w}" for w in plan.warnings]:
+            click.echo(line, err=True)
         if plan.suite:
             click.echo(plan.suite)
         for skipped in plan.skipped if verbose else ():
             _say(f"SKIP  {skipped} (not a spec: no top-level 'network' and 'cases', or --exclude)")
-        progress.append(api.Progress(len(plan.files) * len(plan.every), enabled=terminal and not quiet and not verbose,
-                                     refused=refused))
-
-    def finished(result):
-        progress[0].update(result)
-        quiet_refusal = quiet and result.outcome == "REFUSED" and refused == "skip"  # counted in the summary
-        if every_case or (result.outcome != "PASS" and not quiet_refusal):
-            progress[0].clear()
-            timing = f"  [{result.seconds * 1000:.1f} ms]" if result.outcome == "PASS" else ""
-            reason = f"  (known failure: {result.reason})" if result.outcome == "XFAIL" else ""
-            shapes = f"  ({printable(result.shapes)})" if result.shapes else ""  # a dynamic network's case shapes
-            _say(f"{result.outcome:5} {printable(result.id)}{shapes}{timing}{reason}")  # (REFUSED: with its one line)
-            for problem in result.problems if result.outcome != "XFAIL" or verbose else ():  # known failure: -v
-                _say(f"      {printable(problem)}")
+        live.start(len(plan.files) * len(plan.every))
 
     done = api.validate_command(paths, jobs=(os.cpu_count() or 1) if jobs is None else jobs, timeout=timeout,
                                 patterns=patterns, excludes=excludes, shard=shard, fail_fast=fail_fast,
                                 min_cases=min_cases, json_path=json_path, junit_path=junit_path, argv=sys.argv,
-                                host_dir=host_dir, on_start=started, on_result=finished, **plan_options)
-    if progress:
-        progress[0].clear()
+                                host_dir=host_dir, on_start=started, on_result=live, **plan_options)
+    live.progress.clear()
     if done.results:
         _say("")
         _say(done.table)
@@ -604,11 +589,8 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
         _say(f"--mark-all: {done.marked:,} tensors marked as outputs")
     for line in done.ran_lines() if not quiet else ():
         _say(line)
-    for result in done.results:
-        if not quiet or result.outcome != "PASS":
-            _say(f"{result.outcome:5} {printable(result.id)}")
-            for problem in result.problems:
-                _say(f"      {printable(problem)}")
+    for line in (line for r in done.results if not quiet or r.outcome != "PASS" for line in api.case_lines(r)):
+        _say(line)
     _say("")
     _say(done.summary())
     sys.exit(done.status)

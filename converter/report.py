@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, fields
 
 from . import __version__
-from .errors import UserError
+from .errors import UserError, printable
 from .files import write_atomic
 from .results import MAX_SHARDS, OUTCOMES, REFUSED, CaseResult, bad_outcomes
 from .runners.onnxruntime import ort
@@ -221,6 +221,39 @@ class Progress:
         if self._shown:
             self.stream.write("\r" + " " * 70 + "\r")
             self.stream.flush()
+
+
+def case_lines(result: CaseResult, *, timing: bool = False, details: bool = True) -> list[str]:
+    """A result as validate and run print it: its outcome and id (a dynamic network's case shapes; ``timing``: a
+    PASS's time; an XFAIL's reason), then, with ``details``, its problems, indented (REFUSED: its one line)."""
+    took = f"  [{result.seconds * 1000:.1f} ms]" if timing and result.outcome == "PASS" else ""
+    reason = f"  (known failure: {result.reason})" if result.outcome == "XFAIL" else ""
+    shapes = f"  ({printable(result.shapes)})" if result.shapes else ""
+    return ([f"{result.outcome:5} {printable(result.id)}{shapes}{took}{reason}"]
+            + [f"      {printable(problem)}" for problem in (result.problems if details else ())])
+
+
+class Live:
+    """validate's terminal view while it runs: the progress bar (on a terminal, without -q or -v), and a line for
+    each case that did not pass (for every case with -v or off a terminal: CI logs; with -q, a REFUSED case under
+    --refused skip is only counted); a known failure's problems only with -v."""
+
+    def __init__(self, say, *, quiet: bool = False, verbose: bool = False, refused: str = "skip", terminal: bool = False):
+        self.say, self.quiet, self.verbose, self.refused = say, quiet, verbose, refused
+        self.every_case, self.terminal = verbose or (not quiet and not terminal), terminal
+        self.progress = Progress(0, enabled=False)
+
+    def start(self, total_specs: int) -> None:
+        self.progress = Progress(total_specs, enabled=self.terminal and not self.quiet and not self.verbose,
+                                 refused=self.refused)
+
+    def __call__(self, result: CaseResult) -> None:
+        self.progress.update(result)
+        quiet_refusal = self.quiet and result.outcome == REFUSED and self.refused == "skip"  # counted in the summary
+        if self.every_case or (result.outcome != "PASS" and not quiet_refusal):
+            self.progress.clear()
+            for line in case_lines(result, timing=True, details=result.outcome != "XFAIL" or self.verbose):
+                self.say(line)
 
 
 # Merging the JSON reports of one run's shards (``spec2onnx report merge``)

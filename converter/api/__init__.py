@@ -42,7 +42,7 @@ _NAMES = {
     "run_command": "model.run",
     "reduce_command": "model.reduce",
     "begin_run": "model.start",
-    "Progress": "report",  # validate's live bar on a terminal
+    **dict.fromkeys(("Live", "case_lines"), "report"),  # the terminal's lines of a run's results
     "parse_size": "budget",  # --max-memory SIZE
     "is_onnx_model": "untrusted.reading",
 }

@@ -27,7 +27,6 @@ import json
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Callable, Iterator, Sequence
 
 from .. import reference
@@ -610,29 +609,24 @@ def writable_folder(option: str, folder: str) -> str:
     return folder
 
 
-def _build_side() -> SimpleNamespace:
-    """What lowers a spec to ONNX and checks the model (the lowering's model builder, the static check, legalization),
-    imported on first use: by a lowered model not in the cache, convert and check. A validation
-    whose lowered models are all cached imports no onnx (issue 34: onnx's import alone was 35 ms of CPU, an eighth
-    of a one-spec validate: docs/performance.md, Start-up)."""
-    from . import legalize  # start-up time: legalize imports onnx
-    from .. import lowering  # start-up time: the build side imports onnx
-    from ..targets import check  # start-up time: the build side imports onnx
+def _build_side():
+    """converter/pipeline/build.py, imported on first use (its docstring says why)."""
+    from . import build  # start-up time: the build side imports onnx
 
-    return SimpleNamespace(legalize=legalize, lowering=lowering, check=check)
+    return build
 
 
 def build_model(*args, **kwargs):
-    return _build_side().lowering.build_model(*args, **kwargs)
+    return _build_side().build_model(*args, **kwargs)
 
 
 def host_model(model):
-    return _build_side().legalize.host_model(model)
+    return _build_side().host_model(model)
 
 
 def check_model(*args, **kwargs):
-    return _build_side().check.check_model(*args, **kwargs)
+    return _build_side().check_model(*args, **kwargs)
 
 
 def errors(problems):
-    return _build_side().check.errors(problems)
+    return _build_side().errors(problems)
