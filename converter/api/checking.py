@@ -91,6 +91,8 @@ def check_command(paths, targets: Iterable[str] = (), *, precision: Iterable[str
     """``spec2onnx check PATHS``: the plugins imported, the targets resolved (default portable; each name once),
     then each file read once and checked for each (converter/model/check.py ``check_paths``; ``on_file(report)``
     as each is done; ``warn(line)`` for a line for stderr before the files': --fp16/--int8 meaning nothing there)."""
+    if verbose and quiet:  # (before anything is imported or looked up, as every usage error)
+        raise UserError("-q and -v: give one of them (-q: errors only; -v: every node)")
     load_plugins(plugins)
     precision = tuple(precision)
     chosen = {t.name: t for t in (pipeline.get_target(t, precision=precision) for t in (list(targets) or ["portable"]))}
