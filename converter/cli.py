@@ -272,7 +272,7 @@ def _precision(fp16: bool, int8: bool) -> tuple[str, ...]:
 @precision_options("(beyond the spec's own precision field)")
 @max_memory_option("one spec")
 @handle_errors
-def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugins):
+def convert(spec, fp16, int8, **options):
     """Convert SPEC to an ONNX model that TARGET runs fully.
 
     The model's inputs and outputs carry the spec's tensor names. It passes
@@ -285,8 +285,7 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
     target runs every node when 17 is not one (tensorrt-dla and DirectML's
     float16 DequantizeLinear: 19).
     """
-    done = api.convert_command(spec, output, opset=opset, provider=provider, target=target, max_memory=max_memory,
-                               precision=_precision(fp16, int8), plugins=plugins)
+    done = api.convert_command(spec, precision=_precision(fp16, int8), **options)
     for line in ([f"target auto: {done.auto}"] if done.auto else []) + ([f"note: {done.note}"] if done.note else []) + (
             [f"spec2onnx: warning: {done.warning}"] if done.warning else []):
         click.echo(line, err=True)
@@ -362,10 +361,7 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
                                                    "REFUSED cases only with --refused fail, else counted).")
 @click.option("-v", "--verbose", is_flag=True, help="Print a line for every case, also on a terminal.")
 @handle_errors
-def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_only, runtimes, provider, targets, fp16,
-             int8, refused, opset, opt_levels,
-             atol, rtol, ulp, check_error_stat, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, host_dir, max_memory, quiet,
-             verbose):
+def validate(paths, list_only, jobs, fp16, int8, quiet, verbose, **options):
     """Validate specs: run every case on a runtime and compare.
 
     PATHS are spec files or folders. In a folder (searched recursively) a spec
@@ -394,12 +390,9 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
       spec2onnx validate s.yaml --target ort-cpu --target tensorrt-dla --fp16   # each case for both
       spec2onnx validate specs/ -j 4 --json r.json --junit r.xml
     """
-    plan_options = dict(runtimes=runtimes, provider=provider, targets=targets, opt_levels=opt_levels, opset=opset,
-                        atol=atol, rtol=rtol, ulp=ulp, check_error_stat=check_error_stat, xfail_file=xfail_file,
-                        repro_dir=repro_dir, plugins=plugins, max_memory=max_memory, refused=refused,
-                        precision=_precision(fp16, int8))
+    options["precision"] = _precision(fp16, int8)
     if list_only:
-        listed = api.list_command(paths, patterns=patterns, excludes=excludes, shard=shard, **plan_options)
+        listed = api.list_command(paths, **options)
         for line in [f"spec2onnx: warning: {w}" for w in listed.warnings] + ([listed.suite] if listed.suite else []):
             click.echo(line, err=True)
         for case_id in listed.ids:
@@ -408,7 +401,7 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
             click.echo(f"ERROR {message}", err=True)
         click.echo(listed.count, err=True)
         sys.exit(listed.status)
-    live = api.Live(_say, quiet=quiet, verbose=verbose, refused=refused,
+    live = api.Live(_say, quiet=quiet, verbose=verbose, refused=options["refused"],
                     terminal=sys.stdout.isatty() and sys.stderr.isatty())
 
     def started(plan):
@@ -420,10 +413,8 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
             _say(f"SKIP  {skipped} (not a spec: no top-level 'network' and 'cases', or --exclude)")
         live.start(len(plan.files) * len(plan.every))
 
-    done = api.validate_command(paths, jobs=(os.cpu_count() or 1) if jobs is None else jobs, timeout=timeout,
-                                patterns=patterns, excludes=excludes, shard=shard, fail_fast=fail_fast,
-                                min_cases=min_cases, json_path=json_path, junit_path=junit_path, argv=sys.argv,
-                                host_dir=host_dir, on_start=started, on_result=live, **plan_options)
+    done = api.validate_command(paths, jobs=(os.cpu_count() or 1) if jobs is None else jobs, argv=sys.argv,
+                                on_start=started, on_result=live, **options)
     live.progress.clear()
     if done.results:
         _say("")
@@ -536,9 +527,7 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
                    "and its inputs; SPEC: the spec's estimated peak. Above it: refused (exit status 2).")
 @click.pass_context
 @handle_errors
-def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shapes, seed, val_ranges, load_inputs,
-        save_inputs, load_outputs, save_outputs, mark_all, allow_nonfinite, atol, rtol, check_error_stat, fail_fast,
-        json_path, junit_path, quiet, case_name, input_files, output_dir, opset, max_memory):
+def run(ctx, file, quiet, **options):
     """Run an ONNX MODEL on several runtimes and compare them, or a SPEC's model and write its outputs.
 
     \b
@@ -560,7 +549,7 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
     """
     # the first runtime's session, made in a child process while the model is read (None where it does not apply);
     # stopped when the command ends, however it ends (an error, Ctrl-C), where run_model has not used it
-    early = api.begin_run(file, runtimes, provider, opt_levels, max_memory)
+    early = api.begin_run(file, *(options[k] for k in ("runtimes", "provider", "opt_levels", "max_memory")))
     if early is not None:
         ctx.call_on_close(early.stop)
     is_model = api.is_onnx_model(file)
@@ -572,16 +561,10 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
             "a spec file: that option is for ONNX models (run MODEL.onnx)"
         raise UserError(f"{option}: {file} is {kind}")
     if not is_model:
-        for name, path, array in api.run_spec(file, case_name, input_files, output_dir, provider=provider, opset=opset,
-                                              max_memory=max_memory):
+        for name, path, array in api.run_spec(file, **{k: options[k] for k in (*_SPEC_ONLY, "provider", "max_memory")}):
             click.echo(f"wrote {path}  {array.dtype}{list(array.shape)}  ({name})")
         return
-    done = api.run_command(file, early, json_path=json_path, junit_path=junit_path, argv=sys.argv, runtimes=runtimes,
-                           provider=provider, opt_levels=opt_levels, atol=atol, rtol=rtol, seed=seed, shapes=shapes,
-                           val_ranges=val_ranges, load_inputs=load_inputs, save_inputs=save_inputs,
-                           load_outputs=load_outputs, save_outputs=save_outputs, mark_all=mark_all,
-                           max_memory=max_memory, profile=profile, profile_shapes=profile_shapes,
-                           allow_nonfinite=allow_nonfinite, check_error_stat=check_error_stat, fail_fast=fail_fast)
+    done = api.run_command(file, early, argv=sys.argv, **{k: v for k, v in options.items() if k not in _SPEC_ONLY})
     _say(done.header())
     for note in done.notes:
         click.echo(f"note: {note}", err=True)
@@ -625,8 +608,7 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
                    "inputs (.npz); run without a shell (quote as a shell would). The comparison's runtimes still "
                    "give the values fed to a candidate.")
 @handle_errors
-def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_ranges, load_inputs, atol, rtol,
-           check_error_stat, allow_nonfinite, max_memory, check):
+def reduce(file, output, **options):
     """Reduce an ONNX model to the smallest subgraph whose outputs still differ.
 
     \b
@@ -642,10 +624,7 @@ def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_range
     written); 1: reduced; 2: bad input.
       spec2onnx reduce model.onnx --runtime onnxruntime --runtime onnx-reference -o small.onnx
     """
-    done = api.reduce_command(file, output, runtimes=runtimes, provider=provider, opt_levels=opt_levels, atol=atol,
-                              rtol=rtol, check_error_stat=check_error_stat, seed=seed, shapes=shapes,
-                              val_ranges=val_ranges, load_inputs=load_inputs, allow_nonfinite=allow_nonfinite,
-                              max_memory=max_memory, check=check, progress=lambda line: click.echo(line, err=True))
+    done = api.reduce_command(file, output, progress=lambda line: click.echo(line, err=True), **options)
     for line in done.lines():
         _say(line)
     sys.exit(done.status)
@@ -727,7 +706,7 @@ or bad usage (an unknown target, a --plugin that does not import);
 @precision_options("for the tensorrt targets")
 @max_memory_option("one model")
 @handle_errors
-def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, plugins, fp16, int8):
+def check(paths, json_path, fp16, int8, **options):
     """Check that TARGET can run each ONNX model in PATHS (files, or folders: their *.onnx, recursively).
 
     Untrusted files are read for their structure only: regular files of at most
@@ -742,10 +721,9 @@ def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, 
         for line in report.lines:
             _say(line)
 
-    done = api.check_command(paths, targets, precision=_precision(fp16, int8), verbose=verbose, quiet=quiet,
-                             probe=probe, layers=layers, json_path=json_path, json=json_path is not None,
-                             max_memory=max_memory, plugins=plugins, on_file=checked,
-                             warn=lambda line: click.echo(f"spec2onnx: warning: {line}", err=True))
+    done = api.check_command(paths, precision=_precision(fp16, int8), json_path=json_path, json=json_path is not None,
+                             on_file=checked, warn=lambda line: click.echo(f"spec2onnx: warning: {line}", err=True),
+                             **options)
     if done.table:
         _say(done.table)
     if done.status:

@@ -669,9 +669,11 @@ def _plan(paths, *, runtimes, provider, targets, opt_levels, opset, atol, rtol, 
     return plan, [suite]
 
 
-def list_command(paths=(), *, patterns=(), excludes=(), shard=None, **options) -> CaseList:
+def list_command(paths=(), *, patterns=(), excludes=(), shard=None, timeout=None, fail_fast=False, min_cases=0,
+                 json_path=None, junit_path=None, host_dir=None, **options) -> CaseList:
     """``spec2onnx validate --list``: the case ids that would run (`` [TARGET]`` per target given), nothing run.
-    ``options``: validate_command's that make the run's options (checked as validate checks them)."""
+    ``options``: validate_command's that make the run's options (checked as validate checks them); the run's own
+    (--timeout, -x, --min-cases, the reports, --save-host-model) mean nothing to a list."""
     plan, roots = _plan(paths, statistics=False, **options)
     selection = select(roots, patterns, parse_shard(shard) if shard else None, excludes)
     ids = [case_id + (f" [{o.target_label}]" if o.target_label else "") for case_id in selection.ids() for o in plan.every]
