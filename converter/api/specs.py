@@ -562,7 +562,7 @@ def unwritten_host_models(results: list[CaseResult], options: Options) -> str | 
     deployment target's host runs a legalized copy; any other target's host runs the very model convert writes."""
     if options.host_model_dir is None or any(r.host for r in results):
         return None
-    deployment = [name for name in pipeline.target_names() if pipeline.get_target(name).deployment]
+    deployment = pipeline.deployment_targets()
     if options.auto_target:
         why = "--target auto chose none of them for a spec of this run"
     else:

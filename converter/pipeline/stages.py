@@ -42,8 +42,8 @@ from ..runners import RunConfig, machine_has, make_configs, session
 from ..runners.onnxruntime import check_convert_opset, check_opset
 from .shapes import case_shapes
 from .spec import Case, Spec
-from ..targets import (TARGET_NAMES, Target, check_precision, choose_target, get_target,  # noqa: F401
-                      provider_for_target, target_for_provider, target_names)  # (target_names: for the fronts, through the api)
+from ..targets import (TARGET_NAMES, Target, check_precision, choose_target, get_target, provider_for_target,
+                       target_for_provider, target_names)
 from ..targets.spec_rules import refuse_spec
 from .spec import load_rules_file
 from ..xfail import XfailRule
@@ -581,6 +581,11 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
         error_stats=tuple(error_stats),
         statistics=bool(statistics),
     )
+
+
+def deployment_targets() -> list[str]:
+    """The targets whose host runs a legalized copy of the deployment model, not the model itself (docs/deployment.md)."""
+    return [name for name in target_names() if get_target(name).deployment]
 
 
 # The targets --fp16/--int8 mean something for: TensorRT's builds (trtexec's flags; the DLA rules read them)
