@@ -413,19 +413,18 @@ def validate(paths, list_only, jobs, fp16, int8, quiet, verbose, **options):
             _say(f"SKIP  {skipped} (not a spec: no top-level 'network' and 'cases', or --exclude)")
         live.start(len(plan.files) * len(plan.every))
 
+    def finished(done):  # (before the reports are written: --json /dev/stdout follows the summary)
+        live.progress.clear()
+        for line in ["", done.table] if done.results else []:
+            _say(line)
+        for line in ["\nRuntime disagreements:", *(f"  {d}" for d in done.disagreements)] if done.disagreements else []:
+            _say(line)
+        for line in [done.host] if done.host else []:  # deployment targets: the CPU EP ran each spec's host copy
+            _say(line)
+        _say(done.summary)
+
     done = api.validate_command(paths, jobs=(os.cpu_count() or 1) if jobs is None else jobs, argv=sys.argv,
-                                on_start=started, on_result=live, **options)
-    live.progress.clear()
-    if done.results:
-        _say("")
-        _say(done.table)
-    if done.disagreements:
-        _say("\nRuntime disagreements:")
-        for line in done.disagreements:
-            _say(f"  {line}")
-    for line in [done.host] if done.host else []:  # deployment targets: the CPU EP ran each spec's host-legalized copy
-        _say(line)
-    _say(done.summary)
+                                on_start=started, on_result=live, on_done=finished, **options)
     for line in done.complaints:
         click.echo(line, err=True)
     sys.exit(done.status)
@@ -564,18 +563,20 @@ def run(ctx, file, quiet, **options):
         for name, path, array in api.run_spec(file, **{k: options[k] for k in (*_SPEC_ONLY, "provider", "max_memory")}):
             click.echo(f"wrote {path}  {array.dtype}{list(array.shape)}  ({name})")
         return
-    done = api.run_command(file, early, argv=sys.argv, **{k: v for k, v in options.items() if k not in _SPEC_ONLY})
-    _say(done.header())
-    for note in done.notes:
-        click.echo(f"note: {note}", err=True)
-    if done.marked:
-        _say(f"--mark-all: {done.marked:,} tensors marked as outputs")
-    for line in done.ran_lines() if not quiet else ():
-        _say(line)
-    for line in (line for r in done.results if not quiet or r.outcome != "PASS" for line in api.case_lines(r)):
-        _say(line)
-    _say("")
-    _say(done.summary())
+    def ran(done):  # (before the reports are written: --json /dev/stdout follows the summary)
+        _say(done.header())
+        for note in done.notes:
+            click.echo(f"note: {note}", err=True)
+        for line in ([f"--mark-all: {done.marked:,} tensors marked as outputs"] if done.marked else []) + (
+                done.ran_lines() if not quiet else []):
+            _say(line)
+        for line in (line for r in done.results if not quiet or r.outcome != "PASS" for line in api.case_lines(r)):
+            _say(line)
+        _say("")
+        _say(done.summary())
+
+    done = api.run_command(file, early, argv=sys.argv, on_done=ran, **{k: v for k, v in options.items()
+                                                                        if k not in _SPEC_ONLY})
     sys.exit(done.status)
 
 
@@ -657,13 +658,14 @@ def merge(reports, json_path, junit_path):
     1..N are named as ranges (2-9/10), and fail the merge. Prints the run's
     summary table.
     """
-    done = api.merge_command(reports, json_path=json_path, junit_path=junit_path)
-    for line in [done.table] if done.table else []:
-        _say(line)
-    _say(done.summary)
-    for line in done.problems:
-        click.echo(f"spec2onnx: error: {line}", err=True)
-    sys.exit(done.status)
+    def merged(done):  # (before the merged reports are written)
+        for line in [done.table] if done.table else []:
+            _say(line)
+        _say(done.summary)
+        for line in done.problems:
+            click.echo(f"spec2onnx: error: {line}", err=True)
+
+    sys.exit(api.merge_command(reports, json_path=json_path, junit_path=junit_path, on_done=merged).status)
 
 
 CHECK_EPILOG = """\b
@@ -721,11 +723,13 @@ def check(paths, json_path, fp16, int8, **options):
         for line in report.lines:
             _say(line)
 
+    def table(done):  # (before --json is written)
+        for line in [done.table] if done.table else []:
+            _say(line)
+
     done = api.check_command(paths, precision=_precision(fp16, int8), json_path=json_path, json=json_path is not None,
                              on_file=checked, warn=lambda line: click.echo(f"spec2onnx: warning: {line}", err=True),
-                             **options)
-    if done.table:
-        _say(done.table)
+                             on_done=table, **options)
     if done.status:
         sys.exit(done.status)
 

@@ -87,7 +87,8 @@ def check(source: "SpecSource | onnx.ModelProto | Iterable[str | os.PathLike]", 
 def check_command(paths, targets: Iterable[str] = (), *, precision: Iterable[str] = (), verbose: bool = False,
                   quiet: bool = False, probe: bool = False, layers: bool = False, json_path=None, json: bool = True,
                   max_memory: int | None = None, plugins: Iterable[str] = (),
-                  on_file: "Callable | None" = None, warn: "Callable | None" = None) -> CheckRun:
+                  on_file: "Callable | None" = None, warn: "Callable | None" = None,
+                  on_done: "Callable | None" = None) -> CheckRun:
     """``spec2onnx check PATHS``: the plugins imported, the targets resolved (default portable; each name once),
     then each file read once and checked for each (converter/model/check.py ``check_paths``; ``on_file(report)``
     as each is done; ``warn(line)`` for a line for stderr before the files': --fp16/--int8 meaning nothing there)."""
@@ -101,4 +102,4 @@ def check_command(paths, targets: Iterable[str] = (), *, precision: Iterable[str
         warn(unused)
     return check_paths(paths, list(chosen.values()), verbose=verbose, quiet=quiet, probe_runtime=probe, layers=layers,
                        max_memory=max_memory, json=json, json_path=json_path, warnings=[unused] if unused else [],
-                       on_file=on_file or (lambda report: None))
+                       on_file=on_file or (lambda report: None), on_done=on_done or (lambda run: None))

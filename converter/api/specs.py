@@ -683,11 +683,13 @@ def list_command(paths=(), *, patterns=(), excludes=(), shard=None, timeout=None
 
 def validate_command(paths=(), *, jobs: int, timeout, patterns=(), excludes=(), shard=None, fail_fast=False,
                      min_cases: int = 0, json_path=None, junit_path=None, argv=(), on_start=lambda plan: None,
-                     on_result=lambda result: None, **options) -> ValidationRun:
+                     on_result=lambda result: None, on_done=lambda run: None, **options) -> ValidationRun:
     """``spec2onnx validate``: every case of the specs found in ``paths`` (default: the suite, default_suite), on
     every runtime configuration and target, the reports written, the exit status decided (``verdict``).
     ``on_start(plan)`` once the files are found and the report paths checked; ``on_result(result)`` as each case
-    finishes. Ctrl-C (or SIGTERM) ends the run: what finished is reported, ``interrupted`` says why."""
+    finishes; ``on_done(run)`` with the ValidationRun before the report files are written (so that a report written
+    to /dev/stdout follows what was printed). Ctrl-C (or SIGTERM) ends the run: what finished is reported,
+    ``interrupted`` says why."""
     refused = options.get("refused", "skip")
     plan, roots = _plan(paths, statistics=json_path is not None, **options)  # (only --json shows the statistics)
     every, xfail_file, plugins = plan.every, options.get("xfail_file"), options.get("plugins", ())
@@ -711,16 +713,18 @@ def validate_command(paths=(), *, jobs: int, timeout, patterns=(), excludes=(), 
         interrupted = exc
     seconds = time.perf_counter() - t0
     stopped = "" if interrupted is None else " (terminated)" if exit_status(interrupted) != 130 else " (interrupted)"
-    write_reports(results, json_path=json_path, junit_path=junit_path, started=started, seconds=seconds,
-                  argv=list(argv), interrupted=interrupted is not None, refused=refused,
-                  shard="/".join(map(str, shard_spec)) if shard_spec else None)
     status, complaints = verdict(results, files=plan.files, skipped=plan.skipped, patterns=patterns, options=every[0],
                                  xfail_file=xfail_file, min_cases=min_cases,
                                  partial=bool(patterns or shard or fail_fast), interrupted=interrupted)
     unwritten = unwritten_host_models(results, every[0])  # once per run, not per spec
-    return ValidationRun(results, seconds, status, summary_line(results) + f" in {seconds:.2f} s" + stopped,
-                         disagreement_lines(results), host_line(results, every),
-                         complaints + ([unwritten] if unwritten else []), interrupted)
+    run = ValidationRun(results, seconds, status, summary_line(results) + f" in {seconds:.2f} s" + stopped,
+                        disagreement_lines(results), host_line(results, every),
+                        complaints + ([unwritten] if unwritten else []), interrupted)
+    on_done(run)
+    write_reports(results, json_path=json_path, junit_path=junit_path, started=started, seconds=seconds,
+                  argv=list(argv), interrupted=interrupted is not None, refused=refused,
+                  shard="/".join(map(str, shard_spec)) if shard_spec else None)
+    return run
 
 
 @dataclass
@@ -739,11 +743,14 @@ class Merged:
         return summary_table(self.results) if self.results else None
 
 
-def merge_command(paths, *, json_path=None, junit_path=None) -> Merged:
-    """``spec2onnx report merge``: the shards' reports merged (report.merge), the merged reports written."""
+def merge_command(paths, *, json_path=None, junit_path=None, on_done=lambda merged: None) -> Merged:
+    """``spec2onnx report merge``: the shards' reports merged (report.merge), the merged reports written after
+    ``on_done(merged)``."""
     check_report_paths({"--json": json_path, "--junit": junit_path}, paths)
     merged, results, problems = merge_reports(paths)
     summary = (f"merged {len(paths)} report{'' if len(paths) == 1 else 's'}: " + summary_line(results)
                + f" in {merged['seconds']:.2f} s")
+    done = Merged(merged, results, problems, merged_status(results, problems, refusal_policy(merged["command"])), summary)
+    on_done(done)
     write_merged(merged, results, json_path=json_path, junit_path=junit_path)
-    return Merged(merged, results, problems, merged_status(results, problems, refusal_policy(merged["command"])), summary)
+    return done

@@ -357,12 +357,12 @@ class CheckRun:
 
 def check_paths(paths, targets: list, *, verbose: bool = False, quiet: bool = False, probe_runtime: bool = False,
                 layers: bool = False, max_memory: int | None = None, json: bool = True, json_path=None, warnings=(),
-                on_file=lambda report: None) -> CheckRun:
+                on_file=lambda report: None, on_done=lambda run: None) -> CheckRun:
     """``spec2onnx check``: each of ``paths`` (files, or folders: their *.onnx, recursively) read once and checked for
     each of ``targets`` (Target objects); ``on_file(report)`` as each is done (its ``lines``: what the command prints
     for it; its ``error``: why it was not read). One model in memory at a time. ``json``: make the --json report
-    (every node's problems: the command makes it only for --json); ``json_path``: write it there (refused before
-    any work where it is an input or cannot be written)."""
+    (every node's problems: the command makes it only for --json); ``json_path``: write it there after
+    ``on_done(run)`` (refused before any work where it is an input or cannot be written)."""
     if verbose and quiet:
         raise UserError("-q and -v: give one of them (-q: errors only; -v: every node)")
     names = [t.name for t in targets]
@@ -384,6 +384,7 @@ def check_paths(paths, targets: list, *, verbose: bool = False, quiet: bool = Fa
         on_file(report)
         report.release()  # one model in memory at a time
     run = CheckRun(names, reports, as_json(reports, json_entries, names) if json else None, list(warnings))
+    on_done(run)
     if json_path is not None:
         write_json(json_path, run.json)
     return run

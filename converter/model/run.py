@@ -172,15 +172,16 @@ def outputs_text(outputs: dict) -> str:
 
 
 def run_command(path, early: EarlySession | None = None, *, json_path=None, junit_path=None, argv=(), runtimes=(),
-                opt_levels=(), **options) -> ModelRun:
+                opt_levels=(), on_done=lambda run: None, **options) -> ModelRun:
     """``spec2onnx run MODEL``: the options as make_run_options takes them (no runtime: DEFAULT_RUNTIMES; no level:
     all), ``run_model`` with the report files checked before any work (check_files) and written after (validate's
-    JSON and JUnit, one case per comparison; the JSON's ``model``: json_extra)."""
+    JSON and JUnit, one case per comparison; the JSON's ``model``: json_extra), after ``on_done(run)``."""
     options = make_run_options(runtimes=runtimes or DEFAULT_RUNTIMES, opt_levels=opt_levels or ("all",), **options)
     started = datetime.datetime.now(datetime.timezone.utc)
     reports = {"--json": json_path, "--junit": junit_path}
     check_files(options, path, reports)
     run = run_model(path, options, early, reports)
+    on_done(run)
     write_reports(run.results, json_path=json_path, junit_path=junit_path, started=started, seconds=run.seconds,
                   argv=list(argv), interrupted=False, extra={"model": run.json_extra()})
     return run
