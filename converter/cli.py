@@ -711,6 +711,10 @@ def _outputs_text(outputs: dict) -> str:
 @click.option("--val-range", "val_ranges", multiple=True, metavar="[NAME:]LOW,HIGH",
               help="Range of an input's generated values, as run's.")
 @click.option("--load-inputs", type=click.Path(), default=None, metavar="FILE.npz|DIR", help="Feed these inputs, as run's.")
+@click.option("--load-outputs", type=click.Path(), default=None, metavar="FILE.npz|DIR",
+              help="Golden outputs, as run's: the first --runtime is checked against them, and a candidate is cut "
+                   "only at tensors they hold (fed with their values). Of the model's outputs alone, nothing can be "
+                   "cut; `run --mark-all --save-outputs` gives every tensor.")
 @click.option("--atol", type=_PerOutput(), multiple=True, metavar="[OUTPUT:]VALUE",
               help="Absolute tolerance, as run's. " + _TOLERANCE_HELP.format("the model"))
 @click.option("--rtol", type=_PerOutput(), multiple=True, metavar="[OUTPUT:]VALUE",
@@ -726,8 +730,8 @@ def _outputs_text(outputs: dict) -> str:
                    "inputs (.npz); run without a shell (quote as a shell would). The comparison's runtimes still "
                    "give the values fed to a candidate.")
 @handle_errors
-def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_ranges, load_inputs, atol, rtol,
-           check_error_stat, allow_nonfinite, max_memory, check):
+def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_ranges, load_inputs, load_outputs, atol,
+           rtol, check_error_stat, allow_nonfinite, max_memory, check):
     """Reduce an ONNX model to the smallest subgraph whose outputs still differ.
 
     \b
@@ -750,12 +754,15 @@ def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_range
     options = model_reduce.make_run_options(runtimes=runtimes or model_reduce.DEFAULT_RUNTIMES, provider=provider,
                                             opt_levels=opt_levels or ("all",), atol=atol, rtol=rtol, seed=seed,
                                             shapes=shapes, val_ranges=val_ranges, load_inputs=load_inputs,
-                                            max_memory=max_memory, allow_nonfinite=allow_nonfinite,
+                                            load_outputs=load_outputs, max_memory=max_memory,
+                                            allow_nonfinite=allow_nonfinite,
                                             check_error_stat=check_error_stat)
     done = model_reduce.reduce_model(file, output, options, progress=lambda line: click.echo(line, err=True),
                                      check=check)
     if not done.verdict:
         _say(f"{file}: --check passes on it: nothing to reduce (nothing written)" if check is not None else
+             f"{file}: {options.configs[0].label} agrees with --load-outputs {load_outputs}: nothing to reduce "
+             "(nothing written)" if load_outputs else
              f"{file}: nothing differs between {', '.join(c.label for c in options.configs)}: nothing to reduce "
              "(nothing written)")
         sys.exit(EXIT_OK)
@@ -764,12 +771,15 @@ def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_range
          f"{done.checks} checks in {done.seconds:.1f} s; its inputs: {done.inputs_file}")
     for line in done.problems[:8]:
         _say(f"      {printable(line)}")
+    if load_outputs:  # the first runtime alone was checked, against the golden data
+        runtimes = (runtimes or model_reduce.DEFAULT_RUNTIMES)[:1]
     argv = ["spec2onnx", "run", done.output, *(a for r in (runtimes or ()) for a in ("--runtime", r)),
             *(("--provider", provider) if provider != "cpu" else ()),
             *(a for o in opt_levels for a in ("--ort-opt-level", o)), *(a for v in atol for a in ("--atol", str(v))),
             *(a for v in rtol for a in ("--rtol", str(v))),
             *(a for v in check_error_stat for a in ("--check-error-stat", str(v))),
-            *(("--allow-nonfinite",) if allow_nonfinite else ()), "--load-inputs", done.inputs_file]
+            *(("--allow-nonfinite",) if allow_nonfinite else ()), "--load-inputs", done.inputs_file,
+            *(("--load-outputs", done.outputs_file) if done.outputs_file else ())]
     if check is not None:  # what decided: the command itself, on the reduced model
         argv = [w.replace("{model}", done.output).replace("{inputs}", done.inputs_file) for w in shlex.split(check)]
     _say("reproduce: " + shlex.join(argv))
