@@ -49,7 +49,7 @@ from .interrupts import exit_status
 from .files import write_atomic
 from .isolated import command_status
 from .model_inputs import dtype_of_array, model_outputs, save_arrays
-from .model_reading import read_model_with_data
+from .model_reading import is_onnx_model, read_model_with_data  # noqa: F401  (is_onnx_model: reduce's dispatch)
 from .model_run import (DEFAULT_RUNTIMES, ERROR, FAIL, RunOptions, make_run_options,  # noqa: F401  (for the CLI)
                         check_written, run_model, topological_order, _golden, _used_names)
 
