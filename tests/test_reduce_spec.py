@@ -132,3 +132,26 @@ def test_the_first_node_that_differs_between_the_runtimes_is_named(tmp_path):
     agree = chain(tmp_path / "agree.onnx", ["Relu", "Abs"])
     np.savez(tmp_path / "agree.inputs.npz", x=np.ones((2, 3, 4), np.float32))
     assert spec_reduce._first_between_runtimes(agree, Tolerance(1e-6, 1e-5), None)[0] is None
+
+
+def test_ctrl_c(tmp_path, monkeypatch):
+    """Before the layer is found, Ctrl-C stops with nothing written; once it is written, Ctrl-C during the runtimes'
+    comparison inside it keeps the files and says so (exit 130)."""
+    from converter import plugins, spec_reduce
+
+    plugins.load_plugins([PLUGIN])
+    spec = write_spec(tmp_path / "wrong.json", WRONG)
+    small = tmp_path / "small.onnx"
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(spec_reduce, "_first_between_runtimes", interrupt)
+    done = spec_reduce.reduce_spec(spec, small)
+    assert done.interrupted == 130 and done.layer == "d" and "interrupted" in done.runtimes_note
+    assert [n.op_type for n in onnx.load(small).graph.node] == ["Mul", "Add"]
+    small.unlink()
+    monkeypatch.setattr(spec_reduce, "run_model", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        spec_reduce.reduce_spec(spec, small)
+    assert not small.exists()
