@@ -49,7 +49,7 @@ from .model_reduce import _value_info, inputs_path, outputs_path
 from .model_run import check_written, make_run_options, run_model, topological_order, _used_names
 from .network import Layer, Network
 from .plugins import load_plugins  # noqa: F401  (for the CLI: reduce SPEC --plugin)
-from .spec import Spec, load_spec
+from .spec import Spec, data_files, load_spec
 
 
 @dataclass
@@ -122,8 +122,8 @@ def reduce_spec(path, output, *, case_name: str | None = None, opset: int | None
     spec = load_spec(path, max_memory=max_memory)
     options = pipeline.make_options(opset=opset, max_memory=max_memory)
     run_options = make_run_options(runtimes=("onnxruntime",), max_memory=max_memory)
-    check_written({"-o": str(output), "-o (its inputs file)": inputs_path(output),
-                   "-o (its golden outputs file)": outputs_path(output)}, run_options, path)
+    check_written({"-o": str(output), "-o (its inputs file)": inputs_path(output),  # (nor the spec's data files)
+                   "-o (its golden outputs file)": outputs_path(output)}, run_options, path, data_files(path))
     cases = _case(spec, case_name)
     progress(f"reduce: lowering {spec.name} ({len(spec.network.layers)} layers) as validate does, for onnxruntime")
     model_bytes, used_opset = pipeline.lowered(spec, options)

@@ -155,3 +155,11 @@ def test_ctrl_c(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         spec_reduce.reduce_spec(spec, small)
     assert not small.exists()
+
+
+def test_output_naming_the_spec_is_refused(tmp_path):
+    spec = write_spec(tmp_path / "wrong.json", WRONG)
+    before = spec.read_bytes()
+    result = invoke("reduce", spec, "--plugin", PLUGIN, "-o", spec)
+    assert result.exit_code == 2 and "-o" in result.output, result.output
+    assert spec.read_bytes() == before
