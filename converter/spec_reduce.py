@@ -39,17 +39,21 @@ from typing import Callable
 import numpy as np
 import onnx
 
-from . import pipeline, reference
+from . import reference
 from .compare import Tolerance, compare, resolve_tolerance
 from .errors import InternalError, UserError
 from .files import write_atomic
-from .interrupts import exit_status
-from .model_inputs import dtype_of_array, save_arrays
-from .model_reduce import _value_info, inputs_path, outputs_path
-from .model_run import check_written, make_run_options, run_model, topological_order, _used_names
+from .model import reduce as model_reduce
+from .model.inputs import dtype_of_array, save_arrays
+from .model.reduce import _value_info, inputs_path, outputs_path
+from .model.run import check_written, make_run_options, run_model, topological_order, _used_names
 from .network import Layer, Network
-from .plugins import load_plugins  # noqa: F401  (for the CLI: reduce SPEC --plugin)
-from .spec import Spec, data_files, load_spec
+from .pipeline import stages as pipeline
+from .pipeline.spec import Spec, data_files, load_spec
+from .pipeline.plugins import load_plugins  # noqa: F401  (for the CLI: reduce SPEC --plugin)
+from .process.interrupts import exit_status
+
+__all__ = ["SpecReduction", "layer_nodes", "load_plugins", "model_reduce", "reduce_spec"]
 
 
 @dataclass

@@ -137,7 +137,8 @@ def test_the_first_node_that_differs_between_the_runtimes_is_named(tmp_path):
 def test_ctrl_c(tmp_path, monkeypatch):
     """Before the layer is found, Ctrl-C stops with nothing written; once it is written, Ctrl-C during the runtimes'
     comparison inside it keeps the files and says so (exit 130)."""
-    from converter import plugins, spec_reduce
+    from converter import spec_reduce
+    from converter.pipeline import plugins
 
     plugins.load_plugins([PLUGIN])
     spec = write_spec(tmp_path / "wrong.json", WRONG)
