@@ -17,7 +17,7 @@ but numpy and onnxruntime. Its wall time runs from launching the two processes t
 ``--against``), a fresh interpreter every time, its output to /dev/null; wall time from launch to exit. Its
 caches are warm (one untimed run first, into a cache folder of this benchmark's own): the parsed spec
 documents, the loaded specs (validated, case data made: converter/spec_cache.py), the lowered models
-(``models/``) and the runtime's answers (converter/ort_build.py). What validate still does per run: start,
+(``models/``) and the runtime's answers (converter/installed/ort_build.py). What validate still does per run: start,
 find and read the spec files, look each up in the cache (hashes, signatures), unpickle it, make one
 session per spec, run the numpy reference of every case, run and compare every case, and report.
 
@@ -94,8 +94,9 @@ def floor_data(folder: Path) -> list[tuple[bytes, list[tuple[dict, list]]]]:
     resolves for each output (an int8 CUBIC Resize may be one off: atol 1). bfloat16 arrays as their uint16 bits."""
     import numpy as np
 
-    from converter import pipeline, reference
-    from converter.spec import load_spec
+    from converter import reference
+    from converter.pipeline import stages as pipeline
+    from converter.pipeline.spec import load_spec
 
     options = pipeline.make_options()
     target = pipeline.target_for_provider(options.configs[0].provider)

@@ -13,9 +13,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from converter import signed_store, spec_cache
+from converter import signed_store
+
+from converter.pipeline import spec_cache
 from converter.errors import SpecError
-from converter.spec import load_spec
+from converter.pipeline.spec import load_spec
 
 from .helpers import TouchesWhenUnpickled
 
@@ -77,7 +79,7 @@ def test_a_hit_equals_a_fresh_load_and_skips_parsing(tmp_path, cache, monkeypatc
     path = _write(tmp_path)
     fresh = load_spec(path)
     (entry,) = _entries(cache)
-    monkeypatch.setattr("converter.spec.parse_spec", lambda *a, **k: pytest.fail("parsed again"))
+    monkeypatch.setattr("converter.pipeline.spec.parse_spec", lambda *a, **k: pytest.fail("parsed again"))
     hit = load_spec(path)
     _same(hit, fresh)
     assert hit.cases[0].inputs["x"] is not fresh.cases[0].inputs["x"]  # fresh arrays every time
@@ -165,7 +167,7 @@ def _models(folder: Path) -> list[Path]:
 
 def _validate(path: Path, **options) -> list[str]:
     from converter.api import make_options
-    from converter.pipeline import validate_spec
+    from converter.pipeline.stages import validate_spec
 
     return [r.outcome for r in validate_spec(load_spec(path), make_options(**options))]
 
@@ -187,7 +189,7 @@ def test_a_spec_checked_twice_hits_its_model_entry(tmp_path, cache, monkeypatch)
     """The key is the network's content: checking the same Spec object again (the Python API's validate(spec)
     twice, say), after the first check filled the network's per-object lookups, uses the same entry."""
     from converter.api import make_options
-    from converter.pipeline import validate_spec
+    from converter.pipeline.stages import validate_spec
 
     spec = load_spec(_write(tmp_path))
     assert [r.outcome for r in validate_spec(spec, make_options())] == ["PASS", "PASS"]
@@ -228,7 +230,7 @@ def test_a_spec_changed_after_loading_is_lowered_again(tmp_path, cache):
     import dataclasses
 
     from converter.api import make_options
-    from converter.pipeline import validate_spec
+    from converter.pipeline.stages import validate_spec
 
     path = _write(tmp_path)
     assert _validate(path) == ["PASS", "PASS"]
@@ -268,12 +270,12 @@ def test_a_model_lowered_for_a_target_is_cached_with_its_opset_and_check(tmp_pat
     """--target (and --provider cuda) lower through the target's opset search and static check: the
     chosen opset and the check's findings are kept with the model, and a second run repeats neither."""
     from converter.api import make_options
-    from converter.pipeline import validate_spec
+    from converter.pipeline.stages import validate_spec
 
     path = _write(tmp_path)
     options = make_options(target="tensorrt")
     first = list(validate_spec(load_spec(path), options))
-    monkeypatch.setattr("converter.pipeline.model_for_target", lambda *a, **k: pytest.fail("lowered again"))
+    monkeypatch.setattr("converter.pipeline.stages.model_for_target", lambda *a, **k: pytest.fail("lowered again"))
     second = list(validate_spec(load_spec(path), options))
     assert [(r.outcome, r.opset, r.problems) for r in second] == [(r.outcome, r.opset, r.problems) for r in first]
     assert len(_models(cache)) == 1
@@ -292,7 +294,7 @@ def _no_reference(monkeypatch):
 def test_the_references_are_kept_and_read_back_bit_for_bit(tmp_path, cache, monkeypatch):
     from converter import reference
     from converter.api import make_options
-    from converter.pipeline import validate_spec
+    from converter.pipeline.stages import validate_spec
 
     path = _write(tmp_path)
     spec = load_spec(path)
@@ -314,7 +316,7 @@ def test_the_references_key_is_what_the_reference_reads(tmp_path, cache, monkeyp
 
     from converter.api import make_options
     from converter.network import Case
-    from converter.pipeline import validate_spec
+    from converter.pipeline.stages import validate_spec
 
     path = _write(tmp_path)
     assert _validate(path) == ["PASS", "PASS"]
@@ -343,7 +345,7 @@ def test_the_references_key_is_what_the_reference_reads(tmp_path, cache, monkeyp
 
 def test_no_references_are_kept_when_one_raises_or_the_run_stops_early(tmp_path, cache, monkeypatch):
     from converter.api import make_options
-    from converter.pipeline import validate_spec
+    from converter.pipeline.stages import validate_spec
 
     path = _write(tmp_path)
     results = validate_spec(load_spec(path), make_options())
@@ -387,7 +389,7 @@ def test_a_signed_references_entry_copied_to_another_key_is_a_miss(tmp_path, cac
 def test_kept_references_equal_the_live_reference_bit_for_bit(tmp_path_factory, monkeypatch, values, dtype, op):
     from converter import reference
     from converter.api import make_options
-    from converter.pipeline import validate_spec
+    from converter.pipeline.stages import validate_spec
 
     folder = tmp_path_factory.mktemp("refs")
     text = SPEC.replace("bfloat16", dtype).replace("operation: SUM", f"operation: {op}").replace(
