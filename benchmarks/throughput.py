@@ -16,7 +16,7 @@ but numpy and onnxruntime. Its wall time runs from launching the two processes t
 `spec2onnx validate -j 2 DIR` runs as its console script (this checkout's, or ``python TREE/cli.py`` with
 ``--against``), a fresh interpreter every time, its output to /dev/null; wall time from launch to exit. Its
 caches are warm (one untimed run first, into a cache folder of this benchmark's own): the parsed spec
-documents, the loaded specs (validated, case data made: converter/spec_cache.py), the lowered models
+documents, the loaded specs (validated, case data made: converter/pipeline/spec_cache.py), the lowered models
 (``models/``) and the runtime's answers (converter/installed/ort_build.py). What validate still does per run: start,
 find and read the spec files, look each up in the cache (hashes, signatures), unpickle it, make one
 session per spec, run the numpy reference of every case, run and compare every case, and report.
