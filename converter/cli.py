@@ -580,6 +580,9 @@ def run(ctx, file, quiet, **options):
     sys.exit(done.status)
 
 
+_REDUCE_SPEC_ONLY = ("case_name", "opset", "plugins")
+
+
 @main.command(epilog=EPILOG)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, metavar="SMALL.onnx",
@@ -594,6 +597,10 @@ def run(ctx, file, quiet, **options):
 @click.option("--val-range", "val_ranges", multiple=True, metavar="[NAME:]LOW,HIGH",
               help="Range of an input's generated values, as run's.")
 @click.option("--load-inputs", type=click.Path(), default=None, metavar="FILE.npz|DIR", help="Feed these inputs, as run's.")
+@click.option("--load-outputs", type=click.Path(), default=None, metavar="FILE.npz|DIR",
+              help="Golden outputs, as run's: the first --runtime is checked against them, and a candidate is cut "
+                   "only at tensors they hold (fed with their values). Of the model's outputs alone, nothing can be "
+                   "cut; `run --mark-all --save-outputs` gives every tensor.")
 @click.option("--atol", type=_PerOutput(), multiple=True, metavar="[OUTPUT:]VALUE",
               help="Absolute tolerance, as run's. " + _TOLERANCE_HELP.format("the model"))
 @click.option("--rtol", type=_PerOutput(), multiple=True, metavar="[OUTPUT:]VALUE",
@@ -608,9 +615,15 @@ def run(ctx, file, quiet, **options):
                    "with a status other than 0. {model} in CMD is replaced by the candidate's path, {inputs} by its "
                    "inputs (.npz); run without a shell (quote as a shell would). The comparison's runtimes still "
                    "give the values fed to a candidate.")
+@click.option("--case", "case_name", default=None, metavar="NAME",
+              help="SPEC: the case to look at (default: each in turn, up to the first that fails).")
+@opset_option
+@plugin_option
+@click.pass_context
 @handle_errors
-def reduce(file, output, **options):
-    """Reduce an ONNX model to the smallest subgraph whose outputs still differ.
+def reduce(ctx, file, output, **options):
+    """Reduce an ONNX model to the smallest subgraph whose outputs still differ,
+    or name the layer of a spec whose lowering first differs from the reference.
 
     \b
     As `polygraphy debug reduce --mode bisect`, then `--mode linear`, with
@@ -624,8 +637,28 @@ def reduce(file, output, **options):
     failing model found so far (exit 130). Exit 0: nothing differs (nothing
     written); 1: reduced; 2: bad input.
       spec2onnx reduce model.onnx --runtime onnxruntime --runtime onnx-reference -o small.onnx
+    
+    SPEC (.yaml, .yml, .json): lowered as validate lowers it, run on
+    onnxruntime with every tensor marked; names the first layer (the
+    network's order) whose output differs from its reference on its own
+    inputs, its lowered nodes, and the first of them whose output differs
+    between onnxruntime and onnx-reference; writes those nodes as
+    SMALL.onnx with SMALL.inputs.npz and SMALL.outputs.npz (the reference).
+      spec2onnx reduce spec.yaml -o small.onnx
     """
-    done = api.reduce_command(file, output, progress=lambda line: click.echo(line, err=True), **options)
+    given = {n for n in ctx.params if ctx.get_parameter_source(n) not in (None, click.core.ParameterSource.DEFAULT)}
+    is_model = api.is_onnx_model(file)
+    wrong = sorted(given & set(_REDUCE_SPEC_ONLY) if is_model else
+                   given - {"file", "output", "max_memory", *_REDUCE_SPEC_ONLY})
+    if wrong:
+        option = next(p for p in ctx.command.params if p.name == wrong[0]).opts[-1]
+        raise UserError(f"{option}: {file} is an ONNX model: --case, --opset and --plugin are for spec files" if is_model
+                        else f"{option}: {file} is a spec file: that option is for ONNX models (reduce MODEL.onnx)")
+    progress = lambda line: click.echo(line, err=True)  # noqa: E731
+    done = (api.reduce_command(file, output, progress=progress, **{k: v for k, v in options.items()
+                                                                    if k not in _REDUCE_SPEC_ONLY}) if is_model else
+            api.reduce_spec_command(file, output, progress=progress,
+                                    **{k: options[k] for k in (*_REDUCE_SPEC_ONLY, "max_memory")}))
     for line in done.lines():
         _say(line)
     sys.exit(done.status)

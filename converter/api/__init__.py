@@ -41,6 +41,7 @@ _NAMES = {
     **dict.fromkeys(("make_options", "precision_unused", "auto_candidates"), "pipeline.stages"),
     "run_command": "model.run",
     "reduce_command": "model.reduce",
+    "reduce_spec_command": "spec_reduce",
     "begin_run": "model.start",
     **dict.fromkeys(("Live", "case_lines"), "report"),  # the terminal's lines of a run's results
     "parse_size": "budget",  # --max-memory SIZE
