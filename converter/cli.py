@@ -764,9 +764,11 @@ def _outputs_text(outputs: dict) -> str:
                    "with a status other than 0. {model} in CMD is replaced by the candidate's path, {inputs} by its "
                    "inputs (.npz); run without a shell (quote as a shell would). The comparison's runtimes still "
                    "give the values fed to a candidate.")
+@html_option("the reduced subgraph drawn (the nodes whose outputs differ highlighted) and its comparison, with "
+             "the pictures of run --html.")
 @handle_errors
 def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_ranges, load_inputs, atol, rtol,
-           check_error_stat, allow_nonfinite, max_memory, check):
+           check_error_stat, allow_nonfinite, max_memory, check, html_path):
     """Reduce an ONNX model to the smallest subgraph whose outputs still differ.
 
     \b
@@ -786,11 +788,15 @@ def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_range
 
     from . import model_reduce  # start-up time: --help and usage errors import nothing
 
+    html_report = _html_report() if html_path is not None else None  # (without matplotlib: exit 2 before any work)
     options = model_reduce.make_run_options(runtimes=runtimes or model_reduce.DEFAULT_RUNTIMES, provider=provider,
                                             opt_levels=opt_levels or ("all",), atol=atol, rtol=rtol, seed=seed,
                                             shapes=shapes, val_ranges=val_ranges, load_inputs=load_inputs,
                                             max_memory=max_memory, allow_nonfinite=allow_nonfinite,
-                                            check_error_stat=check_error_stat)
+                                            check_error_stat=check_error_stat, pictures=html_path is not None)
+    if html_path is not None:
+        model_reduce.check_written({"-o": output, "-o (its inputs file)": model_reduce.inputs_path(output),
+                                    "--html": html_path}, options, file)
     done = model_reduce.reduce_model(file, output, options, progress=lambda line: click.echo(line, err=True),
                                      check=check)
     if not done.verdict:
@@ -812,6 +818,13 @@ def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_range
     if check is not None:  # what decided: the command itself, on the reduced model
         argv = [w.replace("{model}", done.output).replace("{inputs}", done.inputs_file) for w in shlex.split(check)]
     _say("reproduce: " + shlex.join(argv))
+    if html_report is not None:
+        summary = (f"{done.output}: {len(done.kept)} of {done.nodes:,} nodes, still {done.verdict} after {done.checks} "
+                   f"checks in {done.seconds:.1f} s; its inputs: {done.inputs_file}")
+        html_report.write_page(html_path, html_report.reduce_page(
+            path=str(file), argv=sys.argv, summary=summary, results=done.results, reproduce=shlex.join(argv),
+            graph_svg=html_report.graph_svg(done.graph, "the reduced model, in topological order (#: the node's index "
+                                                        "in the original model); red: a node whose output differs")))
     sys.exit(done.interrupted or EXIT_FAILED)
 
 

@@ -53,7 +53,10 @@ def summarize(actual: np.ndarray, expected: np.ndarray, worst_index=(), max_abs:
     a, e = np.asarray(actual), np.asarray(expected)
     if a.shape != e.shape or a.size == 0 or a.dtype.kind not in "fiub" and a.dtype.name != "bfloat16":
         return None
-    shape = a.shape
+    full = a.shape
+    kept = [i for i, d in enumerate(full) if d != 1]  # axes of length 1 left out: 1x1000x1x1 is a vector, no picture
+    shape = tuple(full[i] for i in kept)
+    a, e = a.reshape(shape), e.reshape(shape)
     rows, cols = (shape[-2], shape[-1]) if a.ndim >= 2 else (1, a.size)
     slices = a.size // (rows * cols)
     a3, e3 = a.reshape(slices, rows * cols), e.reshape(slices, rows * cols)  # (a view where a is contiguous)
@@ -80,8 +83,8 @@ def summarize(actual: np.ndarray, expected: np.ndarray, worst_index=(), max_abs:
         np.minimum(bins, HIST_BINS - 1, out=bins)
         counts += np.bincount(bins, minlength=HIST_BINS)
     # the worst element: the comparison's, else the first largest error
-    if worst_index and len(worst_index) == a.ndim:
-        worst = tuple(int(i) for i in worst_index)
+    if worst_index and len(worst_index) == len(full):
+        worst = tuple(int(worst_index[i]) for i in kept)
     else:
         s = int(np.argmax(slice_max))
         flat = int(np.argmax(_errors(a3[s], e3[s])))
@@ -99,13 +102,20 @@ def summarize(actual: np.ndarray, expected: np.ndarray, worst_index=(), max_abs:
         k = min(WORST_POINTS, err.size)
         picks.append(s * rows * cols + np.argpartition(-err, k - 1)[:k])
         maps.append(_slice_map(err.reshape(rows, cols), s, shape, worst if s == worst_slice else None))
+        lead, maps[-1]["index"] = maps[-1]["index"], [0] * len(full)  # (in the output's own axes; None: drawn)
+        for axis, i in zip(kept, lead + [None, None]):
+            maps[-1]["index"][axis] = i
     flat = np.unique(np.concatenate(picks))
     where = np.unravel_index(flat, shape)
     ref = np.abs(e[where].astype(np.float64))
     err = _errors(a[where], e[where])
-    return {"shape": list(shape), "dtype": a.dtype.name, "worst_index": list(worst),
+    worst_full = [0] * len(full)
+    for axis, i in zip(kept, worst):
+        worst_full[axis] = i
+    return {"shape": list(full), "dtype": a.dtype.name, "worst_index": worst_full,
             "slices_total": slices if a.ndim >= 2 else 0,
-            "slices_with_errors": int(np.count_nonzero(slice_max > 0)) if a.ndim >= 2 else 0, "nonfinite": nonfinite, "hist_edges": edges,
+            "slices_with_errors": int(np.count_nonzero(slice_max > 0)) if a.ndim >= 2 else 0, "nonfinite": nonfinite,
+            "hist_edges": edges,
             "hist_counts": counts, "scatter_ref": ref.astype(np.float32), "scatter_err": err.astype(np.float32),
             "slices": maps}
 

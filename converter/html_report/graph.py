@@ -47,7 +47,8 @@ def graph_svg(nodes: list[dict], caption: str = "") -> str:
         state = node.get("state", "")
         bold = state in ("highlight", "error")
         label = node["op"] if len(node["op"]) <= 20 else node["op"][:19] + "…"
-        name = node["name"] if len(node["name"]) <= 22 else node["name"][:21] + "…"
+        name = (f"#{node['index']} " if "index" in node else "") + node["name"]
+        name = name if len(name) <= 24 else name[:23] + "…"
         title = html.escape(f"#{node.get('index', i)} {node['name']} ({node['op']})" + (f": {node['note']}" if node.get("note") else ""))
         parts.append(f'<g><title>{title}</title><rect x="{x:.0f}" y="{y:.0f}" width="{_W}" height="{_H}" rx="5" '
                      f'fill="{COLOURS.get(state, COLOURS[""])}" stroke="{"#b00020" if bold else "#555"}" '

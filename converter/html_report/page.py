@@ -146,8 +146,7 @@ def _picture_html(picture: dict, comparison: dict | None) -> str:
     maps = plots.heatmaps(picture)
     if maps is not None:
         total, bad = picture["slices_total"], picture["slices_with_errors"]
-        shown = ", ".join("[" + ", ".join(map(str, m["index"])) + "]" if m["index"] else "the output"
-                          for m in picture["slices"])
+        shown = ", ".join(plots.slice_text(m["index"]) for m in picture["slices"])
         parts.append(f"<p>|error| per 2-D slice over the last two axes, worst first: {len(picture['slices'])} of the "
                      f"{bad} slices with an error ({total} slices in all): {e(shown)}. Big slices are max-pooled; "
                      f"the circle marks the worst element.</p>")

@@ -28,6 +28,11 @@ def _png(figure: Figure) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+def slice_text(index) -> str:
+    """A slice's index in the output's axes, ``[0, 5, :, :]`` (None: an axis drawn)."""
+    return "[" + ", ".join(":" if i is None else str(i) for i in index) + "]"
+
+
 def error_plots(picture: dict) -> str:
     """The histogram of |error| and |error| against |expected| (Polygraphy's --save-error-metrics-plot), one PNG."""
     figure = Figure(figsize=(9, 2.8), layout="constrained")
@@ -63,7 +68,7 @@ def heatmaps(picture: dict) -> str | None:
     for ax, one in zip(axes, slices):
         data = np.where(np.isfinite(one["map"]), one["map"], top)  # (a NaN or an infinity that differs: the top colour)
         image = ax.imshow(data, cmap="inferno", vmin=0.0, vmax=top, interpolation="nearest", aspect="auto")
-        where = "[" + ", ".join(map(str, one["index"])) + ", :, :]" if one["index"] else "[:, :]"
+        where = slice_text(one["index"])
         pooled = f", max of {one['pool'][0]}x{one['pool'][1]} blocks" if one["pool"] != [1, 1] else ""
         ax.set_title(f"{where} max {one['max']:.3g}{pooled}", fontsize=8)
         ax.tick_params(labelsize=7)
