@@ -904,11 +904,13 @@ or bad usage (an unknown target, a --plugin that does not import);
                    "that EP without CPU fallback; OpenVINO: read_model of the file path, as the static check models "
                    "it, + query_model + compile); a line per target says whether "
                    "its verdict was probed or static (docs/ground-truth.md).")
+@html_option("per file and target the verdict, its problems, and the graph drawn with each node coloured by "
+             "its verdict (red: does not run, amber: a warning, green: runs; at most 200 nodes drawn).")
 @plugin_option
 @precision_options("for the tensorrt targets")
 @max_memory_option("one model")
 @handle_errors
-def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, plugins, fp16, int8):
+def check(paths, targets, verbose, quiet, json_path, html_path, layers, max_memory, probe, plugins, fp16, int8):
     """Check that TARGET can run each ONNX model in PATHS (files, or folders: their *.onnx, recursively).
 
     Untrusted files are read for their structure only: regular files of at most
@@ -930,10 +932,11 @@ def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, 
     if layers and not set(names) & {"tensorrt", "tensorrt-dla"}:
         raise UserError(f"--layers: the importer view is onnx-tensorrt's; use it with --target tensorrt or tensorrt-dla, "
                         f"not {', '.join(names)}")
+    html_report = _html_report() if html_path is not None else None  # (without matplotlib: exit 2 before any work)
     entries = model_check.expand(paths)
-    if json_path is not None:
-        api.check_report_paths({"--json": json_path}, [p for p, _ in entries])
-    reports, json_entries = [], []
+    if json_path is not None or html_path is not None:
+        api.check_report_paths({"--json": json_path, "--html": html_path}, [p for p, _ in entries])
+    reports, json_entries, html_files = [], [], []
     for path, why in entries:
         report = (model_check.check_file(path, list(chosen.values()), max_memory) if why is None
                   else model_check.FileReport(path, error=why))
@@ -957,14 +960,34 @@ def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, 
                 _say(model_check.verdict_line(report, name))
         if json_path is not None:
             json_entries.append(model_check.json_entry(report, names))
+        if html_report is not None:
+            html_files.append(_check_html(html_report, model_check, report, names))
         report.release()  # one model in memory at a time
     if len(reports) > 1:
         _say(model_check.table(reports, names))
     if json_path is not None:
         model_check.write_json(json_path, model_check.as_json(reports, json_entries, names))
+    if html_report is not None:
+        html_report.write_page(html_path, html_report.check_page(argv=sys.argv, files=html_files))
     status = model_check.exit_status(reports, names)
     if status:
         sys.exit(status)
+
+
+def _check_html(html_report, model_check, report, names) -> dict:
+    """check --html's part of one file: each target's verdict, summary lines and the graph coloured by verdict."""
+    if report.error is not None:
+        return {"path": report.path, "error": report.error.splitlines()[0]}
+    targets = []
+    for name in names:
+        nodes, total = model_check.node_states(report, name, html_report.MAX_NODES)
+        left = f"; {total - len(nodes):,} more nodes not drawn" if total > len(nodes) else ""
+        targets.append({"name": name, "verdict": model_check.verdict_line(report, name),
+                        "class": "runs" if report.runs(name) else "error",
+                        "lines": model_check.summary_lines(report, name, False, quiet=False, elsewhere=names),
+                        "svg": html_report.graph_svg(nodes, f"{report.path} on {name}: {total:,} nodes, in the graph's "
+                                                            f"order; red: does not run, amber: a warning, green: runs{left}")})
+    return {"path": report.path, "targets": targets}
 
 
 @main.command(epilog=EPILOG)

@@ -9,5 +9,5 @@ scatter plots and heatmaps (matplotlib, Agg), graph.py the SVG of a small graph.
 naming the extra: the CLI imports it before any work.
 """
 
-from .graph import graph_svg  # noqa: F401
+from .graph import MAX_NODES, graph_svg  # noqa: F401
 from .page import check_page, model_page, reduce_page, spec_page, validate_page, write_page  # noqa: F401

@@ -16,7 +16,7 @@ COLOURS = {"highlight": "#ffb3b3", "error": "#ffb3b3", "warning": "#ffe8a3", "ru
 def graph_svg(nodes: list[dict], caption: str = "") -> str:
     """``nodes`` in topological order, each {"name", "op", "inputs", "outputs", "state"} (state: a key of COLOURS;
     "highlight" and "error" are drawn red, with a thick border) -> an <svg> with a <figcaption>."""
-    shown, left = nodes[:MAX_NODES], len(nodes) - MAX_NODES
+    shown = nodes[:MAX_NODES]
     made = {}
     layer = []
     for i, node in enumerate(shown):
@@ -57,7 +57,7 @@ def graph_svg(nodes: list[dict], caption: str = "") -> str:
                      f'font-weight="bold">{html.escape(label)}</text>'
                      f'<text x="{x + _W / 2:.0f}" y="{y + 28:.0f}" font-size="10" text-anchor="middle">'
                      f'{html.escape(name)}</text></g>')
-    more = f" {left} more nodes are not drawn (the first {MAX_NODES} in topological order are)." if left > 0 else ""
+    more = f" ({len(nodes) - MAX_NODES} more nodes not drawn)" if len(nodes) > MAX_NODES else ""
     return (f'<figure><svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
             f'viewBox="0 0 {width:.0f} {height:.0f}" role="img"><defs><marker id="{arrow}" viewBox="0 0 10 10" refX="10" '
             'refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" '
