@@ -55,7 +55,8 @@ def summarize(actual: np.ndarray, expected: np.ndarray, worst_index=(), max_abs:
         return None
     full = a.shape
     kept = [i for i, d in enumerate(full) if d != 1]  # axes of length 1 left out: 1x1000x1x1 is a vector, no picture
-    shape = tuple(full[i] for i in kept)
+    kept = kept or list(range(len(full)))[-1:]  # (a single element: its last axis; a scalar: one element, no axis)
+    shape = tuple(full[i] for i in kept) or (1,)
     a, e = a.reshape(shape), e.reshape(shape)
     rows, cols = (shape[-2], shape[-1]) if a.ndim >= 2 else (1, a.size)
     slices = a.size // (rows * cols)
