@@ -434,8 +434,8 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     every = [api.make_options(runtimes=runtimes, provider=provider, target=target, opt_levels=opt_levels, opset=opset,
                               tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins,
                               max_memory=max_memory, refused=refused, precision=_precision(fp16, int8),
-                              error_stats=error_stats, statistics=json_path is not None or html_path is not None,
-                              pictures=html_path is not None)  # (only --json and --html show them)
+                              error_stats=error_stats, statistics=json_path is not None,
+                              pictures=html_path is not None)  # (only --json shows them; --html, small outputs')
              for target in (dict.fromkeys(targets) or (None,))]  # one run per target given, in the order given
     if host_dir is not None:
         every = api.save_host_models_per_target(every, host_dir)

@@ -209,6 +209,7 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
             yield res
 
 
+PICTURE_STATISTICS = 1 << 20  # --html alone: the error statistics of outputs up to this size (_compare_outputs)
 BIG_OUTPUT_ELEMENTS = 1 << 20  # from here a second intra-op thread pays for its start (0.15-0.25 ms a session)
 
 
@@ -311,10 +312,14 @@ def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerance
                 problems.append(f"output {name!r}: {what} produced no such output")
                 break
             stat = error_stat_for(error_stats, name)
-            mismatch, errors = compare_stats(actual, target, tol, stat, statistics=statistics and against_reference is not None)
+            # --html without --json: the statistics (each passing comparison's margin) where the output is small; a
+            # big one's cost more than the page (median, ulp: 1.1 s at 2^26 elements); a failure has its own keys
+            gather = against_reference is not None and (statistics or (pictures is not None and actual is not None
+                                                                         and getattr(actual, "size", 0) <= PICTURE_STATISTICS))
+            mismatch, errors = compare_stats(actual, target, tol, stat, statistics=gather)
             entry = {"output": name, "actual": what, "against": against,
                      "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp}}
-            if errors is not None and statistics and against_reference is not None:  # a runtime's: every element's error; a
+            if errors is not None and gather:  # a runtime's: every element's error; a
                 # failure's own keys below keep their meaning (the mismatched elements')
                 d = errors.to_dict()
                 entry.update({k: d[k] for k in ("max_abs", "mean_abs", "median_abs", "max_rel", "max_ulp", "min_atol",
