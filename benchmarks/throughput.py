@@ -5,7 +5,7 @@ onnxruntime session from bytes for a one-node model, run it once, compare with n
 tight loop (one process, then two processes in parallel).
 
 spec2onnx runs with its parsed-document cache off, and warm (filled by a first pass over the
-suite; converter/doc_cache.py). Rounds interleave every row with its floor, so that a busy
+suite; converter/pipeline/doc_cache.py). Rounds interleave every row with its floor, so that a busy
 machine disturbs both alike; "ratio, CPU time" divides cases per CPU-second (this process and
 its workers, user + system), which other load on the machine disturbs less than wall time.
 
@@ -84,7 +84,7 @@ def spec2onnx_rate(folder: Path, jobs: int, cache: str) -> tuple[float, float]:
     """(cases per wall second, cases per CPU second) for finding, loading and validating every spec,
     measured inside this process (no interpreter start). ``cache``: SPEC2ONNX_CACHE for the run."""
     from converter.api import make_options, run_validation
-    from converter.selection import spec_files
+    from converter.pipeline.selection import spec_files
 
     os.environ["SPEC2ONNX_CACHE"] = cache  # the workers inherit it
     c0, t0 = _cpu(), time.perf_counter()

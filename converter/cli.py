@@ -15,7 +15,7 @@ import click
 
 from . import __version__
 from .errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, InternalError, UserError, printable
-from .interrupts import Terminated, exit_status, terminate_as_interrupt
+from .process.interrupts import Terminated, exit_status, terminate_as_interrupt
 
 EPILOG = """\b
 Exit status: 0 everything passed (known failures allowed, and REFUSED cases
@@ -213,7 +213,7 @@ def max_memory_option(what: str):
 
 plugin_option = click.option(
     "--plugin", "plugins", multiple=True, metavar="MODULE|FILE.py",
-    help="Import a module that registers extra layer kinds or targets (spec2onnx.plugins; docs/architecture.md, "
+    help="Import a module that registers extra layer kinds or targets (spec2onnx.pipeline.plugins; docs/architecture.md, "
          "the two recipes). Repeatable.")
 
 
@@ -645,7 +645,7 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
     SPEC (.yaml, .yml, .json): its model on onnxruntime, on the inputs of a
     case, each output written as <name>.npy (bfloat16 as float32, exactly).
     """
-    from . import model_start  # start-up time: imports no onnx (the early session below starts before it)
+    from .model import start as model_start  # start-up time: imports no onnx (the early session below starts before it)
 
     # the first runtime's session, made in a child process while the model is read (None where it does not apply);
     # stopped when the command ends, however it ends (an error, Ctrl-C), where run_model has not used it
@@ -654,7 +654,7 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
         ctx.call_on_close(early.stop)
     html_report = _html_report() if html_path is not None else None  # (without matplotlib: exit 2 before any work)
 
-    from . import model_run  # start-up time: --help and usage errors import nothing; a model run, no lowering
+    from .model import run as model_run  # start-up time: --help and usage errors import nothing; a model run, no lowering
 
     is_model = model_run.is_onnx_model(file)
     given = {name for name in ctx.params if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)}
@@ -691,7 +691,7 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
 
 def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=None, html_report=None,
                html_path=None) -> None:
-    """``run MODEL``: the library runs and compares (converter/model_run.py); this prints it and sets the status."""
+    """``run MODEL``: the library runs and compares (converter/model/run.py); this prints it and sets the status."""
     import datetime
 
     started = datetime.datetime.now(datetime.timezone.utc)
@@ -786,7 +786,7 @@ def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_range
     """
     import shlex
 
-    from . import model_reduce  # start-up time: --help and usage errors import nothing
+    from .model import reduce as model_reduce  # start-up time: --help and usage errors import nothing
 
     html_report = _html_report() if html_path is not None else None  # (without matplotlib: exit 2 before any work)
     options = model_reduce.make_run_options(runtimes=runtimes or model_reduce.DEFAULT_RUNTIMES, provider=provider,
@@ -919,7 +919,9 @@ def check(paths, targets, verbose, quiet, json_path, html_path, layers, max_memo
     summarised: one line per distinct problem with its node count; -v lists
     every node, -q only errors. Several files: a table per target at the end.
     """
-    from . import api, model_check, pipeline  # start-up time: --help and usage errors import no onnx or lowering
+    from . import api  # start-up time: --help and usage errors import no onnx or lowering
+    from .model import check as model_check  # start-up time: --help and usage errors import no onnx or lowering
+    from .pipeline import stages as pipeline  # start-up time: --help and usage errors import no onnx or lowering
 
     if verbose and quiet:
         raise UserError("-q and -v: give one of them (-q: errors only; -v: every node)")

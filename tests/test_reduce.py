@@ -130,7 +130,7 @@ def test_output_naming_a_file_the_run_reads_is_refused(tmp_path, target):
 
 def test_ctrl_c_keeps_the_smallest_failing_model_so_far(tmp_path, monkeypatch):
     """Interrupted at the 4th check, the smallest failing candidate of the first 3 is written, and it fails."""
-    from converter import model_reduce
+    from converter.model import reduce as model_reduce
 
     model = chain(tmp_path / "long.onnx", ["Relu", "Abs", "Neg", "Relu", "Abs", "Neg", "Softmax", "Relu"])
     real, calls = model_reduce.run_model, []

@@ -11,9 +11,11 @@ import numpy as np
 import pytest
 import yaml
 
-from converter import signed_store, spec_cache
+from converter import signed_store
+
+from converter.pipeline import spec_cache
 from converter.errors import SpecError
-from converter.spec import load_spec
+from converter.pipeline.spec import load_spec
 
 from .helpers import TouchesWhenUnpickled
 
@@ -75,7 +77,7 @@ def test_a_hit_equals_a_fresh_load_and_skips_parsing(tmp_path, cache, monkeypatc
     path = _write(tmp_path)
     fresh = load_spec(path)
     (entry,) = _entries(cache)
-    monkeypatch.setattr("converter.spec.parse_spec", lambda *a, **k: pytest.fail("parsed again"))
+    monkeypatch.setattr("converter.pipeline.spec.parse_spec", lambda *a, **k: pytest.fail("parsed again"))
     hit = load_spec(path)
     _same(hit, fresh)
     assert hit.cases[0].inputs["x"] is not fresh.cases[0].inputs["x"]  # fresh arrays every time
@@ -163,7 +165,7 @@ def _models(folder: Path) -> list[Path]:
 
 def _validate(path: Path, **options) -> list[str]:
     from converter.api import make_options
-    from converter.pipeline import validate_spec
+    from converter.pipeline.stages import validate_spec
 
     return [r.outcome for r in validate_spec(load_spec(path), make_options(**options))]
 
@@ -185,7 +187,7 @@ def test_a_spec_checked_twice_hits_its_model_entry(tmp_path, cache, monkeypatch)
     """The key is the network's content: checking the same Spec object again (the Python API's validate(spec)
     twice, say), after the first check filled the network's per-object lookups, uses the same entry."""
     from converter.api import make_options
-    from converter.pipeline import validate_spec
+    from converter.pipeline.stages import validate_spec
 
     spec = load_spec(_write(tmp_path))
     assert [r.outcome for r in validate_spec(spec, make_options())] == ["PASS", "PASS"]
@@ -226,7 +228,7 @@ def test_a_spec_changed_after_loading_is_lowered_again(tmp_path, cache):
     import dataclasses
 
     from converter.api import make_options
-    from converter.pipeline import validate_spec
+    from converter.pipeline.stages import validate_spec
 
     path = _write(tmp_path)
     assert _validate(path) == ["PASS", "PASS"]
@@ -266,12 +268,12 @@ def test_a_model_lowered_for_a_target_is_cached_with_its_opset_and_check(tmp_pat
     """--target (and --provider cuda) lower through the target's opset search and static check: the
     chosen opset and the check's findings are kept with the model, and a second run repeats neither."""
     from converter.api import make_options
-    from converter.pipeline import validate_spec
+    from converter.pipeline.stages import validate_spec
 
     path = _write(tmp_path)
     options = make_options(target="tensorrt")
     first = list(validate_spec(load_spec(path), options))
-    monkeypatch.setattr("converter.pipeline.model_for_target", lambda *a, **k: pytest.fail("lowered again"))
+    monkeypatch.setattr("converter.pipeline.stages.model_for_target", lambda *a, **k: pytest.fail("lowered again"))
     second = list(validate_spec(load_spec(path), options))
     assert [(r.outcome, r.opset, r.problems) for r in second] == [(r.outcome, r.opset, r.problems) for r in first]
     assert len(_models(cache)) == 1

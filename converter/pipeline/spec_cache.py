@@ -2,7 +2,7 @@
 
 Loading a small spec is mostly parsing, validating and making its case data; unpickling the
 result is about a fifth of that (benchmarks/throughput.py). Entries live beside the document
-cache (``converter.doc_cache``: same folder, same switch ``SPEC2ONNX_CACHE=off``), under ``specs/``.
+cache (``converter.pipeline.doc_cache``: same folder, same switch ``SPEC2ONNX_CACHE=off``), under ``specs/``.
 
 An entry is used only when
 
@@ -39,16 +39,16 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from . import signed_store
-from .ort_build import onnx_identity
-from .network import Spec
-from .registry import is_builtin
+from .. import signed_store
+from ..installed.ort_build import onnx_identity
+from ..network import Spec
+from ..registry import is_builtin
 
 MAGIC = b"s2o-spc2"
 MODEL_MAGIC = b"s2o-mdl2"
 MAX_ENTRY_BYTES = 1 << 20
 _HEADER = 16  # two 8-byte numbers: the estimate's total with one runtime configuration, and its runtime part
-_PACKAGE = __name__.rpartition(".")[0]  # converter in a checkout, spec2onnx when installed
+_PACKAGE = __name__.split(".")[0]  # converter in a checkout, spec2onnx when installed
 _ALLOWED = {
     (f"{_PACKAGE}.{module}", name) for module, name in (
         ("network", "Spec"), ("network", "Case"), ("network", "Network"), ("network", "TensorType"), ("network", "Layer"),
@@ -67,7 +67,7 @@ def _code_id() -> bytes:
     import numpy
     import yaml
 
-    root = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parent.parent  # the whole package, not only pipeline/
     digest = hashlib.sha256("\0".join([sys.version, numpy.__version__, ml_dtypes.__version__, yaml.__version__]).encode())
     for path in sorted(root.rglob("*.py")):
         digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())

@@ -18,7 +18,7 @@ Checking the cases of one spec: lower once, run on each runtime configuration, c
 Each case is compared three ways: runtime vs the numpy reference, and runtime and
 reference vs the spec's expected values. Where several runtime configurations run,
 their outputs are also compared with the first one's and differences are recorded
-as disagreements. This module runs inside the worker processes of ``converter.pool``.
+as disagreements. This module runs inside the worker processes of ``converter.pipeline.pool``.
 """
 
 from __future__ import annotations
@@ -30,24 +30,25 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Callable, Iterator, Sequence
 
-from . import reference, spec_cache
-from .compare import Tolerance, compare, compare_stats, error_stat_for, resolve_tolerance
-from .error_map import summarize
-from .errors import TargetRefusal, UserError, describe_exception
-from .opset import DEFAULT_OPSET, MIN_OPSET, newest_onnx_opset
-from .registry import is_builtin, layer_kind, layer_kinds, reference_of
+from .. import reference
+from . import spec_cache
+from ..compare import Tolerance, compare, compare_stats, error_stat_for, resolve_tolerance
+from ..error_map import summarize
+from ..errors import TargetRefusal, UserError, describe_exception
+from ..installed.opset import DEFAULT_OPSET, MIN_OPSET, newest_onnx_opset
+from ..registry import is_builtin, layer_kind, layer_kinds, reference_of
 from .repro import write_repro
-from .results import BAD, ERROR, FAIL, OUTCOMES, PASS, REFUSAL_POLICIES, REFUSED, XFAIL, XPASS, CaseResult
-from .files import check_writable_folder, write_atomic
-from .runners import RunConfig, machine_has, make_configs, session
-from .runners.onnxruntime import check_convert_opset, check_opset
+from ..results import BAD, ERROR, FAIL, OUTCOMES, PASS, REFUSAL_POLICIES, REFUSED, XFAIL, XPASS, CaseResult
+from ..files import check_writable_folder, write_atomic
+from ..runners import RunConfig, machine_has, make_configs, session
+from ..runners.onnxruntime import check_convert_opset, check_opset
 from .shapes import case_shapes
 from .spec import Case, Spec
-from .targets import (TARGET_NAMES, Target, check_precision, choose_target, get_target,  # noqa: F401
+from ..targets import (TARGET_NAMES, Target, check_precision, choose_target, get_target,  # noqa: F401
                       provider_for_target, target_for_provider, target_names)  # (target_names: for the fronts, through the api)
-from .targets.spec_rules import refuse_spec
+from ..targets.spec_rules import refuse_spec
 from .spec import load_rules_file
-from .xfail import XfailRule
+from ..xfail import XfailRule
 
 __all__ = ["BAD", "ERROR", "FAIL", "OUTCOMES", "PASS", "REFUSED", "XFAIL", "XPASS", "CaseResult", "Options", "model_for_target",
            "opset_for", "refuse_unrunnable", "validate_spec", "wanted_opset"]
@@ -225,7 +226,7 @@ def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int) 
     """(model bytes to run, opset, static-check errors, host note): lowered for ``target`` at an opset where it has
     every kernel, and checked; kept with the spec in the cache (the choice of opset and the check are pure
     functions of the spec, the code and the key's variant). For a target with a deployment form (tensorrt,
-    tensorrt-dla) the model run is the host-legalized copy (converter/legalize.py); the check is of the
+    tensorrt-dla) the model run is the host-legalized copy (converter/pipeline/legalize.py); the check is of the
     deployment model."""
     provider = None if options.target else options.configs[0].provider
     fixed = options.opset is not None
@@ -652,8 +653,9 @@ def _build_side() -> SimpleNamespace:
     the importer view), imported on first use: by a lowered model not in the cache, convert and check. A validation
     whose lowered models are all cached imports no onnx (issue 34: onnx's import alone was 35 ms of CPU, an eighth
     of a one-spec validate: docs/performance.md, Start-up)."""
-    from . import legalize, lowering  # start-up time: the build side imports onnx
-    from .targets import check, dla_guide, model_view, trt_importer  # start-up time: the build side imports onnx
+    from . import legalize  # start-up time: legalize imports onnx
+    from .. import lowering  # start-up time: the build side imports onnx
+    from ..targets import check, dla_guide, model_view, trt_importer  # start-up time: the build side imports onnx
 
     return SimpleNamespace(legalize=legalize, lowering=lowering, check=check, dla_guide=dla_guide,
                            model_view=model_view, trt_importer=trt_importer)

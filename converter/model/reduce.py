@@ -2,7 +2,7 @@
 
 As ``polygraphy debug reduce --mode bisect`` then ``--mode linear`` (NVIDIA/TensorRT,
 tools/Polygraphy/polygraphy/tools/debug/subtool/reduce.py), with ``run MODEL``'s own comparison as the check
-(converter/model_run.py: no script to write):
+(converter/model/run.py: no script to write):
 
 - one ``--mark-all`` run of the whole model gives the verdict to keep (a comparison that FAILs; where none does, a
   runtime that cannot run it: ERROR) and every tensor's value on the first runtime;
@@ -34,14 +34,14 @@ from typing import Callable
 import numpy as np
 import onnx
 
-from .budget import default_budget
-from .errors import UserError
-from .interrupts import exit_status
-from .files import write_atomic
-from .isolated import command_status
-from .model_inputs import dtype_of_array, save_arrays
-from .model_reading import read_model_with_data
-from .model_run import (DEFAULT_RUNTIMES, ERROR, FAIL, RunOptions, make_run_options,  # noqa: F401  (for the CLI)
+from ..budget import default_budget
+from ..errors import UserError
+from ..process.interrupts import exit_status
+from ..files import write_atomic
+from ..process.isolated import command_status
+from .inputs import dtype_of_array, save_arrays
+from ..untrusted.reading import read_model_with_data
+from .run import (DEFAULT_RUNTIMES, ERROR, FAIL, RunOptions, make_run_options,  # noqa: F401  (for the CLI)
                         check_written, run_model, topological_order, _used_names)
 
 
