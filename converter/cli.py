@@ -105,6 +105,12 @@ def console() -> None:
         gc.freeze()
 
 
+def html_option(what: str):
+    return click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+                        help=f"Write one self-contained HTML page (no network request, no script): {what} "
+                             'Needs matplotlib: pip install "spec2onnx[report]".')
+
+
 class _NonNegative(click.ParamType):
     """A number >= 0: a tolerance (inf allowed, as in spec files; NaN and negatives refused)."""
 
@@ -347,6 +353,9 @@ def convert(spec, fp16, int8, **options):
               help="Write a JSON report (schema: docs/report-schema.md).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Write JUnit XML for CI systems.")
+@html_option("the summary table with every comparison's error statistics and margin, and for each failing "
+             "comparison a histogram of the error, error against magnitude and a heatmap per 2-D slice (the worst "
+             "element marked, its index written).")
 @click.option("--repro-dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="For every failing case, write its model, inputs, outputs and the command that reproduces it.")
 @plugin_option
@@ -361,7 +370,7 @@ def convert(spec, fp16, int8, **options):
                                                    "REFUSED cases only with --refused fail, else counted).")
 @click.option("-v", "--verbose", is_flag=True, help="Print a line for every case, also on a terminal.")
 @handle_errors
-def validate(paths, list_only, jobs, fp16, int8, quiet, verbose, **options):
+def validate(paths, list_only, jobs, fp16, int8, quiet, verbose, html_path, **options):
     """Validate specs: run every case on a runtime and compare.
 
     PATHS are spec files or folders. In a folder (searched recursively) a spec
@@ -390,6 +399,7 @@ def validate(paths, list_only, jobs, fp16, int8, quiet, verbose, **options):
       spec2onnx validate s.yaml --target ort-cpu --target tensorrt-dla --fp16   # each case for both
       spec2onnx validate specs/ -j 4 --json r.json --junit r.xml
     """
+    html = api.html_report if html_path is not None else None  # (without matplotlib: exit 2 before any work)
     options["precision"] = _precision(fp16, int8)
     if list_only:
         listed = api.list_command(paths, **options)
@@ -424,7 +434,9 @@ def validate(paths, list_only, jobs, fp16, int8, quiet, verbose, **options):
         _say(done.summary)
 
     done = api.validate_command(paths, jobs=(os.cpu_count() or 1) if jobs is None else jobs, argv=sys.argv,
-                                on_start=started, on_result=live, on_done=finished, **options)
+                                html_path=html_path, on_start=started, on_result=live, on_done=finished, **options)
+    if html is not None:
+        html.write_page(html_path, html.validate_page(results=done.results, argv=sys.argv, summary=done.summary))
     for line in done.complaints:
         click.echo(line, err=True)
     sys.exit(done.status)
@@ -514,6 +526,10 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
               help="MODEL: write a JSON report (docs/report-schema.md: validate's, one case per comparison).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="MODEL: write JUnit XML (one test per comparison).")
+@html_option("MODEL: the summary table with every comparison's error statistics and margin, the outputs' value "
+             "statistics, and for each failing comparison a histogram of the error, error against magnitude and a "
+             "heatmap per 2-D slice (the worst element marked, its index written). SPEC: the outputs written and "
+             "their value statistics.")
 @click.option("-q", "--quiet", is_flag=True, help="MODEL: print only what failed and the summary.")
 @click.option("--case", "case_name", default=None, help="SPEC: take the inputs from this case (default: the first case).")
 @click.option("--input", "input_files", multiple=True, metavar="NAME=FILE.npy",
@@ -526,7 +542,7 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
                    "and its inputs; SPEC: the spec's estimated peak. Above it: refused (exit status 2).")
 @click.pass_context
 @handle_errors
-def run(ctx, file, quiet, **options):
+def run(ctx, file, quiet, html_path, **options):
     """Run an ONNX MODEL on several runtimes and compare them, or a SPEC's model and write its outputs.
 
     \b
@@ -551,6 +567,7 @@ def run(ctx, file, quiet, **options):
     early = api.begin_run(file, *(options[k] for k in ("runtimes", "provider", "opt_levels", "max_memory")))
     if early is not None:
         ctx.call_on_close(early.stop)
+    html = api.html_report if html_path is not None else None  # (without matplotlib: exit 2 before any work)
     is_model = api.is_onnx_model(file)
     given = {name for name in ctx.params if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)}
     wrong = sorted(given & set(_SPEC_ONLY if is_model else _MODEL_ONLY))
@@ -560,8 +577,14 @@ def run(ctx, file, quiet, **options):
             "a spec file: that option is for ONNX models (run MODEL.onnx)"
         raise UserError(f"{option}: {file} is {kind}")
     if not is_model:
+        if html is not None:
+            api.check_report_paths({"--html": html_path}, [file], specs=[file])
+        written = []
         for name, path, array in api.run_spec(file, **{k: options[k] for k in (*_SPEC_ONLY, "provider", "max_memory")}):
             click.echo(f"wrote {path}  {array.dtype}{list(array.shape)}  ({name})")
+            written.append((name, str(path), f"{array.dtype}{list(array.shape)}", api.value_stats(array)))
+        if html is not None:
+            html.write_page(html_path, html.spec_page(path=str(file), argv=sys.argv, written=written))
         return
     def ran(done):  # (before the reports are written: --json /dev/stdout follows the summary)
         _say(done.header())
@@ -575,8 +598,11 @@ def run(ctx, file, quiet, **options):
         _say("")
         _say(done.summary())
 
-    done = api.run_command(file, early, argv=sys.argv, on_done=ran, **{k: v for k, v in options.items()
-                                                                        if k not in _SPEC_ONLY})
+    done = api.run_command(file, early, argv=sys.argv, html_path=html_path, on_done=ran,
+                           **{k: v for k, v in options.items() if k not in _SPEC_ONLY})
+    if html is not None:
+        html.write_page(html_path, html.model_page(path=done.path, argv=sys.argv, results=done.results,
+                                                   stats=done.stats, notes=done.notes, header=done.header()))
     sys.exit(done.status)
 
 
@@ -619,9 +645,11 @@ _REDUCE_SPEC_ONLY = ("case_name", "opset", "plugins")
               help="SPEC: the case to look at (default: each in turn, up to the first that fails).")
 @opset_option
 @plugin_option
+@html_option("the reduced subgraph drawn (the nodes whose outputs differ highlighted) and its comparison, with "
+             "the pictures of run --html.")
 @click.pass_context
 @handle_errors
-def reduce(ctx, file, output, **options):
+def reduce(ctx, file, output, html_path, **options):
     """Reduce an ONNX model to the smallest subgraph whose outputs still differ,
     or name the layer of a spec whose lowering first differs from the reference.
 
@@ -654,13 +682,19 @@ def reduce(ctx, file, output, **options):
         option = next(p for p in ctx.command.params if p.name == wrong[0]).opts[-1]
         raise UserError(f"{option}: {file} is an ONNX model: --case, --opset and --plugin are for spec files" if is_model
                         else f"{option}: {file} is a spec file: that option is for ONNX models (reduce MODEL.onnx)")
+    html = api.html_report if html_path is not None else None  # (without matplotlib: exit 2 before any work)
     progress = lambda line: click.echo(line, err=True)  # noqa: E731
-    done = (api.reduce_command(file, output, progress=progress, **{k: v for k, v in options.items()
-                                                                    if k not in _REDUCE_SPEC_ONLY}) if is_model else
+    done = (api.reduce_command(file, output, progress=progress, html_path=html_path,
+                               **{k: v for k, v in options.items() if k not in _REDUCE_SPEC_ONLY}) if is_model else
             api.reduce_spec_command(file, output, progress=progress,
                                     **{k: options[k] for k in (*_REDUCE_SPEC_ONLY, "max_memory")}))
     for line in done.lines():
         _say(line)
+    if html is not None and done.verdict:
+        html.write_page(html_path, html.reduce_page(
+            path=str(file), argv=sys.argv, summary=done.summary(), results=done.results, reproduce=done.reproduce,
+            graph_svg=html.graph_svg(done.graph, "the reduced model, in topological order (#: the node's index in "
+                                                 "the original model); red: a node whose output differs")))
     sys.exit(done.status)
 
 
@@ -737,11 +771,13 @@ or bad usage (an unknown target, a --plugin that does not import);
                    "that EP without CPU fallback; OpenVINO: read_model of the file path, as the static check models "
                    "it, + query_model + compile); a line per target says whether "
                    "its verdict was probed or static (docs/ground-truth.md).")
+@html_option("per file and target the verdict, its problems, and the graph drawn with each node coloured by "
+             "its verdict (red: does not run, amber: a warning, green: runs; at most 200 nodes drawn).")
 @plugin_option
 @precision_options("for the tensorrt targets")
 @max_memory_option("one model")
 @handle_errors
-def check(paths, json_path, fp16, int8, **options):
+def check(paths, json_path, html_path, fp16, int8, **options):
     """Check that TARGET can run each ONNX model in PATHS (files, or folders: their *.onnx, recursively).
 
     Untrusted files are read for their structure only: regular files of at most
@@ -750,21 +786,40 @@ def check(paths, json_path, fp16, int8, **options):
     summarised: one line per distinct problem with its node count; -v lists
     every node, -q only errors. Several files: a table per target at the end.
     """
+    html = api.html_report if html_path is not None else None  # (without matplotlib: exit 2 before any work)
+    drawn = []  # check --html's part of each file: each target's verdict, lines and graph coloured by verdict
+
     def checked(report):
         if report.error is not None:
             click.echo(f"spec2onnx: error: {report.error.splitlines()[0]}", err=True)
         for line in report.lines:
             _say(line)
+        if html is not None:
+            drawn.append({"path": report.path, "error": report.error.splitlines()[0]} if report.error is not None else
+                         {"path": report.path, "targets": [_check_drawing(html, report, name) for name in report.drawn]})
 
     def table(done):  # (before --json is written)
         for line in [done.table] if done.table else []:
             _say(line)
 
     done = api.check_command(paths, precision=_precision(fp16, int8), json_path=json_path, json=json_path is not None,
-                             on_file=checked, warn=lambda line: click.echo(f"spec2onnx: warning: {line}", err=True),
-                             on_done=table, **options)
+                             html_path=html_path, html_nodes=html.MAX_NODES if html else 0, on_file=checked,
+                             warn=lambda line: click.echo(f"spec2onnx: warning: {line}", err=True), on_done=table,
+                             **options)
+    if html is not None:
+        html.write_page(html_path, html.check_page(argv=sys.argv, files=drawn))
     if done.status:
         sys.exit(done.status)
+
+
+def _check_drawing(html, report, name: str) -> dict:
+    """check --html's part of one file and target (FileReport.drawn), its nodes drawn as SVG."""
+    part = dict(report.drawn[name])
+    nodes, total = part.pop("nodes"), part.pop("total")
+    left = f"; {total - len(nodes):,} more nodes not drawn" if total > len(nodes) else ""
+    part["svg"] = html.graph_svg(nodes, f"{report.path} on {name}: {total:,} nodes, in the graph's order; red: does not "
+                                        f"run, amber: a warning, green: runs{left}")
+    return part
 
 
 @main.command(epilog=EPILOG)

@@ -45,6 +45,7 @@ _NAMES = {
     "begin_run": "model.start",
     **dict.fromkeys(("Live", "case_lines"), "report"),  # the terminal's lines of a run's results
     "parse_size": "budget",  # --max-memory SIZE
+    "value_stats": "compare",  # run SPEC --html: the outputs' statistics
     "is_onnx_model": "untrusted.reading",
 }
 
@@ -52,9 +53,16 @@ __all__ = ["load_spec", "convert", "validate", "check", "plain_data", "Conversio
            "CheckReport", "CheckRun", "SpecSource"]
 
 _RENAMED = {"begin_run": "begin"}  # the name here -> its name in its module
+# modules offered whole: --html's renderer (matplotlib, the ``report`` extra: without it, the import raises the
+# UserError naming the extra, before any work)
+_MODULES = {"html_report": "html_report"}
 
 
 def __getattr__(name: str):
+    if name in _MODULES:
+        value = importlib.import_module(f"{__name__.rpartition('.')[0]}.{_MODULES[name]}")
+        globals()[name] = value
+        return value
     if name not in _NAMES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module = importlib.import_module(f"{__name__.rpartition('.')[0]}.{_NAMES[name]}")
@@ -64,4 +72,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_NAMES))
+    return sorted(set(globals()) | set(_NAMES) | set(_MODULES))

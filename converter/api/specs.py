@@ -648,7 +648,8 @@ class CaseList:
 
 
 def _plan(paths, *, runtimes, provider, targets, opt_levels, opset, atol, rtol, ulp, check_error_stat, xfail_file,
-          repro_dir, plugins, max_memory, refused, precision, statistics, host_dir=None) -> tuple[ValidationPlan, list]:
+          repro_dir, plugins, max_memory, refused, precision, statistics, pictures=False,
+          host_dir=None) -> tuple[ValidationPlan, list]:
     """(the plan's options, suite and warnings; the roots searched) of validate's options."""
     load_plugins(plugins)
     tolerance = command_line_tolerance(atol, rtol, ulp)  # --atol/--rtol [OUTPUT:]VALUE
@@ -656,7 +657,7 @@ def _plan(paths, *, runtimes, provider, targets, opt_levels, opset, atol, rtol, 
     every = [pipeline.make_options(runtimes=runtimes, provider=provider, target=target, opt_levels=opt_levels,
                                    opset=opset, tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir,
                                    plugins=plugins, max_memory=max_memory, refused=refused, precision=precision,
-                                   error_stats=error_stats, statistics=statistics)
+                                   error_stats=error_stats, statistics=statistics, pictures=pictures)
              for target in (dict.fromkeys(targets) or (None,))]  # one run per target given, in the order given
     if host_dir is not None:
         every = save_host_models_per_target(every, host_dir)
@@ -670,7 +671,7 @@ def _plan(paths, *, runtimes, provider, targets, opt_levels, opset, atol, rtol, 
 
 
 def list_command(paths=(), *, patterns=(), excludes=(), shard=None, timeout=None, fail_fast=False, min_cases=0,
-                 json_path=None, junit_path=None, host_dir=None, **options) -> CaseList:
+                 json_path=None, junit_path=None, html_path=None, host_dir=None, **options) -> CaseList:
     """``spec2onnx validate --list``: the case ids that would run (`` [TARGET]`` per target given), nothing run.
     ``options``: validate_command's that make the run's options (checked as validate checks them); the run's own
     (--timeout, -x, --min-cases, the reports, --save-host-model) mean nothing to a list."""
@@ -682,23 +683,25 @@ def list_command(paths=(), *, patterns=(), excludes=(), shard=None, timeout=None
 
 
 def validate_command(paths=(), *, jobs: int, timeout, patterns=(), excludes=(), shard=None, fail_fast=False,
-                     min_cases: int = 0, json_path=None, junit_path=None, argv=(), on_start=lambda plan: None,
+                     min_cases: int = 0, json_path=None, junit_path=None, html_path=None, argv=(), on_start=lambda plan: None,
                      on_result=lambda result: None, on_done=lambda run: None, **options) -> ValidationRun:
     """``spec2onnx validate``: every case of the specs found in ``paths`` (default: the suite, default_suite), on
     every runtime configuration and target, the reports written, the exit status decided (``verdict``).
     ``on_start(plan)`` once the files are found and the report paths checked; ``on_result(result)`` as each case
     finishes; ``on_done(run)`` with the ValidationRun before the report files are written (so that a report written
     to /dev/stdout follows what was printed). Ctrl-C (or SIGTERM) ends the run: what finished is reported,
-    ``interrupted`` says why."""
+    ``interrupted`` says why. ``html_path``: checked with the other report paths, and the comparisons' statistics and
+    pictures gathered for it; the page is the caller's to write (html_report.validate_page)."""
     refused = options.get("refused", "skip")
-    plan, roots = _plan(paths, statistics=json_path is not None, **options)  # (only --json shows the statistics)
+    plan, roots = _plan(paths, statistics=json_path is not None or html_path is not None,  # (only they show them)
+                        pictures=html_path is not None, **options)
     every, xfail_file, plugins = plan.every, options.get("xfail_file"), options.get("plugins", ())
     shard_spec = parse_shard(shard) if shard else None
     found = find_specs(roots, excludes)
     plan.files, plan.skipped = in_shard(found.files, shard_spec), found.skipped
     # Before any work: every report can be written, and none of them is an input of this run.
     inputs = [*plan.files, *([xfail_file] if xfail_file else []), *(p for p in plugins if p.endswith(".py"))]
-    check_report_paths({"--json": json_path, "--junit": junit_path}, inputs, specs=plan.files)
+    check_report_paths({"--json": json_path, "--junit": junit_path, "--html": html_path}, inputs, specs=plan.files)
     check_tolerance_outputs(plan.files, every[0].tolerance, every[0].error_stats)  # an OUTPUT no spec has: exit 2
     on_start(plan)
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()

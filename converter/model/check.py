@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UserError
-from ..files import check_output
+from ..files import check_distinct, check_output
 from ..untrusted.reading import non_utf8_field, read_model, validate_graph_tensors, without_data
 from ..report import write_json
 from ..targets.check import Problem, check_grouped
@@ -42,6 +42,7 @@ class FileReport:
     grouped: dict = field(default_factory=dict)  # target -> [(Problem, node indices or None)] (check_grouped)
     view: object = None  # the ModelView, until release(): per-node problems are made from it on demand
     lines: list = field(default_factory=list)  # what ``check`` prints for it (check_paths), in order
+    drawn: dict = field(default_factory=dict)  # --html: target -> its verdict, lines and nodes (_drawing), before release()
 
     def counts(self, target: str) -> tuple[int, int]:
         """(errors, warnings) for ``target``, counted per node."""
@@ -69,6 +70,24 @@ class FileReport:
         """Drop the model: what is left is the verdicts and their counts."""
         self.view = None
         self.grouped = {t: [(p, None if m is None else range(len(m))) for p, m in g] for t, g in self.grouped.items()}
+
+
+def node_states(report: FileReport, target: str, at_most: int) -> tuple[list[dict], int]:
+    """(the first ``at_most`` nodes of the file's main graph, in its order, each with its verdict on ``target``:
+    "error" (does not run there), "warning" or "runs", and the first reason; the graph's node count), for check
+    --html's drawing. Needs the view (before release())."""
+    worst: dict[int, Problem] = {}
+    for problem in report.problems(target):  # (errors first: a node's first problem is its worst)
+        if problem.index >= 0:
+            worst.setdefault(problem.index, problem)
+    graph = report.view.model.graph
+    nodes = []
+    for index, node in enumerate(graph.node[:at_most]):
+        problem = worst.get(index)
+        nodes.append({"index": index, "name": node.name, "op": node.op_type, "inputs": list(node.input),
+                      "outputs": list(node.output), "state": problem.severity if problem else "runs",
+                      "note": problem.reason if problem else ""})
+    return nodes, len(graph.node)
 
 
 def expand(paths) -> list[tuple[str, str | None]]:
@@ -357,12 +376,15 @@ class CheckRun:
 
 def check_paths(paths, targets: list, *, verbose: bool = False, quiet: bool = False, probe_runtime: bool = False,
                 layers: bool = False, max_memory: int | None = None, json: bool = True, json_path=None, warnings=(),
-                on_file=lambda report: None, on_done=lambda run: None) -> CheckRun:
+                html_path=None, html_nodes: int = 200, on_file=lambda report: None,
+                on_done=lambda run: None) -> CheckRun:
     """``spec2onnx check``: each of ``paths`` (files, or folders: their *.onnx, recursively) read once and checked for
     each of ``targets`` (Target objects); ``on_file(report)`` as each is done (its ``lines``: what the command prints
     for it; its ``error``: why it was not read). One model in memory at a time. ``json``: make the --json report
     (every node's problems: the command makes it only for --json); ``json_path``: write it there after
-    ``on_done(run)`` (refused before any work where it is an input or cannot be written)."""
+    ``on_done(run)`` (refused before any work where it is an input or cannot be written). ``html_path``: checked
+    likewise, and each file's first ``html_nodes`` nodes kept with their verdicts (FileReport.drawn; the page is the
+    caller's to write)."""
     if verbose and quiet:
         raise UserError("-q and -v: give one of them (-q: errors only; -v: every node)")
     names = [t.name for t in targets]
@@ -371,14 +393,17 @@ def check_paths(paths, targets: list, *, verbose: bool = False, quiet: bool = Fa
                         f"not {', '.join(names)}")
     entries = expand(paths)
     json = json or json_path is not None
-    if json_path is not None:
-        check_output("--json", json_path, [p for p, _ in entries])
+    for option, path in {"--json": json_path, "--html": html_path}.items():
+        if path is not None:
+            check_output(option, path, [p for p, _ in entries])
+    check_distinct({"--json": json_path, "--html": html_path})
     reports, json_entries = [], []
     for path, why in entries:
         report = check_file(path, list(targets), max_memory) if why is None else FileReport(path, error=why)
         reports.append(report)
         if report.error is None:
             report.lines = _file_lines(report, names, verbose, quiet, probe_runtime, layers)
+            report.drawn = {n: _drawing(report, n, names, html_nodes) for n in names} if html_path is not None else {}
         if json:
             json_entries.append(json_entry(report, names))
         on_file(report)
@@ -388,6 +413,14 @@ def check_paths(paths, targets: list, *, verbose: bool = False, quiet: bool = Fa
     if json_path is not None:
         write_json(json_path, run.json)
     return run
+
+
+def _drawing(report: FileReport, name: str, names: list, at_most: int) -> dict:
+    """check --html's part of one file and target: the verdict, the summary lines (neither -v nor -q) and the first
+    ``at_most`` nodes with their verdicts (node_states), with the node count."""
+    nodes, total = node_states(report, name, at_most)
+    return {"name": name, "verdict": verdict_line(report, name), "class": "runs" if report.runs(name) else "error",
+            "lines": summary_lines(report, name, False, quiet=False, elsewhere=names), "nodes": nodes, "total": total}
 
 
 def _file_lines(report: FileReport, names: list, verbose: bool, quiet: bool, probe_runtime: bool, layers: bool) -> list:

@@ -74,11 +74,18 @@ class Reduction:
     load_outputs: str | None = None  # --load-outputs, where the first runtime was checked against golden data
     compared: list = field(default_factory=list)  # the labels of the runtimes compared
     reproduce: str = ""  # the command that shows the reduced model's failure
+    graph: list = field(default_factory=list)  # the reduced model's nodes: {index, name, op, inputs, outputs, state}
+    results: list = field(default_factory=list)  # the reduced model's run (CaseResults; with --html, their pictures)
 
     @property
     def status(self) -> int:
         """0: nothing differs (nothing written); 1: reduced; 130 or 143: interrupted, the smallest kept."""
         return (self.interrupted or EXIT_FAILED) if self.verdict else EXIT_OK
+
+    def summary(self) -> str:
+        """One line: the reduced model, its size, its verdict, its checks and time (the --html page's)."""
+        return (f"{self.output}: {len(self.kept)} of {self.nodes:,} nodes, still {self.verdict} after {self.checks} "
+                f"checks in {self.seconds:.1f} s; its inputs: {self.inputs_file}")
 
     def lines(self) -> list[str]:
         """What ``reduce`` prints: nothing to reduce; or the reduced model, its problems and the reproduce command."""
@@ -98,13 +105,20 @@ class Reduction:
 def reduce_command(path, output, *, runtimes=(), provider: str = "cpu", opt_levels=(), atol=(), rtol=(),
                    check_error_stat=(), seed: int = 1, shapes=(), val_ranges=(), load_inputs=None, load_outputs=None,
                    allow_nonfinite: bool = False, max_memory: int | None = None, check: str | None = None,
-                   progress: Callable[[str], None] = lambda line: None) -> Reduction:
+                   html_path=None, progress: Callable[[str], None] = lambda line: None) -> Reduction:
     """``spec2onnx reduce MODEL``: the options as run's (make_run_options), ``reduce_model``, and the command that
-    reproduces the reduced model's failure (``run`` with the same comparison on its inputs, or CMD itself)."""
+    reproduces the reduced model's failure (``run`` with the same comparison on its inputs, or CMD itself).
+    ``html_path``: checked before any work, and the reduced model's comparison pictured (the page is the caller's)."""
     options = make_run_options(runtimes=runtimes or DEFAULT_RUNTIMES, provider=provider, opt_levels=opt_levels or ("all",),
                                atol=atol, rtol=rtol, seed=seed, shapes=shapes, val_ranges=val_ranges,
                                load_inputs=load_inputs, load_outputs=load_outputs, max_memory=max_memory,
-                               allow_nonfinite=allow_nonfinite, check_error_stat=check_error_stat)
+                               allow_nonfinite=allow_nonfinite, check_error_stat=check_error_stat,
+                               pictures=html_path is not None)
+    if html_path is not None:  # --html is no file the run reads, nor one of -o's
+        written = {"-o": output, "-o (its inputs file)": inputs_path(output), "--html": html_path}
+        if load_outputs:
+            written["-o (its golden outputs file)"] = outputs_path(output)
+        check_written(written, options, path)
     done = reduce_model(path, output, options, progress=progress, check=check)
     done.check, done.load_outputs, done.compared = check, load_outputs, [c.label for c in options.configs]
     if not done.verdict:
@@ -314,7 +328,7 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
     best = list(range(count))
     candidate_options = dataclasses.replace(options, mark_all=False, save_inputs=None, save_outputs=None,
                                             load_outputs=None, shapes={}, val_ranges={}, profile=None,
-                                            profile_shapes=None, fail_fast=True)
+                                            profile_shapes=None, fail_fast=True, pictures=False)
     with tempfile.TemporaryDirectory(prefix="spec2onnx-reduce-") as folder:
 
         def fails(positions) -> bool:
@@ -389,12 +403,18 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
             final = None
         else:
             final = run_model(output, dataclasses.replace(candidate_options, load_inputs=inputs_path(output),
-                                                          load_outputs=result.outputs_file, fail_fast=False))
+                                                          load_outputs=result.outputs_file, fail_fast=False,
+                                                          pictures=options.pictures))
     result.output, result.inputs_file = str(output), inputs_path(output)
     result.kept = [(graph.order[p], graph.model.graph.node[graph.order[p]].name,
                     graph.model.graph.node[graph.order[p]].op_type) for p in sorted(best)]
     if final is not None:
         result.problems = [f"{r.id}: {line}" for r in final.results if r.outcome in (FAIL, ERROR) for line in r.problems]
+        result.results = final.results
+    differs = {c.get("output") for r in result.results for c in r.comparisons if c.get("passed") is False}
+    result.graph = [{"index": graph.order[p], "name": node.name, "op": node.op_type, "inputs": list(node.input),
+                     "outputs": list(node.output), "state": "highlight" if differs & set(node.output) else ""}
+                    for p in sorted(best) for node in (graph.model.graph.node[graph.order[p]],)]
     result.seconds = time.perf_counter() - t0
     return result
 

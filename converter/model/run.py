@@ -29,6 +29,7 @@ import onnx
 from ..budget import default_budget, show
 from ..compare import (Mismatch, NonFinite, Tolerance, command_line_stats, command_line_tolerance, compare_stats,
                       error_stat_for, nonfinite, refuse_unknown_outputs, resolve_tolerance, value_stats)
+from ..error_map import summarize
 from ..errors import EXIT_FAILED, EXIT_OK, UserError
 from ..files import check_distinct, check_output
 from ..process.isolation import ChildDied, call_isolated
@@ -67,13 +68,15 @@ class RunOptions:
     allow_nonfinite: bool = False  # --allow-nonfinite: NaN and infinities are compared as values, not failed
     error_stats: tuple = ()  # --check-error-stat [OUTPUT:]STAT: ((OUTPUT or "", STAT), ...) (compare.error_stat_for)
     fail_fast: bool = False  # --fail-fast: no comparison after the first that fails
+    pictures: bool = False  # --html: each failing comparison's error_map summary in its CaseResult (.pictures)
 
 
 def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_levels=("all",), atol=None, rtol=None,
                      seed: int = 1, shapes=(), val_ranges=(), load_inputs=None, save_inputs=None, load_outputs=None,
                      save_outputs=None, mark_all: bool = False, max_memory: int | None = None,
                      threads: int = 0, profile: int | None = None, profile_shapes: str | None = None,
-                     allow_nonfinite: bool = False, check_error_stat=(), fail_fast: bool = False) -> RunOptions:
+                     allow_nonfinite: bool = False, check_error_stat=(), fail_fast: bool = False,
+                     pictures: bool = False) -> RunOptions:
     """RunOptions from the command line's values: runtimes, provider, shapes and ranges parsed and checked."""
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise UserError(f"--seed {seed}: must be a whole number >= 0")
@@ -98,7 +101,8 @@ def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_le
     stats = command_line_stats((check_error_stat,) if isinstance(check_error_stat, str) else check_error_stat or ())
     return RunOptions(make_configs(runtimes, provider, opt_levels), tolerance, seed, parse_shapes(shapes),
                       parse_val_ranges(val_ranges), load_inputs, save_inputs, load_outputs, save_outputs, mark_all,
-                      max_memory, threads, profile, profile_shapes, allow_nonfinite, stats, bool(fail_fast))
+                      max_memory, threads, profile, profile_shapes, allow_nonfinite, stats, bool(fail_fast),
+                      bool(pictures))
 
 
 @dataclass(frozen=True)
@@ -171,14 +175,16 @@ def outputs_text(outputs: dict) -> str:
     return ", ".join(shown) + more
 
 
-def run_command(path, early: EarlySession | None = None, *, json_path=None, junit_path=None, argv=(), runtimes=(),
-                opt_levels=(), on_done=lambda run: None, **options) -> ModelRun:
+def run_command(path, early: EarlySession | None = None, *, json_path=None, junit_path=None, html_path=None, argv=(),
+                runtimes=(), opt_levels=(), on_done=lambda run: None, **options) -> ModelRun:
     """``spec2onnx run MODEL``: the options as make_run_options takes them (no runtime: DEFAULT_RUNTIMES; no level:
     all), ``run_model`` with the report files checked before any work (check_files) and written after (validate's
-    JSON and JUnit, one case per comparison; the JSON's ``model``: json_extra), after ``on_done(run)``."""
-    options = make_run_options(runtimes=runtimes or DEFAULT_RUNTIMES, opt_levels=opt_levels or ("all",), **options)
+    JSON and JUnit, one case per comparison; the JSON's ``model``: json_extra), after ``on_done(run)``. ``html_path``:
+    checked with them, and each failing comparison's pictures made for it (the page is the caller's to write)."""
+    options = make_run_options(runtimes=runtimes or DEFAULT_RUNTIMES, opt_levels=opt_levels or ("all",),
+                               pictures=html_path is not None, **options)
     started = datetime.datetime.now(datetime.timezone.utc)
-    reports = {"--json": json_path, "--junit": junit_path}
+    reports = {"--json": json_path, "--junit": junit_path, "--html": html_path}
     check_files(options, path, reports)
     run = run_model(path, options, early, reports)
     on_done(run)
@@ -422,6 +428,7 @@ def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list,
     which fail the comparison too; where every output compared is empty on both sides, nothing was compared: that
     fails it as well."""
     problems, stats = [*own[0][0], *own[1][0]], [*own[0][1], *own[1][1]]
+    pictures = []  # --html: each failing output's error_map summary, made here where the arrays are
     for name in names:
         if name not in want:
             continue
@@ -438,6 +445,10 @@ def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list,
         if mismatch:
             problems.append(f"output {name!r}: {actual} vs {against} ({tol.describe()}): {mismatch.describe()}")
             entry.update(mismatch.to_dict())
+            picture = summarize(got[name], want[name], mismatch.worst_index,
+                                errors.max_abs if errors is not None else None) if options.pictures else None
+            if picture is not None:
+                pictures.append({"output": name, "actual": actual, "against": against, **picture})
         stats.append(entry)  # passing ones too: their error statistics (docs/report-schema.md)
     if not problems:
         problems += _nothing_compared(got, want, names)
@@ -447,7 +458,7 @@ def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list,
         problems += _first_difference(actual, against, got, want, *_ancestors(producers, differing), options,
                                      stats)
     return CaseResult(case=f"{actual} vs {against}", outcome=FAIL if problems else PASS, problems=problems,
-                      comparisons=stats, **fields)
+                      comparisons=stats, pictures=pictures, **fields)
 
 
 def _error_keys(errors) -> dict:
