@@ -39,7 +39,7 @@ from .errors import UserError
 from .interrupts import exit_status
 from .files import write_atomic
 from .isolated import command_status
-from .model_inputs import dtype_of_array, save_arrays
+from .model_inputs import dtype_of_array, load_arrays, save_arrays
 from .model_reading import read_model_with_data
 from .model_run import (DEFAULT_RUNTIMES, ERROR, FAIL, RunOptions, make_run_options,  # noqa: F401  (for the CLI)
                         check_written, run_model, topological_order, _used_names)
@@ -203,8 +203,14 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
     if data_files:
         check_reduce_files(path, output, options, data_files)
     progress(f"reduce: running the whole model ({len(model.graph.node):,} nodes) with every tensor marked")
-    first = run_model(path, dataclasses.replace(options, mark_all=True, save_inputs=None, save_outputs=None,
-                                                fail_fast=False))
+    with tempfile.TemporaryDirectory(prefix="spec2onnx-reduce-") as folder:  # every tensor of the first runtime:
+        # --mark-all compares them chunk by chunk, and --save-outputs writes them to a file (read back below)
+        saved = Path(folder, "values.npz")
+        first = run_model(path, dataclasses.replace(options, mark_all=True, save_inputs=None, save_outputs=str(saved),
+                                                    fail_fast=False), progress=progress)
+        values = {}
+        if first.runs and first.runs[0].outputs is not None and saved.exists():
+            values = {n: m.read() for n, m in load_arrays("reduce", saved, 1 << 62).items()}  # (held, as they were)
     result = Reduction(path, _verdict(first), len(model.graph.node))
     if argv is not None:  # --check decides, on the whole model first (with the inputs the run fed it)
         with tempfile.TemporaryDirectory(prefix="spec2onnx-reduce-") as folder:
@@ -216,9 +222,6 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
     if not result.verdict:
         result.seconds = time.perf_counter() - t0
         return result
-    values = {}
-    if first.runs and first.runs[0].outputs is not None:
-        values = {n: np.array(a) for n, a in first.runs[0].outputs.items()}  # (copied out of the shared memory)
     names = [o.name for o in model.graph.output]  # (the model as read here: nothing marked)
     differing = {c["output"] for r in first.results if r.outcome == FAIL for c in r.comparisons
                  if c.get("output") in names and not c.get("passed") and not c.get("first_difference")}
