@@ -568,7 +568,8 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
                    "runtimes a chunk at a time (--mark-chunk), the walk stopped at that node.")
 @click.option("--mark-chunk", "mark_chunk", default=None, metavar="SIZE", callback=_size,
               help="MODEL: with --mark-all, the bytes of tensors one chunk marks at most (and 1024 tensors), e.g. "
-                   "256M; default 64M. Smaller: less memory, more sessions made.")
+                   "256M; default: a quarter of the plain run's peak memory (at least 4M). Smaller: less memory, "
+                   "more sessions made.")
 @click.option("--allow-nonfinite", is_flag=True,
               help="MODEL: compare NaN and infinite outputs as values: NaN matches NaN, +inf only +inf, -inf only "
                    "-inf, and none of them a number, whatever --atol/--rtol (a note names each such output). "
@@ -675,10 +676,10 @@ def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=
     for note in run.notes:
         click.echo(f"note: {note}", err=True)
     if run.marked:
-        made, total = run.chunks
-        _say(f"--mark-all: {run.marked:,} tensors marked as outputs, in chunks of at most "
-             f"{model_run.show(options.mark_chunk)}: " + (f"{made} of {total} run" if total else
-                                                           "none run, no output differs"))
+        made, total, size = run.chunks
+        _say(f"--mark-all: {run.marked:,} tensors marked as outputs, in chunks of at most {model_run.show(size)}"
+             + ("" if options.mark_chunk else " (a quarter of the plain run's peak memory)") + ": "
+             + (f"{made} of {total} run" if total else "none run, no output differs"))
     for r in run.runs:
         if not quiet and not r.error:  # (a runtime that could not run it is an ERROR line below)
             _say(f"ran {r.label} in {r.seconds:.2f} s: {_outputs_text(r.outputs)}")

@@ -14,8 +14,9 @@ sequences and maps are left out): a comparison that finds a difference in the mo
 node, in topological order, with an output that differs among those the differing outputs depend on. The
 model runs plain first (its outputs compared as without --mark-all); then, only where an output differs or
 ``--save-outputs`` wants every tensor, in chunks: the tensors in topological order cut into chunks of at most
-``mark_chunk`` bytes (their sizes from onnx's shape inference at the inputs' shapes; a size it cannot give
-counts as the largest it gives) and MARK_CHUNK_TENSORS tensors, each chunk run on every runtime still needed
+``mark_chunk`` bytes (default: a quarter of the plain run's peak memory, chunk_budget; the tensors' sizes from
+onnx's shape inference at the inputs' shapes, a size it cannot give counted as the largest it gives) and
+MARK_CHUNK_TENSORS tensors, each chunk run on every runtime still needed
 as a model of the nodes it depends on with its tensors as the outputs, compared, written and dropped before
 the next, and the walk stopped at the first differing node. Every tensor marked at once held all of them in
 each runtime and in this process (2.3-2.5x a plain run's memory on light_resnet50 and light_densenet121).
@@ -51,7 +52,12 @@ from .targets.attributes import first_unsafe, infer_shapes
 from .targets.dynamic import PROFILES_KEY
 
 GOLDEN = "golden"
-MARK_CHUNK_BYTES = 64 << 20  # --mark-all: the bytes of marked tensors one chunk holds at most (--mark-chunk)
+# --mark-all: the bytes of marked tensors one chunk holds at most, where --mark-chunk does not say: a quarter of the
+# plain run's peak memory (its largest runtime child's, the command's pages included), at least MARK_CHUNK_FLOOR; a
+# chunk costs 2-3 times its bytes (the runtime's buffers and the copies that come back, two runtimes' at a time)
+MARK_CHUNK_SHARE = 4
+MARK_CHUNK_FLOOR = 4 << 20
+MARK_CHUNK_BYTES = 64 << 20  # where no run says its peak (not Linux)
 MARK_CHUNK_TENSORS = 1024  # and the tensors (each is an output: its own buffer, a mapping where it is big)
 
 
@@ -69,7 +75,7 @@ class RunOptions:
     load_outputs: str | None = None
     save_outputs: str | None = None
     mark_all: bool = False
-    mark_chunk: int = MARK_CHUNK_BYTES  # --mark-chunk SIZE: bytes of marked tensors per chunk
+    mark_chunk: int | None = None  # --mark-chunk SIZE: bytes of marked tensors per chunk (None: chunk_budget)
     max_memory: int | None = None
     threads: int = 0  # onnxruntime's intra-op threads; 0: its default (one per physical core), as Polygraphy's
     profile: int | None = None  # --profile N: the model's optimization profile (default 0 where it carries any)
@@ -111,7 +117,7 @@ def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_le
     stats = command_line_stats((check_error_stat,) if isinstance(check_error_stat, str) else check_error_stat or ())
     return RunOptions(make_configs(runtimes, provider, opt_levels), tolerance, seed, parse_shapes(shapes),
                       parse_val_ranges(val_ranges), load_inputs, save_inputs, load_outputs, save_outputs, mark_all,
-                      MARK_CHUNK_BYTES if mark_chunk is None else mark_chunk, max_memory, threads, profile, profile_shapes, allow_nonfinite, stats, bool(fail_fast))
+                      mark_chunk, max_memory, threads, profile, profile_shapes, allow_nonfinite, stats, bool(fail_fast))
 
 
 @dataclass(frozen=True)
@@ -139,7 +145,7 @@ class ModelRun:
     runs: list = field(default_factory=list)
     results: list = field(default_factory=list)
     marked: int = 0  # tensors --mark-all compares beside the model's outputs
-    chunks: tuple = (0, 0)  # --mark-all: (chunks run, chunks the tensors walked were cut into)
+    chunks: tuple = (0, 0, 0)  # --mark-all: (chunks run, chunks the tensors walked were cut into, bytes per chunk)
     seconds: float = 0.0
     stats: dict = field(default_factory=dict)  # label (a runtime's, or GOLDEN) -> output -> compare.value_stats
 
@@ -148,7 +154,7 @@ class ModelRun:
         return {"path": self.path, "nodes": self.nodes, "opset": self.opset, "inputs_from": self.source,
                 "inputs": [{"name": n, "dtype": str(a.dtype), "shape": list(a.shape)} for n, a in self.feeds.items()],
                 "notes": self.notes, "marked": self.marked,
-                **({"mark_chunks": {"run": self.chunks[0], "total": self.chunks[1]}} if self.marked else {}),
+                **({"mark_chunks": dict(zip(("run", "total", "bytes"), self.chunks))} if self.marked else {}),
                 "runtimes": [{"label": r.label, "seconds": round(r.seconds, 6), "error": r.error or None,
                               "outputs": len(r.outputs or ()), "stats": self.stats.get(r.label, {})}
                              for r in self.runs],
@@ -303,7 +309,7 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
             save_arrays_from("--save-outputs", options.save_outputs, walk.run)
         else:
             walk.run(None)
-        run.chunks = (walk.made, walk.total)
+        run.chunks = (walk.made, walk.total, walk.budget)
     run.seconds = time.perf_counter() - t0
     return run
 
@@ -518,6 +524,7 @@ class _MarkWalk:
         self.model, self.plan, self.producers, self.names, self.golden = model, plan, producers, names, golden
         self.sides, self.searches, self.options, self.feeds, self.notes = sides, searches, options, feeds, notes
         self.progress, self.made, self.total = progress, 0, 0
+        self.budget = chunk_budget(options.mark_chunk, [r for _, _, r in sides if r is not None])
 
     def run(self, add=None) -> None:
         plain = {label: arrays for label, arrays, _ in self.sides}
@@ -527,7 +534,7 @@ class _MarkWalk:
             for name, array in plain[saver].items():  # the model's outputs, from the plain run
                 add(name, array)
         wanted = set(self.plan) if add is not None else set().union(*(s.needed for s in self.searches))
-        chunks = _chunked(self._items(wanted), self.options.mark_chunk, MARK_CHUNK_TENSORS)
+        chunks = _chunked(self._items(wanted), self.budget, MARK_CHUNK_TENSORS)
         self.total = len(chunks) if self.searches or add is not None else 0
         failed: dict[str, str] = {}  # label -> why it could not run a chunk
         for k, chunk in enumerate(chunks, 1):
@@ -633,6 +640,15 @@ def _first_difference(search: _Search, index: int, node, name: str, mismatch, to
         f"first differing node: {label}, output {name!r} ({actual} vs {against}, {tol.describe()}): {what}; that is "
         f"the node to look at (the {before} tensor{'s' * (before != 1)} before it that the differing outputs depend "
         f"on agree; chunk {k} of {count})")
+
+
+def chunk_budget(given: int | None, runs: list) -> int:
+    """The bytes of marked tensors per chunk: ``given`` (--mark-chunk), else a MARK_CHUNK_SHARE-th of the plain
+    run's peak memory, the largest of ``runs``' (RuntimeRun.peak), at least MARK_CHUNK_FLOOR."""
+    if given is not None:
+        return given
+    peak = max((r.peak for r in runs), default=0)
+    return max(MARK_CHUNK_FLOOR, peak // MARK_CHUNK_SHARE) if peak else MARK_CHUNK_BYTES
 
 
 def _chunked(items: list, budget: int, most: int) -> list[list]:

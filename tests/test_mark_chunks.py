@@ -102,7 +102,7 @@ def test_the_first_differing_node_is_named_wherever_the_chunks_fall(tmp_path_fac
     assert list(plain) == ["y"]
     assert all(0 < len(c) <= most and (sum(c.values()) <= chunk or len(c) == 1) for c in chunks)
     assert all("side" not in c for c in chunks)
-    made, total = result.chunks
+    made, total, _ = result.chunks
     assert made == len(chunks) <= total
     # in topological order, each tensor once, and the walk stops at the chunk holding the wrong tensor (the last
     # t where y is the wrong one: y comes from the plain run)
@@ -153,7 +153,7 @@ def test_chunks_of_one_byte_run_one_tensor_each_up_to_the_wrong_node(tmp_path):
     assert "(the 2 tensors before it that the differing outputs depend on agree; chunk 3 of 5)" in result.stdout
     assert "--mark-all: 6 tensors marked as outputs, in chunks of at most 1 bytes: 3 of 5 run" in result.stdout
     report = json.loads((tmp_path / "r.json").read_text())
-    assert report["model"]["marked"] == 6 and report["model"]["mark_chunks"] == {"run": 3, "total": 5}
+    assert report["model"]["marked"] == 6 and report["model"]["mark_chunks"] == {"run": 3, "total": 5, "bytes": 1}
 
 
 def test_no_chunk_runs_where_no_output_differs(tmp_path):
@@ -167,7 +167,7 @@ def test_no_chunk_runs_where_no_output_differs(tmp_path):
                                          load_outputs=str(tmp_path / "golden.npz"), mark_all=True, mark_chunk=1)
     with mock.patch.object(model_run, "_run_isolated", run):
         result = model_run.run_model(model, options)
-    assert [r.outcome for r in result.results] == ["PASS"] and result.chunks == (0, 0) and len(calls) == 1
+    assert [r.outcome for r in result.results] == ["PASS"] and result.chunks[:2] == (0, 0) and len(calls) == 1
 
 
 def test_squeezenets_softmax_is_found_in_the_last_of_several_chunks(tmp_path):
@@ -182,6 +182,23 @@ def test_squeezenets_softmax_is_found_in_the_last_of_several_chunks(tmp_path):
         in result.stdout
     assert f"chunk {chunks['total']} of {chunks['total']})" in result.stdout
     assert f"--mark-all: chunk {chunks['total']}/{chunks['total']}: " in result.stderr
+
+
+def test_the_default_chunk_is_a_quarter_of_the_plain_runs_peak_memory(tmp_path):
+    steps = [("Add", 0.5), ("Mul", 2.0)]
+    model = chain(tmp_path, steps)
+    options = model_run.make_run_options(runtimes=("onnxruntime", "onnx-reference"), mark_all=True,
+                                         save_outputs=str(tmp_path / "out.npz"))
+    result = model_run.run_model(model, options)
+    peaks = [r.peak for r in result.runs]
+    # each runtime's child says its peak: an interpreter with onnx and numpy imported, tens of MiB at least
+    assert all(p > 20 << 20 for p in peaks), peaks
+    assert result.chunks == (1, 1, max(peaks) // 4)
+    assert model_run.chunk_budget(None, result.runs) == max(peaks) // 4
+    assert model_run.chunk_budget(7, result.runs) == 7
+    tiny = [model_run.RuntimeRun(result.runs[0].config, peak=1 << 20)]
+    assert model_run.chunk_budget(None, tiny) == model_run.MARK_CHUNK_FLOOR == 4 << 20
+    assert model_run.chunk_budget(None, [model_run.RuntimeRun(result.runs[0].config)]) == 64 << 20  # not known
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "lots"])
