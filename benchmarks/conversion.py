@@ -40,7 +40,7 @@ def network_spec(layers: int) -> dict:
 
 def measure(layers: int, folder: Path, suffix: str) -> dict[str, float]:
     from converter.lowering.model import build_model, check_model
-    from converter.spec import load_spec
+    from converter.pipeline.spec import load_spec
 
     path = folder / f"chain-{layers}{suffix}"
     doc = network_spec(layers)

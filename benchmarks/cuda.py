@@ -94,7 +94,7 @@ import json, os, sys, time
 sys.path.insert(0, sys.argv[4])
 os.environ["SPEC2ONNX_CACHE"] = sys.argv[3]
 from converter.api import make_options, run_validation
-from converter.selection import spec_files
+from converter.pipeline.selection import spec_files
 stand_in = sys.argv[2] == "stand-in"
 options = make_options(provider="cpu", target="ort-cuda") if stand_in else make_options(provider="cuda")
 files = spec_files([sys.argv[1]])
@@ -129,7 +129,7 @@ def _cuda_problem() -> str | None:
         import onnxruntime as ort
     except ImportError:
         return "onnxruntime is not installed"
-    from converter import ort_build
+    from converter.installed import ort_build
 
     available = ort.get_available_providers()
     if CUDA not in available:

@@ -64,8 +64,8 @@ def _feeds(doc: dict, shape: tuple) -> dict:
 
 
 def _model(doc: dict) -> bytes:
-    from converter.pipeline import model_for_target
-    from converter.spec import parse_spec
+    from converter.pipeline.stages import model_for_target
+    from converter.pipeline.spec import parse_spec
     from converter.targets import get_target
 
     spec = parse_spec(doc, Path("bench.yaml"), require_cases=False)

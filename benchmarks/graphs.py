@@ -20,7 +20,7 @@ from onnx import TensorProto, helper, numpy_helper
 from converter.dtypes import DTYPES
 from converter.lowering import build_model
 from converter.runners.onnxruntime import OrtRunner, resolve_provider
-from converter.spec import parse_spec
+from converter.pipeline.spec import parse_spec
 
 from .common import best_of, machine, table
 

@@ -36,7 +36,7 @@ from converter.api import make_options, run_validation
 from converter.compare import compare, resolve_tolerance
 from converter.lowering import build_model
 from converter.runners.onnxruntime import OrtRunner
-from converter.spec import load_spec
+from converter.pipeline.spec import load_spec
 
 floor = rss_mib()
 path = Path(sys.argv[1])

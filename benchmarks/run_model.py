@@ -8,7 +8,7 @@ gives the median wall time (seconds, from the parent: process start to exit), CP
 every thread, as the process counts it at its exit: steadier than wall time on a loaded machine) and peak
 memory over the rounds, the median of the per-round ratios, and the ratio of the two bests (the fastest round
 of each: load only adds time, as benchmarks.common.best_of). spec2onnx runs each runtime in a child process
-(converter/isolation.py; the first one from before onnx is imported: converter/model_start.py): its CPU time
+(converter/process/isolation.py; the first one from before onnx is imported: converter/model/start.py): its CPU time
 is added (the command's children are waited for before it is read), and the memory is that of the command
 and its children together: the peak of their summed proportional set sizes (PSS: a page a forked child
 shares with its parent counted once; summed peak RSSes would count it twice, their larger one would leave out
@@ -59,7 +59,7 @@ try:
         console()
 except SystemExit as exc:
     code = exc.code
-import multiprocessing  # children that have answered end beside the parent (converter/isolation.py): waited for, as
+import multiprocessing  # children that have answered end beside the parent (converter/process/isolation.py): waited for, as
 for child in multiprocessing.active_children():  # the interpreter's exit waits for them, so that their CPU time is
     child.join()  # counted below
 usage, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)

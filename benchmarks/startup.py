@@ -11,8 +11,8 @@ less; the ratio columns are taken round by round.
 Before timing, the package's bytecode is compiled (``compileall``, as pip does when it installs a wheel): where
 PYTHONDONTWRITEBYTECODE is set and the package is an editable checkout, Python would otherwise compile every
 module of spec2onnx on every command (0.2 s of CPU on the CI VM), which no installed copy pays. One untimed
-pass fills the caches (the parsed spec, the lowered model, the runtime's answers: converter/spec_cache.py,
-converter/ort_build.py), so the timed rows are what a CI script pays from its second command on.
+pass fills the caches (the parsed spec, the lowered model, the runtime's answers: converter/pipeline/spec_cache.py,
+converter/installed/ort_build.py), so the timed rows are what a CI script pays from its second command on.
 
     python -m benchmarks.startup [--rounds 10] [--against TREE]
 

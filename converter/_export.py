@@ -2,7 +2,7 @@
 spec mapping with cases, a spec file, a model or a validation report.
 
 There is one validation path: the builders write the mapping a spec file would hold and the
-loader (``converter.spec``) validates it, exactly as it validates files.
+loader (``converter.pipeline.spec``) validates it, exactly as it validates files.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The front of the library: the documented Python API (what ``import spec2onnx`` offers: the package
 re-exports the names in ``__all__``) and the entry points behind each CLI command. Everything here goes
-through ``converter.pipeline``; the CLI (cli.py) only parses and prints.
+through ``converter.pipeline.stages``; the CLI (cli.py) only parses and prints.
 
 ::
 
@@ -27,28 +27,28 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Union
 
 import numpy as np
 
-from . import pipeline
+from .pipeline import stages as pipeline
 from .compare import Tolerance, command_line_stats, command_line_tolerance, refuse_unknown_outputs  # noqa: F401  (the CLI builds --atol/--rtol/--ulp/--check-error-stat with them)
 from .dtypes import BFLOAT16
 from .errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, SpecError, UserError
 from .files import bundled_specs_dir, check_distinct, check_output, default_suite, save_npy_atomic, write_atomic
-from .plugins import load_plugins  # noqa: F401  (for the CLI)
-from .pool import Job, Pool, run_in_process
-from .quantization import LAYER_HELP
+from .pipeline.plugins import load_plugins  # noqa: F401  (for the CLI)
+from .pipeline.pool import Job, Pool, run_in_process
+from .pipeline.quantization import LAYER_HELP
 from .registry import layer_kinds
-from .interrupts import exit_status
+from .process.interrupts import exit_status
 from .report import (Progress, counts, disagreement_lines, merged_status, summary_line, summary_table,  # noqa: F401  (Progress, disagreement_lines, summary_table, merged_status, write_reports: for the CLI)
                      write_json, write_junit, write_reports)
 from .report import merge as _merge, read_report, refusal_policy  # noqa: F401  (refusal_policy: for the CLI)
 from .results import BAD, REFUSED, CaseResult, bad_outcomes  # noqa: F401  (BAD: for the CLI)
-from .safe_yaml import MAX_DEPTH, MAX_NODES
-from .shapes import check_case
-from .selection import (case_names, find_specs, in_shard, parse_shard, select, spec_files,  # noqa: F401  (for the CLI)
+from .pipeline.safe_yaml import MAX_DEPTH, MAX_NODES
+from .pipeline.shapes import check_case
+from .pipeline.selection import (case_names, find_specs, in_shard, parse_shard, select, spec_files,  # noqa: F401  (for the CLI)
                         spec_name_of)
-from .spec import Spec, data_files, parse_spec
-from .spec import load_spec as load_spec_file
+from .pipeline.spec import Spec, data_files, parse_spec
+from .pipeline.spec import load_spec as load_spec_file
 from .xfail import unmatched
-from .pipeline import Options
+from .pipeline.stages import Options
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
@@ -63,7 +63,7 @@ _RUN_MODEL = ("ModelRun", "RunOptions", "make_run_options", "run_model")  # the 
 def __getattr__(name: str):
     """run MODEL's names, imported on first use: validate, convert and check never import a model run (issue 34)."""
     if name in _RUN_MODEL:
-        from . import model_run  # start-up time: validate and convert import no model run, model_inputs or model_start
+        from .model import run as model_run  # start-up time: validate and convert import no model run, model_inputs or model_start
 
         return getattr(model_run, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -239,14 +239,14 @@ def check(source: "SpecSource | onnx.ModelProto", target: str = "portable", *, o
     """
     import onnx  # (the model type; onnx is loaded by then: the pipeline imports it)
 
-    from .model_check import check_file, check_loaded  # start-up time: validate and convert import no model check
+    from .model.check import check_file, check_loaded  # start-up time: validate and convert import no model check
 
     chosen = pipeline.get_target(target, precision=precision)
     if isinstance(source, onnx.ModelProto) or (isinstance(source, (str, os.PathLike))
                                                 and Path(source).suffix == ".onnx"):
         if isinstance(source, onnx.ModelProto):  # onnx's checker first, as for a file
             name, problems = source.graph.name, check_loaded(source, [chosen])[chosen.name]
-        else:  # structure only, bounded (converter/model_reading.py)
+        else:  # structure only, bounded (converter/untrusted/reading.py)
             report = check_file(source, [chosen])
             if report.error is not None:
                 raise UserError(report.error)
@@ -320,7 +320,7 @@ def convert_spec(spec_path: Path, output: str | Path | None = None, *, opset: in
 
     The target: ``target``, else the one ``provider`` implies (cuda: ort-cuda), else portable; the
     provider need not be installed. Without ``opset``, the spec's (else 17), lowered where needed to
-    the highest one at which the target has a kernel for every node (converter/pipeline.py).
+    the highest one at which the target has a kernel for every node (converter/pipeline/stages.py).
     ``precision``: ``--fp16``/``--int8`` (see ``convert``). A node the target cannot run is a UserError
     (nothing is written). Returns (model, path, note).
     """

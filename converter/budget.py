@@ -1,7 +1,7 @@
 """How much memory validating a spec will need, estimated from its shapes before anything is allocated.
 
 A spec of a few lines can ask for outputs of 2^31 elements, or constants of gigabytes. Loading
-checks two limits before it materializes any constant or case data (``converter.spec``):
+checks two limits before it materializes any constant or case data (``converter.pipeline.spec``):
 
 * the constants become initializers of one ONNX model, a single protobuf message, which cannot
   exceed 2 GiB when serialized (the bytes onnxruntime reads);
@@ -119,7 +119,7 @@ class Estimate:
 def estimate(network: Network, case_docs: list, configs: int = 1, types: dict | None = None) -> Estimate:
     """The estimated peak of validating a spec (see the module's docstring); ``case_docs`` are the raw cases.
     ``types``: each tensor's type where it is largest, for a network with dynamic dimensions (the profiles' max:
-    converter/shapes.py ``check_profiles``); default the network's own."""
+    converter/pipeline/shapes.py ``check_profiles``); default the network's own."""
     types = {**network.types, **(types or {})}
     constants = 3 * sum(nbytes(types[name]) for name in network.constants)
     inputs = sum(nbytes(types[name]) for name in network.inputs)

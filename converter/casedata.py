@@ -54,7 +54,7 @@ def _kind(value: Any) -> str:
     return "nothing" if value is None else f"{type(value).__name__} {brief(value)}"[:80]
 
 
-npy_reads = 0  # .npy files read so far in this process (a spec that reads one is never cached: converter/spec_cache.py)
+npy_reads = 0  # .npy files read so far in this process (a spec that reads one is never cached: converter/pipeline/spec_cache.py)
 
 
 def _load_npy(path_text: str, spec_dir: Path) -> np.ndarray:

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import _export, api
 from .errors import UserError
-from .spec import parse_network
+from .pipeline.spec import parse_network
 
 __all__ = ["tensor_desc", "dequantize_linear", "OperatorDesc", "DATA_TYPES", "FEATURE_LEVELS"]
 

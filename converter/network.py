@@ -96,7 +96,7 @@ class Network:
     types: dict[str, TensorType] = field(default_factory=dict)  # every tensor: inputs, constants, layers
     scales: dict[str, float] = field(default_factory=dict)  # int8 tensors with a dynamic_range: name -> range / 127
     # TensorRT optimization profiles: one {input: (min, opt, max)} per profile, each a tuple of dimensions, or of
-    # values for a shape input. () for a static network (converter/shapes.py).
+    # values for a shape input. () for a static network (converter/pipeline/shapes.py).
     profiles: tuple[dict[str, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]], ...] = ()
     shape_inputs: tuple[str, ...] = ()  # inputs declared ``shape_tensor``: their values are shapes (Resize's input1)
 

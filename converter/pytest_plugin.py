@@ -141,7 +141,7 @@ def _asked_for(config: pytest.Config, path: Path) -> bool:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector):
     if file_path.suffix not in SUFFIXES or not _asked_for(parent.config, file_path):
         return None
-    from .selection import is_spec_file  # start-up time: the plugin loads in every pytest run; this imports onnx and the lowering
+    from .pipeline.selection import is_spec_file  # start-up time: the plugin loads in every pytest run; this imports onnx and the lowering
 
     if not is_spec_file(file_path):
         return None
@@ -175,7 +175,7 @@ class SpecFile(pytest.File):
         """
         from dataclasses import replace
 
-        from .pipeline import validate_spec  # start-up time: the plugin loads in every pytest run; this imports onnx and the lowering
+        from .pipeline.stages import validate_spec  # start-up time: the plugin loads in every pytest run; this imports onnx and the lowering
 
         way = (item.target, item.run_config)
         if (way, item.case) not in self._results:

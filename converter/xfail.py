@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .errors import SpecError
-from .providers import PROVIDER_ALIASES, RUNTIMES
+from .installed.providers import PROVIDER_ALIASES, RUNTIMES
 
 KEYS = ("spec", "case", "runtime", "provider", "opt_level", "machine", "reason")
 

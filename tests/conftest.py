@@ -18,7 +18,7 @@ SEEDS = REPO.parent / "shared" / "seeds"
 if str(REPO) not in sys.path:  # cli.py is a top-level module
     sys.path.insert(0, str(REPO))
 
-# Parsed-document cache (converter/doc_cache.py): one throw-away folder per test process (and the CLI
+# Parsed-document cache (converter/pipeline/doc_cache.py): one throw-away folder per test process (and the CLI
 # processes tests start), never the user's ~/.cache.
 os.environ["SPEC2ONNX_CACHE"] = tempfile.mkdtemp(prefix="spec2onnx-test-cache-")
 

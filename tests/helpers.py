@@ -8,7 +8,7 @@ from pathlib import Path
 from converter.lowering import build_model
 from converter.casedata import materialize
 from converter.network import Case
-from converter.spec import parse_spec
+from converter.pipeline.spec import parse_spec
 
 
 def one_layer_spec(op: str, inputs: dict, attrs: dict, constants: dict | None = None, layer_inputs=None):
@@ -24,7 +24,7 @@ def one_layer_spec(op: str, inputs: dict, attrs: dict, constants: dict | None = 
     }
     spec = parse_spec(doc, Path("test.yaml"), require_cases=False)
     # One case of placeholder data (integers 0 and 1), made as the loader makes it but not checked through the network
-    # (converter/shapes.py check_case): callers put the data they test in it, e.g. a shape input's values.
+    # (converter/pipeline/shapes.py check_case): callers put the data they test in it, e.g. a shape input's values.
     generator = {"random": "integers", "low": 0, "high": 1}
     spec.cases.append(Case("c", {n: materialize(generator, spec.network.inputs[n], Path(".")) for n in inputs}, None))
     return spec
@@ -62,7 +62,7 @@ def _newest_opset_with_every_kernel(_memo: list = []) -> int:  # noqa: B006 - a 
     import onnxruntime as ort
     from onnx import TensorProto, helper
 
-    from converter.opset import ir_version_for
+    from converter.installed.opset import ir_version_for
     from converter.runners.onnxruntime import max_supported_opset
 
     from converter.targets.profiles import ORT_MAX_OPSET

@@ -36,7 +36,7 @@ def test_a_second_spec_with_a_taken_name_is_one_load_error_and_none_of_its_cases
 
 def test_a_taken_name_the_cheap_read_cannot_see_is_still_reported_once(tmp_path):
     from converter.api import make_options, run_validation
-    from converter.selection import spec_name_of
+    from converter.pipeline.selection import spec_name_of
 
     text = (SPECS / "trt_scale/seed-scale-4d.yaml").read_text()
     hidden = text.replace("name: trt-scale-seed-4d\n", "label: &n trt-scale-seed-4d\n", 1).replace("source:", "name: *n\nsource:", 1)

@@ -12,7 +12,7 @@ import yaml
 
 from converter import budget
 from converter.errors import SpecError, UserError
-from converter.spec import load_spec
+from converter.pipeline.spec import load_spec
 
 from .conftest import child_env
 

@@ -65,7 +65,7 @@ def test_unsupported_opset_is_a_usage_error(tmp_path):
 
 
 def test_unavailable_provider_names_what_is_installed():
-    from converter import ort_build
+    from converter.installed import ort_build
 
     listed = "CUDAExecutionProvider" in ort.get_available_providers()
     if listed and ort_build.unusable("CUDAExecutionProvider") is None:
@@ -81,7 +81,7 @@ def test_unavailable_provider_names_what_is_installed():
 def test_a_listed_provider_onnxruntime_cannot_create_here_is_refused_before_any_work(monkeypatch, tmp_path):
     # onnxruntime-gpu on a machine without a GPU lists CUDAExecutionProvider; a session asked for it logs "Failed to
     # create CUDAExecutionProvider" and runs every node on the CPU. The build's child process found that out once.
-    from converter import ort_build
+    from converter.installed import ort_build
 
     monkeypatch.setattr(ort, "get_available_providers", lambda: ["CUDAExecutionProvider", "CPUExecutionProvider"])
     reason = "Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.13: cannot open shared object file"
@@ -184,7 +184,7 @@ def test_a_non_cpu_provider_never_falls_back_to_the_cpu_silently():
         pytest.skip("this onnxruntime has no second execution provider to try")
     from converter.lowering import build_model
     from converter.runners.onnxruntime import OrtRunner
-    from converter.spec import load_spec
+    from converter.pipeline.spec import load_spec
 
     spec = load_spec(SPECS / "trt_scale/seed-scale-4d.yaml")
     model = build_model(spec.network, name=spec.name, opset=17, provider="AzureExecutionProvider")

@@ -11,10 +11,10 @@ import functools
 
 import pytest
 
-from converter.selection import spec_files as find_spec_files
-from converter.spec import load_spec
+from converter.pipeline.selection import spec_files as find_spec_files
+from converter.pipeline.spec import load_spec
 from converter.runners import RunConfig
-from converter.pipeline import Options, validate_spec
+from converter.pipeline.stages import Options, validate_spec
 
 from .conftest import SPECS
 

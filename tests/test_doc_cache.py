@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from converter import doc_cache, signed_store
+from converter import signed_store
+
+from converter.pipeline import doc_cache
 from converter.errors import SpecError
-from converter.spec import load_spec, read_document
+from converter.pipeline.spec import load_spec, read_document
 
 from .helpers import TouchesWhenUnpickled
 
@@ -51,7 +53,7 @@ def test_second_load_comes_from_the_cache_and_equals_the_parse(tmp_path, cache, 
     first = read_document(path)
     (entry,) = _entries(cache)
     calls = []
-    monkeypatch.setattr("converter.safe_yaml.load_yaml", lambda text: calls.append(text))
+    monkeypatch.setattr("converter.pipeline.safe_yaml.load_yaml", lambda text: calls.append(text))
     assert read_document(path) == first and calls == []  # no parse: the entry answered
     assert load_spec(path).cases[0].expected["y"].tolist() == [[2.0, 4.0]]
     assert entry.stat().st_mode & 0o777 in (0o600, 0o644, 0o640, 0o664) and entry.parent.stat().st_mode & 0o077 == 0

@@ -25,7 +25,8 @@ import pytest
 from hypothesis import given, settings
 
 import converter as spec2onnx
-from converter import plugins, registry
+from converter import registry
+from converter.pipeline import plugins
 from converter.errors import SpecError
 from converter.targets.check import table
 from converter.targets.profiles import PROFILES

@@ -1,4 +1,4 @@
-"""The deployment model (convert --target tensorrt) and its host-legalized copy (converter/legalize.py).
+"""The deployment model (convert --target tensorrt) and its host-legalized copy (converter/pipeline/legalize.py).
 
 Expected values: hand computation (NEAREST indices, FP16 roundings) or the independent numpy reference."""
 
@@ -11,11 +11,11 @@ import onnx
 import pytest
 from onnx import helper, numpy_helper
 
-from converter.legalize import host_model
+from converter.pipeline.legalize import host_model
 from converter.lowering import build_model
 from converter.reference import run_network
 from converter.runners.onnxruntime import OrtRunner
-from converter.spec import parse_spec
+from converter.pipeline.spec import parse_spec
 from converter.targets import Target
 from converter.targets.check import check_model, errors
 from converter.targets.dla_guide import FALLBACK

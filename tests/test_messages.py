@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
 from converter.brief import WIDTH, brief
-from converter.spec import load_spec
+from converter.pipeline.spec import load_spec
 from converter.targets import get_target
 from converter.targets import dla
 from converter.targets.check import check_model

@@ -1,4 +1,4 @@
-"""converter/model_inputs.py and model_run's graph walks, by properties: --shapes and --val-range parse what
+"""converter/model/inputs.py and model_run's graph walks, by properties: --shapes and --val-range parse what
 trtexec and Polygraphy write, shapes bind or are refused naming the input, generated data lies in its range,
 .npz files of any content are read or refused in one line, and nodes come out in a topological order."""
 
@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
 from converter.errors import UserError
-from converter.model_inputs import (Tensor, bind_shapes, generate, load_arrays, parse_shapes, parse_val_ranges,
+from converter.model.inputs import (Tensor, bind_shapes, generate, load_arrays, parse_shapes, parse_val_ranges,
                                     save_arrays)
-from converter.model_run import mark_all, topological_order
+from converter.model.run import mark_all, topological_order
 
 NAME = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Z")), min_size=1, max_size=12)
 PLAIN_NAME = NAME.filter(lambda n: not set(n) & set(",[]") and not n.startswith("'"))  # (a leading ' quotes)

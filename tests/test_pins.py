@@ -34,7 +34,7 @@ def test_models_carry_the_lowest_ir_version_for_their_opset_not_onnxs_default():
     from onnx import helper
 
     from converter.lowering import build_model
-    from converter.spec import load_spec
+    from converter.pipeline.spec import load_spec
 
     from .conftest import SPECS
 

@@ -1,4 +1,4 @@
-"""Workers never outlive the CLI, and SIGTERM stops a run as Ctrl-C does (converter/pool.py, converter/interrupts.py).
+"""Workers never outlive the CLI, and SIGTERM stops a run as Ctrl-C does (converter/pipeline/pool.py, converter/process/interrupts.py).
 
 Real processes: the CLI is started with subprocess while two workers hang in a case, then killed;
 the workers must be gone within seconds, and after SIGTERM the JSON report must exist.
@@ -48,7 +48,7 @@ def _alive(pid: int) -> bool:
 
 # The CLI with the kernel's guard (PR_SET_PDEATHSIG) switched off, as on systems without it: an invalid prctl
 # option makes the call fail harmlessly, and the pipes and the parent check must end the workers alone.
-WITHOUT_KERNEL_GUARD = (f"import sys; sys.path.insert(0, {str(REPO)!r}); import converter.pool as pool; "
+WITHOUT_KERNEL_GUARD = (f"import sys; sys.path.insert(0, {str(REPO)!r}); import converter.pipeline.pool as pool; "
                         "pool.PR_SET_PDEATHSIG = 0; from cli import main; main()")
 
 
@@ -140,7 +140,7 @@ def test_terminate_as_interrupt_raises_a_keyboard_interrupt_and_restores_the_han
     # CPU plugin has run there (tests/lowering/test_resize.py loads it; its threads are still alive).
     code = """
 import os, signal, time
-from converter.interrupts import Terminated, exit_status, terminate_as_interrupt
+from converter.process.interrupts import Terminated, exit_status, terminate_as_interrupt
 before = signal.getsignal(signal.SIGTERM)
 try:
     with terminate_as_interrupt():
@@ -162,10 +162,10 @@ def test_a_case_whose_last_results_were_unsent_when_its_worker_was_lost_is_run_a
     second result from a rerun, and the result the parent already had must not come a second time."""
     from collections import deque
 
-    from converter.plugins import load_plugins
-    from converter.pool import Job, Pool, SpecInfo
+    from converter.pipeline.plugins import load_plugins
+    from converter.pipeline.pool import Job, Pool, SpecInfo
     from converter.runners import RunConfig
-    from converter.pipeline import PASS, Options
+    from converter.pipeline.stages import PASS, Options
 
     load_plugins((PLUGIN,))
     spec = tmp_path / "m.yaml"
@@ -197,8 +197,8 @@ def test_a_job_too_big_for_the_pipe_is_not_sent_ahead_to_a_worker_stuck_in_a_cas
     code = f"""
 import sys
 sys.path.insert(0, {str(REPO)!r})
-from converter.pool import Job, Pool
-from converter.pipeline import Options
+from converter.pipeline.pool import Job, Pool
+from converter.pipeline.stages import Options
 jobs = [Job(__import__("pathlib").Path({str(tmp_path / "a.yaml")!r}), ("hangs",)),
         Job(__import__("pathlib").Path({str(tmp_path / "b.yaml")!r}), ("fine-1", "z" * (1 << 20))),
         Job(__import__("pathlib").Path({str(tmp_path / "c.yaml")!r}), ("fine-1",))]
@@ -216,9 +216,9 @@ def test_a_worker_whose_results_wait_unread_is_not_timed_out_after_a_slow_consum
     other workers go on and their results wait in their pipes. Back in the loop, a worker whose pipe was
     not ready at the last wait() must not be judged on its clock alone: here b's only case passed long
     ago (its result unread) and was reported as timed out, its worker killed."""
-    from converter.plugins import load_plugins
-    from converter.pool import Job, Pool
-    from converter.pipeline import Options
+    from converter.pipeline.plugins import load_plugins
+    from converter.pipeline.pool import Job, Pool
+    from converter.pipeline.stages import Options
 
     from .test_runner import RESIZE_SPEC
 

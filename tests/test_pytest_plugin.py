@@ -15,7 +15,7 @@ import converter.targets.check  # noqa: F401 - (a second copy of TargetRuleError
 import converter.targets.dla  # noqa: F401
 import converter.targets.spec_rules  # noqa: F401
 import converter.pytest_plugin  # noqa: F401
-import converter.pipeline  # noqa: F401
+import converter.pipeline.stages  # noqa: F401
 import onnx.reference  # noqa: F401
 from tests.conftest import BAD_SPECS, REPO, SPECS
 
@@ -202,7 +202,7 @@ def _cli_outcomes(tmp_path, target: str) -> tuple[int, int]:
 @pytest.fixture(scope="module")
 def case_counts():
     """Cases per bundled spec file (a refused spec is one REFUSED result per case, in validate's report as here)."""
-    from converter.spec import load_spec
+    from converter.pipeline.spec import load_spec
 
     return {p.resolve(): len(load_spec(p, require_cases=False).cases) for p in SPECS.rglob("*.yaml") if "_tools" not in p.parts}
 

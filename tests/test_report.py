@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from cli import main
 from converter.report import to_junit, xml_text
-from converter.pipeline import CaseResult
+from converter.pipeline.stages import CaseResult
 
 
 def test_xml_text_escapes_what_xml_cannot_hold_and_keeps_the_rest():

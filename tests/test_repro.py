@@ -5,8 +5,8 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from cli import main
-from converter.repro import repro_parts
-from converter.pipeline import CaseResult
+from converter.pipeline.repro import repro_parts
+from converter.pipeline.stages import CaseResult
 
 SPEC = """
 name: {spec}

@@ -1,6 +1,6 @@
 """run MODEL's memory beside the tensors it runs (issue 31): the inputs are held once, in memory the runtime's
 child maps, and onnxruntime writes each output of a fixed declared shape into memory the parent maps
-(converter/model_start.py SharedArrays), where both were pickled across the pipe (a copy on each side, and
+(converter/model/start.py SharedArrays), where both were pickled across the pipe (a copy on each side, and
 the pickles). Measured as benchmarks/run_model.py measures it: the command's process tree's peak summed PSS."""
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
 from benchmarks.run_model import measure
-from converter.isolation import call_isolated
-from converter.model_start import SharedArrays, received, run_one
+from converter.process.isolation import call_isolated
+from converter.model.start import SharedArrays, received, run_one
 from converter.runners import RunConfig
 from converter.runners.onnxruntime import OrtRunner
 
@@ -108,7 +108,7 @@ def test_any_array_shared_is_the_same_array_where_it_is_mapped(dtype, shape, see
 @linux
 def test_an_array_is_read_from_the_file_where_no_mapping_is_to_be_had(monkeypatch):
     """--mark-all's many outputs could reach the kernel's limit on mappings (mmap: ENOMEM): read, not exit 3."""
-    from converter import model_start
+    from converter.model import start as model_start
 
     shared = SharedArrays.make()
     try:

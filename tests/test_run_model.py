@@ -542,7 +542,7 @@ def test_no_output_overwrites_a_load_file_through_a_link(tmp_path, option, read)
 
 def test_run_compares_the_tensorrt_deployment_model_with_its_host_copy(tmp_path):
     """A float16 Scale with a power: the deployment model is a float16 BatchNormalization and Pow; the host copy
-    computes in float32 and rounds once (converter/legalize.py). run takes the deployment model on the runtimes that load it and
+    computes in float32 and rounds once (converter/pipeline/legalize.py). run takes the deployment model on the runtimes that load it and
     compares them, and each with the host copy's outputs."""
     spec = SPECS / "trt_scale/gen-trt-scale-channel-float16-r4-axis1.yaml"
     deployment = tmp_path / "scale.onnx"
@@ -608,7 +608,7 @@ def test_without_onnxruntime_run_model_says_which_extra_to_install_and_the_other
 
 
 def test_a_runtime_that_crashes_is_that_runtimes_failure_and_the_others_still_run(tmp_path, monkeypatch):
-    """Each runtime runs in a child process (converter/isolation.py): here onnx's reference segfaults (a read of
+    """Each runtime runs in a child process (converter/process/isolation.py): here onnx's reference segfaults (a read of
     address 0), as a runtime may on a malformed model; the command goes on and says so."""
     import ctypes
 

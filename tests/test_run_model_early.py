@@ -1,9 +1,9 @@
-"""`run MODEL`'s first session, made in a child process while the model is read (converter/model_start.py).
+"""`run MODEL`'s first session, made in a child process while the model is read (converter/model/start.py).
 
 Its run is taken only where it is the run of the model run MODEL read, with the configuration it would use:
 each test changes one of these (the file between the two reads, external data, a crash; --mark-all's chunks) and checks
 the outputs against numpy's sum or difference of the inputs saved with --save-inputs, and which runs were made
-anew (converter/model_run.py's _run_isolated)."""
+anew (converter/model/run.py's _run_isolated)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 from cli import main
-from converter import model_run, model_start
+from converter.model import run as model_run
+from converter.model import start as model_start
 
 SHAPE = [2, 3]
 

@@ -241,7 +241,7 @@ def test_validate_fails_a_non_finite_value_where_expected_is_finite_even_at_an_i
 def test_allow_nonfinite_from_python_is_a_bool_or_refused():
     """The API takes True or False: "no" (a string, truthy) would have turned the check off."""
     from converter.errors import UserError
-    from converter.model_run import make_run_options
+    from converter.model.run import make_run_options
 
     assert make_run_options(allow_nonfinite=True).allow_nonfinite is True
     with pytest.raises(UserError, match="allow_nonfinite 'no'"):

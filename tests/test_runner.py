@@ -276,7 +276,7 @@ def test_every_case_and_configuration_is_reported_exactly_once_despite_crashes(t
 
 def test_jobs_sent_ahead_of_a_crash_run_once_on_a_new_worker(tmp_path):
     """More specs than workers: each worker gets its next spec before it finishes the current one
-    (converter/pool.py, _send_ahead). When a worker dies, the specs waiting in its pipe go back to the
+    (converter/pipeline/pool.py, _send_ahead). When a worker dies, the specs waiting in its pipe go back to the
     queue, unstarted: every case of every spec is reported exactly once, with its real outcome."""
     names = [f"spec{i}" for i in range(5)]
     for name in names:
@@ -417,9 +417,9 @@ def test_only_big_outputs_get_more_than_one_intra_op_thread(write_spec, monkeypa
     import importlib
 
     from converter import api
-    from converter.spec import load_spec
+    from converter.pipeline.spec import load_spec
 
-    validate = importlib.import_module("converter.pipeline")  # (the package's ``validate`` is the public function)
+    validate = importlib.import_module("converter.pipeline.stages")  # (the package's ``validate`` is the public function)
 
     small = load_spec(write_spec(RESIZE_SPEC.format(n=4, m=8), "small.yaml"))
     big = load_spec(write_spec(RESIZE_SPEC.format(n=512, m=1024), "big.yaml"))

@@ -52,7 +52,7 @@ def spec2onnx(*args, mode: str, cache, log: Path, cwd: Path) -> subprocess.Compl
 
 
 def needs_a_readable_registry() -> None:
-    from converter import ort_build
+    from converter.installed import ort_build
 
     failure = ort_build.build().failure
     if failure is not None:  # onnxruntime-gpu 1.31.1 (.ci/run's second environment): the real call fails too
@@ -144,7 +144,8 @@ def test_check_probe_survives_a_session_that_crashes(tmp_path):
 
 def test_the_cache_entry_is_signed_for_its_build(tmp_path, monkeypatch):
     # a forged or damaged entry is a miss: the build is asked again (one child), not believed
-    from converter import ort_build, signed_store
+    from converter import signed_store
+    from converter.installed import ort_build
 
     monkeypatch.setenv("SPEC2ONNX_CACHE", str(tmp_path))
     monkeypatch.delenv("SPEC2ONNX_KERNEL_TABLES", raising=False)

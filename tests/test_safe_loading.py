@@ -20,9 +20,13 @@ import numpy as np
 import pytest
 import yaml
 
-from converter import casedata, safe_yaml, spec as spec_module
+from converter import casedata
+
+from converter.pipeline import safe_yaml
+
+from converter.pipeline import spec as spec_module
 from converter.errors import SpecError, UserError
-from converter.spec import MAX_SPEC_BYTES, load_spec
+from converter.pipeline.spec import MAX_SPEC_BYTES, load_spec
 
 from .conftest import BAD_SPECS, SPECS
 

@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from converter import safe_yaml
-from converter.selection import find_specs, is_spec_file, spec_files, spec_name_of
+from converter.pipeline import safe_yaml
+from converter.pipeline.selection import find_specs, is_spec_file, spec_files, spec_name_of
 
 from .conftest import BAD_SPECS, SPECS
 
@@ -171,7 +171,7 @@ def test_spec_name_of_reads_the_top_level_name(tmp_path, text, name, want):
 
 
 def test_spec_name_of_agrees_with_the_loader_on_the_bundled_suite():
-    from converter.spec import load_spec
+    from converter.pipeline.spec import load_spec
 
     for path in spec_files([SPECS / "trt_scale"])[:20]:
         assert spec_name_of(path) == load_spec(path).name

@@ -6,7 +6,7 @@ import pytest
 
 from converter.errors import SpecError
 from converter.names import MAX_NAME_LENGTH, is_valid_name
-from converter.spec import load_spec
+from converter.pipeline.spec import load_spec
 
 from .conftest import SPECS
 

@@ -59,7 +59,8 @@ def test_validate_imports_no_model_run_model_check_or_their_inputs(tmp_path):
 
 
 def test_the_api_still_offers_run_models_names_on_first_use():
-    from converter import api, model_run
+    from converter import api
+    from converter.model import run as model_run
 
     for name in ("ModelRun", "RunOptions", "make_run_options", "run_model"):
         assert getattr(api, name) is getattr(model_run, name)
@@ -123,7 +124,7 @@ def test_the_onnx_identity_follows_the_installed_files(tmp_path, monkeypatch):
     import importlib.machinery
     import os
 
-    from converter import ort_build
+    from converter.installed import ort_build
 
     package = tmp_path / "onnx"
     package.mkdir()

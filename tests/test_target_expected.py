@@ -12,9 +12,9 @@ import pytest
 
 from converter.compare import Tolerance, compare
 from converter.reference import expected_widening, run_network
-from converter.spec import load_spec, parse_spec
+from converter.pipeline.spec import load_spec, parse_spec
 from converter.targets import get_target
-from converter.pipeline import Options, validate_spec
+from converter.pipeline.stages import Options, validate_spec
 from converter.results import FAIL, PASS
 
 X = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]

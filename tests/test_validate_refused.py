@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from converter.pipeline import CaseResult
+from converter.pipeline.stages import CaseResult
 from converter.report import summary_line, summary_table, to_junit
 
 from .conftest import SPECS

@@ -34,8 +34,8 @@ import onnx
 
 from converter.files import bundled_specs_dir
 from converter.lowering import build_model
-from converter.selection import spec_files
-from converter.spec import load_spec
+from converter.pipeline.selection import spec_files
+from converter.pipeline.spec import load_spec
 from converter.targets import TARGET_NAMES, Target
 from converter.targets.model_view import ModelView
 from onnx import helper, numpy_helper

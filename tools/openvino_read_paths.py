@@ -5,7 +5,7 @@ The three go through the same ONNX frontend but not the same way: from a path th
 itself (and resolves external data beside it); from bytes it gets the serialized model as a memory stream;
 convert_model runs the frontend through the model conversion API (ovc) with its own transformations. On
 OpenVINO 2026.4 they disagree on some of onnx's node test cases. spec2onnx models the file path, as a
-deployment reads a model (converter/runners/openvino.py, converter/runtime_child.py openvino_model,
+deployment reads a model (converter/runners/openvino.py, converter/process/runtime_child.py openvino_model,
 tools/measure_openvino.py all read a path); this tool lists the cases where another path answers otherwise.
 
 Usage: ``python -m tools.openvino_read_paths [--out FILE.json] [-k SUBSTRING ...]`` (needs openvino). Prints

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from spec2onnx.files import bundled_specs_dir, write_atomic
 from spec2onnx.lowering.model import DEFAULT_OPSET
-from spec2onnx.selection import spec_files
-from spec2onnx.spec import load_spec
+from spec2onnx.pipeline.selection import spec_files
+from spec2onnx.pipeline.spec import load_spec
 from spec2onnx.targets import TARGET_NAMES, get_target
 from spec2onnx.targets.check import errors
-from spec2onnx.pipeline import model_for_target
+from spec2onnx.pipeline.stages import model_for_target
 from spec2onnx.targets.spec_rules import TargetRuleError
 
 

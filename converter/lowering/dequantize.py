@@ -119,7 +119,7 @@ def check(layer: Layer, in_types) -> TensorType:
 
 def same_sizes(t: TensorType, x: TensorType) -> bool:
     """Whether ``t`` may have ``x``'s sizes: the same rank, and no two static dimensions that differ (a dynamic one
-    is checked at each case's shapes: converter/shapes.py)."""
+    is checked at each case's shapes: converter/pipeline/shapes.py)."""
     return t.rank == x.rank and all(a is None or b is None or a == b for a, b in zip(t.shape, x.shape))
 
 

@@ -52,7 +52,7 @@ FLOAT16_IN_FLOAT32_ON_CPU = {op: _NO_FP16_KERNEL for op in ("SUM", "SUB", "PROD"
 # The deployment form (tensorrt, tensorrt-dla: ctx.target.deployment) keeps float16 and float32 in their type: one
 # ONNX op per operation, which onnx-tensorrt imports as one IElementWiseLayer. One float16 + - * / rounds the exact
 # result once, as float32 then float16 does (24 >= 2 * 11 + 2 bits: double rounding is innocuous, Figueroa 1995);
-# the host runs a copy computed in float32 and rounded at the layer's output (converter/legalize.py).
+# the host runs a copy computed in float32 and rounded at the layer's output (converter/pipeline/legalize.py).
 INTEGER_DIVISION = ("integer DIV/FLOOR_DIV: spec2onnx defines x / 0 = 0 and MIN / -1 = MIN, which one Div leaves "
                     "undefined (a trap on onnxruntime); these are the fewest exact nodes (docs/deployment.md)")
 FLOAT_FLOOR_DIV = ("FLOOR_DIV: onnx-tensorrt imports no ONNX op as kFLOOR_DIV (onnxOpImporters.cpp), so Div then Floor: "
@@ -76,7 +76,7 @@ def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] |
 def broadcast_type(dtype, a: TensorType, b: TensorType) -> TensorType | None:
     """broadcast_shape with dynamic dimensions: a dynamic one against 1 is itself (its name kept), against a static
     n > 1 it is n (it must be n or 1 at run time), against another dynamic one of the same name itself, else unknown
-    (checked at each case's shapes: converter/shapes.py). None when static dimensions do not broadcast."""
+    (checked at each case's shapes: converter/pipeline/shapes.py). None when static dimensions do not broadcast."""
     if a.rank != b.rank:
         return None
     shape, names = [], []
@@ -144,7 +144,7 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
         z = b.op("Floor", [b.op("Div", [x, y], why=FLOAT_FLOOR_DIV if deployment else "")],
                  why=FLOAT_FLOOR_DIV if deployment else "")
     elif op in ("SUM", "SUB") and not deployment and _deleted_as_noop(op, ctx.constant_inputs):
-        # (a deployment model keeps Add/Sub, its importer's op; the host copy makes it a Sum: converter/legalize.py)
+        # (a deployment model keeps Add/Sub, its importer's op; the host copy makes it a Sum: converter/pipeline/legalize.py)
         if op == "SUB":  # x - (-0) is x + (+0)
             y = b.scalar("zero", 0.0, compute)
         z = b.op("Sum", [x, y], why=KEEP_PLUS_ZERO)

@@ -9,7 +9,7 @@ from .. import __version__
 from ..errors import InternalError, UserError
 from ..memory import gc_paused
 from ..network import Network
-from ..opset import DEFAULT_OPSET, MIN_OPSET, ir_version_for
+from ..installed.opset import DEFAULT_OPSET, MIN_OPSET, ir_version_for
 from ..registry import layer_kind
 from ..targets import Target, target_for_provider
 from ..targets.dynamic import PROFILES_KEY, profiles_metadata

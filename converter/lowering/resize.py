@@ -163,7 +163,7 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
             return b.finish(_int8_around(b, ctx, x_type.dtype, x, lambda v: v))
         if ctx.target.deployment and x_type.dtype in (FLOAT16, FLOAT32):
             # the deployment form: one Resize in the input's type, which onnx-tensorrt imports as one IResizeLayer
-            # with the spec's attributes (docs/deployment.md); the host runs a legalized copy (converter/legalize.py)
+            # with the spec's attributes (docs/deployment.md); the host runs a legalized copy (converter/pipeline/legalize.py)
             return b.finish(_resize_node(b, layer.attrs, x, *_deployment_size(b, layer, x_type, out_shape), deployment=True))
         if ctx.target.deployment and x_type.dtype == INT8 and layer.attrs["resize_mode"] == "NEAREST":
             # int8 NEAREST copies values: one Resize between the DequantizeLinear / QuantizeLinear TensorRT takes int8 by
@@ -180,7 +180,7 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
         # size the input may take (exact_scales), else the run-time sizes (an int32 shape input is Cast to int64
         # first: ONNX's sizes are int64; scales on a dynamic dimension: floor(a * s) computed in the graph), which
         # onnx-tensorrt imports as IResizeLayer::setInput(1) (onnxOpImporters.cpp:4560, :4635). The host copy
-        # re-lowers it for the CPU EP (converter/legalize.py).
+        # re-lowers it for the CPU EP (converter/pipeline/legalize.py).
         scales = exact_scales(layer, x_type, out_shape)
 
         def one_resize(v):

@@ -84,7 +84,7 @@ def check_strides(layer: Layer, in_types) -> set[int]:
             raise SpecError(f"{len(strides)} strides for the rank-{len(sizes)} input; DirectML needs one per dimension "
                             f"(DimensionCount = {len(sizes)})", field=f"strides.{role}")
         if None in sizes or in_types[index].size is None:
-            strided.add(index)  # a dynamic size: checked at each case's shapes and each profile's (converter/shapes.py)
+            strided.add(index)  # a dynamic size: checked at each case's shapes and each profile's (converter/pipeline/shapes.py)
             continue
         need, have = elements_read(sizes, strides), in_types[index].size
         if need > have:

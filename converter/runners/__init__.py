@@ -19,7 +19,7 @@ from typing import Callable
 import numpy as np
 
 from ..errors import InternalError, RuntimeUnavailableError, UserError
-from ..providers import OPT_LEVELS, RUNTIMES, short_provider
+from ..installed.providers import OPT_LEVELS, RUNTIMES, short_provider
 from . import onnx_reference, openvino
 from .onnxruntime import OrtRunner, resolve_provider
 

@@ -11,12 +11,12 @@ import threading
 
 import numpy as np
 
-from .. import opset as opset_policy
+from ..installed import opset as opset_policy
 from ..dtypes import BFLOAT16
 from ..errors import RuntimeUnavailableError
-from ..opset import newest_onnx_opset
-from ..ort_build import newest_loadable_opset, unusable
-from ..providers import NOT_COMPUTE_PROVIDERS, OPT_LEVELS, PROVIDER_ALIASES, short_provider
+from ..installed.opset import newest_onnx_opset
+from ..installed.ort_build import newest_loadable_opset, unusable
+from ..installed.providers import NOT_COMPUTE_PROVIDERS, OPT_LEVELS, PROVIDER_ALIASES, short_provider
 
 try:
     import onnxruntime as ort
@@ -49,7 +49,7 @@ def resolve_provider(name: str) -> str:
         raise RuntimeUnavailableError(
             f"--provider {name}: {full} {what} (onnxruntime {ort.__version__}){hint}; available: {have}"
         )
-    why = unusable(full)  # asked once per build and machine, in a child process (converter/ort_build.py)
+    why = unusable(full)  # asked once per build and machine, in a child process (converter/installed/ort_build.py)
     if why is not None:
         raise RuntimeUnavailableError(f"--provider {name}: onnxruntime {ort.__version__} lists {full} but cannot create it "
                                       f"on this machine, so every case would run on the CPU: {why}")
@@ -136,7 +136,7 @@ class OrtRunner:
             raise RuntimeError(self._placement_error)
 
     def _check_placement(self) -> None:
-        # a CPU session needs neither, and run MODEL starts one before onnx is imported (converter/model_start.py)
+        # a CPU session needs neither, and run MODEL starts one before onnx is imported (converter/model/start.py)
         import onnx
 
         from .placement import describe, judge, read_profile  # start-up time: placement imports onnx
@@ -157,7 +157,7 @@ class OrtRunner:
     def run(self, feeds: dict[str, np.ndarray], out=None) -> dict[str, np.ndarray]:
         """The outputs of ``feeds``. ``out(name, dtype, shape)``: a writable C-contiguous array for an output whose
         declared shape is fixed (or None): onnxruntime writes the output there (run MODEL: memory its parent maps,
-        converter/model_start.py, so that a big output is neither copied nor pickled back)."""
+        converter/model/start.py, so that a big output is neither copied nor pickled back)."""
         arrays = {name: np.require(array, requirements="C") for name, array in feeds.items()}  # (ascontiguousarray
         # makes a rank-0 feed shape [1])
         plain = not self._bfloat16_outputs and not any(a.dtype == BFLOAT16.numpy for a in arrays.values())

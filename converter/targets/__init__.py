@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from ..errors import UserError
 from ..names import did_you_mean
-from ..providers import PROVIDER_ALIASES, PROVIDER_TARGETS, TARGET_PROVIDERS, full_provider
+from ..installed.providers import PROVIDER_ALIASES, PROVIDER_TARGETS, TARGET_PROVIDERS, full_provider
 from .profiles import PROFILES
 
 
@@ -69,7 +69,7 @@ class Target:
     @property
     def deployment(self) -> bool:
         """Whether lowerings emit this target's deployment form (one node per layer where its importer has one,
-        in the source's types), run on the host through a legalized copy (converter/legalize.py)."""
+        in the source's types), run on the host through a legalized copy (converter/pipeline/legalize.py)."""
         return bool(PROFILES[self.name].get("deployment"))
 
     @property

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import onnx
 
-from ..ort_build import newest_loadable_ir, newest_loadable_opset
+from ..installed.ort_build import newest_loadable_ir, newest_loadable_opset
 from . import dla, dla_guide, dynamic, tensorrt_rules
 from .attributes import explicit_values, unsafe
 from .functions import expand as expand_function, inline_local, local_function
@@ -65,7 +65,7 @@ def table(name: str) -> dict:
 def check_model(model: onnx.ModelProto, target, view: ModelView | None = None) -> list[Problem]:
     """Every problem ``target`` (a Target or a name) has with ``model``; errors first, in node order.
 
-    ``view``: the model's ModelView when the caller made one (converter/model_check.py does, from bytes)."""
+    ``view``: the model's ModelView when the caller made one (converter/model/check.py does, from bytes)."""
     name = getattr(target, "name", target)
     view = view if view is not None else ModelView(model)
     problems = expand(view, _check(view, name, getattr(target, "precision", ())))

@@ -5,7 +5,7 @@ Refusals of onnx's checker that onnxruntime does not share (``TOLERATED``: it lo
 with onnxruntime 1.31.1): a graph input or output whose type has no shape; an initializer that is not a graph
 input in an IR-version-3 model (onnxruntime's own datasets/mul_1.onnx); and, given bytes, external data the
 checker looks for in the current folder, which ``check`` has found in the model's folder
-(converter/model_reading.py). Each is reported as a warning, and no longer hides what comes after it: the copy
+(converter/untrusted/reading.py). Each is reported as a warning, and no longer hides what comes after it: the copy
 gets the shape, the graph input, or the tensor without its external data, and the checker goes on (up to
 ``ROUNDS`` times). Complaints about one node ("Bad node spec") are also found, for every node, by
 converter/targets/validation.py.

@@ -182,7 +182,7 @@ def needs_data_prop(model: onnx.ModelProto) -> bool:
 class ModelView:
     """``inferred``: the model after onnx's shape inference, when the caller ran it (from bytes: cheaper);
     ``unread``: initializer name -> (type, dims) of large initializers read without their data
-    (converter/model_reading.py), graph inputs of ``model``, seen here as constants of unknown value."""
+    (converter/untrusted/reading.py), graph inputs of ``model``, seen here as constants of unknown value."""
 
     source = ""  # the file the model was read from (messages name it), when there is one
     folder = None  # its folder (external data is resolved there); None: a model in memory

@@ -3,7 +3,7 @@
 ``onnxruntime.capi.onnxruntime_pybind11_state.get_all_opkernel_def()`` lists every registered kernel:
 op, domain, since-version range, type constraints and execution provider (a CUDA build lists its
 CUDAExecutionProvider kernels too, where the call works: onnxruntime-gpu 1.31.1's dies of SIGSEGV, so it is
-made in a child process, once per build: converter/ort_build.py). The committed tables (tables/ort-cpu.json, tables/ort-cuda.json)
+made in a child process, once per build: converter/installed/ort_build.py). The committed tables (tables/ort-cpu.json, tables/ort-cuda.json)
 are the same data for the pinned onnxruntime (tools/make_ort_tables.py writes them from the registry;
 tests/targets/test_ort_kernels.py proves they are equal); they are the fallback on a machine without
 onnxruntime, without a CUDA build for ort-cuda, or where the registry cannot be read. ``SPEC2ONNX_KERNEL_TABLES=committed`` forces them.
@@ -25,8 +25,8 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from .. import ort_build
-from ..runtime_child import registry_rows  # noqa: F401 - get_all_opkernel_def() entries -> rows (tools, tests)
+from ..installed import ort_build
+from ..process.runtime_child import registry_rows  # noqa: F401 - get_all_opkernel_def() entries -> rows (tools, tests)
 
 TABLES = Path(__file__).parent / "tables"
 PROVIDERS = {"ort-cpu": "CPUExecutionProvider", "ort-cuda": "CUDAExecutionProvider"}
@@ -52,7 +52,7 @@ def formals(domain: str, op: str, since: int | None) -> dict | None:
 
 def registry_table(provider: str) -> dict | None:
     """The kernel table of ``provider`` in the installed onnxruntime's registry (read in a child process, once
-    per build: converter/ort_build.py); None without onnxruntime, without kernels of ``provider`` (ort-cuda on
+    per build: converter/installed/ort_build.py); None without onnxruntime, without kernels of ``provider`` (ort-cuda on
     a CPU build), or where the registry could not be read (then a warning said why, once)."""
     rows = ort_build.registry_rows(provider)
     if rows is None:

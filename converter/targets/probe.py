@@ -10,7 +10,7 @@ With ``probe=True`` each target whose runtime is installed is asked:
   OPENVINO_READS: read_model(bytes) and convert_model answer otherwise on some models) + ``Core.query_model(model, "CPU")`` (the nodes the CPU plugin does not take,
   by name) + ``compile_model`` at f32.
 
-Each runtime is asked in a child process (converter/isolated.py): a runtime that crashes on the model (dies
+Each runtime is asked in a child process (converter/process/isolated.py): a runtime that crashes on the model (dies
 of a signal) gives the verdict "does not run"; one that cannot be asked (a timeout, an import that fails, an
 execution provider onnxruntime cannot create on this machine, such as CUDA without a GPU or its libraries)
 leaves the static verdict, and says why. Other targets (tensorrt, tensorrt-dla) and targets whose runtime is
@@ -25,8 +25,9 @@ from dataclasses import dataclass
 
 import onnx
 
-from .. import isolated, ort_build
-from ..opset import MIN_OPSET, ir_version_for, probe_model
+from ..process import isolated
+from ..installed import ort_build
+from ..installed.opset import MIN_OPSET, ir_version_for, probe_model
 from .check import Problem, check_model
 from .profiles import PROFILES
 

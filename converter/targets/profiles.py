@@ -27,7 +27,7 @@ known to differ from ONNX's: the node still counts as running).
 
 from __future__ import annotations
 
-from ..opset import ORT_MAX_IR_VERSION, ORT_MAX_OPSET  # the committed tables' opset and IR limits (one definition)
+from ..installed.opset import ORT_MAX_IR_VERSION, ORT_MAX_OPSET  # the committed tables' opset and IR limits (one definition)
 
 UPSAMPLEBASE = "microsoft/onnxruntime onnxruntime/core/providers/cpu/tensor/upsamplebase.h (ScalesValidation; shared by the CPU and CUDA Resize)"
 CUDA_NOTES = "onnxruntime CUDA EP source notes (the project's ort-cuda-notes.md)"
@@ -243,8 +243,8 @@ TENSORRT_TENSORS = {"elements": 2**31 - 1, "rank": 8,
 #                    README). Only where it is measured bit-identical to multiply-then-add: onnxruntime's CPU
 #                    kernel rounds the product and the sum separately (tests/lowering/test_scale_lowering.py);
 #                    another runtime may fuse them (FMA). CUDA: also slower than Mul+Add (0.247 against 0.122 ms, H100)
-# onnxruntime 1.31.1 (the kernel tables' version) loads models up to opset 26 and IR version 13 (converter/opset.py
-# says where that was measured); with an onnxruntime installed, its own limits are probed (converter/ort_build.py).
+# onnxruntime 1.31.1 (the kernel tables' version) loads models up to opset 26 and IR version 13 (converter/installed/opset.py
+# says where that was measured); with an onnxruntime installed, its own limits are probed (converter/installed/ort_build.py).
 # onnx 1.23's helper.make_model writes IR 14 by default, so a model made without ir_version= is refused there
 # (tests/test_check_untrusted.py).
 ORT_TABLES_VERSION = "1.31.1"  # the committed ort-cpu table's onnxruntime (tables/ort-cpu.json)
@@ -284,7 +284,7 @@ PROFILES = {
     "ort-dml": {**ONNXRUNTIME, "kernels": "ort-dml.json", "limits": [], "preferences": {"scale_batchnorm": False}},
     # deployment: lowerings emit what the target's importer reads as one layer per source layer, in the source's
     # types (float16 stays float16, CUBIC is one Resize); validate runs a host-legalized copy of it on onnxruntime's
-    # CPU EP (converter/legalize.py, docs/deployment.md). scale_batchnorm: BatchNormalization is IScaleLayer there.
+    # CPU EP (converter/pipeline/legalize.py, docs/deployment.md). scale_batchnorm: BatchNormalization is IScaleLayer there.
     "tensorrt": {"matrix": "tensorrt.json", "limits": TENSORRT, "importer": True, "tensor_limits": TENSORRT_TENSORS, "deployment": True,
                  "preferences": {"scale_batchnorm": True}},
     # includes: a DLA model is parsed by onnx-tensorrt too, so lowerings legalize it for tensorrt as well

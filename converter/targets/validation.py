@@ -5,7 +5,7 @@ which a check of 10^6 nodes already makes), on the group's first node:
 
 * **every tensor** in its attributes, recursively through its subgraphs (their initializers, sparse
   initializers and nodes' tensor attributes): a known data_type, dims >= 0, exactly the data its dims declare
-  (converter/model_reading.py validate_tensor, validate_sparse). A malformed one is bad input: UserError, one
+  (converter/untrusted/reading.py validate_tensor, validate_sparse). A malformed one is bad input: UserError, one
   line naming the file, the node, the attribute and the field (exit status 2). The main graph's initializers
   and Constant values are validated when the file is read, before anything reads their values;
 * **onnx's checker on the node** (``onnx.checker.check_graph`` of a graph of that node alone, its outer names as
@@ -38,8 +38,8 @@ from onnx import AttributeProto, TensorProto, numpy_helper
 from onnx.onnx_cpp2py_export.shape_inference import infer_shapes as _infer  # bytes in, bytes out
 
 from ..errors import UserError
-from ..model_reading import check_value_types, validate_sparse, validate_tensor
-from ..ort_build import newest_loadable_opset
+from ..untrusted.reading import check_value_types, validate_sparse, validate_tensor
+from ..installed.ort_build import newest_loadable_opset
 from .attributes import TABLE, any_unsafe, constant_tensor, sanitized, type_name, unsafe, within
 from .checker import strip_external_data
 from .model_view import ModelView, NodeView, Unread

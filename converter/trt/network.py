@@ -17,7 +17,7 @@ from typing import Sequence
 from .. import _export, api
 from ..errors import UserError
 from ..registry import layer_kinds
-from ..spec import parse_network
+from ..pipeline.spec import parse_network
 from .config import IBuilderConfig, profiles_doc
 from .enums import DataType, ElementWiseOperation, ScaleMode
 from .errors import (BUILDER_ERRORS, BuilderTypeError, BuilderValueError, Strict, dims, enum_value, index, integer,

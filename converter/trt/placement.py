@@ -9,7 +9,7 @@ precision (the config's BuilderFlag.FP16/INT8 here; ``--fp16``/``--int8`` and th
 from __future__ import annotations
 
 from ..errors import UserError
-from ..pipeline import model_for_target, wanted_opset
+from ..pipeline.stages import model_for_target, wanted_opset
 from ..targets import dla, get_target
 from ..targets.check import check_model, errors
 from ..targets.dla_guide import FALLBACK

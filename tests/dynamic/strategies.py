@@ -258,7 +258,7 @@ KINDS = {"trt.Scale": scale_specs, "trt.ElementWise": elementwise_specs, "trt.Re
 def accepting_target(spec, order) -> str | None:
     """The first target of ``order`` that takes ``spec`` at opset 17 (its rules, its check), or None."""
     from converter.errors import TargetRefusal
-    from converter.pipeline import convert
+    from converter.pipeline.stages import convert
     from converter.targets import get_target
 
     for name in order:

@@ -25,9 +25,9 @@ import tests.fuzz.conftest  # noqa: F401  (registers and loads the hypothesis pr
 from cli import main
 from converter import reference
 from converter.compare import compare, resolve_tolerance
-from converter.pipeline import layer_tolerance
+from converter.pipeline.stages import layer_tolerance
 from converter.runners import RunConfig, session
-from converter.spec import load_spec
+from converter.pipeline.spec import load_spec
 from converter.targets import TARGET_NAMES, get_target
 
 from .strategies import KINDS, accepting_target
@@ -72,7 +72,7 @@ def _assert_file_matches_the_reference(model_path: Path, spec, target) -> None:
     validate makes it), against the numpy reference at each case's own shapes."""
     import onnx
 
-    from converter.legalize import host_model
+    from converter.pipeline.legalize import host_model
 
     model = onnx.load(str(model_path))
     for value in model.graph.input:  # the file keeps the spec's dynamic dimensions symbolic

@@ -21,8 +21,8 @@ from hypothesis import assume, given, note, settings
 from hypothesis import strategies as st
 
 import tests.fuzz.conftest  # noqa: F401  (registers and loads the hypothesis profiles: ci, nightly, dev)
-from converter.pipeline import Options, validate_spec
-from converter.spec import parse_spec
+from converter.pipeline.stages import Options, validate_spec
+from converter.pipeline.spec import parse_spec
 from converter.targets import TARGET_NAMES, get_target
 from converter.targets.check import check_model
 

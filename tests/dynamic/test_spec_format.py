@@ -11,7 +11,7 @@ import pytest
 
 from converter.errors import SpecError
 from converter.lowering import build_model
-from converter.spec import parse_spec
+from converter.pipeline.spec import parse_spec
 
 
 def spec_doc(inputs, layers, outputs, profiles=None, cases=None):
@@ -114,12 +114,12 @@ def test_the_budget_counts_a_dynamic_network_at_its_profiles_max():
 
 
 def test_a_cached_dynamic_spec_and_its_model_equal_a_fresh_load(tmp_path, monkeypatch):
-    """The spec cache (converter/spec_cache.py) keys on the file's bytes and the code, and a lowered model on the
+    """The spec cache (converter/pipeline/spec_cache.py) keys on the file's bytes and the code, and a lowered model on the
     network's fields: profiles, shape inputs and dimension names are in both."""
     import yaml
 
-    from converter import spec_cache
-    from converter.spec import load_spec
+    from converter.pipeline import spec_cache
+    from converter.pipeline.spec import load_spec
 
     monkeypatch.setenv("SPEC2ONNX_CACHE", str(tmp_path / "cache"))
     doc = spec_doc({"x": {"dtype": "float32", "shape": ["batch", 3, 4, -1]}}, SCALE, ["y"],

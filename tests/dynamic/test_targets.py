@@ -12,10 +12,10 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from converter import pipeline
+from converter.pipeline import stages as pipeline
 from converter.errors import TargetRefusal, TargetRuleError
-from converter.pipeline import Options, convert, model_for_target, validate_spec
-from converter.spec import parse_spec
+from converter.pipeline.stages import Options, convert, model_for_target, validate_spec
+from converter.pipeline.spec import parse_spec
 from converter.targets import TARGET_NAMES, get_target
 from converter.targets.check import check_model, errors
 from converter.targets.dynamic import PROFILES_KEY, read_profiles

@@ -167,7 +167,7 @@ def main(argv: list[str]) -> None:
     import contextlib
     import io
 
-    from converter.model_check import check_file
+    from converter.model.check import check_file
     from converter.targets import target_names
     from converter.targets.attributes import first_unsafe
 

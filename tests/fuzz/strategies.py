@@ -1,6 +1,6 @@
 """Hypothesis strategies: valid spec documents for every layer kind, and mutations that break them.
 
-A document is the plain data a spec file holds (what ``converter.spec.parse_spec`` takes).
+A document is the plain data a spec file holds (what ``converter.pipeline.spec.parse_spec`` takes).
 Valid strategies draw every attribute, dtype and rank the layer kind allows, with case data
 (literal lists, or seeded generators for empty tensors); each returns ``(doc, opset)``.
 Mutations return ``(doc, what)``: ``what`` says, for the failure report, what was broken.

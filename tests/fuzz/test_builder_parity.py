@@ -21,9 +21,9 @@ from hypothesis import event, given, note, settings
 from hypothesis import strategies as st
 
 import spec2onnx
-from converter import pipeline
+from converter.pipeline import stages as pipeline
 from converter.errors import UserError
-from converter.spec import parse_spec
+from converter.pipeline.spec import parse_spec
 from converter.targets.dla_guide import FALLBACK
 from spec2onnx import trt
 

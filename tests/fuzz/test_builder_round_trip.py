@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from converter import api
 from converter.api import load_spec
 from converter.registry import layer_kind
-from converter.spec import parse_spec
+from converter.pipeline.spec import parse_spec
 from spec2onnx import trt
 
 from .strategies import KINDS, VALID

@@ -12,9 +12,9 @@ from pathlib import Path
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from converter.spec import parse_spec
+from converter.pipeline.spec import parse_spec
 from converter.targets import get_target
-from converter.pipeline import model_for_target
+from converter.pipeline.stages import model_for_target
 from converter.targets.spec_rules import TargetRuleError
 from converter.targets.trt_importer import importer_view
 

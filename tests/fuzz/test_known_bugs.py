@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from converter.errors import UserError
-from converter.spec import parse_spec
+from converter.pipeline.spec import parse_spec
 
 from .known_bugs import KNOWN
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from converter.errors import UserError
 from converter.lowering import build_model
-from converter.spec import load_spec, parse_spec
+from converter.pipeline.spec import load_spec, parse_spec
 
 from .known_bugs import AVOID, is_known
 from .strategies import _text, any_valid_spec, invalid_specs, junk_specs

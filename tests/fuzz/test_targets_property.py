@@ -22,8 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from converter.errors import UserError
-from converter.pipeline import Options, model_for_target, runnable_opset_above, validate_spec, version_problems
-from converter.spec import parse_spec
+from converter.pipeline.stages import Options, model_for_target, runnable_opset_above, validate_spec, version_problems
+from converter.pipeline.spec import parse_spec
 from converter.targets import TARGET_NAMES, get_target
 from converter.targets.check import errors
 from converter.targets.spec_rules import TargetRuleError

@@ -10,15 +10,15 @@ import yaml
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
-from converter.pipeline import Options, validate_spec
+from converter.pipeline.stages import Options, validate_spec
 from converter.lowering import build_model
-from converter.spec import load_spec, parse_spec
+from converter.pipeline.spec import load_spec, parse_spec
 
 from .strategies import KINDS, VALID, chain_specs, renamed, valid_strategies
 
 
 def _check(spec, opset: int):
-    """Results of every case (converter.pipeline.validate_spec)."""
+    """Results of every case (converter.pipeline.stages.validate_spec)."""
     return list(validate_spec(spec, Options(opset=opset)))
 
 

@@ -12,7 +12,7 @@ from onnx import numpy_helper
 from converter.lowering import build_model
 from converter.lowering.builder import NodeBuilder
 from converter.network import Layer
-from converter.spec import parse_spec
+from converter.pipeline.spec import parse_spec
 from converter.targets import get_target
 
 

@@ -11,8 +11,8 @@ import pytest
 from converter import reference
 from converter.lowering import build_model
 from converter.runners.onnxruntime import OrtRunner
-from converter.selection import spec_files as find_spec_files
-from converter.spec import load_spec
+from converter.pipeline.selection import spec_files as find_spec_files
+from converter.pipeline.spec import load_spec
 
 from ..conftest import SPECS
 from ..helpers import newest_opset_with_every_kernel, one_layer_spec

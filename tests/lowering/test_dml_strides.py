@@ -11,7 +11,7 @@ from converter.errors import SpecError
 from converter.lowering import build_model
 from converter.reference import run_network
 from converter.runners.onnxruntime import OrtRunner
-from converter.spec import parse_spec
+from converter.pipeline.spec import parse_spec
 
 CPU = "CPUExecutionProvider"
 

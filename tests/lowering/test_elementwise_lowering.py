@@ -185,7 +185,7 @@ def test_integer_division_broadcasts_at_every_opset_and_every_target_runs_it(dty
     from converter.runners.onnxruntime import max_supported_opset
     from converter.targets import TARGET_NAMES
     from converter.targets.check import check_model, errors
-    from converter.pipeline import model_for_target
+    from converter.pipeline.stages import model_for_target
     from converter.targets.spec_rules import TargetRuleError
 
     info = np.iinfo(dtype)
@@ -224,8 +224,8 @@ def test_integer_division_of_tensors_whose_shape_is_dynamic(op, want):
     small-divisor choice cannot size it, and the general run-time lowering takes it."""
     from pathlib import Path
 
-    from converter.plugins import load_plugins
-    from converter.spec import parse_spec
+    from converter.pipeline.plugins import load_plugins
+    from converter.pipeline.spec import parse_spec
 
     from ..conftest import REPO
 

@@ -15,10 +15,10 @@ import pytest
 from onnx import TensorProto, helper
 
 from converter import reference
-from converter.pipeline import Options, _resolved
-from converter.pipeline import _tolerance as spec_tolerances
+from converter.pipeline.stages import Options, _resolved
+from converter.pipeline.stages import _tolerance as spec_tolerances
 from converter.compare import compare, resolve_tolerance
-from converter.legalize import host_model
+from converter.pipeline.legalize import host_model
 from converter.lowering import build_model
 from converter.lowering import resize as lowering
 from converter.lowering.builder import NodeBuilder
@@ -26,7 +26,7 @@ from converter.network import Layer
 from converter.reference.resize_kernel import resize as kernel_resize
 from converter.registry import layer_kind
 from converter.runners.onnxruntime import OrtRunner
-from converter.spec import load_spec
+from converter.pipeline.spec import load_spec
 from converter.targets import TARGET_NAMES, Target
 
 from ..helpers import one_layer_spec
@@ -58,7 +58,7 @@ def materialize(shape, dtype, seed=1):
 
 
 def host(model, target: str):
-    """What validate runs on the CPU EP: a deployment model's host-legalized copy (converter/legalize.py)."""
+    """What validate runs on the CPU EP: a deployment model's host-legalized copy (converter/pipeline/legalize.py)."""
     return host_model(model, dla=target == "tensorrt-dla")[0] if Target(target).deployment else model
 
 
@@ -311,7 +311,7 @@ def test_default_tolerance():
 def test_a_dynamic_resize_feeds_a_static_one():
     doc_layers = [{"name": "r1", "op": "trt.Resize", "inputs": ["x", "s"], "resize_mode": "LINEAR"},
                   {"name": "y", "op": "trt.Resize", "inputs": ["r1"], "resize_mode": "CUBIC", "scales": [1, 1, 1.5, 0.5]}]
-    from converter.spec import parse_spec
+    from converter.pipeline.spec import parse_spec
 
     spec = parse_spec({"name": "t", "network": {"inputs": {"x": {"dtype": "float32", "shape": [2, 3, 4, 4]}, "s": {"dtype": "int64", "shape": [4]}},
                                                 "layers": doc_layers, "outputs": ["y"]},

@@ -24,10 +24,10 @@ import tests.fuzz.conftest  # noqa: F401  (registers and loads the hypothesis pr
 from converter.lowering import resize as lowering
 from converter.lowering.builder import NodeBuilder
 from converter.network import Layer
-from converter.pipeline import model_for_target
+from converter.pipeline.stages import model_for_target
 from converter.reference.resize_kernel import resize as kernel_resize
 from converter.runners.onnxruntime import OrtRunner
-from converter.spec import parse_spec
+from converter.pipeline.spec import parse_spec
 from converter.targets import get_target
 
 ROUNDINGS = ("FLOOR", "CEIL", "HALF_UP", "HALF_DOWN")

@@ -9,7 +9,7 @@ from converter.errors import SpecError
 from converter.reference import run_network
 from converter.runners.onnxruntime import OrtRunner
 from converter.lowering import build_model
-from converter.spec import parse_spec
+from converter.pipeline.spec import parse_spec
 from pathlib import Path
 
 

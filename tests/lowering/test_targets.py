@@ -14,13 +14,13 @@ import onnx
 import pytest
 
 from converter import reference
-from converter.legalize import host_model
+from converter.pipeline.legalize import host_model
 from converter.lowering import build_model
 from converter.runners.onnxruntime import OrtRunner
-from converter.selection import spec_files as find_spec_files
-from converter.spec import load_spec
+from converter.pipeline.selection import spec_files as find_spec_files
+from converter.pipeline.spec import load_spec
 from converter.targets import TARGET_NAMES, Target
-from converter.pipeline import Options, _compare_outputs, _tolerance, opset_for
+from converter.pipeline.stages import Options, _compare_outputs, _tolerance, opset_for
 
 from ..conftest import SPECS
 
@@ -90,7 +90,7 @@ def test_every_node_has_a_cuda_kernel_for_its_types(path, target):
     """At the spec's opset no node lacks a CUDA kernel for its types; at opset <= 18 none lacks one at all.
 
     A node whose since-version is newer than its CUDA row (Cast at 24+, Round at 22+, ...) is the opset's
-    problem, not the types': converter.pipeline lowers such a model at an older opset (next test).
+    problem, not the types': converter.pipeline.stages lowers such a model at an older opset (next test).
     """
     spec = load_spec(path)
     opset = opset_for(spec, Options())
@@ -136,9 +136,9 @@ def test_int8_reaches_tensorrt_only_through_quantize_and_dequantize(target):
 
 @pytest.mark.parametrize("path", SPEC_FILES, ids=_id)
 def test_the_targets_checker_finds_nothing_for_ort_cuda(path):
-    """converter.targets' check_model, at the opset converter.pipeline picks for ort-cuda."""
+    """converter.targets' check_model, at the opset converter.pipeline.stages picks for ort-cuda."""
     from converter.targets.check import check_model, errors
-    from converter.pipeline import model_for_target
+    from converter.pipeline.stages import model_for_target
 
     spec = load_spec(path)
     model = model_for_target(spec, Target("ort-cuda"), opset_for(spec, Options()))[0]

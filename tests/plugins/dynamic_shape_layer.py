@@ -1,6 +1,6 @@
 """A test-only layer kind whose output shape is dynamic: ``test.DynamicIdentity`` passes its input through
 (an ONNX Identity) but declares every dimension of its output None, as a plugin layer whose shape only the
-data decides would. Loaded with ``--plugin`` (or converter.plugins.load_plugins)."""
+data decides would. Loaded with ``--plugin`` (or converter.pipeline.plugins.load_plugins)."""
 
 from __future__ import annotations
 

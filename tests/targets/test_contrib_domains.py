@@ -78,7 +78,7 @@ def test_a_com_microsoft_op_only_the_cpu_ep_has_goes_to_the_cpu_ep(committed_tab
 def test_a_gpu_builds_registry_outranks_the_transcription(monkeypatch, request):
     """Where a CUDA build's registry answers, its com.microsoft kernels are the ones check uses: here the committed
     rows without Gelu stand for a build that does not register it."""
-    from converter import ort_build
+    from converter.installed import ort_build
 
     real = ort_build.registry_rows
     registry = {"": ort_kernels.committed("ort-cuda")["ops"],

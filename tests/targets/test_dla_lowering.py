@@ -11,7 +11,7 @@ import pytest
 from converter.lowering import build_model
 from converter.reference import run_network
 from converter.runners.onnxruntime import OrtRunner
-from converter.spec import parse_spec
+from converter.pipeline.spec import parse_spec
 from converter.targets import Target
 from converter.targets.check import check_model, errors
 from converter.targets.spec_rules import TargetRuleError, refuse_spec
@@ -53,7 +53,7 @@ def test_float16_scale_with_scale_and_shift_converts_and_the_host_rounds_x_times
     By hand, x = 7: 7 * 0.0999755859375 = 0.6998291015625 -> FP16 0.69970703125 (1433.25 steps of 2^-11);
     + 1 = 1.69970703125, a tie between 1740 and 1741 steps of 2^-10 -> 1.69921875 (even). Rounded once it would
     be 1.6998291015625 -> 1.7001953125."""
-    from converter.legalize import host_model
+    from converter.pipeline.legalize import host_model
     from converter.reference import arithmetic_differs
 
     spec = _spec({"x": {"dtype": "float16", "shape": [1, 1, 1, 2]}},

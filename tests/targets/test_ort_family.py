@@ -15,7 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 from cli import main
 from converter.targets.check import check_model, errors
 from converter.targets.profiles import ONNXRUNTIME, PROFILES
-from converter.providers import PROVIDER_TARGETS, TARGET_PROVIDERS
+from converter.installed.providers import PROVIDER_TARGETS, TARGET_PROVIDERS
 
 # every target whose model an onnxruntime execution provider runs as its own EP (not tensorrt/openvino: onnxruntime's
 # TensorRT and OpenVINO EPs are not what those targets model; their models go to the runtimes themselves)

@@ -53,7 +53,7 @@ def test_ort_cuda_stays_static_where_cuda_cannot_run():
     # lists it but cannot create it (it only logs that, and goes on with the CPU)
     import onnxruntime as ort
 
-    from converter import ort_build
+    from converter.installed import ort_build
 
     if "CUDAExecutionProvider" in ort.get_available_providers() and ort_build.unusable("CUDAExecutionProvider") is None:
         pytest.skip("CUDA runs here: ort-cuda is probed")

@@ -12,13 +12,13 @@ from dataclasses import replace
 import pytest
 
 from converter.api import make_options, run_validation
-from converter.selection import spec_files
-from converter.spec import load_spec
+from converter.pipeline.selection import spec_files
+from converter.pipeline.spec import load_spec
 from converter.targets import TARGET_NAMES, get_target
 from converter.targets.check import errors
 from converter.targets.spec_rules import TargetRuleError
-from converter.pipeline import model_for_target
-from converter.pipeline import ERROR, FAIL
+from converter.pipeline.stages import model_for_target
+from converter.pipeline.stages import ERROR, FAIL
 
 from ..conftest import SPECS
 

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from converter.spec import load_spec
+from converter.pipeline.spec import load_spec
 from converter.targets import dla
 
 from ..conftest import SPECS

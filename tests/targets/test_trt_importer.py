@@ -84,8 +84,8 @@ def test_cli_check_layers(tmp_path):
 def test_every_op_the_lowerings_emit_for_tensorrt_is_modeled():
     # the bundled suite lowered for tensorrt: no node falls through to "?Op" (tools/survey_targets.py lowers the same)
     from spec2onnx.files import bundled_specs_dir
-    from spec2onnx.selection import spec_files
-    from spec2onnx.spec import load_spec
+    from spec2onnx.pipeline.selection import spec_files
+    from spec2onnx.pipeline.spec import load_spec
     from tools.survey_targets import lowered
 
     unknown = set()

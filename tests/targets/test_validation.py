@@ -119,7 +119,7 @@ models = {  # one per row of the table's "unsafe" list at least (op.attribute: m
 '''
 
 CHECKED = CRASHERS + '''
-from converter.model_check import check_loaded
+from converter.model.check import check_loaded
 
 for model in sum(models.values(), []):
     for accepted in (True, False):  # per group, and the whole model

@@ -12,18 +12,19 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import budget, casedata, doc_cache, lowering, safe_yaml, shapes, spec_cache  # noqa: F401  (lowering: registers the built-in layer kinds)
-from .compare import Tolerance
-from .dtypes import DTYPES
-from .errors import SpecError, UserError
-from .memory import gc_paused
-from .network import MAX_ELEMENTS, MAX_RANK, Case, Layer, Network, Spec, TensorType, tensor_type
+from .. import budget, casedata, lowering
+from . import doc_cache, safe_yaml, shapes, spec_cache  # noqa: F401  (lowering: registers the built-in layer kinds)
+from ..compare import Tolerance
+from ..dtypes import DTYPES
+from ..errors import SpecError, UserError
+from ..memory import gc_paused
+from ..network import MAX_ELEMENTS, MAX_RANK, Case, Layer, Network, Spec, TensorType, tensor_type
 from .quantization import check_quantized_layers, parse_dynamic_range
-from .names import NAME_RULE, did_you_mean, is_valid_name
-from .opset import check_opset, newest_onnx_opset
-from .registry import layer_kind
-from .targets import PRECISIONS
-from .xfail import XfailRule, check_cases, parse_rules
+from ..names import NAME_RULE, did_you_mean, is_valid_name
+from ..installed.opset import check_opset, newest_onnx_opset
+from ..registry import layer_kind
+from ..targets import PRECISIONS
+from ..xfail import XfailRule, check_cases, parse_rules
 
 __all__ = ["Case", "Spec", "data_files", "load_rules_file", "load_spec", "parse_network", "parse_spec", "read_document"]
 
@@ -63,7 +64,7 @@ def load_spec(path: str | Path, *, max_memory: int | None = None, runs: int = 1,
 
 
 def read_document(path: Path) -> Any:
-    """The plain data of a spec file, read safely (see ``converter.safe_yaml`` for the limits)."""
+    """The plain data of a spec file, read safely (see ``converter.pipeline.safe_yaml`` for the limits)."""
     return _document(_read_bytes(path), path)
 
 
@@ -163,7 +164,7 @@ def _parse_network(doc: Any, spec_dir: Path, max_memory: int | None = None, *,
     types: dict[str, TensorType] = {}
     inputs = {}
     shape_inputs = []
-    scales: dict[str, float] = {}  # int8 tensors with a dynamic_range (converter/quantization.py)
+    scales: dict[str, float] = {}  # int8 tensors with a dynamic_range (converter/pipeline/quantization.py)
     for name, tdoc in _mapping(doc["inputs"], "network.inputs").items():
         where = f"network.inputs.{name}"
         _name(name, where)

@@ -13,7 +13,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from .errors import UserError
+from ..errors import UserError
 
 _LOADED: set[str] = set()
 

@@ -1,7 +1,7 @@
 """Asking an installed runtime in a child process: a crash, a hang or an exception there is an answer, never
 the end of the command (issue 24: onnxruntime-gpu's kernel registry call dies of SIGSEGV).
 
-``ask(task, request, data)`` runs converter/runtime_child.py's ``task`` in a fresh interpreter (this one's
+``ask(task, request, data)`` runs converter/process/runtime_child.py's ``task`` in a fresh interpreter (this one's
 executable, this process's ``sys.path`` and environment: the child imports the onnxruntime or OpenVINO this
 process would), feeds it the request (and ``data``, a model's bytes), waits at most ``timeout()`` seconds,
 and returns a ``Reply``: the answers that arrived, and ``failure``, why the child ended without finishing

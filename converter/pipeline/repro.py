@@ -6,8 +6,8 @@ import re
 import shlex
 from pathlib import Path
 
-from .files import save_npy_atomic, write_atomic
-from .providers import short_provider
+from ..files import save_npy_atomic, write_atomic
+from ..installed.providers import short_provider
 
 
 def repro_parts(result, target: str = "") -> tuple[str, str, str]:

@@ -12,9 +12,9 @@ from typing import Iterable
 import yaml
 
 from . import safe_yaml
-from .errors import UserError
-from .names import is_valid_name
-from .results import MAX_SHARDS
+from ..errors import UserError
+from ..names import is_valid_name
+from ..results import MAX_SHARDS
 from .spec import SPEC_SUFFIXES, Spec, load_spec, read_bounded
 
 

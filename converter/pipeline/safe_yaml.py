@@ -37,7 +37,7 @@ import yaml
 from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-from .errors import SpecError, printable
+from ..errors import SpecError, printable
 
 MAX_NODES = 1_000_000
 MAX_DEPTH = 64

@@ -31,11 +31,11 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from .dtypes import DTYPES
-from .lowering.builder import LoweringContext
-from .lowering.resize import lower, nearest_indices, ort_nearest_exact
-from .network import Layer, TensorType
-from .targets import get_target
+from ..dtypes import DTYPES
+from ..lowering.builder import LoweringContext
+from ..lowering.resize import lower, nearest_indices, ort_nearest_exact
+from ..network import Layer, TensorType
+from ..targets import get_target
 
 LOW_FLOATS = (TensorProto.FLOAT16, TensorProto.BFLOAT16)
 _NEAREST_ROUNDING = {"floor": "FLOOR", "ceil": "CEIL", "round_prefer_ceil": "HALF_UP", "round_prefer_floor": "HALF_DOWN"}

@@ -1,9 +1,9 @@
 """``spec2onnx run MODEL.onnx``: any ONNX model on several runtimes, every pair compared (as ``polygraphy run``).
 
-One run: the model is read with its data (converter/model_reading.py: bounded, external data inside the
-model's folder), its inputs made or loaded (converter/model_inputs.py), the model run on each runtime
+One run: the model is read with its data (converter/untrusted/reading.py: bounded, external data inside the
+model's folder), its inputs made or loaded (converter/model/inputs.py), the model run on each runtime
 configuration (converter/runners: onnxruntime with a provider and optimization levels, onnx's reference
-evaluator, OpenVINO), each in a child process (converter/isolation.py: a runtime that crashes is that
+evaluator, OpenVINO), each in a child process (converter/process/isolation.py: a runtime that crashes is that
 runtime's failure, not the command's), and every pair of runtimes compared output by output with
 validate's comparison and per-dtype tolerances (converter/compare.py), golden outputs (``--load-outputs``)
 counting as one more runtime. Each comparison is a CaseResult (``MODEL/B vs A``: B's outputs against A's), so the terminal
@@ -33,23 +33,23 @@ from pathlib import Path
 import numpy as np
 import onnx
 
-from .budget import default_budget, show
-from .compare import (Mismatch, NonFinite, Tolerance, command_line_stats, command_line_tolerance, compare_stats,
+from ..budget import default_budget, show
+from ..compare import (Mismatch, NonFinite, Tolerance, command_line_stats, command_line_tolerance, compare_stats,
                       error_stat_for, nonfinite, refuse_unknown_outputs, resolve_tolerance, value_stats)
-from .errors import UserError
-from .files import check_distinct, check_output
-from .isolation import ChildDied, call_isolated
-from .model_inputs import (CORNERS, STRING, Tensor, bind_shapes, check_npz_names, dtype_of_array, generate,
+from ..errors import UserError
+from ..files import check_distinct, check_output
+from ..process.isolation import ChildDied, call_isolated
+from .inputs import (CORNERS, STRING, Tensor, bind_shapes, check_npz_names, dtype_of_array, generate,
                            load_arrays, loaded_inputs, model_inputs, model_outputs, parse_shapes, parse_val_ranges,
                            pick_profile, profile_shapes, profile_values, read_profiles, save_arrays, save_arrays_from,
                            show_shape)
-from .model_reading import is_onnx_model, read_model_with_data, read_test_data_set  # noqa: F401  (is_onnx_model: run's dispatch)
-from .report import summary_line, summary_table, write_reports  # noqa: F401  (for the CLI: run MODEL's reports)
-from .results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
-from .model_start import DEFAULT_RUNTIMES, EarlySession, RuntimeRun, SharedArrays, received, run_one
-from .runners import RunConfig, make_configs
-from .targets.attributes import first_unsafe, infer_shapes
-from .targets.dynamic import PROFILES_KEY
+from ..untrusted.reading import is_onnx_model, read_model_with_data, read_test_data_set  # noqa: F401  (is_onnx_model: run's dispatch)
+from ..report import summary_line, summary_table, write_reports  # noqa: F401  (for the CLI: run MODEL's reports)
+from ..results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
+from .start import DEFAULT_RUNTIMES, EarlySession, RuntimeRun, SharedArrays, received, run_one
+from ..runners import RunConfig, make_configs
+from ..targets.attributes import first_unsafe, infer_shapes
+from ..targets.dynamic import PROFILES_KEY
 
 GOLDEN = "golden"
 # --mark-all: the bytes of marked tensors one chunk holds at most, where --mark-chunk does not say: a quarter of the
@@ -183,7 +183,7 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
     (the file, --shapes, the .npz files) is a UserError before anything runs; a runtime that cannot run the
     model is an ERROR result; an output naming one of the model's external data files, a UserError before
     anything is written (``reports``: the report files the caller writes, ``{"--json": path}``). ``early``: the
-    first configuration's session, started before the model was read (converter/model_start.py); its run is
+    first configuration's session, started before the model was read (converter/model/start.py); its run is
     taken where it is that of this model, and it is stopped otherwise. ``progress``: called with a line per
     --mark-all chunk before it runs (the command line prints it on stderr)."""
     t0 = time.perf_counter()
@@ -368,7 +368,7 @@ def _config_fields(config: RunConfig) -> dict:
 
 
 def _run_isolated(config: RunConfig, data: bytes, feeds: dict, threads: int) -> RuntimeRun:
-    """One runtime's run in a child process (converter/isolation.py): a runtime that crashes (a segfault, an
+    """One runtime's run in a child process (converter/process/isolation.py): a runtime that crashes (a segfault, an
     abort) is that runtime's failure, said in one line, and the others still run."""
     t0 = time.perf_counter()
     shared = SharedArrays.make()  # its outputs: written there by the child, mapped here (not pickled back)

@@ -26,13 +26,13 @@ from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 from typing import Callable, Iterator
 
-from . import ort_build
-from .errors import UserError
-from .interrupts import drain, signal_wakeup
-from .isolation import die_with_parent, exit_reason
+from ..installed import ort_build
+from ..errors import UserError
+from ..process.interrupts import drain, signal_wakeup
+from ..process.isolation import die_with_parent, exit_reason
 from .selection import case_names
 from .spec import load_spec
-from .pipeline import ERROR, CaseResult, Options, describe_exception, opset_for, validate_spec, warm_up
+from .stages import ERROR, CaseResult, Options, describe_exception, opset_for, validate_spec, warm_up
 from .plugins import load_plugins
 
 SETUP = "<setup>"  # what a worker does before its first case: loading the spec, building the model and sessions

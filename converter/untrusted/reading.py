@@ -35,9 +35,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-from .budget import PROTOBUF_LIMIT, _describe_budget as describe_budget, default_budget, show
-from .errors import UserError
-from .model_file import READ_FACTOR, file_kind, read_bounded
+from ..budget import PROTOBUF_LIMIT, _describe_budget as describe_budget, default_budget, show
+from ..errors import UserError
+from .file import READ_FACTOR, file_kind, read_bounded
 
 KEEP_BYTES = 64 * 2**10  # initializer data kept for the check (zero points, shapes); larger data is dropped
 NODE_BYTES = 1400  # per node: the parsed graph, shape inference's copy with a type per tensor, the grouping (measured

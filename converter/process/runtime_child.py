@@ -1,4 +1,4 @@
-"""What runs in a child process when spec2onnx asks an installed runtime about itself (converter/isolated.py).
+"""What runs in a child process when spec2onnx asks an installed runtime about itself (converter/process/isolated.py).
 
 A runtime's own calls can take the process that makes them down: onnxruntime-gpu 1.31.1's
 ``get_all_opkernel_def()`` dies of SIGSEGV on a machine with a GPU and raises "CUDA failure 100" on one

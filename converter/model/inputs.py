@@ -35,13 +35,13 @@ import ml_dtypes
 import numpy as np
 from onnx import TensorProto
 
-from .budget import show
-from .casedata import materialize
-from .dtypes import DTYPES, DType
-from .errors import UserError
-from .files import write_atomic
-from .names import did_you_mean
-from .network import TensorType
+from ..budget import show
+from ..casedata import materialize
+from ..dtypes import DTYPES, DType
+from ..errors import UserError
+from ..files import write_atomic
+from ..names import did_you_mean
+from ..network import TensorType
 
 # ONNX element types a run can feed and compare (TensorProto.DataType), beyond the spec types of dtypes.py
 EXTRA_DTYPES = {
@@ -288,7 +288,7 @@ class Profile:
 def read_profiles(text: str, inputs: list[Tensor], key: str) -> tuple[list[dict], frozenset]:
     """The profiles of a model's metadata value ``text`` (JSON ``{"profiles": [{INPUT: {"min": [...], "opt": [...],
     "max": [...]}}, ...], "shape_inputs": [...]}``), checked against the model's ``inputs`` as the spec's profiles
-    are (converter/shapes.py): it comes from an untrusted file, so anything else is a UserError naming ``key``."""
+    are (converter/pipeline/shapes.py): it comes from an untrusted file, so anything else is a UserError naming ``key``."""
     def bad(detail: str) -> UserError:
         return UserError(detail, field=f"metadata {key}")
 

@@ -18,7 +18,7 @@ Checking the cases of one spec: lower once, run on each runtime configuration, c
 Each case is compared three ways: runtime vs the numpy reference, and runtime and
 reference vs the spec's expected values. Where several runtime configurations run,
 their outputs are also compared with the first one's and differences are recorded
-as disagreements. This module runs inside the worker processes of ``converter.pool``.
+as disagreements. This module runs inside the worker processes of ``converter.pipeline.pool``.
 """
 
 from __future__ import annotations
@@ -30,23 +30,24 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Callable, Iterator, Sequence
 
-from . import reference, spec_cache
-from .compare import Tolerance, compare, compare_stats, error_stat_for, resolve_tolerance
-from .errors import TargetRefusal, UserError, describe_exception
-from .opset import DEFAULT_OPSET, MIN_OPSET, newest_onnx_opset
-from .registry import is_builtin, layer_kind, layer_kinds, reference_of
+from .. import reference
+from . import spec_cache
+from ..compare import Tolerance, compare, compare_stats, error_stat_for, resolve_tolerance
+from ..errors import TargetRefusal, UserError, describe_exception
+from ..installed.opset import DEFAULT_OPSET, MIN_OPSET, newest_onnx_opset
+from ..registry import is_builtin, layer_kind, layer_kinds, reference_of
 from .repro import write_repro
-from .results import BAD, ERROR, FAIL, OUTCOMES, PASS, REFUSAL_POLICIES, REFUSED, XFAIL, XPASS, CaseResult
-from .files import check_writable_folder, write_atomic
-from .runners import RunConfig, machine_has, make_configs, session
-from .runners.onnxruntime import check_convert_opset, check_opset
+from ..results import BAD, ERROR, FAIL, OUTCOMES, PASS, REFUSAL_POLICIES, REFUSED, XFAIL, XPASS, CaseResult
+from ..files import check_writable_folder, write_atomic
+from ..runners import RunConfig, machine_has, make_configs, session
+from ..runners.onnxruntime import check_convert_opset, check_opset
 from .shapes import case_shapes
 from .spec import Case, Spec
-from .targets import (TARGET_NAMES, Target, check_precision, choose_target, get_target,  # noqa: F401
+from ..targets import (TARGET_NAMES, Target, check_precision, choose_target, get_target,  # noqa: F401
                       provider_for_target, target_for_provider, target_names)  # (target_names: for the fronts, through the api)
-from .targets.spec_rules import refuse_spec
+from ..targets.spec_rules import refuse_spec
 from .spec import load_rules_file
-from .xfail import XfailRule
+from ..xfail import XfailRule
 
 __all__ = ["BAD", "ERROR", "FAIL", "OUTCOMES", "PASS", "REFUSED", "XFAIL", "XPASS", "CaseResult", "Options", "model_for_target",
            "opset_for", "refuse_unrunnable", "validate_spec", "wanted_opset"]
@@ -133,7 +134,8 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
         if options.auto_target:  # what convert --target auto writes for this spec: the most portable it fits
             target = _auto_target(spec, opset, fixed=options.opset is not None, hint="")[3]
             options, ran = replace(options, target=target), target.name
-        model_bytes, opset, static, host_note = _lower_for_target(spec, options, target, opset)
+        content = spec_cache.content(spec)  # (the content part of the model's and the references' cache keys)
+        model_bytes, opset, static, host_note = _lower_for_target(spec, options, target, opset, content)
     except Exception as exc:  # noqa: BLE001 - one broken spec must not hide the others
         if isinstance(exc, TargetRefusal):  # the target's rules refuse the spec (auto: its last candidate too)
             problem = str(exc).removeprefix(f"{path}: ")
@@ -164,11 +166,19 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
     arithmetic = target.name if target.deployment else None
     widening = {name: reference.expected_widening(spec.network, name, arithmetic) for name in spec.network.outputs}
     own_arithmetic = [name for name, w in widening.items() if w is None]
-    for case in cases:
+    # The reference's outputs are a pure function of the code, numpy, the network and the inputs: once every case's
+    # ran, they are kept in the cache and read back, bit for bit, by the next run (spec_cache.references).
+    reference_key, kept = spec_cache.references(spec, cases, f"arithmetic={arithmetic}", content)
+    computed: list[dict] = []
+    for i, case in enumerate(cases):
         on_case_start(case.name)
         t0 = time.perf_counter()
         try:
-            want = reference.run_network(spec.network, case.inputs, arithmetic=arithmetic)
+            if kept is not None:
+                want = kept[i]
+            else:
+                want = reference.run_network(spec.network, case.inputs, arithmetic=arithmetic)
+                computed.append(want)
             reference_problems = _compare_outputs(spec, case, "reference", want, tolerances, against_reference=None,
                                                   widening=widening, error_stats=options.error_stats)
             if own_arithmetic and case.expected:
@@ -200,6 +210,8 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
                 except OSError as exc:
                     res.problems.append(f"cannot write the reproduction to {options.repro_dir}: {exc.strerror or exc}")
             yield res
+    if reference_key is not None and kept is None and len(computed) == len(cases):  # (none raised)
+        spec_cache.keep_references(reference_key, computed)
 
 
 BIG_OUTPUT_ELEMENTS = 1 << 20  # from here a second intra-op thread pays for its start (0.15-0.25 ms a session)
@@ -213,11 +225,12 @@ def _threads(spec: Spec, options: Options) -> int:
     return options.threads if elements >= BIG_OUTPUT_ELEMENTS else 1
 
 
-def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int) -> tuple[bytes, int, list[str], str]:
+def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int,
+                      content=spec_cache.NOT_GIVEN) -> tuple[bytes, int, list[str], str]:
     """(model bytes to run, opset, static-check errors, host note): lowered for ``target`` at an opset where it has
     every kernel, and checked; kept with the spec in the cache (the choice of opset and the check are pure
     functions of the spec, the code and the key's variant). For a target with a deployment form (tensorrt,
-    tensorrt-dla) the model run is the host-legalized copy (converter/legalize.py); the check is of the
+    tensorrt-dla) the model run is the host-legalized copy (converter/pipeline/legalize.py); the check is of the
     deployment model."""
     provider = None if options.target else options.configs[0].provider
     fixed = options.opset is not None
@@ -234,7 +247,7 @@ def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int) 
     precision = ",".join(sorted(set(spec.precision) | target.precision))  # (the check reads it)
     variant = (f"target={target.name};opset={opset};fixed={fixed};provider={provider};static={options.static_check}"
                + (f";precision={precision}" if precision else ""))
-    head, _, model_bytes = spec_cache.lowered_model(spec, variant, build).partition(b"\n")  # (JSON has no raw newline)
+    head, _, model_bytes = spec_cache.lowered_model(spec, variant, build, content).partition(b"\n")  # (JSON has no raw newline)
     meta = json.loads(head)
     if options.host_model_dir and meta.get("host"):
         Path(options.host_model_dir).mkdir(parents=True, exist_ok=True)
@@ -545,6 +558,19 @@ def with_precision(spec: Spec, precision) -> Spec:
     return replace(spec, precision=tuple(sorted(extra | set(spec.precision))))
 
 
+def lowered(spec: Spec, options: Options) -> tuple[bytes, int]:
+    """(model bytes, opset) of ``spec``'s model as ``validate_spec`` lowers it for ``options`` (the cache's copy)."""
+    target = options.target or target_for_provider(options.configs[0].provider)
+    model_bytes, opset, _, _ = _lower_for_target(spec, options, target, opset_for(spec, options))
+    return model_bytes, opset
+
+
+def tolerance_of(spec: Spec, tensor: str, case: Case, options: Options) -> Tolerance:
+    """The tolerance ``validate_spec`` compares tensor ``tensor`` (an output, or any layer's) of ``case`` with:
+    the command line's, the case's, the spec's, the layer kind's, the dtype's default, the first set winning."""
+    return _resolved({tensor: _tolerance(spec, tensor, options)}, tensor, case)
+
+
 def run(spec: Spec, feeds: dict, options: Options) -> dict:
     """The outputs of ``spec``'s model, lowered as ``validate_spec`` lowers it, on ``options``' first runtime configuration."""
     target = options.target or target_for_provider(options.configs[0].provider)
@@ -633,8 +659,9 @@ def _build_side() -> SimpleNamespace:
     the importer view), imported on first use: by a lowered model not in the cache, convert and check. A validation
     whose lowered models are all cached imports no onnx (issue 34: onnx's import alone was 35 ms of CPU, an eighth
     of a one-spec validate: docs/performance.md, Start-up)."""
-    from . import legalize, lowering  # start-up time: the build side imports onnx
-    from .targets import check, dla_guide, model_view, trt_importer  # start-up time: the build side imports onnx
+    from . import legalize  # start-up time: legalize imports onnx
+    from .. import lowering  # start-up time: the build side imports onnx
+    from ..targets import check, dla_guide, model_view, trt_importer  # start-up time: the build side imports onnx
 
     return SimpleNamespace(legalize=legalize, lowering=lowering, check=check, dla_guide=dla_guide,
                            model_view=model_view, trt_importer=trt_importer)

@@ -1,5 +1,5 @@
 """The opset policy, in one place: the opsets spec2onnx lowers to, the IR version each needs, how the newest
-opset and IR version the installed onnxruntime loads are probed (converter/ort_build.py asks, in a child
+opset and IR version the installed onnxruntime loads are probed (converter/installed/ort_build.py asks, in a child
 process), and the range check every entry point applies.
 
 Part of the core layer: imports nothing of the package but errors.py (pyproject.toml, [tool.importlinter]);
@@ -8,7 +8,7 @@ onnx is imported on first use, onnxruntime never (it runs the probes in a child 
 
 from __future__ import annotations
 
-from .errors import UserError
+from ..errors import UserError
 
 DEFAULT_OPSET = 17
 MIN_OPSET = 13
@@ -32,7 +32,7 @@ def ir_version_for(opset: int) -> int:
 # one-node model at 27 and 28, which onnx 1.23 writes; and up to IR version 13: "Unsupported model IR version: 14,
 # max supported IR version: 13" (onnxruntime/core/graph/model.cc, Model::Model; 1.32.0 loads 28 and 14). The
 # limits of the committed tables (targets/profiles.py), and what is assumed where the installed onnxruntime
-# could not be asked (converter/ort_build.py: the probes below run in a child process).
+# could not be asked (converter/installed/ort_build.py: the probes below run in a child process).
 ORT_MAX_OPSET = 26
 ORT_MAX_IR_VERSION = 13
 

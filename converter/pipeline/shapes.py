@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from .brief import brief
-from .errors import SpecError, UserError
-from .names import NAME_RULE, did_you_mean, is_valid_name
-from .network import MAX_ELEMENTS, Network, TensorType
-from .registry import layer_kind
+from ..brief import brief
+from ..errors import SpecError, UserError
+from ..names import NAME_RULE, did_you_mean, is_valid_name
+from ..network import MAX_ELEMENTS, Network, TensorType
+from ..registry import layer_kind
 
 __all__ = ["PROFILE_KEYS", "case_fits", "case_shapes", "check_case", "check_input_shape", "check_profiles", "corner",
            "default_cases", "describe_shapes", "dynamic_inputs", "instantiate", "parse_dims", "parse_profiles"]

@@ -1,6 +1,6 @@
 """``spec2onnx check`` on ONNX files: many paths, one reading per file, onnx's checker, every target, summaries.
 
-A file is read once (converter/model_reading.py: structure only, bounded), passed through onnx's
+A file is read once (converter/untrusted/reading.py: structure only, bounded), passed through onnx's
 checker (structure, topological order: a graph with a cycle is refused by every runtime), shape
 inference runs once (once per group of equal nodes where that gives the same types: model_view.grouped_view), and every target's static check (converter/targets/check.py) runs on that one view.
 A file that cannot be read is reported (one line) and the others are still checked. The JSON report's
@@ -13,17 +13,17 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import UserError
-from .model_reading import non_utf8_field, read_model, validate_graph_tensors, without_data
-from .report import write_json  # noqa: F401 - check --json is written by validate's report writer (cli.py calls it here)
-from .targets.check import Problem, check_grouped
-from .targets.check import expand as expand_problems
-from .targets.checker import findings as checker_findings
-from .targets.checker import start as start_checker
-from .targets.model_view import ModelView, grouped_view, infer_whole
-from .targets.probe import check as probed
-from .targets.profiles import PROFILES
-from .targets.validation import refused_by_checker, validate
+from ..errors import UserError
+from ..untrusted.reading import non_utf8_field, read_model, validate_graph_tensors, without_data
+from ..report import write_json  # noqa: F401 - check --json is written by validate's report writer (cli.py calls it here)
+from ..targets.check import Problem, check_grouped
+from ..targets.check import expand as expand_problems
+from ..targets.checker import findings as checker_findings
+from ..targets.checker import start as start_checker
+from ..targets.model_view import ModelView, grouped_view, infer_whole
+from ..targets.probe import check as probed
+from ..targets.profiles import PROFILES
+from ..targets.validation import refused_by_checker, validate
 
 SCHEMA = "spec2onnx-check/1"
 SHOWN_NODES = 3  # node names shown in a summary line; -v / --json list every one

@@ -1,15 +1,15 @@
 """A cache of parsed YAML spec documents, keyed by a hash of the file's bytes.
 
 Parsing YAML is the largest part of loading a small spec (PyYAML composes and constructs in
-Python, and must, to enforce ``converter.safe_yaml``'s limits). The plain data it yields (mappings,
+Python, and must, to enforce ``converter.pipeline.safe_yaml``'s limits). The plain data it yields (mappings,
 lists, text, numbers, booleans, null) is kept as a pickle under ``$SPEC2ONNX_CACHE``, else
 ``$XDG_CACHE_HOME/spec2onnx``, else ``~/.cache/spec2onnx``; ``SPEC2ONNX_CACHE=off`` turns it off.
 
 What is cached is only what the YAML parser returned: every spec is still validated
-(``converter.spec.parse_spec``), and its case data made, on every load. An entry is used only when
+(``converter.pipeline.spec.parse_spec``), and its case data made, on every load. An entry is used only when
 
 * its key matches: SHA-256 of the file's bytes, spec2onnx's and PyYAML's versions and the source
-  of ``converter/safe_yaml.py`` (a change to the loading rules is a new key);
+  of ``converter/pipeline/safe_yaml.py`` (a change to the loading rules is a new key);
 * it is a signed entry of ``converter.signed_store`` for that key (HMAC over kind, key and content,
   under the folder's random key; a regular file, not through a link, at most MAX_ENTRY_BYTES): a
   truncated or corrupt entry, one written by anyone without the key, or another spec's entry copied
@@ -28,8 +28,8 @@ import pickle
 from pathlib import Path
 from typing import Any, Callable
 
-from . import __version__, signed_store
-from .signed_store import cache_dir, secret  # noqa: F401 - the cache's folder and key, for the other caches
+from .. import __version__, signed_store
+from ..signed_store import cache_dir, secret  # noqa: F401 - the cache's folder and key, for the other caches
 
 MAGIC = b"s2o-doc2"
 MAX_ENTRY_BYTES = 64 << 20  # a 16 MiB spec (the limit) of short numbers pickles to about 2-3x its text

@@ -4,9 +4,9 @@
 again, the arguments are not copied; spawned elsewhere) and returns its value. When the child dies
 without returning (a segfault or an abort in a runtime, an ``os._exit``), ``ChildDied`` says how: the
 caller reports it as that runtime's failure and goes on. ``run MODEL`` runs each runtime this way
-(converter/model_run.py); validate's workers (converter/pool.py) share ``die_with_parent``.
+(converter/model/run.py); validate's workers (converter/pipeline/pool.py) share ``die_with_parent``.
 ``start_isolated(fn, args, then)`` starts such a child and returns at once; the caller sends it more later
-(``run MODEL``'s first session is made while the model is read: converter/model_start.py).
+(``run MODEL``'s first session is made while the model is read: converter/model/start.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 
-from .errors import describe_exception
+from ..errors import describe_exception
 
 
 class ChildDied(Exception):

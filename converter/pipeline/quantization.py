@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from .errors import SpecError
-from .network import Layer, TensorType
-from .schema import parse_number
+from ..errors import SpecError
+from ..network import Layer, TensorType
+from ..schema import parse_number
 
 FIELD = "dynamic_range"
 LAYER_HELP = [  # what ``spec2onnx layers`` says under every TensorRT layer kind

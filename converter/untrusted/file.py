@@ -1,13 +1,13 @@
-"""A model file's bytes, read bounded: by converter/model_reading.py, which parses them with onnx, and by
-converter/model_start.py, which hands them to a runtime before onnx is imported. Imports nothing heavy."""
+"""A model file's bytes, read bounded: by converter/untrusted/reading.py, which parses them with onnx, and by
+converter/model/start.py, which hands them to a runtime before onnx is imported. Imports nothing heavy."""
 
 from __future__ import annotations
 
 import os
 import stat
 
-from .budget import PROTOBUF_LIMIT, _describe_budget as describe_budget, show
-from .errors import UserError
+from ..budget import PROTOBUF_LIMIT, _describe_budget as describe_budget, show
+from ..errors import UserError
 
 READ_FACTOR = 3  # the file's bytes, their parsed copy, and a re-serialized structure: bounds the read
 

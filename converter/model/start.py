@@ -1,11 +1,11 @@
 """One runtime configuration's run of a model in a child process, and ``run MODEL``'s first one started early.
 
 ``run_one`` makes a runtime's session of the model's bytes and runs the inputs on it, in the child process that
-converter/model_run.py starts for each configuration (converter/isolation.py: a runtime that crashes is that
+converter/model/run.py starts for each configuration (converter/process/isolation.py: a runtime that crashes is that
 runtime's failure). Making an onnxruntime session is most of a run on a real network (0.4 s of light_resnet50's
 0.9 s), and importing onnx, reading and checking the model and making its inputs most of the rest: so ``begin``,
 called by the command line before any of that (this module imports no onnx), forks a child that reads the
-file itself (bounded, converter/model_file.py) and makes the first configuration's session while this process
+file itself (bounded, converter/untrusted/file.py) and makes the first configuration's session while this process
 goes on; ``EarlySession.run`` then hands it the inputs (benchmarks/run_model.py measures both).
 
 Inputs and outputs of 1 MiB and more cross between the processes in memory files both map (``SharedArrays``,
@@ -29,12 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .budget import default_budget
-from .errors import UserError, describe_exception
-from .isolation import ChildDied, start_isolated
-from .model_file import READ_FACTOR, read_bounded
-from .providers import full_provider
-from .runners import RunConfig, session
+from ..budget import default_budget
+from ..errors import UserError, describe_exception
+from ..process.isolation import ChildDied, start_isolated
+from ..untrusted.file import READ_FACTOR, read_bounded
+from ..installed.providers import full_provider
+from ..runners import RunConfig, session
 
 DEFAULT_RUNTIMES = ("onnxruntime", "onnx-reference")
 

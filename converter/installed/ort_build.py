@@ -1,10 +1,10 @@
 """The installed onnxruntime build, as it answers about itself in a child process, kept per build in the cache.
 
 What spec2onnx asks onnxruntime before any model of the user's runs: its version and providers, the newest
-opset and IR version a CPU session loads (converter/opset.py's probe models), and its kernel registry
+opset and IR version a CPU session loads (converter/installed/opset.py's probe models), and its kernel registry
 (``get_all_opkernel_def()``, the ort-cpu and ort-cuda tables: targets/ort_kernels.py). Each of these calls
 can take a process down (onnxruntime-gpu 1.31.1's registry call dies of SIGSEGV with a GPU and raises
-"CUDA failure 100" without one: issue 24), so they are made in one child process (converter/isolated.py),
+"CUDA failure 100" without one: issue 24), so they are made in one child process (converter/process/isolated.py),
 in that order, each answer kept as it arrives.
 
 * **Once per build.** The answers are kept in the signed cache (converter/signed_store.py, kind
@@ -31,7 +31,8 @@ from base64 import b64encode
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__, isolated, signed_store
+from .. import __version__, signed_store
+from ..process import isolated
 from .opset import MIN_OPSET, ORT_MAX_IR_VERSION, ORT_MAX_OPSET, ir_version_for, loadable_probes, probe_model
 from .providers import NOT_COMPUTE_PROVIDERS
 

@@ -1,0 +1,1 @@
+"""What the installed runtimes can do: onnxruntime's build, its providers, the opsets."""

@@ -1,0 +1,1 @@
+"""Child processes: isolation, a fresh interpreter with a timeout, the signal handling."""

@@ -1,0 +1,1 @@
+"""Reading untrusted ONNX files: bounded bytes, structure, external data."""
