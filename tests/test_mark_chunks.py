@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 from cli import main
-from converter import model_run
-from converter.model_inputs import save_arrays_from
+from converter.model import run as model_run
+from converter.model.inputs import save_arrays_from
 
 LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 SHAPE = (2, 3)
