@@ -36,6 +36,7 @@ import onnx
 from ..budget import default_budget, show
 from ..compare import (Mismatch, NonFinite, Tolerance, command_line_stats, command_line_tolerance, compare_stats,
                       error_stat_for, nonfinite, refuse_unknown_outputs, resolve_tolerance, value_stats)
+from ..error_map import summarize
 from ..errors import UserError
 from ..files import check_distinct, check_output
 from ..process.isolation import ChildDied, call_isolated
@@ -83,6 +84,7 @@ class RunOptions:
     allow_nonfinite: bool = False  # --allow-nonfinite: NaN and infinities are compared as values, not failed
     error_stats: tuple = ()  # --check-error-stat [OUTPUT:]STAT: ((OUTPUT or "", STAT), ...) (compare.error_stat_for)
     fail_fast: bool = False  # --fail-fast: no comparison after the first that fails
+    pictures: bool = False  # --html: each failing comparison's error_map summary in its CaseResult (.pictures)
 
 
 def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_levels=("all",), atol=None, rtol=None,
@@ -90,7 +92,8 @@ def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_le
                      save_outputs=None, mark_all: bool = False, mark_chunk: int | None = None,
                      max_memory: int | None = None,
                      threads: int = 0, profile: int | None = None, profile_shapes: str | None = None,
-                     allow_nonfinite: bool = False, check_error_stat=(), fail_fast: bool = False) -> RunOptions:
+                     allow_nonfinite: bool = False, check_error_stat=(), fail_fast: bool = False,
+                     pictures: bool = False) -> RunOptions:
     """RunOptions from the command line's values: runtimes, provider, shapes and ranges parsed and checked."""
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise UserError(f"--seed {seed}: must be a whole number >= 0")
@@ -117,7 +120,8 @@ def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_le
     stats = command_line_stats((check_error_stat,) if isinstance(check_error_stat, str) else check_error_stat or ())
     return RunOptions(make_configs(runtimes, provider, opt_levels), tolerance, seed, parse_shapes(shapes),
                       parse_val_ranges(val_ranges), load_inputs, save_inputs, load_outputs, save_outputs, mark_all,
-                      mark_chunk, max_memory, threads, profile, profile_shapes, allow_nonfinite, stats, bool(fail_fast))
+                      mark_chunk, max_memory, threads, profile, profile_shapes, allow_nonfinite, stats, bool(fail_fast),
+                      bool(pictures))
 
 
 @dataclass(frozen=True)
@@ -427,6 +431,7 @@ def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list,
     (_nonfinite_problems), which fail the comparison too; where every output compared is empty on both sides,
     nothing was compared: that fails it as well."""
     problems, stats = [*own[0][0], *own[1][0]], [*own[0][1], *own[1][1]]
+    pictures = []  # --html: each failing output's error_map summary, made here where the arrays are
     for name in names:
         if name not in want:
             continue
@@ -443,13 +448,17 @@ def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list,
         if mismatch:
             problems.append(f"output {name!r}: {actual} vs {against} ({tol.describe()}): {mismatch.describe()}")
             entry.update(mismatch.to_dict())
+            picture = summarize(got[name], want[name], mismatch.worst_index,
+                                errors.max_abs if errors is not None else None) if options.pictures else None
+            if picture is not None:
+                pictures.append({"output": name, "actual": actual, "against": against, **picture})
         stats.append(entry)  # passing ones too: their error statistics (docs/report-schema.md)
     if not problems:
         problems += _nothing_compared(got, want, names)
     differing = [c["output"] for c in stats if "nonfinite" not in c and not c.get("passed")] + \
         [n for n in names if n in want and n not in got]
     return CaseResult(case=f"{actual} vs {against}", outcome=FAIL if problems else PASS, problems=problems,
-                      comparisons=stats, **fields), differing
+                      comparisons=stats, pictures=pictures, **fields), differing
 
 
 def _error_keys(errors) -> dict:
