@@ -458,8 +458,8 @@ error (a bug in spec2onnx: please report it, with --debug output);
 """
 _SPEC_ONLY = ("case_name", "input_files", "output_dir", "opset")
 _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_inputs", "load_inputs", "save_outputs",
-               "load_outputs", "mark_all", "allow_nonfinite", "atol", "rtol", "json_path", "junit_path", "quiet",
-               "profile", "profile_shapes", "check_error_stat", "fail_fast")
+               "load_outputs", "mark_all", "mark_chunk", "allow_nonfinite", "atol", "rtol", "json_path", "junit_path",
+               "quiet", "profile", "profile_shapes", "check_error_stat", "fail_fast")
 
 
 @main.command(epilog=RUN_EPILOG)
@@ -504,8 +504,13 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
 @click.option("--save-outputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
               help="MODEL: write the first runtime's outputs (with --mark-all, every tensor), to --load-outputs later.")
 @click.option("--mark-all", is_flag=True,
-              help="MODEL: every tensor a node computes becomes an output on every runtime; where outputs differ, the "
-                   "first node (topological order) whose output differs is named: the node to look at.")
+              help="MODEL: compare every tensor a node computes: where outputs differ, the first node (topological "
+                   "order) whose output differs is named, the node to look at. The tensors are outputs of the "
+                   "runtimes a chunk at a time (--mark-chunk), the walk stopped at that node.")
+@click.option("--mark-chunk", "mark_chunk", default=None, metavar="SIZE", callback=_size,
+              help="MODEL: with --mark-all, the bytes of tensors one chunk marks at most (and 1024 tensors), e.g. "
+                   "256M; default: a quarter of the plain run's peak memory (at least 4M). Smaller: less memory, "
+                   "more sessions made.")
 @click.option("--allow-nonfinite", is_flag=True,
               help="MODEL: compare NaN and infinite outputs as values: NaN matches NaN, +inf only +inf, -inf only "
                    "-inf, and none of them a number, whatever --atol/--rtol (a note names each such output). "
@@ -590,8 +595,7 @@ def run(ctx, file, quiet, html_path, **options):
         _say(done.header())
         for note in done.notes:
             click.echo(f"note: {note}", err=True)
-        for line in ([f"--mark-all: {done.marked:,} tensors marked as outputs"] if done.marked else []) + (
-                done.ran_lines() if not quiet else []):
+        for line in ([done.marked_line()] if done.marked else []) + (done.ran_lines() if not quiet else []):
             _say(line)
         for line in (line for r in done.results if not quiet or r.outcome != "PASS" for line in api.case_lines(r)):
             _say(line)
@@ -599,6 +603,7 @@ def run(ctx, file, quiet, html_path, **options):
         _say(done.summary())
 
     done = api.run_command(file, early, argv=sys.argv, html_path=html_path, on_done=ran,
+                           progress=None if quiet else lambda line: click.echo(line, err=True),
                            **{k: v for k, v in options.items() if k not in _SPEC_ONLY})
     if html is not None:
         html.write_page(html_path, html.model_page(path=done.path, argv=sys.argv, results=done.results,
