@@ -48,6 +48,7 @@ from pathlib import Path
 import pytest
 
 from .errors import UserError
+from .targets.profiles import target_names  # the target registry (light: no onnx), for --s2o-target's help
 from .results import FAIL, PASS, REFUSED, XFAIL
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -66,8 +67,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--s2o-opt-level", action="append", default=[], metavar="LEVEL",
                     help="onnxruntime graph optimization level: disabled, basic, extended, all (default); repeatable")
     group.addoption("--s2o-target", action="append", default=[], metavar="TARGET",
-                    help="target to lower for: portable, ort-cpu, ort-cuda, ort-dml, tensorrt, tensorrt-dla, openvino, "
-                         "or one a conftest.py or plugin adds to spec2onnx's target registry; repeatable: each case "
+                    help=f"target to lower for: {', '.join(target_names())}, or one a conftest.py or plugin adds to "
+                         "spec2onnx's target registry (register_target); repeatable: each case "
                          "runs once per target, its test id ending in [TARGET]; default: the one the provider implies")
     group.addoption("--s2o-fp16", action="store_true", default=False,
                     help="as trtexec --fp16 (spec2onnx validate --fp16): the TensorRT build allows FP16; on "
