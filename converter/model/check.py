@@ -22,7 +22,7 @@ from ..targets.checker import findings as checker_findings
 from ..targets.checker import start as start_checker
 from ..targets.model_view import ModelView, grouped_view, infer_whole
 from ..targets.probe import check as probed
-from ..targets.target import Target
+from ..targets.target import Target, resolve_target
 from ..targets.validation import refused_by_checker, validate
 
 SCHEMA = "spec2onnx-check/1"
@@ -168,8 +168,8 @@ def grouped_for(view, targets: list, complaints) -> dict:
         else:
             found.append((f"onnx's checker refuses the model (no runtime loads it): {c.text}", "error"))
     result = {}
-    for target in targets:
-        name = getattr(target, "name", target)
+    for target in map(resolve_target, targets):  # (a name from Python is resolved here, the entry)
+        name = target.name
         grouped = [(Problem(name, "", "", reason, level), None) for reason, level in found]
         grouped += check_grouped(view, target)  # a Target carries the precision the build allows (DLA)
         result[name] = sorted(grouped, key=lambda g: (g[0].severity != "error", g[0].index))

@@ -29,7 +29,7 @@ from ..process import isolated
 from ..installed import ort_build
 from ..installed.opset import MIN_OPSET, ir_version_for, probe_model
 from .check import Problem, check_model
-from .target import Target
+from .target import Target, resolve_target
 
 
 @dataclass
@@ -39,10 +39,11 @@ class Verdict:
     problems: list[Problem]
 
 
-def check(model: onnx.ModelProto, target: Target, probe: bool = False) -> list[Verdict]:
-    """One verdict per target ``target`` stands for (portable: each of its members)."""
+def check(model: onnx.ModelProto, target: Target | str, probe: bool = False) -> list[Verdict]:
+    """One verdict per target ``target`` (a Target, or a name resolved here) stands for (portable: each of its
+    members)."""
     out = []
-    for member in target.checked:
+    for member in resolve_target(target).checked:
         name = member.name
         static = check_model(model, member)
         asked = _probe(model, member) if probe else None
