@@ -276,7 +276,10 @@ ONNXRUNTIME = {"family": "onnxruntime", "constants_folded": True, "max_opset": O
 #   preferences       lowering preferences (below)
 #   reads             how the runtime reads a model, a note under check's verdict
 #   probe             how check --probe asks the installed runtime (converter/targets/probe.py)
-#   and the onnxruntime family's keys (registry, functions, fallback, placement, float16_via_float, ONNXRUNTIME's)
+#   registry          the execution provider whose kernels in the installed onnxruntime's registry are its table
+#                     where onnxruntime is installed (the committed "kernels" file otherwise; ort_kernels.py); that
+#                     provider must be among the registries installed/ort_build.py reads (PROVIDERS)
+#   and the onnxruntime family's keys (functions, fallback, placement, float16_via_float, ONNXRUNTIME's)
 PROFILES = {
     # float16_via_float: onnxruntime/core/optimizer/insert_cast_transformer.cc runs a float16 node that has
     # only a float CPU kernel in float, between inserted Casts (at every optimization level)
@@ -284,7 +287,7 @@ PROFILES = {
     # ONNXRUNTIME: what the onnxruntime family shares (above); functions: a node no kernel takes is expanded
     # into its ONNX function body, whose nodes are checked (converter/targets/functions.py)
     "ort-cpu": {"summary": "onnxruntime's CPU execution provider",
-                **ONNXRUNTIME, "kernels": "ort-cpu.json", "registry": True, "functions": True,
+                **ONNXRUNTIME, "kernels": "ort-cpu.json", "registry": "CPUExecutionProvider", "functions": True,
                 "probe": {"runtime": "onnxruntime", "provider": "CPUExecutionProvider"},
                 "limits": ORT_RESIZE + ORT_KERNEL_LIMITS, "float16_via_float": True,
                 "preferences": {"scale_batchnorm": True}},
@@ -294,7 +297,7 @@ PROFILES = {
     # graph_partitioner.cc InlineNodes), whose nodes go to CUDA again; placement: GetCpuPreferredNodes (above).
     # The load-time limits of onnxruntime's schemas (at_load) hold for every EP.
     "ort-cuda": {"summary": "onnxruntime's CUDA execution provider, every node on CUDA",
-                 **ONNXRUNTIME, "kernels": "ort-cuda.json", "registry": True, "functions": True,
+                 **ONNXRUNTIME, "kernels": "ort-cuda.json", "registry": "CUDAExecutionProvider", "functions": True,
                  "probe": {"runtime": "onnxruntime", "provider": "CUDAExecutionProvider"},
                  "fallback": "ort-cpu", "placement": CUDA_PLACEMENT,
                  "limits": [limit for limit in ORT_KERNEL_LIMITS if limit.get("at_load")] + ORT_RESIZE + ORT_CUDA,

@@ -107,6 +107,11 @@ class Target:
         return self.profile.get("matrix")
 
     @property
+    def registry_provider(self) -> str | None:
+        """The execution provider whose kernels in the installed onnxruntime's registry are its table, or None."""
+        return self.profile.get("registry") or None
+
+    @property
     def limits(self) -> tuple:
         return tuple(self.profile.get("limits", ()))
 
