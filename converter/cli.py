@@ -204,44 +204,32 @@ plugin_option = click.option(
 
 
 def target_summaries() -> list[tuple[str, str]]:
-    """(name, one line) of every target the registry has now (converter/targets/profiles.py): read when a help or a
-    completion shows them, so that a target registered by then is listed too."""
+    """(name, one line) of every target the registry has (converter/targets/profiles.py), read when a help or a
+    completion shows them: a target registered by then is listed too, and --help imports no onnx."""
     from .targets import profiles  # start-up time: only a help or a completion that shows the targets reads them
 
     return profiles.target_summaries()
 
 
-def targets_help() -> str:
-    """--target's list for --help: the target registry's names and one-line summaries. The option itself takes any
-    name the registry has when the command runs, one a --plugin added included."""
-    listed = "; ".join(f"{name} ({summary})" if summary else name for name, summary in target_summaries())
-    return (f"A target: {listed}; or one a --plugin adds. The runtime need not be installed (docs/semantics.md, "
-            "Targets).")
-
-
-def complete_target(also: tuple[str, ...] = ()):
-    """Shell completion for --target: the registry's names (and ``also``, e.g. auto), each with its summary."""
-
-    def complete(ctx, param, incomplete: str):
-        from click.shell_completion import CompletionItem
-
-        return [CompletionItem(name, help=summary or None)
-                for name, summary in [*((a, "") for a in also), *target_summaries()] if name.startswith(incomplete)]
-
-    return complete
-
-
 class TargetOption(click.Option):
-    """``--target``: its help lists the registry's targets when shown (targets_help), between ``before`` and
-    ``after``; completion offers their names. Not a click.Choice: the registry checks the name when the command
-    runs, after --plugin has imported what it adds."""
+    """``--target``: its help lists the registry's targets when shown (between ``before`` and ``after``), and shell
+    completion offers their names (and ``also``'s). Not a click.Choice: the registry checks the name when the
+    command runs, after --plugin has imported what it adds."""
 
     def __init__(self, *args, before: str = "", after: str = "", also: tuple[str, ...] = (), **kwargs):
-        super().__init__(*args, shell_complete=complete_target(also), **kwargs)
+        def complete(ctx, param, incomplete: str):
+            from click.shell_completion import CompletionItem
+
+            return [CompletionItem(name, help=summary or None) for name, summary in
+                    [*((a, "") for a in also), *target_summaries()] if name.startswith(incomplete)]
+
+        super().__init__(*args, shell_complete=complete, **kwargs)
         self.around = (before, after)
 
     def get_help_record(self, ctx):
-        self.help = " ".join(part for part in (self.around[0], targets_help(), self.around[1]) if part)
+        listed = "; ".join(f"{name} ({summary})" if summary else name for name, summary in target_summaries())
+        self.help = " ".join(part for part in (self.around[0], f"A target: {listed}; or one a --plugin adds. The "
+                             "runtime need not be installed (docs/semantics.md, Targets).", self.around[1]) if part)
         return super().get_help_record(ctx)
 
 
