@@ -48,7 +48,7 @@ class Target:
     def __init__(self, name: str, precision=frozenset()):
         if not isinstance(name, str) or name not in PROFILES:
             raise _unknown(name)
-        profile = MappingProxyType(PROFILES[name])  # read-only: a target's data is the registry's
+        profile = MappingProxyType(dict(PROFILES[name]))  # read-only, as the registry had it when resolved
         precision = frozenset(precision)
         members = tuple(Target(member, precision) for member in profile.get("all_of", ()))
         for slot, value in (("name", name), ("profile", profile), ("members", members), ("precision", precision)):
