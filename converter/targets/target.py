@@ -1,9 +1,11 @@
 """A resolved target: a name looked up in the registry (converter/targets/profiles.py) once, where the user's
 name enters (the API, the pipeline's options, check's entry), and passed down as one object.
 
-Everything the package asks of a target is a property here: its kernel table, its limits, the importer rules,
-the DLA rules, the precisions its build may allow, its members (portable's), its lowering preferences. No other
-module looks a profile up by name (``PROFILES[...]``), so a target is its registry entry and nothing else.
+Everything the package asks of a target is read from this object: its kernel table, its limits, the importer rules,
+the DLA rules, dynamic shapes, the precisions its build may allow, its members (portable's), how --probe asks it, its
+lowering preferences as properties; the onnxruntime family's own keys (fallback, placement, ...) through
+``profile``, by the static check alone. No other module looks a profile up by name (``PROFILES[...]``,
+tests/targets/test_target.py), so a target is its registry entry and nothing else.
 
 Light on purpose (no dataclasses, no onnx): ``converter.targets`` is imported by the CLI's help through
 profiles.py, and this module comes with the package.
