@@ -62,7 +62,7 @@ def check(source: "SpecSource | onnx.ModelProto | Iterable[str | os.PathLike]", 
                              [target] if isinstance(target, str) else list(target), precision=precision)
     if not isinstance(target, str):
         raise UserError(f"check(target={target!r}): one target name for one model or spec (several: give a list of files)")
-    chosen = pipeline.get_target(target, precision=precision)
+    chosen = pipeline.resolve_target(target, precision=precision)
     if isinstance(source, onnx.ModelProto) or (isinstance(source, (str, os.PathLike))
                                                 and Path(source).suffix == ".onnx"):
         if isinstance(source, onnx.ModelProto):  # onnx's checker first, as for a file
@@ -97,7 +97,7 @@ def check_command(paths, targets: Iterable[str] = (), *, precision: Iterable[str
         raise UserError("-q and -v: give one of them (-q: errors only; -v: every node)")
     load_plugins(plugins)
     precision = tuple(precision)
-    chosen = {t.name: t for t in (pipeline.get_target(t, precision=precision) for t in (list(targets) or ["portable"]))}
+    chosen = {t.name: t for t in (pipeline.resolve_target(t, precision=precision) for t in (list(targets) or ["portable"]))}
     unused = pipeline.precision_unused(list(chosen), precision)
     if unused and warn is not None:
         warn(unused)

@@ -149,7 +149,7 @@ def convert(spec: SpecSource, output: str | os.PathLike | None = None, *, target
     With ``output`` the model is also written there, atomically (all or nothing).
     """
     spec = load_spec(spec, require_cases=False)  # converting needs no cases (as `spec2onnx convert`)
-    chosen = pipeline.get_target(target)
+    chosen = pipeline.resolve_target(target)
     model, used_opset, _, chosen = pipeline.convert(spec, chosen, opset, precision=precision)
     path = None
     if output is not None:

@@ -24,7 +24,7 @@ from ..targets.checker import start as start_checker
 from ..targets.dla_guide import DLA_RELEASE
 from ..targets.model_view import ModelView, UnreadValue, grouped_view, infer_whole
 from ..targets.probe import check as probed
-from ..targets.profiles import PROFILES
+from ..targets.target import Target, resolve_target
 from ..targets.trt_importer import ONNX_TENSORRT, importer_view, render
 from ..targets.validation import refused_by_checker, validate
 
@@ -191,18 +191,17 @@ def grouped_for(view, targets: list, complaints) -> dict:
         else:
             found.append((f"onnx's checker refuses the model (no runtime loads it): {c.text}", "error"))
     result = {}
-    for target in targets:
-        name = getattr(target, "name", target)
+    for target in map(resolve_target, targets):  # (a name from Python is resolved here, the entry)
+        name = target.name
         grouped = [(Problem(name, "", "", reason, level), None) for reason, level in found]
         grouped += check_grouped(view, target)  # a Target carries the precision the build allows (DLA)
         result[name] = sorted(grouped, key=lambda g: (g[0].severity != "error", g[0].index))
     return result
 
 
-def target_notes(target: str) -> list[str]:
+def target_notes(target: Target) -> list[str]:
     """What a target's verdict models that its lines do not say (openvino: the way the model is read), a line each."""
-    members = PROFILES[target].get("all_of", [target]) if target in PROFILES else []
-    return [f"{member}: {PROFILES[member]['reads']}" for member in members if "reads" in PROFILES.get(member, {})]
+    return target.notes
 
 
 def summary_lines(report: FileReport, target: str, verbose: bool = False, *, quiet: bool = False,
@@ -336,13 +335,13 @@ def as_json(reports: list[FileReport], entries: list[dict], targets: list[str]) 
             "exit_status": exit_status(reports, targets)}
 
 
-def probe(report: FileReport, targets: list[str]) -> list[str]:
+def probe(report: FileReport, targets: list[Target]) -> list[str]:
     """``check --probe``: ask each target's installed runtime (converter/targets/probe.py); its verdict replaces
     the static one in ``report``. Returns a line per target saying whether its verdict was probed or static."""
     lines = []
-    for name in targets:
-        verdicts = probed(report.view.model, name, probe=True)
-        report.grouped[name] = [(p, None) for v in verdicts for p in v.problems]
+    for target in targets:
+        verdicts = probed(report.view.model, target, probe=True)
+        report.grouped[target.name] = [(p, None) for v in verdicts for p in v.problems]
         lines += [f"{v.target}: {v.how}" for v in verdicts]
     return lines
 
@@ -388,7 +387,7 @@ def check_paths(paths, targets: list, *, verbose: bool = False, quiet: bool = Fa
     if verbose and quiet:
         raise UserError("-q and -v: give one of them (-q: errors only; -v: every node)")
     names = [t.name for t in targets]
-    if layers and not set(names) & {"tensorrt", "tensorrt-dla"}:
+    if layers and not any(t.importer for t in targets):
         raise UserError(f"--layers: the importer view is onnx-tensorrt's; use it with --target tensorrt or tensorrt-dla, "
                         f"not {', '.join(names)}")
     entries = expand(paths)
@@ -402,7 +401,7 @@ def check_paths(paths, targets: list, *, verbose: bool = False, quiet: bool = Fa
         report = check_file(path, list(targets), max_memory) if why is None else FileReport(path, error=why)
         reports.append(report)
         if report.error is None:
-            report.lines = _file_lines(report, names, verbose, quiet, probe_runtime, layers)
+            report.lines = _file_lines(report, list(targets), verbose, quiet, probe_runtime, layers)
             report.drawn = {n: _drawing(report, n, names, html_nodes) for n in names} if html_path is not None else {}
         if json:
             json_entries.append(json_entry(report, names))
@@ -423,18 +422,21 @@ def _drawing(report: FileReport, name: str, names: list, at_most: int) -> dict:
             "lines": summary_lines(report, name, False, quiet=False, elsewhere=names), "nodes": nodes, "total": total}
 
 
-def _file_lines(report: FileReport, names: list, verbose: bool, quiet: bool, probe_runtime: bool, layers: bool) -> list:
+def _file_lines(report: FileReport, targets: list, verbose: bool, quiet: bool, probe_runtime: bool, layers: bool) -> list:
+    """What ``check`` prints for a file read: the probe's lines, the importer view, and per target its notes, its
+    summary lines and its verdict."""
+    names = [t.name for t in targets]
     lines = []
     if probe_runtime:  # the probed verdicts replace the static ones (converter/targets/probe.py)
-        lines += probe(report, names)
+        lines += probe(report, targets)
     if layers:
         lines += importer_view_lines(report)
-    for name in names:
-        if name == "tensorrt-dla" and not quiet:
+    for target in targets:
+        if target.dla and not quiet:
             lines.append(f"DLA rules: {DLA_RELEASE}")
-        lines += target_notes(name) if not quiet else []
-        lines += summary_lines(report, name, verbose, quiet=quiet, elsewhere=names)
-        lines.append(verdict_line(report, name))
+        lines += target_notes(target) if not quiet else []
+        lines += summary_lines(report, target.name, verbose, quiet=quiet, elsewhere=names)
+        lines.append(verdict_line(report, target.name))
     return lines
 
 
