@@ -173,3 +173,34 @@ def test_a_child_dies_with_its_parent_killed_by_sigkill(task):
                             text=True, timeout=60, env=child_env(PYTHONPATH=str(REPO)))
     assert parent.returncode == -signal.SIGKILL, parent.stderr
     assert gone_within(int(parent.stdout.split()[0]), 5)
+
+
+def test_a_command_runs_in_its_folder_with_its_environment(tmp_path):
+    reply = isolation.run(Command(("sh", "-c", "pwd; echo $ONLY_HERE"), cwd=str(tmp_path), env={"ONLY_HERE": "yes"}))
+    assert reply.stdout.decode().splitlines() == [str(tmp_path.resolve()), "yes"]
+
+
+def test_a_talking_command_answers_line_by_line_until_stopped():
+    child = isolation.start(Command(("sh", "-c", "while read x; do echo \"got $x\"; done"), talk=True))
+    for word in ("a", "b"):
+        child.stdin.write(word.encode() + b"\n")
+        child.stdin.flush()
+        assert child.stdout.readline() == f"got {word}\n".encode()
+    assert child.is_alive()
+    child.stop()
+    assert not alive(child.pid) and child.exitcode == -signal.SIGKILL
+
+
+def _echo_served(conn):
+    conn.send(("pid", os.getpid(), conn.recv() * 2))
+
+
+@pytest.mark.parametrize("fresh", [False, True])
+def test_a_served_child_talks_through_the_callers_pipe(fresh):
+    parent, child_end = isolation.pipe()
+    child = isolation.start(isolation.Serve(_echo_served, (child_end,), fresh=fresh))
+    child_end.close()
+    parent.send(21)
+    assert parent.recv() == ("pid", child.pid, 42)
+    child.join(10)
+    assert child.exitcode == 0 and not child.is_alive()

@@ -62,10 +62,13 @@ class Call:
 
 @dataclass(frozen=True)
 class Serve:
-    """``fn(*args)`` in a long-lived forked child that talks through the caller's own pipes."""
+    """``fn(*args)`` in a long-lived forked child that talks through the caller's own pipes; ``fresh``: in a new
+    interpreter instead (spawned: ``fn`` and ``args`` are pickled, ``fn`` imported there), for a caller whose
+    threads a fork must not copy (a runtime's)."""
 
     fn: Callable
     args: tuple = ()
+    fresh: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,10 +81,15 @@ class Python:
 
 @dataclass(frozen=True)
 class Command:
-    """An external command (no shell); ``stdin`` its input (empty: none)."""
+    """An external command (no shell) in folder ``cwd`` (None: this one) with environment ``env`` (None: this
+    one's); ``stdin`` its input (empty: none). ``talk``: its input and output stay open to the caller
+    (``Child.stdin``, ``Child.stdout``: it answers line by line; its stderr is dropped) instead."""
 
     argv: tuple
     stdin: bytes = b""
+    cwd: str | None = None
+    env: dict | None = field(default=None, hash=False)
+    talk: bool = False
 
 
 @dataclass
@@ -195,6 +203,9 @@ class Child:
         self.task, self.limit, self.started = task, limit, time.monotonic()
         self._process, self._conn, self._popen = process, conn, popen
         self.pid = process.pid if process is not None else popen.pid
+        # a talking Command's pipes (binary): what the caller writes to it, what it reads from it
+        talks = isinstance(task, Command) and task.talk
+        self.stdin, self.stdout = (popen.stdin, popen.stdout) if talks else (None, None)
 
     # -- watched (Serve) ----------------------------------------------------------------------------------------
     @property
@@ -313,7 +324,8 @@ MAX_WAIT_SECONDS = 3600.0  # the longest one wait lasts (poll(2) takes milliseco
 
 def _start_forked(task, limit: float | None, guard) -> Child:
     if isinstance(task, Serve):
-        process = _CONTEXT.Process(target=_serve, args=(os.getpid(), task.fn, task.args, guard), daemon=True)
+        context = multiprocessing.get_context("spawn") if task.fresh else _CONTEXT
+        process = context.Process(target=_serve, args=(os.getpid(), task.fn, task.args, guard), daemon=True)
         process.start()
         return Child(task, limit, process)
     _settle()  # one child at a time: the last one has ended (its memory is back) before the next starts
@@ -350,11 +362,12 @@ def _start_program(task, limit: float | None, die_with_parent: bool) -> Child:
         code = _PYTHON_PREFIX.format(path=list(sys.path))
         if die_with_parent and FORKS:
             code += _PYTHON_GUARD.format(option=PR_SET_PDEATHSIG, kill=int(signal.SIGKILL), parent=os.getpid())
-        argv = [sys.executable, "-c", code + task.source]
+        argv, cwd, env, talk = [sys.executable, "-c", code + task.source], None, None, False
     else:
-        argv = list(task.argv)
-    popen = subprocess.Popen(argv, stdin=subprocess.PIPE if task.stdin else subprocess.DEVNULL,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=os.name == "posix")
+        argv, cwd, env, talk = list(task.argv), task.cwd, task.env, task.talk
+    popen = subprocess.Popen(argv, stdin=subprocess.PIPE if task.stdin or talk else subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL if talk else subprocess.PIPE, cwd=cwd,
+                             env=env, start_new_session=os.name == "posix")
     return Child(task, limit, popen=popen)
 
 
