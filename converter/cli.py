@@ -714,6 +714,10 @@ def _outputs_text(outputs: dict) -> str:
 @click.option("--val-range", "val_ranges", multiple=True, metavar="[NAME:]LOW,HIGH",
               help="Range of an input's generated values, as run's.")
 @click.option("--load-inputs", type=click.Path(), default=None, metavar="FILE.npz|DIR", help="Feed these inputs, as run's.")
+@click.option("--load-outputs", type=click.Path(), default=None, metavar="FILE.npz|DIR",
+              help="Golden outputs, as run's: the first --runtime is checked against them, and a candidate is cut "
+                   "only at tensors they hold (fed with their values). Of the model's outputs alone, nothing can be "
+                   "cut; `run --mark-all --save-outputs` gives every tensor.")
 @click.option("--atol", type=_PerOutput(), multiple=True, metavar="[OUTPUT:]VALUE",
               help="Absolute tolerance, as run's. " + _TOLERANCE_HELP.format("the model"))
 @click.option("--rtol", type=_PerOutput(), multiple=True, metavar="[OUTPUT:]VALUE",
@@ -728,10 +732,16 @@ def _outputs_text(outputs: dict) -> str:
                    "with a status other than 0. {model} in CMD is replaced by the candidate's path, {inputs} by its "
                    "inputs (.npz); run without a shell (quote as a shell would). The comparison's runtimes still "
                    "give the values fed to a candidate.")
+@click.option("--case", "case_name", default=None, metavar="NAME",
+              help="SPEC: the case to look at (default: each in turn, up to the first that fails).")
+@opset_option
+@plugin_option
+@click.pass_context
 @handle_errors
-def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_ranges, load_inputs, atol, rtol,
-           check_error_stat, allow_nonfinite, max_memory, check):
-    """Reduce an ONNX model to the smallest subgraph whose outputs still differ.
+def reduce(ctx, file, output, runtimes, provider, opt_levels, shapes, seed, val_ranges, load_inputs, load_outputs, atol,
+           rtol, check_error_stat, allow_nonfinite, max_memory, check, case_name, opset, plugins):
+    """Reduce an ONNX model to the smallest subgraph whose outputs still differ,
+    or name the layer of a spec whose lowering first differs from the reference.
 
     \b
     As `polygraphy debug reduce --mode bisect`, then `--mode linear`, with
@@ -745,20 +755,46 @@ def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_range
     failing model found so far (exit 130). Exit 0: nothing differs (nothing
     written); 1: reduced; 2: bad input.
       spec2onnx reduce model.onnx --runtime onnxruntime --runtime onnx-reference -o small.onnx
+    
+    SPEC (.yaml, .yml, .json): lowered as validate lowers it, run on
+    onnxruntime with every tensor marked; names the first layer (the
+    network's order) whose output differs from its reference on its own
+    inputs, its lowered nodes, and the first of them whose output differs
+    between onnxruntime and onnx-reference; writes those nodes as
+    SMALL.onnx with SMALL.inputs.npz and SMALL.outputs.npz (the reference).
+      spec2onnx reduce spec.yaml -o small.onnx
     """
     import shlex
 
-    from .model import reduce as model_reduce  # start-up time: --help and usage errors import nothing
+    from . import spec_reduce  # start-up time: --help and usage errors import nothing
+
+    model_reduce = spec_reduce.model_reduce  # (reduce MODEL's module, which spec_reduce uses)
+
+    if not model_reduce.is_onnx_model(file):
+        given = {n for n in ctx.params if ctx.get_parameter_source(n) not in (None, click.core.ParameterSource.DEFAULT)}
+        wrong = sorted(given - {"file", "output", "case_name", "opset", "plugins", "max_memory"})
+        if wrong:
+            option = next(p for p in ctx.command.params if p.name == wrong[0]).opts[-1]
+            raise UserError(f"{option}: {file} is a spec file: that option is for ONNX models (reduce MODEL.onnx)")
+        _reduce_spec(spec_reduce, file, output, case_name=case_name, opset=opset, plugins=plugins,
+                     max_memory=max_memory)
+        return
+    for name, option in (("case_name", "--case"), ("opset", "--opset"), ("plugins", "--plugin")):
+        if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT):
+            raise UserError(f"{option}: {file} is an ONNX model: --case, --opset and --plugin are for spec files")
 
     options = model_reduce.make_run_options(runtimes=runtimes or model_reduce.DEFAULT_RUNTIMES, provider=provider,
                                             opt_levels=opt_levels or ("all",), atol=atol, rtol=rtol, seed=seed,
                                             shapes=shapes, val_ranges=val_ranges, load_inputs=load_inputs,
-                                            max_memory=max_memory, allow_nonfinite=allow_nonfinite,
+                                            load_outputs=load_outputs, max_memory=max_memory,
+                                            allow_nonfinite=allow_nonfinite,
                                             check_error_stat=check_error_stat)
     done = model_reduce.reduce_model(file, output, options, progress=lambda line: click.echo(line, err=True),
                                      check=check)
     if not done.verdict:
         _say(f"{file}: --check passes on it: nothing to reduce (nothing written)" if check is not None else
+             f"{file}: {options.configs[0].label} agrees with --load-outputs {load_outputs}: nothing to reduce "
+             "(nothing written)" if load_outputs else
              f"{file}: nothing differs between {', '.join(c.label for c in options.configs)}: nothing to reduce "
              "(nothing written)")
         sys.exit(EXIT_OK)
@@ -767,14 +803,46 @@ def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_range
          f"{done.checks} checks in {done.seconds:.1f} s; its inputs: {done.inputs_file}")
     for line in done.problems[:8]:
         _say(f"      {printable(line)}")
+    if load_outputs:  # the first runtime alone was checked, against the golden data
+        runtimes = (runtimes or model_reduce.DEFAULT_RUNTIMES)[:1]
     argv = ["spec2onnx", "run", done.output, *(a for r in (runtimes or ()) for a in ("--runtime", r)),
             *(("--provider", provider) if provider != "cpu" else ()),
             *(a for o in opt_levels for a in ("--ort-opt-level", o)), *(a for v in atol for a in ("--atol", str(v))),
             *(a for v in rtol for a in ("--rtol", str(v))),
             *(a for v in check_error_stat for a in ("--check-error-stat", str(v))),
-            *(("--allow-nonfinite",) if allow_nonfinite else ()), "--load-inputs", done.inputs_file]
+            *(("--allow-nonfinite",) if allow_nonfinite else ()), "--load-inputs", done.inputs_file,
+            *(("--load-outputs", done.outputs_file) if done.outputs_file else ())]
     if check is not None:  # what decided: the command itself, on the reduced model
         argv = [w.replace("{model}", done.output).replace("{inputs}", done.inputs_file) for w in shlex.split(check)]
+    _say("reproduce: " + shlex.join(argv))
+    sys.exit(done.interrupted or EXIT_FAILED)
+
+
+def _reduce_spec(spec_reduce, file, output, *, case_name, opset, plugins, max_memory) -> None:
+    """``reduce SPEC``: the library finds the layer (converter/spec_reduce.py); this prints it and sets the status."""
+    import shlex
+
+    spec_reduce.load_plugins(plugins)
+    done = spec_reduce.reduce_spec(file, output, case_name=case_name, opset=opset, max_memory=max_memory,
+                                   progress=lambda line: click.echo(line, err=True))
+    if not done.case:
+        looked = f"case {done.cases[0]}" if len(done.cases) == 1 else f"its {len(done.cases)} cases"
+        _say(f"{file}: {looked}: the lowering agrees with the reference: nothing to reduce (nothing written)")
+        sys.exit(EXIT_OK)
+    _say(f"{file}: case {done.case}: output{'s' * (len(done.failing_outputs) > 1)} "
+         f"{', '.join(repr(o) for o in done.failing_outputs)} differ{'s' * (len(done.failing_outputs) == 1)} "
+         "from the reference")
+    how = "differs from its reference on its own inputs" if done.on_its_own else \
+        "is the first whose output differs from the reference (no layer differs on its own inputs)"
+    _say(f"layer {done.layer!r} ({done.kind}) {how}: {printable(done.difference)}")
+    _say(f"  its {len(done.nodes)} lowered node{'s' * (len(done.nodes) != 1)}: "
+         + ", ".join(f"{name!r} ({op})" for name, op in done.nodes))
+    _say(f"  {printable(done.runtimes_note)}")
+    _say(f"{done.output}: the nodes of layer {done.layer!r}; its inputs: {done.inputs_file}; the reference's output: "
+         f"{done.outputs_file} (in {done.seconds:.1f} s)")
+    tol = done.tolerance
+    argv = ["spec2onnx", "run", done.output, "--runtime", "onnxruntime", "--load-inputs", done.inputs_file,
+            "--load-outputs", done.outputs_file, "--atol", f"{tol.atol:g}", "--rtol", f"{tol.rtol:g}"]
     _say("reproduce: " + shlex.join(argv))
     sys.exit(done.interrupted or EXIT_FAILED)
 

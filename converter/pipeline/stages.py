@@ -546,6 +546,19 @@ def with_precision(spec: Spec, precision) -> Spec:
     return replace(spec, precision=tuple(sorted(extra | set(spec.precision))))
 
 
+def lowered(spec: Spec, options: Options) -> tuple[bytes, int]:
+    """(model bytes, opset) of ``spec``'s model as ``validate_spec`` lowers it for ``options`` (the cache's copy)."""
+    target = options.target or target_for_provider(options.configs[0].provider)
+    model_bytes, opset, _, _ = _lower_for_target(spec, options, target, opset_for(spec, options))
+    return model_bytes, opset
+
+
+def tolerance_of(spec: Spec, tensor: str, case: Case, options: Options) -> Tolerance:
+    """The tolerance ``validate_spec`` compares tensor ``tensor`` (an output, or any layer's) of ``case`` with:
+    the command line's, the case's, the spec's, the layer kind's, the dtype's default, the first set winning."""
+    return _resolved({tensor: _tolerance(spec, tensor, options)}, tensor, case)
+
+
 def run(spec: Spec, feeds: dict, options: Options) -> dict:
     """The outputs of ``spec``'s model, lowered as ``validate_spec`` lowers it, on ``options``' first runtime configuration."""
     target = options.target or target_for_provider(options.configs[0].provider)
