@@ -204,3 +204,17 @@ def test_a_served_child_talks_through_the_callers_pipe(fresh):
     assert parent.recv() == ("pid", child.pid, 42)
     child.join(10)
     assert child.exitcode == 0 and not child.is_alive()
+
+
+def test_a_call_stopped_unasked_is_killed_and_one_that_answered_is_left_as_it_ended(tmp_path):
+    pid_file = tmp_path / "pid"
+    waiting = isolation.start(Call(_sleep_after_pid, (str(pid_file),)))
+    while not pid_file.exists() or not pid_file.read_text():
+        time.sleep(0.02)
+    waiting.stop()
+    assert not alive(int(pid_file.read_text())) and waiting.exitcode == -signal.SIGKILL
+    answered = isolation.start(Call(int, ("7",)))
+    assert answered.reply().value == 7
+    answered.stop()  # (nothing left to stop)
+    with pytest.raises(RuntimeError, match="once"):
+        answered.reply()

@@ -202,6 +202,7 @@ class Child:
     def __init__(self, task, limit: float | None, process=None, conn=None, popen=None):
         self.task, self.limit, self.started = task, limit, time.monotonic()
         self._process, self._conn, self._popen = process, conn, popen
+        self._replied = False  # reply() or stop() has been called: the pipe is closed
         self.pid = process.pid if process is not None else popen.pid
         # a talking Command's pipes (binary): what the caller writes to it, what it reads from it
         talks = isinstance(task, Command) and task.talk
@@ -261,16 +262,17 @@ class Child:
                 if stream is not None:
                     stream.close()
             return
-        if self._process is not None:
+        if self._process is not None and not self._replied:
+            self._replied = True
             self._process.kill()
             self._process.join()
             if self._conn is not None:
                 self._conn.close()
-            self._process = None
 
     def _call_reply(self, more: tuple, limit, deadline, since) -> Reply:
-        process, conn = self._process, self._conn
-        self._process = None
+        if self._replied:
+            raise RuntimeError("a child's reply is given once")
+        process, conn, self._replied = self._process, self._conn, True
         try:
             if self.task.then is not None:
                 try:
