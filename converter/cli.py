@@ -105,6 +105,20 @@ def console() -> None:
         gc.freeze()
 
 
+def _html_report():
+    """The HTML report's renderer (``--html``), imported only where asked: it imports matplotlib (the ``report``
+    extra); where that is missing, the import raises the UserError naming the extra (exit 2), before any work."""
+    from . import html_report  # start-up time and an optional dependency: only --html imports matplotlib
+
+    return html_report
+
+
+def html_option(what: str):
+    return click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+                        help=f"Write one self-contained HTML page (no network request, no script): {what} "
+                             'Needs matplotlib: pip install "spec2onnx[report]".')
+
+
 class _NonNegative(click.ParamType):
     """A number >= 0: a tolerance (inf allowed, as in spec files; NaN and negatives refused)."""
 
@@ -359,6 +373,9 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
               help="Write a JSON report (schema: docs/report-schema.md).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Write JUnit XML for CI systems.")
+@html_option("the summary table with every comparison's error statistics and margin, and for each failing "
+             "comparison a histogram of the error, error against magnitude and a heatmap per 2-D slice (the worst "
+             "element marked, its index written).")
 @click.option("--repro-dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="For every failing case, write its model, inputs, outputs and the command that reproduces it.")
 @plugin_option
@@ -375,8 +392,8 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
 @handle_errors
 def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_only, runtimes, provider, targets, fp16,
              int8, refused, opset, opt_levels,
-             atol, rtol, ulp, check_error_stat, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, host_dir, max_memory, quiet,
-             verbose):
+             atol, rtol, ulp, check_error_stat, xfail_file, min_cases, json_path, junit_path, html_path, repro_dir, plugins,
+             host_dir, max_memory, quiet, verbose):
     """Validate specs: run every case on a runtime and compare.
 
     PATHS are spec files or folders. In a folder (searched recursively) a spec
@@ -410,13 +427,15 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
 
     from . import api  # start-up time: --help, --version and usage errors import no onnx, onnxruntime or lowering
 
+    html_report = _html_report() if html_path is not None else None  # (without matplotlib: exit 2 before any work)
     api.load_plugins(plugins)
     tolerance = api.command_line_tolerance(atol, rtol, ulp)  # --atol/--rtol [OUTPUT:]VALUE
     error_stats = api.command_line_stats(check_error_stat)
     every = [api.make_options(runtimes=runtimes, provider=provider, target=target, opt_levels=opt_levels, opset=opset,
                               tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins,
                               max_memory=max_memory, refused=refused, precision=_precision(fp16, int8),
-                              error_stats=error_stats, statistics=json_path is not None)  # (only --json shows them)
+                              error_stats=error_stats, statistics=json_path is not None,
+                              pictures=html_path is not None)  # (only --json shows them; --html, small outputs')
              for target in (dict.fromkeys(targets) or (None,))]  # one run per target given, in the order given
     if host_dir is not None:
         every = api.save_host_models_per_target(every, host_dir)
@@ -445,7 +464,7 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     files = api.in_shard(found.files, shard_spec)
     # Before any work: every report can be written, and none of them is an input of this run.
     inputs = [*files, *([xfail_file] if xfail_file else []), *(p for p in plugins if p.endswith(".py"))]
-    api.check_report_paths({"--json": json_path, "--junit": junit_path}, inputs, specs=files)
+    api.check_report_paths({"--json": json_path, "--junit": junit_path, "--html": html_path}, inputs, specs=files)
     api.check_tolerance_outputs(files, tolerance, error_stats)  # an OUTPUT no spec of the run has: exit 2
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
     if verbose:
@@ -492,6 +511,9 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     api.write_reports(results, json_path=json_path, junit_path=junit_path, started=started, seconds=seconds,
                       argv=sys.argv, interrupted=interrupted is not None, refused=refused,
                       shard="/".join(map(str, shard_spec)) if shard_spec else None)
+    if html_report is not None:
+        html_report.write_page(html_path, html_report.validate_page(
+            results=results, argv=sys.argv, summary=api.summary_line(results) + f" in {seconds:.2f} s" + stopped))
     status, complaints = api.verdict(results, files=files, skipped=found.skipped, patterns=patterns, options=options,
                                      xfail_file=xfail_file, min_cases=min_cases,
                                      partial=bool(patterns or shard or fail_fast), interrupted=interrupted)
@@ -588,6 +610,10 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
               help="MODEL: write a JSON report (docs/report-schema.md: validate's, one case per comparison).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="MODEL: write JUnit XML (one test per comparison).")
+@html_option("MODEL: the summary table with every comparison's error statistics and margin, the outputs' value "
+             "statistics, and for each failing comparison a histogram of the error, error against magnitude and a "
+             "heatmap per 2-D slice (the worst element marked, its index written). SPEC: the outputs written and "
+             "their value statistics.")
 @click.option("-q", "--quiet", is_flag=True, help="MODEL: print only what failed and the summary.")
 @click.option("--case", "case_name", default=None, help="SPEC: take the inputs from this case (default: the first case).")
 @click.option("--input", "input_files", multiple=True, metavar="NAME=FILE.npy",
@@ -602,7 +628,7 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
 @handle_errors
 def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shapes, seed, val_ranges, load_inputs,
         save_inputs, load_outputs, save_outputs, mark_all, allow_nonfinite, atol, rtol, check_error_stat, fail_fast,
-        timeout, json_path, junit_path, quiet, case_name, input_files, output_dir, opset, max_memory):
+        timeout, json_path, junit_path, html_path, quiet, case_name, input_files, output_dir, opset, max_memory):
     """Run an ONNX MODEL on several runtimes and compare them, or a SPEC's model and write its outputs.
 
     \b
@@ -629,6 +655,7 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
     early = model_start.begin(file, runtimes, provider, opt_levels, max_memory)
     if early is not None:
         ctx.call_on_close(early.stop)
+    html_report = _html_report() if html_path is not None else None  # (without matplotlib: exit 2 before any work)
 
     from .model import run as model_run  # start-up time: --help and usage errors import nothing; a model run, no lowering
 
@@ -643,11 +670,18 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
     if not is_model:
         from . import api  # start-up time: a model run imports no lowering
 
+        if html_path is not None:
+            api.check_report_paths({"--html": html_path}, [file], specs=[file])
+        written = []
         for name, path, array in api.run_spec(file, case_name, input_files, output_dir, provider=provider, opset=opset,
                                               max_memory=max_memory):
             click.echo(f"wrote {path}  {array.dtype}{list(array.shape)}  ({name})")
+            written.append((name, str(path), f"{array.dtype}{list(array.shape)}", api.value_stats(array)))
+        if html_report is not None:
+            html_report.write_page(html_path, html_report.spec_page(path=str(file), argv=sys.argv, written=written))
         return
     _run_model(file, model_run, quiet=quiet, json_path=json_path, junit_path=junit_path, early=early,
+               html_report=html_report, html_path=html_path,
                options=model_run.make_run_options(runtimes=runtimes or model_run.DEFAULT_RUNTIMES, provider=provider,
                                             opt_levels=opt_levels or ("all",), atol=atol, rtol=rtol, seed=seed,
                                             shapes=shapes, val_ranges=val_ranges, load_inputs=load_inputs,
@@ -655,20 +689,23 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
                                             save_outputs=save_outputs, mark_all=mark_all, max_memory=max_memory,
                                             profile=profile, profile_shapes=profile_shapes,
                                             allow_nonfinite=allow_nonfinite, check_error_stat=check_error_stat,
-                                            fail_fast=fail_fast, timeout=timeout))
+                                            fail_fast=fail_fast, timeout=timeout,
+                                            pictures=html_report is not None))
 
 
-def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=None) -> None:
+def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=None, html_report=None,
+               html_path=None) -> None:
     """``run MODEL``: the library runs and compares (converter/model/run.py); this prints it and sets the status."""
     import datetime
 
     started = datetime.datetime.now(datetime.timezone.utc)
-    reports = {"--json": json_path, "--junit": junit_path}
+    reports = {"--json": json_path, "--junit": junit_path, "--html": html_path}
     model_run.check_files(options, file, reports)
     run = model_run.run_model(file, options, early, reports)
     inputs = ", ".join(f"{n} {_typed(a)}" for n, a in run.feeds.items())
-    _say(f"{run.path}: {run.nodes:,} nodes, opset {run.opset}; " + (f"inputs ({run.source}): {inputs}" if inputs
-                                                                     else "no inputs"))
+    header = f"{run.path}: {run.nodes:,} nodes, opset {run.opset}; " + (f"inputs ({run.source}): {inputs}" if inputs
+                                                                          else "no inputs")
+    _say(header)
     for note in run.notes:
         click.echo(f"note: {note}", err=True)
     if run.marked:
@@ -686,6 +723,9 @@ def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=
     _say(model_run.summary_line(run.results, noun="comparison") + f" in {run.seconds:.2f} s")
     model_run.write_reports(run.results, json_path=json_path, junit_path=junit_path, started=started, seconds=run.seconds,
                         argv=sys.argv, interrupted=False, extra={"model": run.json_extra()})
+    if html_report is not None:
+        html_report.write_page(html_path, html_report.model_page(path=run.path, argv=sys.argv, results=run.results,
+                                                                 stats=run.stats, notes=run.notes, header=header))
     sys.exit(EXIT_FAILED if any(r.outcome in model_run.BAD for r in run.results) else EXIT_OK)
 
 
@@ -736,10 +776,12 @@ def _outputs_text(outputs: dict) -> str:
               help="SPEC: the case to look at (default: each in turn, up to the first that fails).")
 @opset_option
 @plugin_option
+@html_option("the reduced subgraph drawn (the nodes whose outputs differ highlighted) and its comparison, with "
+             "the pictures of run --html.")
 @click.pass_context
 @handle_errors
 def reduce(ctx, file, output, runtimes, provider, opt_levels, shapes, seed, val_ranges, load_inputs, load_outputs, atol,
-           rtol, check_error_stat, allow_nonfinite, max_memory, check, case_name, opset, plugins):
+           rtol, check_error_stat, allow_nonfinite, max_memory, check, case_name, opset, plugins, html_path):
     """Reduce an ONNX model to the smallest subgraph whose outputs still differ,
     or name the layer of a spec whose lowering first differs from the reference.
 
@@ -783,12 +825,18 @@ def reduce(ctx, file, output, runtimes, provider, opt_levels, shapes, seed, val_
         if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT):
             raise UserError(f"{option}: {file} is an ONNX model: --case, --opset and --plugin are for spec files")
 
+    html_report = _html_report() if html_path is not None else None  # (without matplotlib: exit 2 before any work)
     options = model_reduce.make_run_options(runtimes=runtimes or model_reduce.DEFAULT_RUNTIMES, provider=provider,
                                             opt_levels=opt_levels or ("all",), atol=atol, rtol=rtol, seed=seed,
                                             shapes=shapes, val_ranges=val_ranges, load_inputs=load_inputs,
                                             load_outputs=load_outputs, max_memory=max_memory,
                                             allow_nonfinite=allow_nonfinite,
-                                            check_error_stat=check_error_stat)
+                                            check_error_stat=check_error_stat, pictures=html_path is not None)
+    if html_path is not None:  # --html is no file the run reads, nor one of -o's
+        written = {"-o": output, "-o (its inputs file)": model_reduce.inputs_path(output), "--html": html_path}
+        if load_outputs:
+            written["-o (its golden outputs file)"] = model_reduce.outputs_path(output)
+        model_reduce.check_written(written, options, file)
     done = model_reduce.reduce_model(file, output, options, progress=lambda line: click.echo(line, err=True),
                                      check=check)
     if not done.verdict:
@@ -815,6 +863,13 @@ def reduce(ctx, file, output, runtimes, provider, opt_levels, shapes, seed, val_
     if check is not None:  # what decided: the command itself, on the reduced model
         argv = [w.replace("{model}", done.output).replace("{inputs}", done.inputs_file) for w in shlex.split(check)]
     _say("reproduce: " + shlex.join(argv))
+    if html_report is not None:
+        summary = (f"{done.output}: {len(done.kept)} of {done.nodes:,} nodes, still {done.verdict} after {done.checks} "
+                   f"checks in {done.seconds:.1f} s; its inputs: {done.inputs_file}")
+        html_report.write_page(html_path, html_report.reduce_page(
+            path=str(file), argv=sys.argv, summary=summary, results=done.results, reproduce=shlex.join(argv),
+            graph_svg=html_report.graph_svg(done.graph, "the reduced model, in topological order (#: the node's index "
+                                                        "in the original model); red: a node whose output differs")))
     sys.exit(done.interrupted or EXIT_FAILED)
 
 
@@ -923,11 +978,13 @@ or bad usage (an unknown target, a --plugin that does not import);
                    "that EP without CPU fallback; OpenVINO: read_model of the file path, as the static check models "
                    "it, + query_model + compile); a line per target says whether "
                    "its verdict was probed or static (docs/ground-truth.md).")
+@html_option("per file and target the verdict, its problems, and the graph drawn with each node coloured by "
+             "its verdict (red: does not run, amber: a warning, green: runs; at most 200 nodes drawn).")
 @plugin_option
 @precision_options("for the tensorrt targets")
 @max_memory_option("one model")
 @handle_errors
-def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, plugins, fp16, int8):
+def check(paths, targets, verbose, quiet, json_path, html_path, layers, max_memory, probe, plugins, fp16, int8):
     """Check that TARGET can run each ONNX model in PATHS (files, or folders: their *.onnx, recursively).
 
     Untrusted files are read for their structure only: regular files of at most
@@ -951,10 +1008,11 @@ def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, 
     if layers and not set(names) & {"tensorrt", "tensorrt-dla"}:
         raise UserError(f"--layers: the importer view is onnx-tensorrt's; use it with --target tensorrt or tensorrt-dla, "
                         f"not {', '.join(names)}")
+    html_report = _html_report() if html_path is not None else None  # (without matplotlib: exit 2 before any work)
     entries = model_check.expand(paths)
-    if json_path is not None:
-        api.check_report_paths({"--json": json_path}, [p for p, _ in entries])
-    reports, json_entries = [], []
+    if json_path is not None or html_path is not None:
+        api.check_report_paths({"--json": json_path, "--html": html_path}, [p for p, _ in entries])
+    reports, json_entries, html_files = [], [], []
     for path, why in entries:
         report = (model_check.check_file(path, list(chosen.values()), max_memory) if why is None
                   else model_check.FileReport(path, error=why))
@@ -978,14 +1036,34 @@ def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, 
                 _say(model_check.verdict_line(report, name))
         if json_path is not None:
             json_entries.append(model_check.json_entry(report, names))
+        if html_report is not None:
+            html_files.append(_check_html(html_report, model_check, report, names))
         report.release()  # one model in memory at a time
     if len(reports) > 1:
         _say(model_check.table(reports, names))
     if json_path is not None:
         model_check.write_json(json_path, model_check.as_json(reports, json_entries, names))
+    if html_report is not None:
+        html_report.write_page(html_path, html_report.check_page(argv=sys.argv, files=html_files))
     status = model_check.exit_status(reports, names)
     if status:
         sys.exit(status)
+
+
+def _check_html(html_report, model_check, report, names) -> dict:
+    """check --html's part of one file: each target's verdict, summary lines and the graph coloured by verdict."""
+    if report.error is not None:
+        return {"path": report.path, "error": report.error.splitlines()[0]}
+    targets = []
+    for name in names:
+        nodes, total = model_check.node_states(report, name, html_report.MAX_NODES)
+        left = f"; {total - len(nodes):,} more nodes not drawn" if total > len(nodes) else ""
+        targets.append({"name": name, "verdict": model_check.verdict_line(report, name),
+                        "class": "runs" if report.runs(name) else "error",
+                        "lines": model_check.summary_lines(report, name, False, quiet=False, elsewhere=names),
+                        "svg": html_report.graph_svg(nodes, f"{report.path} on {name}: {total:,} nodes, in the graph's "
+                                                            f"order; red: does not run, amber: a warning, green: runs{left}")})
+    return {"path": report.path, "targets": targets}
 
 
 @main.command(epilog=EPILOG)

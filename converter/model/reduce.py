@@ -70,6 +70,8 @@ class Reduction:
     inputs_file: str | None = None
     outputs_file: str | None = None  # with --load-outputs: the reduced model's golden outputs (SMALL.outputs.npz)
     golden: int = 0  # with --load-outputs: how many of the model's tensors the golden data hold
+    graph: list = field(default_factory=list)  # the reduced model's nodes: {index, name, op, inputs, outputs, state}
+    results: list = field(default_factory=list)  # the reduced model's run (CaseResults; with --html, their pictures)
 
 
 def inputs_path(output) -> str:
@@ -262,7 +264,7 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
     best = list(range(count))
     candidate_options = dataclasses.replace(options, mark_all=False, save_inputs=None, save_outputs=None,
                                             load_outputs=None, shapes={}, val_ranges={}, profile=None,
-                                            profile_shapes=None, fail_fast=True)
+                                            profile_shapes=None, fail_fast=True, pictures=False)
     with tempfile.TemporaryDirectory(prefix="spec2onnx-reduce-") as folder:
 
         def fails(positions) -> bool:
@@ -337,12 +339,18 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
             final = None
         else:
             final = run_model(output, dataclasses.replace(candidate_options, load_inputs=inputs_path(output),
-                                                          load_outputs=result.outputs_file, fail_fast=False))
+                                                          load_outputs=result.outputs_file, fail_fast=False,
+                                                          pictures=options.pictures))
     result.output, result.inputs_file = str(output), inputs_path(output)
     result.kept = [(graph.order[p], graph.model.graph.node[graph.order[p]].name,
                     graph.model.graph.node[graph.order[p]].op_type) for p in sorted(best)]
     if final is not None:
         result.problems = [f"{r.id}: {line}" for r in final.results if r.outcome in (FAIL, ERROR) for line in r.problems]
+        result.results = final.results
+    differs = {c.get("output") for r in result.results for c in r.comparisons if c.get("passed") is False}
+    result.graph = [{"index": graph.order[p], "name": node.name, "op": node.op_type, "inputs": list(node.input),
+                     "outputs": list(node.output), "state": "highlight" if differs & set(node.output) else ""}
+                    for p in sorted(best) for node in (graph.model.graph.node[graph.order[p]],)]
     result.seconds = time.perf_counter() - t0
     return result
 
