@@ -539,7 +539,7 @@ error (a bug in spec2onnx: please report it, with --debug output);
 """
 _SPEC_ONLY = ("case_name", "input_files", "output_dir", "opset")
 _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_inputs", "load_inputs", "save_outputs",
-               "load_outputs", "mark_all", "allow_nonfinite", "atol", "rtol", "json_path", "junit_path", "quiet",
+               "load_outputs", "mark_all", "mark_chunk", "allow_nonfinite", "atol", "rtol", "json_path", "junit_path", "quiet",
                "profile", "profile_shapes", "check_error_stat", "fail_fast", "timeout")
 
 
@@ -585,8 +585,13 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
 @click.option("--save-outputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
               help="MODEL: write the first runtime's outputs (with --mark-all, every tensor), to --load-outputs later.")
 @click.option("--mark-all", is_flag=True,
-              help="MODEL: every tensor a node computes becomes an output on every runtime; where outputs differ, the "
-                   "first node (topological order) whose output differs is named: the node to look at.")
+              help="MODEL: compare every tensor a node computes: where outputs differ, the first node (topological "
+                   "order) whose output differs is named, the node to look at. The tensors are outputs of the "
+                   "runtimes a chunk at a time (--mark-chunk), the walk stopped at that node.")
+@click.option("--mark-chunk", "mark_chunk", default=None, metavar="SIZE", callback=_size,
+              help="MODEL: with --mark-all, the bytes of tensors one chunk marks at most (and 1024 tensors), e.g. "
+                   "256M; default: a quarter of the plain run's peak memory (at least 4M). Smaller: less memory, "
+                   "more sessions made.")
 @click.option("--allow-nonfinite", is_flag=True,
               help="MODEL: compare NaN and infinite outputs as values: NaN matches NaN, +inf only +inf, -inf only "
                    "-inf, and none of them a number, whatever --atol/--rtol (a note names each such output). "
@@ -627,7 +632,7 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
 @click.pass_context
 @handle_errors
 def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shapes, seed, val_ranges, load_inputs,
-        save_inputs, load_outputs, save_outputs, mark_all, allow_nonfinite, atol, rtol, check_error_stat, fail_fast,
+        save_inputs, load_outputs, save_outputs, mark_all, mark_chunk, allow_nonfinite, atol, rtol, check_error_stat, fail_fast,
         timeout, json_path, junit_path, html_path, quiet, case_name, input_files, output_dir, opset, max_memory):
     """Run an ONNX MODEL on several runtimes and compare them, or a SPEC's model and write its outputs.
 
@@ -686,7 +691,8 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
                                             opt_levels=opt_levels or ("all",), atol=atol, rtol=rtol, seed=seed,
                                             shapes=shapes, val_ranges=val_ranges, load_inputs=load_inputs,
                                             save_inputs=save_inputs, load_outputs=load_outputs,
-                                            save_outputs=save_outputs, mark_all=mark_all, max_memory=max_memory,
+                                            save_outputs=save_outputs, mark_all=mark_all, mark_chunk=mark_chunk,
+                                            max_memory=max_memory,
                                             profile=profile, profile_shapes=profile_shapes,
                                             allow_nonfinite=allow_nonfinite, check_error_stat=check_error_stat,
                                             fail_fast=fail_fast, timeout=timeout,
@@ -701,7 +707,8 @@ def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=
     started = datetime.datetime.now(datetime.timezone.utc)
     reports = {"--json": json_path, "--junit": junit_path, "--html": html_path}
     model_run.check_files(options, file, reports)
-    run = model_run.run_model(file, options, early, reports)
+    run = model_run.run_model(file, options, early, reports,
+                              progress=None if quiet else lambda line: click.echo(line, err=True))
     inputs = ", ".join(f"{n} {_typed(a)}" for n, a in run.feeds.items())
     header = f"{run.path}: {run.nodes:,} nodes, opset {run.opset}; " + (f"inputs ({run.source}): {inputs}" if inputs
                                                                           else "no inputs")
@@ -709,7 +716,10 @@ def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=
     for note in run.notes:
         click.echo(f"note: {note}", err=True)
     if run.marked:
-        _say(f"--mark-all: {run.marked:,} tensors marked as outputs")
+        made, total, size = run.chunks
+        _say(f"--mark-all: {run.marked:,} tensors marked as outputs, in chunks of at most {model_run.show(size)}"
+             + ("" if options.mark_chunk else " (a quarter of the plain run's peak memory)") + ": "
+             + (f"{made} of {total} run" if total else "none run, no output differs"))
     for r in run.runs:
         if not quiet and not r.error:  # (a runtime that could not run it is an ERROR line below)
             _say(f"ran {r.label} in {r.seconds:.2f} s: {_outputs_text(r.outputs)}")
