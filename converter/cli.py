@@ -217,11 +217,34 @@ plugin_option = click.option(
          "the two recipes). Repeatable.")
 
 
-# The targets, for --help: a test holds this list to the registry's built-in ones (targets.target_names()); the
-# option itself takes any name the registry has when the command runs, a target a --plugin added included.
-TARGETS_HELP = ("A target: portable (every node runs on all of ort-cpu, ort-cuda, tensorrt and openvino), ort-cpu, "
-                "ort-cuda, ort-dml (onnxruntime's DirectML EP), tensorrt, tensorrt-dla, openvino, or one a --plugin adds. "
-                "The runtime need not be installed (docs/semantics.md, Targets).")
+def target_summaries() -> list[tuple[str, str]]:
+    """(name, one line) of every target the registry has (converter/targets/profiles.py), read when a help or a
+    completion shows them: a target registered by then is listed too, and --help imports no onnx."""
+    from .targets import profiles  # start-up time: only a help or a completion that shows the targets reads them
+
+    return profiles.target_summaries()
+
+
+class TargetOption(click.Option):
+    """``--target``: its help lists the registry's targets when shown (between ``before`` and ``after``), and shell
+    completion offers their names (and ``also``'s). Not a click.Choice: the registry checks the name when the
+    command runs, after --plugin has imported what it adds."""
+
+    def __init__(self, *args, before: str = "", after: str = "", also: tuple[str, ...] = (), **kwargs):
+        def complete(ctx, param, incomplete: str):
+            from click.shell_completion import CompletionItem
+
+            return [CompletionItem(name, help=summary or None) for name, summary in
+                    [*((a, "") for a in also), *target_summaries()] if name.startswith(incomplete)]
+
+        super().__init__(*args, shell_complete=complete, **kwargs)
+        self.around = (before, after)
+
+    def get_help_record(self, ctx):
+        listed = "; ".join(f"{name} ({summary})" if summary else name for name, summary in target_summaries())
+        self.help = " ".join(part for part in (self.around[0], f"A target: {listed}; or one a --plugin adds. The "
+                             "runtime need not be installed (docs/semantics.md, Targets).", self.around[1]) if part)
+        return super().get_help_record(ctx)
 
 
 @click.group(cls=_Group, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
@@ -245,14 +268,14 @@ def main():
 
 
 def target_option(more_help: str, several: bool = False):
-    # not a click.Choice of a list written here: the registry (converter/targets, through the library) checks the
-    # name when the command runs, after --plugin has imported what it adds
+    """convert's and validate's --target (TargetOption); both also take auto."""
     if several:  # validate, as check and the pytest plugin's --s2o-target: every target given runs
-        return click.option("--target", "targets", multiple=True, metavar="TARGET", help=(
-            f"Lower for this target and check that it runs every node. Repeatable: every case runs for each target "
-            f"given, its id ending in [TARGET] (the JSON report's 'target' says which ran). {TARGETS_HELP} {more_help}"))
-    return click.option("--target", default=None, metavar="TARGET",
-                        help=f"Lower for this target and check that it runs every node. {TARGETS_HELP} {more_help}")
+        return click.option("--target", "targets", multiple=True, metavar="TARGET", cls=TargetOption, also=("auto",),
+                            before="Lower for this target and check that it runs every node. Repeatable: every case "
+                                   "runs for each target given, its id ending in [TARGET] (the JSON report's 'target' "
+                                   "says which ran).", after=more_help)
+    return click.option("--target", default=None, metavar="TARGET", cls=TargetOption, also=("auto",),
+                        before="Lower for this target and check that it runs every node.", after=more_help)
 
 
 def precision_options(what: str):
@@ -971,9 +994,9 @@ or bad usage (an unknown target, a --plugin that does not import);
 
 @main.command(epilog=CHECK_EPILOG)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--target", "targets", multiple=True, metavar="TARGET",
-              help=f"{TARGETS_HELP} Default: portable. Repeatable: each file is read once and checked for each; "
-                   "a portable target's lines leave out the problems of a member also named (they are that member's).")
+@click.option("--target", "targets", multiple=True, metavar="TARGET", cls=TargetOption,
+              after="Default: portable. Repeatable: each file is read once and checked for each; a portable target's "
+                    "lines leave out the problems of a member also named (they are that member's).")
 @click.option("-v", "--verbose", is_flag=True, help="One line per node with a problem (default: one line per distinct "
                                                      "problem, with its node count, op forms and first nodes).")
 @click.option("-q", "--quiet", is_flag=True, help="Errors and verdicts only: no warning lines (each verdict still "
@@ -1010,12 +1033,12 @@ def check(paths, targets, verbose, quiet, json_path, html_path, layers, max_memo
     if verbose and quiet:
         raise UserError("-q and -v: give one of them (-q: errors only; -v: every node)")
     api.load_plugins(plugins)
-    chosen = {t.name: t for t in (pipeline.get_target(t, precision=_precision(fp16, int8)) for t in (targets or ("portable",)))}
+    chosen = {t.name: t for t in (pipeline.resolve_target(t, precision=_precision(fp16, int8)) for t in (targets or ("portable",)))}
     names = list(chosen)
     unused = pipeline.precision_unused(names, _precision(fp16, int8))
     if unused:
         click.echo(f"spec2onnx: warning: {unused}", err=True)
-    if layers and not set(names) & {"tensorrt", "tensorrt-dla"}:
+    if layers and not any(t.importer for t in chosen.values()):
         raise UserError(f"--layers: the importer view is onnx-tensorrt's; use it with --target tensorrt or tensorrt-dla, "
                         f"not {', '.join(names)}")
     html_report = _html_report() if html_path is not None else None  # (without matplotlib: exit 2 before any work)
@@ -1031,15 +1054,15 @@ def check(paths, targets, verbose, quiet, json_path, html_path, layers, max_memo
             click.echo(f"spec2onnx: error: {report.error.splitlines()[0]}", err=True)
         else:
             if probe:  # the probed verdicts replace the static ones (converter/targets/probe.py)
-                for line in model_check.probe(report, names):
+                for line in model_check.probe(report, list(chosen.values())):
                     _say(line)
             if layers:
                 for line in pipeline.importer_view_lines(report):
                     _say(line)
             for name in names:
-                if name == "tensorrt-dla" and not quiet:
+                if chosen[name].dla and not quiet:
                     _say(f"DLA rules: {pipeline.DLA_RELEASE}")
-                for line in model_check.target_notes(name) if not quiet else ():
+                for line in model_check.target_notes(chosen[name]) if not quiet else ():
                     _say(line)
                 for line in model_check.summary_lines(report, name, verbose, quiet=quiet, elsewhere=names):
                     _say(line)

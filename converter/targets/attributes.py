@@ -147,7 +147,7 @@ def axis(value, rank) -> int | None:
     return value + rank if value < 0 else value
 
 
-# ---- bounds: the table's "gt"/"ge"/"le"/"lt"/"odd" conditions, and the values onnx's inference cannot take ------
+# ---- bounds: the table's "gt"/"ge"/"le"/"lt"/"ne"/"odd" conditions, and the values onnx's inference cannot take ------
 
 TABLE = Path(__file__).parent / "tables" / "attribute-values.json"
 
@@ -165,7 +165,8 @@ def within(entry: dict, value, outputs: int = 0) -> bool:
     high = outputs if high == "outputs" else high
     return not (("gt" in entry and not value > entry["gt"]) or ("ge" in entry and not value >= entry["ge"])
                 or (high is not None and not value <= high) or ("lt" in entry and not value < entry["lt"])
-                or (entry.get("odd") and not (type(value) is int and value % 2 == 1)))
+                or (entry.get("odd") and not (type(value) is int and value % 2 == 1))
+                or ("ne" in entry and value == entry["ne"]))
 
 
 def _unsafe_table() -> dict:

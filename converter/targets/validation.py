@@ -76,7 +76,7 @@ class Enumeration:
     scope: str = "everywhere"  # "onnxruntime": a bound of onnxruntime's kernel, not of ONNX
 
 
-_BOUNDS = ("gt", "ge", "le", "lt", "odd", "permutation", "nan", "axis_of", "per_direction", "at_least", "data_type", "one_element",
+_BOUNDS = ("gt", "ge", "le", "lt", "ne", "odd", "permutation", "nan", "axis_of", "per_direction", "at_least", "data_type", "one_element",
            "ge_attribute", "ne_attribute", "lt_attribute_per_axis", "le_length_of", "length_of", "count", "truncated")
 _DATA_TYPES = set(TensorProto.DataType.values())
 
@@ -460,8 +460,8 @@ def _outside(entry: Enumeration, value, node: NodeView) -> str | None:
             if type(value) is int and rank is not None and not -rank <= value < rank else None
     if within(entry.bounds, value, len(node.node.output)):
         return None
-    shown = ", ".join(f"{'>' if k == 'gt' else '>=' if k == 'ge' else '<=' if k == 'le' else '<'} {v}"
-                      for k, v in entry.bounds.items() if k in ("gt", "ge", "le", "lt"))
+    shown = ", ".join(f"{'>' if k == 'gt' else '>=' if k == 'ge' else '<=' if k == 'le' else '!=' if k == 'ne' else '<'} {v}"
+                      for k, v in entry.bounds.items() if k in ("gt", "ge", "le", "lt", "ne"))
     return f"takes {shown}{', odd' if entry.bounds.get('odd') else ''}"
 
 

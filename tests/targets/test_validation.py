@@ -288,3 +288,12 @@ def test_an_axis_of_no_rank_is_refused_where_the_rank_is_unknown_as_onnxruntime_
     assert any("is none at any rank" in p.reason for p in errors(check_model(model, "ort-cpu")))
     assert _int32(-2147483649) == 2**31 - 1 and _int32(2**63 - 1) == -1 and _int32(5) == 5
     assert _no_axis(-2147483649) and _no_axis(2**31) and not _no_axis(2**63 - 1) and not _no_axis(-1)
+
+
+def test_the_ne_bound_refuses_that_value_alone():
+    """'ne': GroupNormalization's num_groups=0 (onnxruntime's Div in its function body refuses a constant 0 at load;
+    a CI seed, 2953629352 #257); -1 and 3 load (measured: python -m tools.attribute_values checks the entry)."""
+    from converter.targets.attributes import within
+
+    assert not within({"ne": 0}, 0) and not within({"ne": 0}, [2, 0])
+    assert within({"ne": 0}, -1) and within({"ne": 0}, 3) and within({"ne": 0}, [1, 2])
