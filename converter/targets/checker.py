@@ -190,7 +190,8 @@ def _empty(tensor: onnx.TensorProto) -> None:
 def unsorted(model: onnx.ModelProto) -> str | None:
     """The first node input not produced before the node (a cycle, or nodes out of order), as onnx's checker says."""
     graph = model.graph
-    defined = {i.name for i in graph.input} | {t.name for t in graph.initializer} | {""}
+    defined = {i.name for i in graph.input} | {t.name for t in graph.initializer} | \
+              {s.values.name for s in graph.sparse_initializer} | {""}
     for i, node in enumerate(graph.node):
         for name in node.input:
             if name not in defined:
