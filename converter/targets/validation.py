@@ -35,13 +35,13 @@ from dataclasses import dataclass, field
 
 import onnx
 from onnx import AttributeProto, TensorProto, numpy_helper
-from onnx.onnx_cpp2py_export.shape_inference import infer_shapes as _infer  # bytes in, bytes out
 
 from ..errors import UserError
 from ..untrusted import walk
+from ..untrusted.infer import InferenceError, infer, unsafe, within
 from ..untrusted.reading import check_value_types, validate_sparse, validate_tensor
 from ..installed.ort_build import newest_loadable_opset
-from .attributes import TABLE, any_unsafe, constant_tensor, sanitized, type_name, unsafe, within
+from .attributes import TABLE, constant_tensor, type_name
 from .checker import strip_external_data
 from .model_view import ModelView, NodeView, Unread
 from .model_view import type_name as element_type_name
@@ -67,7 +67,7 @@ class Enumeration:
     since: tuple  # (low, high or None): the op's since-versions it holds for
     source: str
     values: tuple | None = None  # an enumeration (of each element, for a list attribute)
-    bounds: dict = field(default_factory=dict)  # gt/ge/le/lt/odd/nan (attributes.within), axis_of
+    bounds: dict = field(default_factory=dict)  # gt/ge/le/lt/odd/nan (converter/untrusted/infer.py within), axis_of
     domain: str = ""
     when: dict = field(default_factory=dict)  # other attribute -> values: the entry holds only there
     output: tuple | None = None  # the entry holds only where the node has one of these outputs
@@ -196,15 +196,15 @@ def _propagation_refusal(view: ModelView) -> list[tuple[Finding, NodeView | None
     without its declared shapes (onnxruntime only warns where those disagree), finds the first such node."""
     if not any(node.op in ("Shape", "Size") for node, _ in view.groups()):  # per group: a pass over groups, not nodes
         return []
-    model = sanitized(view.model) if any_unsafe(view.model.graph.node) else _copy(view.model)
+    model = _copy(view.model)  # (infer makes a copy without the attribute values onnx crashes or hangs on)
     if not merges_shapes(view):
         del model.graph.value_info[:]
         for out in model.graph.output:
             if out.type.HasField("tensor_type"):
                 out.type.tensor_type.ClearField("shape")
-    try:
-        _infer(model.SerializeToString(), False, True, True)
-    except onnx.shape_inference.InferenceError as exc:
+    try:  # a whole model: under the time limit
+        infer(model, strict=True, data_prop=True, limit=True, parse=False)
+    except InferenceError as exc:
         text = " ".join(str(exc).split())
     except Exception:  # noqa: BLE001 - onnx fails otherwise: not an inference verdict
         return []
@@ -525,11 +525,11 @@ def _inference_refusal(view: ModelView, node: NodeView) -> str | None:
                 else:
                     out.type.tensor_type.elem_type = onnx.TypeProto.FromString(declared[name]).tensor_type.elem_type
     graph.node.append(node.node)
-    try:  # onnx's C++ inference on the bytes (onnx.shape_inference.infer_shapes would parse its answer, unused here),
-        # checking types (check_type): each input of a type its formal parameter permits, a type parameter bound to one
-        # type (Add of int64 and float), as onnxruntime's Graph::InferAndVerifyTypeMatch checks when it loads the model
-        _infer(tiny.SerializeToString(), True, True, False)
-    except onnx.shape_inference.InferenceError as exc:
+    try:  # its answer unparsed (only a refusal is read), checking types (check_type): each input of a type its formal
+        # parameter permits, a type parameter bound to one type (Add of int64 and float), as onnxruntime's
+        # Graph::InferAndVerifyTypeMatch checks when it loads the model. One node, screened by node_findings: no limit
+        infer(tiny, strict=True, check_type=True, parse=False)
+    except InferenceError as exc:
         lines = str(exc).strip().splitlines()
         return " ".join(lines[0].split()) if lines else type(exc).__name__
     except Exception:  # noqa: BLE001 - onnx fails otherwise (not an inference verdict): not a refusal of ours
