@@ -502,7 +502,7 @@ def grouped_view(model: onnx.ModelProto, unread: dict | None = None, groups: int
     nodes = graph.node
     misses = [GROUP_INFERENCE_MISSES + len(nodes) // 50 if groups is None else groups]
 
-    def infer(node, attrs) -> tuple:
+    def infer_group(node, attrs) -> tuple:
         misses[0] -= 1
         if misses[0] < 0 or node.domain not in ("", "ai.onnx") or node.op_type in ("Shape", "Size") or any(
                 walk.subgraphs(a) for a in node.attribute) or unsafe(node):
@@ -556,7 +556,7 @@ def grouped_view(model: onnx.ModelProto, unread: dict | None = None, groups: int
             key = (op, domain, attrs, tuple(map(get, node.input[:])), tuple(map(declared_get, outs)))
             found = groups.get(key)
             if found is None:
-                found = groups[key] = (infer(node, attrs), [])
+                found = groups[key] = (infer_group(node, attrs), [])
             found[1].append(i)
             if len(outs) == 1:
                 ids[outs[0]] = found[0][0]
