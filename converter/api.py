@@ -29,6 +29,7 @@ import numpy as np
 
 from .pipeline import stages as pipeline
 from .compare import Tolerance, command_line_stats, command_line_tolerance, refuse_unknown_outputs  # noqa: F401  (the CLI builds --atol/--rtol/--ulp/--check-error-stat with them)
+from .compare import value_stats  # noqa: F401  (for the CLI: run SPEC --html's outputs)
 from .dtypes import BFLOAT16
 from .errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, SpecError, UserError
 from .files import bundled_specs_dir, check_distinct, check_output, default_suite, save_npy_atomic, write_atomic

@@ -15,7 +15,8 @@ from .errors import SpecError, printable
 from .network import MAX_ELEMENTS, TensorType
 from .schema import nested_array
 
-MAX_NPY_BYTES = 256 * 1024 * 1024  # a .npy file, and the data a random generator may make for one tensor
+MAX_NPY_BYTES = 256 * 1024 * 1024  # a .npy file's data, and the data a random generator may make for one tensor
+NPY_HEADER_ROOM = 65536  # a .npy file's header beyond its data (numpy reads headers up to 10,000 bytes)
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 BFLOAT16_NUMPY = BFLOAT16.numpy
 _NONFINITE = ("nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity")
@@ -77,7 +78,7 @@ def _load_npy(path_text: str, spec_dir: Path) -> np.ndarray:
         raise SpecError(f"{text}: not a regular file")
     try:
         size = path.stat().st_size
-        if size > MAX_NPY_BYTES:
+        if size > MAX_NPY_BYTES + NPY_HEADER_ROOM:  # (a 256 MiB tensor's file is 256 MiB and its header)
             raise SpecError(f"{text}: larger than the {MAX_NPY_BYTES // 2**20} MiB limit for .npy files")
         with path.open("rb") as handle:
             shape, dtype = _npy_header(handle, text)
@@ -85,6 +86,8 @@ def _load_npy(path_text: str, spec_dir: Path) -> np.ndarray:
             if count > MAX_ELEMENTS:
                 raise SpecError(f"{text}: the header declares {count} elements, above the 2^31 limit")
             need, have = count * dtype.itemsize, size - handle.tell()
+            if need > MAX_NPY_BYTES:
+                raise SpecError(f"{text}: larger than the {MAX_NPY_BYTES // 2**20} MiB limit for .npy files")
             if need != have:
                 problem = "truncated" if have < need else "corrupt"
                 raise SpecError(f"{text}: {problem}: the header declares {dtype}{list(shape)} ({need} bytes of data) "

@@ -105,6 +105,20 @@ def console() -> None:
         gc.freeze()
 
 
+def _html_report():
+    """The HTML report's renderer (``--html``), imported only where asked: it imports matplotlib (the ``report``
+    extra); where that is missing, the import raises the UserError naming the extra (exit 2), before any work."""
+    from . import html_report  # start-up time and an optional dependency: only --html imports matplotlib
+
+    return html_report
+
+
+def html_option(what: str):
+    return click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+                        help=f"Write one self-contained HTML page (no network request, no script): {what} "
+                             'Needs matplotlib: pip install "spec2onnx[report]".')
+
+
 class _NonNegative(click.ParamType):
     """A number >= 0: a tolerance (inf allowed, as in spec files; NaN and negatives refused)."""
 
@@ -359,6 +373,9 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
               help="Write a JSON report (schema: docs/report-schema.md).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Write JUnit XML for CI systems.")
+@html_option("the summary table with every comparison's error statistics and margin, and for each failing "
+             "comparison a histogram of the error, error against magnitude and a heatmap per 2-D slice (the worst "
+             "element marked, its index written).")
 @click.option("--repro-dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="For every failing case, write its model, inputs, outputs and the command that reproduces it.")
 @plugin_option
@@ -375,8 +392,8 @@ def convert(spec, output, opset, target, provider, fp16, int8, max_memory, plugi
 @handle_errors
 def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_only, runtimes, provider, targets, fp16,
              int8, refused, opset, opt_levels,
-             atol, rtol, ulp, check_error_stat, xfail_file, min_cases, json_path, junit_path, repro_dir, plugins, host_dir, max_memory, quiet,
-             verbose):
+             atol, rtol, ulp, check_error_stat, xfail_file, min_cases, json_path, junit_path, html_path, repro_dir, plugins,
+             host_dir, max_memory, quiet, verbose):
     """Validate specs: run every case on a runtime and compare.
 
     PATHS are spec files or folders. In a folder (searched recursively) a spec
@@ -410,13 +427,15 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
 
     from . import api  # start-up time: --help, --version and usage errors import no onnx, onnxruntime or lowering
 
+    html_report = _html_report() if html_path is not None else None  # (without matplotlib: exit 2 before any work)
     api.load_plugins(plugins)
     tolerance = api.command_line_tolerance(atol, rtol, ulp)  # --atol/--rtol [OUTPUT:]VALUE
     error_stats = api.command_line_stats(check_error_stat)
     every = [api.make_options(runtimes=runtimes, provider=provider, target=target, opt_levels=opt_levels, opset=opset,
                               tolerance=tolerance, xfail_file=xfail_file, repro_dir=repro_dir, plugins=plugins,
                               max_memory=max_memory, refused=refused, precision=_precision(fp16, int8),
-                              error_stats=error_stats, statistics=json_path is not None)  # (only --json shows them)
+                              error_stats=error_stats, statistics=json_path is not None,
+                              pictures=html_path is not None)  # (only --json shows them; --html, small outputs')
              for target in (dict.fromkeys(targets) or (None,))]  # one run per target given, in the order given
     if host_dir is not None:
         every = api.save_host_models_per_target(every, host_dir)
@@ -445,7 +464,7 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     files = api.in_shard(found.files, shard_spec)
     # Before any work: every report can be written, and none of them is an input of this run.
     inputs = [*files, *([xfail_file] if xfail_file else []), *(p for p in plugins if p.endswith(".py"))]
-    api.check_report_paths({"--json": json_path, "--junit": junit_path}, inputs, specs=files)
+    api.check_report_paths({"--json": json_path, "--junit": junit_path, "--html": html_path}, inputs, specs=files)
     api.check_tolerance_outputs(files, tolerance, error_stats)  # an OUTPUT no spec of the run has: exit 2
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
     if verbose:
@@ -492,6 +511,9 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
     api.write_reports(results, json_path=json_path, junit_path=junit_path, started=started, seconds=seconds,
                       argv=sys.argv, interrupted=interrupted is not None, refused=refused,
                       shard="/".join(map(str, shard_spec)) if shard_spec else None)
+    if html_report is not None:
+        html_report.write_page(html_path, html_report.validate_page(
+            results=results, argv=sys.argv, summary=api.summary_line(results) + f" in {seconds:.2f} s" + stopped))
     status, complaints = api.verdict(results, files=files, skipped=found.skipped, patterns=patterns, options=options,
                                      xfail_file=xfail_file, min_cases=min_cases,
                                      partial=bool(patterns or shard or fail_fast), interrupted=interrupted)
@@ -585,6 +607,10 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
               help="MODEL: write a JSON report (docs/report-schema.md: validate's, one case per comparison).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="MODEL: write JUnit XML (one test per comparison).")
+@html_option("MODEL: the summary table with every comparison's error statistics and margin, the outputs' value "
+             "statistics, and for each failing comparison a histogram of the error, error against magnitude and a "
+             "heatmap per 2-D slice (the worst element marked, its index written). SPEC: the outputs written and "
+             "their value statistics.")
 @click.option("-q", "--quiet", is_flag=True, help="MODEL: print only what failed and the summary.")
 @click.option("--case", "case_name", default=None, help="SPEC: take the inputs from this case (default: the first case).")
 @click.option("--input", "input_files", multiple=True, metavar="NAME=FILE.npy",
@@ -599,7 +625,7 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
 @handle_errors
 def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shapes, seed, val_ranges, load_inputs,
         save_inputs, load_outputs, save_outputs, mark_all, allow_nonfinite, atol, rtol, check_error_stat, fail_fast,
-        json_path, junit_path, quiet, case_name, input_files, output_dir, opset, max_memory):
+        json_path, junit_path, html_path, quiet, case_name, input_files, output_dir, opset, max_memory):
     """Run an ONNX MODEL on several runtimes and compare them, or a SPEC's model and write its outputs.
 
     \b
@@ -626,6 +652,7 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
     early = model_start.begin(file, runtimes, provider, opt_levels, max_memory)
     if early is not None:
         ctx.call_on_close(early.stop)
+    html_report = _html_report() if html_path is not None else None  # (without matplotlib: exit 2 before any work)
 
     from .model import run as model_run  # start-up time: --help and usage errors import nothing; a model run, no lowering
 
@@ -640,11 +667,18 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
     if not is_model:
         from . import api  # start-up time: a model run imports no lowering
 
+        if html_path is not None:
+            api.check_report_paths({"--html": html_path}, [file], specs=[file])
+        written = []
         for name, path, array in api.run_spec(file, case_name, input_files, output_dir, provider=provider, opset=opset,
                                               max_memory=max_memory):
             click.echo(f"wrote {path}  {array.dtype}{list(array.shape)}  ({name})")
+            written.append((name, str(path), f"{array.dtype}{list(array.shape)}", api.value_stats(array)))
+        if html_report is not None:
+            html_report.write_page(html_path, html_report.spec_page(path=str(file), argv=sys.argv, written=written))
         return
     _run_model(file, model_run, quiet=quiet, json_path=json_path, junit_path=junit_path, early=early,
+               html_report=html_report, html_path=html_path,
                options=model_run.make_run_options(runtimes=runtimes or model_run.DEFAULT_RUNTIMES, provider=provider,
                                             opt_levels=opt_levels or ("all",), atol=atol, rtol=rtol, seed=seed,
                                             shapes=shapes, val_ranges=val_ranges, load_inputs=load_inputs,
@@ -652,20 +686,22 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
                                             save_outputs=save_outputs, mark_all=mark_all, max_memory=max_memory,
                                             profile=profile, profile_shapes=profile_shapes,
                                             allow_nonfinite=allow_nonfinite, check_error_stat=check_error_stat,
-                                            fail_fast=fail_fast))
+                                            fail_fast=fail_fast, pictures=html_report is not None))
 
 
-def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=None) -> None:
+def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=None, html_report=None,
+               html_path=None) -> None:
     """``run MODEL``: the library runs and compares (converter/model/run.py); this prints it and sets the status."""
     import datetime
 
     started = datetime.datetime.now(datetime.timezone.utc)
-    reports = {"--json": json_path, "--junit": junit_path}
+    reports = {"--json": json_path, "--junit": junit_path, "--html": html_path}
     model_run.check_files(options, file, reports)
     run = model_run.run_model(file, options, early, reports)
     inputs = ", ".join(f"{n} {_typed(a)}" for n, a in run.feeds.items())
-    _say(f"{run.path}: {run.nodes:,} nodes, opset {run.opset}; " + (f"inputs ({run.source}): {inputs}" if inputs
-                                                                     else "no inputs"))
+    header = f"{run.path}: {run.nodes:,} nodes, opset {run.opset}; " + (f"inputs ({run.source}): {inputs}" if inputs
+                                                                          else "no inputs")
+    _say(header)
     for note in run.notes:
         click.echo(f"note: {note}", err=True)
     if run.marked:
@@ -683,6 +719,9 @@ def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=
     _say(model_run.summary_line(run.results, noun="comparison") + f" in {run.seconds:.2f} s")
     model_run.write_reports(run.results, json_path=json_path, junit_path=junit_path, started=started, seconds=run.seconds,
                         argv=sys.argv, interrupted=False, extra={"model": run.json_extra()})
+    if html_report is not None:
+        html_report.write_page(html_path, html_report.model_page(path=run.path, argv=sys.argv, results=run.results,
+                                                                 stats=run.stats, notes=run.notes, header=header))
     sys.exit(EXIT_FAILED if any(r.outcome in model_run.BAD for r in run.results) else EXIT_OK)
 
 
@@ -711,6 +750,10 @@ def _outputs_text(outputs: dict) -> str:
 @click.option("--val-range", "val_ranges", multiple=True, metavar="[NAME:]LOW,HIGH",
               help="Range of an input's generated values, as run's.")
 @click.option("--load-inputs", type=click.Path(), default=None, metavar="FILE.npz|DIR", help="Feed these inputs, as run's.")
+@click.option("--load-outputs", type=click.Path(), default=None, metavar="FILE.npz|DIR",
+              help="Golden outputs, as run's: the first --runtime is checked against them, and a candidate is cut "
+                   "only at tensors they hold (fed with their values). Of the model's outputs alone, nothing can be "
+                   "cut; `run --mark-all --save-outputs` gives every tensor.")
 @click.option("--atol", type=_PerOutput(), multiple=True, metavar="[OUTPUT:]VALUE",
               help="Absolute tolerance, as run's. " + _TOLERANCE_HELP.format("the model"))
 @click.option("--rtol", type=_PerOutput(), multiple=True, metavar="[OUTPUT:]VALUE",
@@ -725,10 +768,18 @@ def _outputs_text(outputs: dict) -> str:
                    "with a status other than 0. {model} in CMD is replaced by the candidate's path, {inputs} by its "
                    "inputs (.npz); run without a shell (quote as a shell would). The comparison's runtimes still "
                    "give the values fed to a candidate.")
+@click.option("--case", "case_name", default=None, metavar="NAME",
+              help="SPEC: the case to look at (default: each in turn, up to the first that fails).")
+@opset_option
+@plugin_option
+@html_option("the reduced subgraph drawn (the nodes whose outputs differ highlighted) and its comparison, with "
+             "the pictures of run --html.")
+@click.pass_context
 @handle_errors
-def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_ranges, load_inputs, atol, rtol,
-           check_error_stat, allow_nonfinite, max_memory, check):
-    """Reduce an ONNX model to the smallest subgraph whose outputs still differ.
+def reduce(ctx, file, output, runtimes, provider, opt_levels, shapes, seed, val_ranges, load_inputs, load_outputs, atol,
+           rtol, check_error_stat, allow_nonfinite, max_memory, check, case_name, opset, plugins, html_path):
+    """Reduce an ONNX model to the smallest subgraph whose outputs still differ,
+    or name the layer of a spec whose lowering first differs from the reference.
 
     \b
     As `polygraphy debug reduce --mode bisect`, then `--mode linear`, with
@@ -742,20 +793,52 @@ def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_range
     failing model found so far (exit 130). Exit 0: nothing differs (nothing
     written); 1: reduced; 2: bad input.
       spec2onnx reduce model.onnx --runtime onnxruntime --runtime onnx-reference -o small.onnx
+    
+    SPEC (.yaml, .yml, .json): lowered as validate lowers it, run on
+    onnxruntime with every tensor marked; names the first layer (the
+    network's order) whose output differs from its reference on its own
+    inputs, its lowered nodes, and the first of them whose output differs
+    between onnxruntime and onnx-reference; writes those nodes as
+    SMALL.onnx with SMALL.inputs.npz and SMALL.outputs.npz (the reference).
+      spec2onnx reduce spec.yaml -o small.onnx
     """
     import shlex
 
-    from .model import reduce as model_reduce  # start-up time: --help and usage errors import nothing
+    from . import spec_reduce  # start-up time: --help and usage errors import nothing
 
+    model_reduce = spec_reduce.model_reduce  # (reduce MODEL's module, which spec_reduce uses)
+
+    if not model_reduce.is_onnx_model(file):
+        given = {n for n in ctx.params if ctx.get_parameter_source(n) not in (None, click.core.ParameterSource.DEFAULT)}
+        wrong = sorted(given - {"file", "output", "case_name", "opset", "plugins", "max_memory"})
+        if wrong:
+            option = next(p for p in ctx.command.params if p.name == wrong[0]).opts[-1]
+            raise UserError(f"{option}: {file} is a spec file: that option is for ONNX models (reduce MODEL.onnx)")
+        _reduce_spec(spec_reduce, file, output, case_name=case_name, opset=opset, plugins=plugins,
+                     max_memory=max_memory)
+        return
+    for name, option in (("case_name", "--case"), ("opset", "--opset"), ("plugins", "--plugin")):
+        if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT):
+            raise UserError(f"{option}: {file} is an ONNX model: --case, --opset and --plugin are for spec files")
+
+    html_report = _html_report() if html_path is not None else None  # (without matplotlib: exit 2 before any work)
     options = model_reduce.make_run_options(runtimes=runtimes or model_reduce.DEFAULT_RUNTIMES, provider=provider,
                                             opt_levels=opt_levels or ("all",), atol=atol, rtol=rtol, seed=seed,
                                             shapes=shapes, val_ranges=val_ranges, load_inputs=load_inputs,
-                                            max_memory=max_memory, allow_nonfinite=allow_nonfinite,
-                                            check_error_stat=check_error_stat)
+                                            load_outputs=load_outputs, max_memory=max_memory,
+                                            allow_nonfinite=allow_nonfinite,
+                                            check_error_stat=check_error_stat, pictures=html_path is not None)
+    if html_path is not None:  # --html is no file the run reads, nor one of -o's
+        written = {"-o": output, "-o (its inputs file)": model_reduce.inputs_path(output), "--html": html_path}
+        if load_outputs:
+            written["-o (its golden outputs file)"] = model_reduce.outputs_path(output)
+        model_reduce.check_written(written, options, file)
     done = model_reduce.reduce_model(file, output, options, progress=lambda line: click.echo(line, err=True),
                                      check=check)
     if not done.verdict:
         _say(f"{file}: --check passes on it: nothing to reduce (nothing written)" if check is not None else
+             f"{file}: {options.configs[0].label} agrees with --load-outputs {load_outputs}: nothing to reduce "
+             "(nothing written)" if load_outputs else
              f"{file}: nothing differs between {', '.join(c.label for c in options.configs)}: nothing to reduce "
              "(nothing written)")
         sys.exit(EXIT_OK)
@@ -764,14 +847,53 @@ def reduce(file, output, runtimes, provider, opt_levels, shapes, seed, val_range
          f"{done.checks} checks in {done.seconds:.1f} s; its inputs: {done.inputs_file}")
     for line in done.problems[:8]:
         _say(f"      {printable(line)}")
+    if load_outputs:  # the first runtime alone was checked, against the golden data
+        runtimes = (runtimes or model_reduce.DEFAULT_RUNTIMES)[:1]
     argv = ["spec2onnx", "run", done.output, *(a for r in (runtimes or ()) for a in ("--runtime", r)),
             *(("--provider", provider) if provider != "cpu" else ()),
             *(a for o in opt_levels for a in ("--ort-opt-level", o)), *(a for v in atol for a in ("--atol", str(v))),
             *(a for v in rtol for a in ("--rtol", str(v))),
             *(a for v in check_error_stat for a in ("--check-error-stat", str(v))),
-            *(("--allow-nonfinite",) if allow_nonfinite else ()), "--load-inputs", done.inputs_file]
+            *(("--allow-nonfinite",) if allow_nonfinite else ()), "--load-inputs", done.inputs_file,
+            *(("--load-outputs", done.outputs_file) if done.outputs_file else ())]
     if check is not None:  # what decided: the command itself, on the reduced model
         argv = [w.replace("{model}", done.output).replace("{inputs}", done.inputs_file) for w in shlex.split(check)]
+    _say("reproduce: " + shlex.join(argv))
+    if html_report is not None:
+        summary = (f"{done.output}: {len(done.kept)} of {done.nodes:,} nodes, still {done.verdict} after {done.checks} "
+                   f"checks in {done.seconds:.1f} s; its inputs: {done.inputs_file}")
+        html_report.write_page(html_path, html_report.reduce_page(
+            path=str(file), argv=sys.argv, summary=summary, results=done.results, reproduce=shlex.join(argv),
+            graph_svg=html_report.graph_svg(done.graph, "the reduced model, in topological order (#: the node's index "
+                                                        "in the original model); red: a node whose output differs")))
+    sys.exit(done.interrupted or EXIT_FAILED)
+
+
+def _reduce_spec(spec_reduce, file, output, *, case_name, opset, plugins, max_memory) -> None:
+    """``reduce SPEC``: the library finds the layer (converter/spec_reduce.py); this prints it and sets the status."""
+    import shlex
+
+    spec_reduce.load_plugins(plugins)
+    done = spec_reduce.reduce_spec(file, output, case_name=case_name, opset=opset, max_memory=max_memory,
+                                   progress=lambda line: click.echo(line, err=True))
+    if not done.case:
+        looked = f"case {done.cases[0]}" if len(done.cases) == 1 else f"its {len(done.cases)} cases"
+        _say(f"{file}: {looked}: the lowering agrees with the reference: nothing to reduce (nothing written)")
+        sys.exit(EXIT_OK)
+    _say(f"{file}: case {done.case}: output{'s' * (len(done.failing_outputs) > 1)} "
+         f"{', '.join(repr(o) for o in done.failing_outputs)} differ{'s' * (len(done.failing_outputs) == 1)} "
+         "from the reference")
+    how = "differs from its reference on its own inputs" if done.on_its_own else \
+        "is the first whose output differs from the reference (no layer differs on its own inputs)"
+    _say(f"layer {done.layer!r} ({done.kind}) {how}: {printable(done.difference)}")
+    _say(f"  its {len(done.nodes)} lowered node{'s' * (len(done.nodes) != 1)}: "
+         + ", ".join(f"{name!r} ({op})" for name, op in done.nodes))
+    _say(f"  {printable(done.runtimes_note)}")
+    _say(f"{done.output}: the nodes of layer {done.layer!r}; its inputs: {done.inputs_file}; the reference's output: "
+         f"{done.outputs_file} (in {done.seconds:.1f} s)")
+    tol = done.tolerance
+    argv = ["spec2onnx", "run", done.output, "--runtime", "onnxruntime", "--load-inputs", done.inputs_file,
+            "--load-outputs", done.outputs_file, "--atol", f"{tol.atol:g}", "--rtol", f"{tol.rtol:g}"]
     _say("reproduce: " + shlex.join(argv))
     sys.exit(done.interrupted or EXIT_FAILED)
 
@@ -852,11 +974,13 @@ or bad usage (an unknown target, a --plugin that does not import);
                    "that EP without CPU fallback; OpenVINO: read_model of the file path, as the static check models "
                    "it, + query_model + compile); a line per target says whether "
                    "its verdict was probed or static (docs/ground-truth.md).")
+@html_option("per file and target the verdict, its problems, and the graph drawn with each node coloured by "
+             "its verdict (red: does not run, amber: a warning, green: runs; at most 200 nodes drawn).")
 @plugin_option
 @precision_options("for the tensorrt targets")
 @max_memory_option("one model")
 @handle_errors
-def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, plugins, fp16, int8):
+def check(paths, targets, verbose, quiet, json_path, html_path, layers, max_memory, probe, plugins, fp16, int8):
     """Check that TARGET can run each ONNX model in PATHS (files, or folders: their *.onnx, recursively).
 
     Untrusted files are read for their structure only: regular files of at most
@@ -880,10 +1004,11 @@ def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, 
     if layers and not set(names) & {"tensorrt", "tensorrt-dla"}:
         raise UserError(f"--layers: the importer view is onnx-tensorrt's; use it with --target tensorrt or tensorrt-dla, "
                         f"not {', '.join(names)}")
+    html_report = _html_report() if html_path is not None else None  # (without matplotlib: exit 2 before any work)
     entries = model_check.expand(paths)
-    if json_path is not None:
-        api.check_report_paths({"--json": json_path}, [p for p, _ in entries])
-    reports, json_entries = [], []
+    if json_path is not None or html_path is not None:
+        api.check_report_paths({"--json": json_path, "--html": html_path}, [p for p, _ in entries])
+    reports, json_entries, html_files = [], [], []
     for path, why in entries:
         report = (model_check.check_file(path, list(chosen.values()), max_memory) if why is None
                   else model_check.FileReport(path, error=why))
@@ -907,14 +1032,34 @@ def check(paths, targets, verbose, quiet, json_path, layers, max_memory, probe, 
                 _say(model_check.verdict_line(report, name))
         if json_path is not None:
             json_entries.append(model_check.json_entry(report, names))
+        if html_report is not None:
+            html_files.append(_check_html(html_report, model_check, report, names))
         report.release()  # one model in memory at a time
     if len(reports) > 1:
         _say(model_check.table(reports, names))
     if json_path is not None:
         model_check.write_json(json_path, model_check.as_json(reports, json_entries, names))
+    if html_report is not None:
+        html_report.write_page(html_path, html_report.check_page(argv=sys.argv, files=html_files))
     status = model_check.exit_status(reports, names)
     if status:
         sys.exit(status)
+
+
+def _check_html(html_report, model_check, report, names) -> dict:
+    """check --html's part of one file: each target's verdict, summary lines and the graph coloured by verdict."""
+    if report.error is not None:
+        return {"path": report.path, "error": report.error.splitlines()[0]}
+    targets = []
+    for name in names:
+        nodes, total = model_check.node_states(report, name, html_report.MAX_NODES)
+        left = f"; {total - len(nodes):,} more nodes not drawn" if total > len(nodes) else ""
+        targets.append({"name": name, "verdict": model_check.verdict_line(report, name),
+                        "class": "runs" if report.runs(name) else "error",
+                        "lines": model_check.summary_lines(report, name, False, quiet=False, elsewhere=names),
+                        "svg": html_report.graph_svg(nodes, f"{report.path} on {name}: {total:,} nodes, in the graph's "
+                                                            f"order; red: does not run, amber: a warning, green: runs{left}")})
+    return {"path": report.path, "targets": targets}
 
 
 @main.command(epilog=EPILOG)

@@ -101,6 +101,7 @@ def write_reports(results: list[CaseResult], *, json_path=None, junit_path=None,
 
 def _case_json(r: CaseResult) -> dict:
     d = asdict(r)
+    del d["pictures"]  # (--html's, drawn on its page)
     d["id"] = r.id
     d["ops"] = list(r.ops)
     d["seconds"] = round(r.seconds, 6)

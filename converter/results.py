@@ -40,6 +40,8 @@ class CaseResult:
     label: str = ""  # what the id shows in brackets: --target's name (when given) and the runtime configuration (several)
     target: str = ""  # the target the case was lowered and checked for (validate: --target's, auto's choice, or the provider's)
     host: str = ""  # "host: legalized copy, N nodes changed": the host ran a copy of the deployment model
+    pictures: list[dict] = field(default_factory=list)  # --html only: each failing comparison's error_map summary
+    # ({"output", "actual", "against"} + converter/error_map.summarize's keys); never in the JSON or JUnit reports
     shapes: str = ""  # the case's input shapes where the network has dynamic ones, e.g. "x [2, 3, 8, 8], size = [...]"
 
     @property

@@ -9,7 +9,6 @@ chains built here, where the one node that differs (the same opset-9 Softmax on 
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -44,8 +43,9 @@ def chain(path, ops: list[str], opset: int = 9) -> Path:
     return path
 
 
-def test_light_squeezenet_reduces_to_its_softmax_in_under_a_minute(tmp_path):
-    """The issue's acceptance: at most 3 nodes holding the opset-9 Softmax, within a minute, and run on the result
+def test_light_squeezenet_reduces_to_its_softmax(tmp_path):
+    """The issue's acceptance: at most 3 nodes holding the opset-9 Softmax (its time, under a minute, is measured by
+    benchmarks/reduce.py, not asserted here: a loaded machine is no defect), and run on the result
     with the same two runtimes still fails; the tensor fed to it is the model's own (onnxruntime computes it
     from the same input, the tensor made an output)."""
     import onnxruntime as ort
@@ -53,11 +53,8 @@ def test_light_squeezenet_reduces_to_its_softmax_in_under_a_minute(tmp_path):
     x = np.random.default_rng(0).random((1, 3, 224, 224), dtype=np.float32)
     np.savez(tmp_path / "in.npz", data_0=x)
     small = tmp_path / "small.onnx"
-    t0 = time.perf_counter()
     result = invoke("reduce", SQUEEZENET, *BOTH, "--load-inputs", tmp_path / "in.npz", "-o", small)
-    seconds = time.perf_counter() - t0
     assert result.exit_code == 1, result.output
-    assert seconds < 60
     model = onnx.load(small)
     assert len(model.graph.node) <= 3
     softmax = [n for n in model.graph.node if n.op_type == "Softmax"]
@@ -188,3 +185,97 @@ def test_bad_check_command_is_bad_input(tmp_path, command, message):
     assert result.exit_code == 2, result.output
     assert message in result.output and len(result.output.strip().splitlines()) == 1
     assert not (tmp_path / "small.onnx").exists()
+
+
+def _ort_every_tensor(model_path, feeds: dict) -> dict:
+    """Every tensor of the model on onnxruntime itself (each one made an output), outside spec2onnx."""
+    import onnxruntime as ort
+
+    model = onnx.load(model_path)
+    names = [o for n in model.graph.node for o in n.output]
+    del model.graph.output[:]
+    model.graph.output.extend(helper.make_empty_tensor_value_info(name) for name in names)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return dict(zip(names, session.run(names, feeds)))
+
+
+@pytest.mark.parametrize("where", [0, 2, 4])
+def test_golden_values_of_every_tensor_reduce_to_the_node_that_differs(tmp_path, where):
+    """--load-outputs with golden values of every tensor (onnxruntime's, computed here): onnx-reference against them
+    reduces to the opset-9 Softmax wherever it stands. A node after it is never blamed: its input is fed with the
+    golden value, not onnx-reference's own wrong one, so it passes. The reduced model's inputs and golden outputs
+    are onnxruntime's values of those tensors, and run with them fails."""
+    ops = ["Relu", "Abs", "Sigmoid", "Neg"]
+    ops.insert(where, "Softmax")
+    model = chain(tmp_path / "m.onnx", ops)
+    x = np.random.default_rng(where).random((2, 3, 4), dtype=np.float32) - 0.5
+    np.savez(tmp_path / "in.npz", x=x)
+    golden = _ort_every_tensor(model, {"x": x})
+    np.savez(tmp_path / "golden.npz", **golden)
+    small = tmp_path / "small.onnx"
+    result = invoke("reduce", model, "--runtime", "onnx-reference", "--load-inputs", tmp_path / "in.npz",
+                    "--load-outputs", tmp_path / "golden.npz", "-o", small)
+    assert result.exit_code == 1, result.output
+    nodes = onnx.load(small).graph.node
+    assert [(n.op_type, n.name) for n in nodes] == [("Softmax", f"n{where}")]
+    fed = dict(np.load(tmp_path / "small.inputs.npz"))
+    source = "x" if where == 0 else f"t{where - 1}"
+    assert list(fed) == [source]
+    np.testing.assert_array_equal(fed[source], x if where == 0 else golden[source])
+    out = nodes[0].output[0]
+    want = dict(np.load(tmp_path / "small.outputs.npz"))
+    assert list(want) == [out]
+    np.testing.assert_array_equal(want[out], golden[out])
+    command = (f"spec2onnx run {small} --runtime onnx-reference --load-inputs {tmp_path / 'small.inputs.npz'} "
+               f"--load-outputs {tmp_path / 'small.outputs.npz'}")
+    assert command in result.output
+    rerun = invoke("run", small, "--runtime", "onnx-reference", "--load-inputs", tmp_path / "small.inputs.npz",
+                   "--load-outputs", tmp_path / "small.outputs.npz")
+    assert rerun.exit_code == 1, rerun.output
+
+
+def _test_data_set(folder: Path, prefix: str, arrays: list) -> Path:
+    folder.mkdir(exist_ok=True)
+    for k, (name, array) in enumerate(arrays):
+        (folder / f"{prefix}_{k}.pb").write_bytes(onnx.numpy_helper.from_array(array, name).SerializeToString())
+    return folder
+
+
+def test_golden_outputs_of_the_model_alone_cut_nothing(tmp_path):
+    """Golden values of the model's output alone (onnx's test_data_set layout, for inputs and outputs): no
+    candidate can be fed right values, so none is run and the whole model is what fails."""
+    model = chain(tmp_path / "m.onnx", ["Relu", "Softmax", "Abs"])
+    x = np.random.default_rng(1).random((2, 3, 4), dtype=np.float32)
+    golden = _ort_every_tensor(model, {"x": x})
+    folder = _test_data_set(tmp_path / "test_data_set_0", "input", [("x", x)])
+    _test_data_set(folder, "output", [("y", golden["y"])])
+    small = tmp_path / "small.onnx"
+    result = invoke("reduce", model, "--runtime", "onnx-reference", "--load-inputs", folder, "--load-outputs", folder,
+                    "-o", small)
+    assert result.exit_code == 1, result.output
+    assert "nothing can be cut" in result.output and "after 0 checks" in result.output
+    assert [n.name for n in onnx.load(small).graph.node] == ["n0", "n1", "n2"]
+    np.testing.assert_array_equal(np.load(tmp_path / "small.outputs.npz")["y"], golden["y"])
+    agree = invoke("reduce", model, "--runtime", "onnxruntime", "--load-inputs", folder, "--load-outputs", folder,
+                   "-o", tmp_path / "other.onnx")
+    assert agree.exit_code == 0 and "agrees with --load-outputs" in agree.output, agree.output
+    assert not (tmp_path / "other.onnx").exists()
+
+
+@pytest.mark.parametrize("layout", ["npz", "test_data_set"])
+def test_loaded_inputs_are_the_ones_the_reduced_model_is_fed_from(tmp_path, layout):
+    """--load-inputs as run reads it (.npz or a test_data_set folder): the tensor fed to the reduced Softmax is
+    Relu of the loaded x, computed here with numpy (x has negative values, which a generated x in [0, 1) has not)."""
+    model = chain(tmp_path / "m.onnx", ["Relu", "Softmax"])
+    x = np.linspace(-3, 3, 24, dtype=np.float32).reshape(2, 3, 4)
+    if layout == "npz":
+        np.savez(tmp_path / "in.npz", x=x)
+        loaded = tmp_path / "in.npz"
+    else:
+        loaded = _test_data_set(tmp_path / "test_data_set_0", "input", [("x", x)])
+    small = tmp_path / "small.onnx"
+    result = invoke("reduce", model, *BOTH, "--load-inputs", loaded, "-o", small)
+    assert result.exit_code == 1, result.output
+    assert [n.op_type for n in onnx.load(small).graph.node] == ["Softmax"]
+    fed = dict(np.load(tmp_path / "small.inputs.npz"))
+    np.testing.assert_array_equal(fed["t0"], np.maximum(x, 0))

@@ -260,8 +260,19 @@ def test_not_a_spec_suffix(tmp_path):
 
 def test_oversized_npy_is_rejected_without_reading_it(tmp_path):
     with open(tmp_path / "big.npy", "wb") as handle:
-        handle.truncate(casedata.MAX_NPY_BYTES + 1)
+        handle.truncate(casedata.MAX_NPY_BYTES + casedata.NPY_HEADER_ROOM + 1)
     assert f"big.npy: larger than the {casedata.MAX_NPY_BYTES // 2**20} MiB limit for .npy files" in _error(_spec(tmp_path, "big.npy"))
+
+
+def test_npy_limit_is_on_the_data_not_the_header(tmp_path, monkeypatch):
+    # a tensor of exactly the limit loads (its file is the limit plus its header: 1x64x1024x1024 float32, 256 MiB);
+    # one element more is refused after the header is read
+    monkeypatch.setattr(casedata, "MAX_NPY_BYTES", 16)
+    np.save(tmp_path / "big.npy", np.arange(4, dtype=np.float32).reshape(1, 1, 1, 4))  # 16 bytes of data, 128 of header
+    assert (tmp_path / "big.npy").stat().st_size > 16
+    load_spec(_spec(tmp_path, "big.npy"))
+    np.save(tmp_path / "big.npy", np.arange(5, dtype=np.float32))
+    assert "big.npy: larger than the 0 MiB limit for .npy files" in _error(_spec(tmp_path, "big.npy"))
 
 
 def test_random_data_limit(tmp_path, monkeypatch):

@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from converter import signed_store
 
@@ -176,7 +178,7 @@ def test_a_cached_spec_is_lowered_once_per_opset(tmp_path, cache, monkeypatch):
     (entry,) = _models(cache)
     lowered = []
     real = spec_cache.lowered_model
-    monkeypatch.setattr(spec_cache, "lowered_model", lambda spec, variant, build: real(spec, variant, lambda: lowered.append(variant) or build()))
+    monkeypatch.setattr(spec_cache, "lowered_model", lambda spec, variant, build, *content: real(spec, variant, lambda: lowered.append(variant) or build(), *content))
     assert _validate(path) == ["PASS", "PASS"]
     assert lowered == []  # from the entry
     assert _validate(path, opset=13) == ["PASS", "PASS"]
@@ -193,7 +195,7 @@ def test_a_spec_checked_twice_hits_its_model_entry(tmp_path, cache, monkeypatch)
     assert [r.outcome for r in validate_spec(spec, make_options())] == ["PASS", "PASS"]
     lowered = []
     real = spec_cache.lowered_model
-    monkeypatch.setattr(spec_cache, "lowered_model", lambda spec, variant, build: real(spec, variant, lambda: lowered.append(variant) or build()))
+    monkeypatch.setattr(spec_cache, "lowered_model", lambda spec, variant, build, *content: real(spec, variant, lambda: lowered.append(variant) or build(), *content))
     assert [r.outcome for r in validate_spec(spec, make_options())] == ["PASS", "PASS"]
     assert lowered == [] and len(_models(cache)) == 1
 
@@ -277,3 +279,130 @@ def test_a_model_lowered_for_a_target_is_cached_with_its_opset_and_check(tmp_pat
     second = list(validate_spec(load_spec(path), options))
     assert [(r.outcome, r.opset, r.problems) for r in second] == [(r.outcome, r.opset, r.problems) for r in first]
     assert len(_models(cache)) == 1
+
+
+# -- the numpy reference's outputs (issue 34, item 2) ---------------------------------------------------------------
+
+def _kept(folder: Path) -> list[Path]:
+    return sorted((folder / "references").rglob("*.pickle")) if (folder / "references").exists() else []
+
+
+def _no_reference(monkeypatch):
+    monkeypatch.setattr("converter.reference.run_network", lambda *a, **k: pytest.fail("the reference ran again"))
+
+
+def test_the_references_are_kept_and_read_back_bit_for_bit(tmp_path, cache, monkeypatch):
+    from converter import reference
+    from converter.api import make_options
+    from converter.pipeline.stages import validate_spec
+
+    path = _write(tmp_path)
+    spec = load_spec(path)
+    live = [reference.run_network(spec.network, c.inputs) for c in spec.cases]  # before anything is kept
+    assert _validate(path) == ["PASS", "PASS"]
+    (entry,) = _kept(cache)
+    key, kept = spec_cache.references(spec, spec.cases, "arithmetic=None", spec_cache.content(spec))
+    assert signed_store.entry_path(cache, spec_cache.REFERENCES, key) == entry
+    _same(kept, live)  # the bfloat16 outputs too: dtype, shape and bytes
+    _no_reference(monkeypatch)
+    results = list(validate_spec(load_spec(path), make_options()))
+    assert [r.outcome for r in results] == ["PASS", "PASS"] and _kept(cache) == [entry]
+
+
+def test_the_references_key_is_what_the_reference_reads(tmp_path, cache, monkeypatch):
+    """Other inputs, another network, another arithmetic or other cases chosen: another entry, never the kept one.
+    The outcomes are the hand-computed ones: d expects 2x (SUM), so x - x fails d; c's expected values are none."""
+    import dataclasses
+
+    from converter.api import make_options
+    from converter.network import Case
+    from converter.pipeline.stages import validate_spec
+
+    path = _write(tmp_path)
+    assert _validate(path) == ["PASS", "PASS"]
+    spec = load_spec(path)
+    ran = []
+    from converter import reference
+
+    real = reference.run_network
+    monkeypatch.setattr("converter.reference.run_network", lambda *a, **k: ran.append(1) or real(*a, **k))
+    d = spec.cases[1]
+    halved = Case("d", {"x": (d.inputs["x"].astype(np.float32) / 2).astype(d.inputs["x"].dtype)}, d.expected)
+    outcomes = [r.outcome for r in validate_spec(dataclasses.replace(spec, cases=[spec.cases[0], halved]), make_options())]
+    assert outcomes == ["PASS", "FAIL"] and len(ran) == 2  # (x/2 + x/2 is not 2x)
+    sub = load_spec(_write(tmp_path, SPEC.replace("operation: SUM", "operation: SUB"), "o.yaml"))
+    ran.clear()
+    assert [r.outcome for r in validate_spec(dataclasses.replace(spec, network=sub.network), make_options())] == ["PASS", "FAIL"]
+    assert len(ran) == 2
+    ran.clear()
+    assert [r.outcome for r in validate_spec(spec, make_options(), ["d"])] == ["PASS"] and len(ran) == 1
+    ran.clear()
+    assert [r.outcome for r in validate_spec(spec, make_options(target="tensorrt"))] == ["PASS", "PASS"] and len(ran) == 2
+    assert len(_kept(cache)) == 5
+    ran.clear()  # every one of them kept: none runs again
+    assert [r.outcome for r in validate_spec(spec, make_options(), ["d"])] == ["PASS"] and ran == []
+
+
+def test_no_references_are_kept_when_one_raises_or_the_run_stops_early(tmp_path, cache, monkeypatch):
+    from converter.api import make_options
+    from converter.pipeline.stages import validate_spec
+
+    path = _write(tmp_path)
+    results = validate_spec(load_spec(path), make_options())
+    assert next(results).outcome == "PASS"
+    results.close()  # --fail-fast, Ctrl-C: the second case's reference never ran
+    assert _kept(cache) == []
+    from converter import reference
+
+    real, calls = reference.run_network, []
+
+    def second_raises(*a, **k):
+        calls.append(1)
+        if len(calls) == 2:
+            raise ValueError("boom")
+        return real(*a, **k)
+
+    monkeypatch.setattr("converter.reference.run_network", second_raises)
+    assert [r.outcome for r in validate_spec(load_spec(path), make_options())] == ["PASS", "ERROR"]
+    assert _kept(cache) == []
+    monkeypatch.setattr("converter.reference.run_network", real)
+    assert _validate(path) == ["PASS", "PASS"] and len(_kept(cache)) == 1
+
+
+def test_a_signed_references_entry_copied_to_another_key_is_a_miss(tmp_path, cache):
+    """Another spec's validly signed references (x - x: zeros) copied over this spec's entry would pass a
+    runtime that computes zeros: the HMAC covers the key, so it is a miss and the reference runs."""
+    path = _write(tmp_path)
+    assert _validate(path) == ["PASS", "PASS"]
+    (entry,) = _kept(cache)
+    good = entry.read_bytes()
+    other = _write(tmp_path, SPEC.replace("operation: SUM", "operation: SUB").replace("name: cached-spec", "name: other"), "o.yaml")
+    assert _validate(other) == ["PASS", "FAIL"]
+    entry.write_bytes(next(p for p in _kept(cache) if p != entry).read_bytes())
+    assert _validate(path) == ["PASS", "PASS"]  # a miss: the reference ran (zeros would fail c against the runtime)
+    assert entry.read_bytes() == good  # and its outputs were kept again
+
+
+@given(st.lists(st.floats(width=32, allow_nan=True, allow_infinity=True), min_size=6, max_size=6),
+       st.sampled_from(["float32", "float16", "bfloat16"]), st.sampled_from(["SUM", "PROD", "MAX", "SUB"]))
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_kept_references_equal_the_live_reference_bit_for_bit(tmp_path_factory, monkeypatch, values, dtype, op):
+    from converter import reference
+    from converter.api import make_options
+    from converter.pipeline.stages import validate_spec
+
+    folder = tmp_path_factory.mktemp("refs")
+    text = SPEC.replace("bfloat16", dtype).replace("operation: SUM", f"operation: {op}").replace(
+        "{x: [[1, 2, 3], [4, 5, 6]]}\n  expected: {y: [[2, 4, 6], [8, 10, 12]]}",
+        "{x: " + json.dumps([values[:3], values[3:]]).replace("NaN", ".nan").replace("-Infinity", "-.inf").replace("Infinity", ".inf") + "}")
+    path = _write(folder, text)
+    with monkeypatch.context() as patch:  # (undone after each example)
+        patch.setenv("SPEC2ONNX_CACHE", str(folder / "cache"))
+        spec = load_spec(path)
+        live = [reference.run_network(spec.network, c.inputs) for c in spec.cases]
+        first = [(r.outcome, r.problems) for r in validate_spec(spec, make_options())]
+        key, kept = spec_cache.references(spec, spec.cases, "arithmetic=None", spec_cache.content(spec))
+        assert key is not None and kept is not None
+        _same(kept, live)
+        patch.setattr("converter.reference.run_network", lambda *a, **k: pytest.fail("the reference ran again"))
+        assert [(r.outcome, r.problems) for r in validate_spec(load_spec(path), make_options())] == first

@@ -460,15 +460,27 @@ def _interpolate_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, size
     """``never_empty``: no output length is 0 unless the input's is (``_never_empty``); then the sizes are given to
     the Resize as they are and no Slice copies its result again (onnxruntime resizes a 0 length to 0 only)."""
     rank = x_type.rank
-    if never_empty and inner <= rank - 2 and rank in ((4, 5) if attrs["resize_mode"] == "LINEAR" else (4,)) and not (
-            x_type.is_static and x_type.size == 0):
-        # onnxruntime runs it as it is (as the static lowering's ``native``): no Reshape, whose copy into the graph's
-        # output cost 12% of the Resize (4x8x128x128 x2 LINEAR, benchmarks/dynamic.py)
-        return _resize_node(b, attrs, x, sizes)
-    shape = []  # Shape(x), made once and only when a dimension is unknown until run time
 
     def part(tensor: str, start: int, end: int) -> str:
         return b.op("Slice", [tensor, b.const("start", np.array([start], np.int64)), b.const("end", np.array([end], np.int64))])
+
+    if inner <= rank - 2 and rank in ((4, 5) if attrs["resize_mode"] == "LINEAR" else (4,)) and not (
+            x_type.is_static and x_type.size == 0):
+        # onnxruntime runs it as it is, at the input's own rank, as the static lowering's ``native`` does: the same
+        # kernel, so the same bits (folding the outer dimensions into one gave onnxruntime's bilinear kernel one row
+        # where the static model has H, and its 0.5/0.5 weights for a single row rounded 2 ulp apart: a CI seed,
+        # LINEAR ASYMMETRIC 1x2x2x4 -> 1x2x2x3); and no Reshape, whose copy into the graph's output cost 12% of the
+        # Resize (4x8x128x128 x2 LINEAR, benchmarks/dynamic.py)
+        if never_empty:
+            return _resize_node(b, attrs, x, sizes)
+        wanted = part(sizes, rank - inner, rank)
+        positive = b.op("Concat", [part(sizes, 0, rank - inner), b.op(
+            "Max", [wanted, b.const("one", np.ones(1, np.int64))], why="onnxruntime's Resize needs sizes > 0")], axis=0)
+        y = _resize_node(b, attrs, x, positive)
+        axes = b.const("axes", np.arange(rank - inner, rank, dtype=np.int64))
+        return b.op("Slice", [y, b.const("zeros", np.zeros(inner, np.int64)), wanted, axes],
+                    why="an output length of 0 at run time")
+    shape = []  # Shape(x), made once and only when a dimension is unknown until run time
 
     def dims(start: int, end: int) -> str:
         """x's dimensions start..end-1: a constant where they are known (no shape computation for onnxruntime to

@@ -67,6 +67,24 @@ class FileReport:
         self.grouped = {t: [(p, None if m is None else range(len(m))) for p, m in g] for t, g in self.grouped.items()}
 
 
+def node_states(report: FileReport, target: str, at_most: int) -> tuple[list[dict], int]:
+    """(the first ``at_most`` nodes of the file's main graph, in its order, each with its verdict on ``target``:
+    "error" (does not run there), "warning" or "runs", and the first reason; the graph's node count), for check
+    --html's drawing. Needs the view (before release())."""
+    worst: dict[int, Problem] = {}
+    for problem in report.problems(target):  # (errors first: a node's first problem is its worst)
+        if problem.index >= 0:
+            worst.setdefault(problem.index, problem)
+    graph = report.view.model.graph
+    nodes = []
+    for index, node in enumerate(graph.node[:at_most]):
+        problem = worst.get(index)
+        nodes.append({"index": index, "name": node.name, "op": node.op_type, "inputs": list(node.input),
+                      "outputs": list(node.output), "state": problem.severity if problem else "runs",
+                      "note": problem.reason if problem else ""})
+    return nodes, len(graph.node)
+
+
 def expand(paths) -> list[tuple[str, str | None]]:
     """Each path, a folder replaced by its ``*.onnx`` files (recursively, sorted; symlinked folders not followed):
     (path, None), or (path, why it gives no file to check)."""

@@ -17,6 +17,15 @@ tools/Polygraphy/polygraphy/tools/debug/subtool/reduce.py), with ``run MODEL``'s
 - bisection first: the shortest prefix (in topological order) that fails, then the shortest suffix of that
   prefix; then node by node (linear): each node whose removal keeps the failure is removed, until none is.
 
+With golden outputs (``--load-outputs G``, a .npz or a test_data_set_N folder, as ``run`` reads them), the
+check is the first runtime against G (Polygraphy's ``debug reduce --check polygraphy run ... --load-outputs
+layerwise_golden.json``), and G decides where a candidate may be cut: every tensor it reads and does not compute
+is a model input, an initializer or a tensor G holds, fed with G's value (the right value, so a candidate fails
+through its own nodes only: fed with the first runtime's value, a node after the one that differs would keep the
+difference it is given and be blamed); its outputs are those above that G holds, compared with G's values. With
+G holding the model's outputs alone nothing can be cut (every candidate reads a tensor G lacks, or gives none G
+holds): G of every tensor (``run --mark-all --save-outputs G`` on a runtime trusted) lets it cut anywhere.
+
 Ctrl-C keeps the smallest failing candidate found so far (``Reduction.interrupted``).
 """
 
@@ -39,10 +48,10 @@ from ..errors import UserError
 from ..process.interrupts import exit_status
 from ..files import write_atomic
 from ..process.isolated import command_status
-from .inputs import dtype_of_array, save_arrays
-from ..untrusted.reading import read_model_with_data
+from .inputs import dtype_of_array, model_outputs, save_arrays
+from ..untrusted.reading import is_onnx_model, read_model_with_data  # noqa: F401  (is_onnx_model: reduce's dispatch)
 from .run import (DEFAULT_RUNTIMES, ERROR, FAIL, RunOptions, make_run_options,  # noqa: F401  (for the CLI)
-                        check_written, run_model, topological_order, _used_names)
+                        check_written, run_model, topological_order, _golden, _used_names)
 
 
 @dataclass
@@ -59,6 +68,10 @@ class Reduction:
     interrupted: int = 0  # Ctrl-C (130) or SIGTERM (143): the exit status; the smallest failing model is kept
     output: str | None = None
     inputs_file: str | None = None
+    outputs_file: str | None = None  # with --load-outputs: the reduced model's golden outputs (SMALL.outputs.npz)
+    golden: int = 0  # with --load-outputs: how many of the model's tensors the golden data hold
+    graph: list = field(default_factory=list)  # the reduced model's nodes: {index, name, op, inputs, outputs, state}
+    results: list = field(default_factory=list)  # the reduced model's run (CaseResults; with --html, their pictures)
 
 
 def inputs_path(output) -> str:
@@ -67,11 +80,19 @@ def inputs_path(output) -> str:
     return (output[:-5] if output.endswith(".onnx") else output) + ".inputs.npz"
 
 
+def outputs_path(output) -> str:
+    """SMALL.outputs.npz beside SMALL.onnx: its golden outputs, written with --load-outputs."""
+    return inputs_path(output)[:-len(".inputs.npz")] + ".outputs.npz"
+
+
 def check_reduce_files(model_path, output, options: RunOptions, data_files=()) -> None:
-    """Before any work: -o and the inputs file beside it can be written and are no file the run reads."""
+    """Before any work: -o and the files beside it can be written and are no file the run reads."""
     if output is None or not str(output):
         raise UserError("-o: give the file for the reduced model (-o SMALL.onnx)")
-    check_written({"-o": str(output), "-o (its inputs file)": inputs_path(output)}, options, model_path, data_files)
+    written = {"-o": str(output), "-o (its inputs file)": inputs_path(output)}
+    if options.load_outputs:
+        written["-o (its golden outputs file)"] = outputs_path(output)
+    check_written(written, options, model_path, data_files)
 
 
 def _verdict(run) -> str:
@@ -82,7 +103,7 @@ def _verdict(run) -> str:
 class _Model:
     """The model as read, and what cutting a candidate out of it needs."""
 
-    def __init__(self, model: onnx.ModelProto, feeds: dict, values: dict, targets: set):
+    def __init__(self, model: onnx.ModelProto, feeds: dict, values: dict, targets: set, golden: dict | None = None):
         self.model = model
         graph = model.graph
         self.uses = [_used_names(node) for node in graph.node]
@@ -98,11 +119,15 @@ class _Model:
         self.inputs = {v.name: v for v in graph.input}
         self.outputs = {v.name: v for v in graph.output}
         self.feeds = feeds  # the model's own inputs
-        self.values = values  # every tensor the first runtime computed (--mark-all)
+        # every tensor the first runtime computed (--mark-all); with --load-outputs, the golden data instead: a
+        # candidate reads and gives only tensors they hold (module docstring)
+        self.values = values if golden is None else golden
+        self.golden = golden
 
-    def cut(self, positions) -> tuple[onnx.ModelProto, dict] | None:
-        """The model of the nodes at ``positions`` (in self.order) and its inputs; None where it cannot be made
-        (a tensor it reads or gives that the first runtime did not give, no output)."""
+    def cut(self, positions) -> tuple[onnx.ModelProto, dict, dict] | None:
+        """The model of the nodes at ``positions`` (in self.order), its inputs and (with golden data) its golden
+        outputs; None where it cannot be made (a tensor it reads or gives that the first runtime did not give, or
+        the golden data do not hold; no output)."""
         graph = self.model.graph
         nodes = [self.order[p] for p in sorted(positions)]
         made = [name for i in nodes for name in graph.node[i].output if name]
@@ -126,6 +151,8 @@ class _Model:
                 return None
         outputs = []
         for name in made:
+            if self.golden is not None and name not in self.golden:
+                continue  # (nothing to compare it with)
             if name in self.outputs:
                 outputs.append(self.outputs[name])
             elif name not in read and name in self.needed and name in self.values:
@@ -141,7 +168,8 @@ class _Model:
         model.functions.extend(self.model.functions)
         model.producer_name = "spec2onnx reduce"
         model.graph.CopyFrom(cut)
-        return model, feeds
+        golden = {} if self.golden is None else {o.name: self.golden[o.name] for o in outputs}
+        return model, feeds, golden
 
 
 def _value_info(name: str, array: np.ndarray, shaped: bool = True):
@@ -195,14 +223,15 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
     path = str(path)
     argv = parse_check(check) if check is not None else None
     check_reduce_files(path, output, options)
-    if options.load_outputs:
-        raise UserError("--load-outputs: reduce compares runtimes with each other; golden outputs name the model's "
-                        "outputs only, not the tensors inside it a reduced model gives")
+    if options.load_outputs:  # the first runtime against the golden data (module docstring): no other runtime
+        options = dataclasses.replace(options, configs=options.configs[:1])
     budget = default_budget() if options.max_memory is None else options.max_memory
     model, _, _, data_files = read_model_with_data(path, budget)
     if data_files:
         check_reduce_files(path, output, options, data_files)
-    progress(f"reduce: running the whole model ({len(model.graph.node):,} nodes) with every tensor marked")
+    progress(f"reduce: running the whole model ({len(model.graph.node):,} nodes) with every tensor marked"
+             + (f", {options.configs[0].label} against --load-outputs {options.load_outputs}"
+                if options.load_outputs else ""))
     first = run_model(path, dataclasses.replace(options, mark_all=True, save_inputs=None, save_outputs=None,
                                                 fail_fast=False))
     result = Reduction(path, _verdict(first), len(model.graph.node))
@@ -222,28 +251,40 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
     names = [o.name for o in model.graph.output]  # (the model as read here: nothing marked)
     differing = {c["output"] for r in first.results if r.outcome == FAIL for c in r.comparisons
                  if c.get("output") in names and not c.get("passed") and not c.get("first_difference")}
-    graph = _Model(model, {n: np.asarray(a) for n, a in first.feeds.items()}, values, differing or set(names))
+    golden = _golden_values(options, model, values, budget, path) if options.load_outputs else None
+    if golden is not None:
+        result.golden = len(golden)
+        inner = len(set(golden) - set(names))
+        progress(f"reduce: --load-outputs holds {len(golden):,} tensors ({inner:,} inside the model): a candidate "
+                 "reads and gives only those" + ("" if inner else "; the model's outputs alone: nothing can be cut "
+                                                  "(run --mark-all --save-outputs gives every tensor)"))
+    graph = _Model(model, {n: np.asarray(a) for n, a in first.feeds.items()}, values, differing or set(names), golden)
     del first
     count = len(graph.order)
     best = list(range(count))
     candidate_options = dataclasses.replace(options, mark_all=False, save_inputs=None, save_outputs=None,
                                             load_outputs=None, shapes={}, val_ranges={}, profile=None,
-                                            profile_shapes=None, fail_fast=True)
+                                            profile_shapes=None, fail_fast=True, pictures=False)
     with tempfile.TemporaryDirectory(prefix="spec2onnx-reduce-") as folder:
 
         def fails(positions) -> bool:
             made = graph.cut(positions)
             if made is None:
                 return False
-            candidate, feeds = made
+            candidate, feeds, wanted = made
             model_file, feeds_file = Path(folder, "candidate.onnx"), Path(folder, "candidate.inputs.npz")
+            golden_file = Path(folder, "candidate.outputs.npz") if golden is not None else None
             model_file.write_bytes(candidate.SerializeToString())
             save_arrays("-o", feeds_file, feeds)
+            if golden_file is not None:
+                save_arrays("-o", golden_file, wanted)
             result.checks += 1
             if argv is not None:
                 failed = _check_fails(argv, model_file, feeds_file)[0]
             else:
-                run = run_model(model_file, dataclasses.replace(candidate_options, load_inputs=str(feeds_file)))
+                run = run_model(model_file, dataclasses.replace(
+                    candidate_options, load_inputs=str(feeds_file),
+                    load_outputs=str(golden_file) if golden_file is not None else None))
                 failed = _verdict(run) == result.verdict
             progress(f"reduce: check {result.checks}: {len(positions)} node{'s' * (len(positions) != 1)} "
                      f"({_span(graph, positions)}): {'still fails' if failed else 'passes'}")
@@ -285,9 +326,12 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
         if made is None:  # (the whole model, never cut: nothing smaller failed and it cannot be cut as a whole)
             raise UserError(f"{path}: its failing part cannot be cut out (a tensor it reads is no tensor the first "
                             "runtime gives)")
-        small, feeds = made
+        small, feeds, wanted = made
         write_atomic(output, small.SerializeToString())
         save_arrays("-o", inputs_path(output), feeds)
+        if golden is not None:
+            save_arrays("-o", outputs_path(output), wanted)
+            result.outputs_file = outputs_path(output)
         if result.interrupted:
             final = None
         elif argv is not None:
@@ -295,14 +339,34 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
             final = None
         else:
             final = run_model(output, dataclasses.replace(candidate_options, load_inputs=inputs_path(output),
-                                                          fail_fast=False))
+                                                          load_outputs=result.outputs_file, fail_fast=False,
+                                                          pictures=options.pictures))
     result.output, result.inputs_file = str(output), inputs_path(output)
     result.kept = [(graph.order[p], graph.model.graph.node[graph.order[p]].name,
                     graph.model.graph.node[graph.order[p]].op_type) for p in sorted(best)]
     if final is not None:
         result.problems = [f"{r.id}: {line}" for r in final.results if r.outcome in (FAIL, ERROR) for line in r.problems]
+        result.results = final.results
+    differs = {c.get("output") for r in result.results for c in r.comparisons if c.get("passed") is False}
+    result.graph = [{"index": graph.order[p], "name": node.name, "op": node.op_type, "inputs": list(node.input),
+                     "outputs": list(node.output), "state": "highlight" if differs & set(node.output) else ""}
+                    for p in sorted(best) for node in (graph.model.graph.node[graph.order[p]],)]
     result.seconds = time.perf_counter() - t0
     return result
+
+
+def _golden_values(options: RunOptions, model: onnx.ModelProto, values: dict, budget: int, path: str) -> dict:
+    """--load-outputs' arrays, read as run --mark-all reads them: the model's outputs and any tensor inside it
+    (the whole model's run has checked them already: a name no tensor has, a dtype that is not the tensor's)."""
+    marked = onnx.ModelProto()  # the model's outputs, then every tensor the first runtime gave, as outputs
+    marked.graph.output.extend(model.graph.output)
+    have = {o.name for o in model.graph.output}
+    for name, array in values.items():
+        if name not in have:
+            info = _value_info(name, array, shaped=False)
+            if info is not None:
+                marked.graph.output.append(info)
+    return _golden(options.load_outputs, marked, model_outputs(model, path), budget, True)
 
 
 def _span(graph: _Model, positions) -> str:

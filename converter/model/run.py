@@ -28,6 +28,7 @@ import onnx
 from ..budget import default_budget, show
 from ..compare import (Mismatch, NonFinite, Tolerance, command_line_stats, command_line_tolerance, compare_stats,
                       error_stat_for, nonfinite, refuse_unknown_outputs, resolve_tolerance, value_stats)
+from ..error_map import summarize
 from ..errors import UserError
 from ..files import check_distinct, check_output
 from ..process.isolation import ChildDied, call_isolated
@@ -66,13 +67,15 @@ class RunOptions:
     allow_nonfinite: bool = False  # --allow-nonfinite: NaN and infinities are compared as values, not failed
     error_stats: tuple = ()  # --check-error-stat [OUTPUT:]STAT: ((OUTPUT or "", STAT), ...) (compare.error_stat_for)
     fail_fast: bool = False  # --fail-fast: no comparison after the first that fails
+    pictures: bool = False  # --html: each failing comparison's error_map summary in its CaseResult (.pictures)
 
 
 def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_levels=("all",), atol=None, rtol=None,
                      seed: int = 1, shapes=(), val_ranges=(), load_inputs=None, save_inputs=None, load_outputs=None,
                      save_outputs=None, mark_all: bool = False, max_memory: int | None = None,
                      threads: int = 0, profile: int | None = None, profile_shapes: str | None = None,
-                     allow_nonfinite: bool = False, check_error_stat=(), fail_fast: bool = False) -> RunOptions:
+                     allow_nonfinite: bool = False, check_error_stat=(), fail_fast: bool = False,
+                     pictures: bool = False) -> RunOptions:
     """RunOptions from the command line's values: runtimes, provider, shapes and ranges parsed and checked."""
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise UserError(f"--seed {seed}: must be a whole number >= 0")
@@ -97,7 +100,8 @@ def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_le
     stats = command_line_stats((check_error_stat,) if isinstance(check_error_stat, str) else check_error_stat or ())
     return RunOptions(make_configs(runtimes, provider, opt_levels), tolerance, seed, parse_shapes(shapes),
                       parse_val_ranges(val_ranges), load_inputs, save_inputs, load_outputs, save_outputs, mark_all,
-                      max_memory, threads, profile, profile_shapes, allow_nonfinite, stats, bool(fail_fast))
+                      max_memory, threads, profile, profile_shapes, allow_nonfinite, stats, bool(fail_fast),
+                      bool(pictures))
 
 
 @dataclass(frozen=True)
@@ -374,6 +378,7 @@ def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list,
     which fail the comparison too; where every output compared is empty on both sides, nothing was compared: that
     fails it as well."""
     problems, stats = [*own[0][0], *own[1][0]], [*own[0][1], *own[1][1]]
+    pictures = []  # --html: each failing output's error_map summary, made here where the arrays are
     for name in names:
         if name not in want:
             continue
@@ -390,6 +395,10 @@ def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list,
         if mismatch:
             problems.append(f"output {name!r}: {actual} vs {against} ({tol.describe()}): {mismatch.describe()}")
             entry.update(mismatch.to_dict())
+            picture = summarize(got[name], want[name], mismatch.worst_index,
+                                errors.max_abs if errors is not None else None) if options.pictures else None
+            if picture is not None:
+                pictures.append({"output": name, "actual": actual, "against": against, **picture})
         stats.append(entry)  # passing ones too: their error statistics (docs/report-schema.md)
     if not problems:
         problems += _nothing_compared(got, want, names)
@@ -399,7 +408,7 @@ def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list,
         problems += _first_difference(actual, against, got, want, *_ancestors(producers, differing), options,
                                      stats)
     return CaseResult(case=f"{actual} vs {against}", outcome=FAIL if problems else PASS, problems=problems,
-                      comparisons=stats, **fields)
+                      comparisons=stats, pictures=pictures, **fields)
 
 
 def _error_keys(errors) -> dict:

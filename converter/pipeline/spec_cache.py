@@ -19,7 +19,9 @@ An entry is used only when
 
 Lowered models (``lowered_model``) live under ``models/``, keyed by what the lowering reads (the
 spec's name, source and network, the opset and the provider) with the code and onnx's version, and
-signed the same way.
+signed the same way. The numpy reference's outputs for a spec's cases (``references``) live under
+``references/``, keyed by what the reference reads (the network, each case's inputs, the arithmetic) with
+the code, numpy's version and the CPU features numpy dispatches on (``_machine_id``), signed the same way.
 
 Only specs that read no ``.npy`` file (a file can change without the spec changing), use only
 spec2onnx's own layer kinds (a plugin's code is not in the key) and pickle to at most
@@ -46,6 +48,7 @@ from ..registry import is_builtin
 
 MAGIC = b"s2o-spc2"
 MODEL_MAGIC = b"s2o-mdl2"
+REFERENCE_MAGIC = b"s2o-ref1"
 MAX_ENTRY_BYTES = 1 << 20
 _HEADER = 16  # two 8-byte numbers: the estimate's total with one runtime configuration, and its runtime part
 _PACKAGE = __name__.split(".")[0]  # converter in a checkout, spec2onnx when installed
@@ -74,12 +77,26 @@ def _code_id() -> bytes:
     return digest.digest()
 
 
+@functools.lru_cache(maxsize=None)
+def _machine_id() -> bytes:
+    """What else the numpy reference's bits may depend on: the machine, and the SIMD paths numpy dispatches to on
+    it (a cache folder shared between machines must not hand one machine's float results to another)."""
+    import platform
+
+    from numpy._core import _multiarray_umath as umath
+
+    features = sorted(k for k, v in getattr(umath, "__cpu_features__", {}).items() if v)
+    return "\0".join([platform.machine(), *getattr(umath, "__cpu_baseline__", []), "|",
+                      *getattr(umath, "__cpu_dispatch__", []), "|", *features]).encode()
+
+
 def warm() -> None:
     """Compute the per-process answers every cache lookup needs (the code's digest: every module of spec2onnx
-    read and hashed, some 15 ms), where caching is on. The pool calls it before it forks its workers, which
-    then inherit them instead of each computing them again on its first spec."""
+    read and hashed, some 15 ms; the machine's CPU features), where caching is on. The pool calls it before it
+    forks its workers, which then inherit them instead of each computing them again on its first spec."""
     if signed_store.cache_dir() is not None:
         _code_id()
+        _machine_id()
 
 
 def _key(data: bytes, spec_path: Path) -> str:
@@ -103,6 +120,7 @@ def _real_path(folder: str) -> bytes:
 
 SPECS = signed_store.Kind(MAGIC, ("specs",), ".pickle", MAX_ENTRY_BYTES + 16)
 MODELS = signed_store.Kind(MODEL_MAGIC, ("models",), ".model", MAX_ENTRY_BYTES)
+REFERENCES = signed_store.Kind(REFERENCE_MAGIC, ("references",), ".pickle", MAX_ENTRY_BYTES)
 
 
 def _folder_and_secret(usable: bool = True) -> tuple[Path | None, bytes | None]:
@@ -167,9 +185,30 @@ def _canonical_pickle(obj) -> bytes:
     return out.getvalue()
 
 
-def lowered_model(spec, variant: str, build: Callable[[], bytes]) -> bytes:
+def content(spec) -> bytes | None:
+    """What the lowering and the reference read of ``spec`` (its name, source and network), pickled canonically: the
+    content part of the keys of ``lowered_model`` and ``references``; None where neither is cached (caching off, a
+    plugin's layer kind, big constants, or a network that does not pickle)."""
+    if _folder_and_secret(all(map(is_builtin, spec.ops)))[1] is None \
+            or sum(a.nbytes for a in spec.network.constants.values()) > MAX_ENTRY_BYTES:
+        return None  # (big constants: the key's pickle would be over MAX_ENTRY_BYTES; not made to be thrown away)
+    try:
+        # The network's fields, not the object: its __dict__ also holds lookups it fills on use (cached_property),
+        # which would key the same network differently before and after a first check.
+        network = spec.network
+        found = _canonical_pickle((spec.name, spec.source, [getattr(network, f.name) for f in dataclasses.fields(network)]))
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        return None
+    return found if len(found) <= MAX_ENTRY_BYTES else None
+
+
+NOT_GIVEN = object()  # lowered_model's spec_content when the caller has none: computed there
+
+
+def lowered_model(spec, variant: str, build: Callable[[], bytes], spec_content=NOT_GIVEN) -> bytes:
     """The bytes ``build()`` makes for ``spec`` (a serialized model, with a header of what goes with it where
-    the caller needs one), from the cache where it can be.
+    the caller needs one), from the cache where it can be. ``spec_content``: ``content(spec)``, where the caller
+    has it already.
 
     Lowering is a pure function of the code (``_code_id``), of what ``build`` reads of the spec (its
     name, source and network, whose pickle is in the key: a Spec changed after loading, or a network
@@ -179,19 +218,11 @@ def lowered_model(spec, variant: str, build: Callable[[], bytes]) -> bytes:
     plugin's code is not in the key). The entry is signed like a spec's (a forged model would be a forged
     result) and at most MAX_ENTRY_BYTES.
     """
-    folder, secret = _folder_and_secret(all(map(is_builtin, spec.ops)))
-    if secret is None or sum(a.nbytes for a in spec.network.constants.values()) > MAX_ENTRY_BYTES:
-        return build()  # (big constants: the key's pickle would be over MAX_ENTRY_BYTES; not made to be thrown away)
-    try:
-        # The network's fields, not the object: its __dict__ also holds lookups it fills on use (cached_property),
-        # which would key the same network differently before and after a first check.
-        network = spec.network
-        content = _canonical_pickle((spec.name, spec.source, [getattr(network, f.name) for f in dataclasses.fields(network)]))
-    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+    found = content(spec) if spec_content is NOT_GIVEN else spec_content
+    if found is None:
         return build()
-    if len(content) > MAX_ENTRY_BYTES:
-        return build()
-    digest = hashlib.sha256(_code_id() + b"\0".join([b"", variant.encode(), onnx_identity(), content]))
+    folder, secret = _folder_and_secret()
+    digest = hashlib.sha256(_code_id() + b"\0".join([b"", variant.encode(), onnx_identity(), found]))
     key = digest.hexdigest()
     cached = signed_store.read(folder, secret, MODELS, key)
     if cached is not None:
@@ -199,3 +230,55 @@ def lowered_model(spec, variant: str, build: Callable[[], bytes]) -> bytes:
     model = build()
     signed_store.write(folder, secret, MODELS, key, model)  # (not when over MAX_ENTRY_BYTES)
     return model
+
+
+def _reference_key(spec_content: bytes, cases, variant: str) -> str | None:
+    if sum(a.nbytes for c in cases for a in c.inputs.values()) > MAX_ENTRY_BYTES:
+        return None  # (the outputs, of the same order, would be over it too)
+    digest = hashlib.sha256(_code_id() + b"\0".join([b"", _machine_id(), variant.encode(), spec_content]))
+    for case in cases:  # each case's feeds, as run_network gets them (the arrays' bytes: pickling them costs more)
+        items = list(case.inputs.items())
+        if any(type(a).__name__ != "ndarray" or a.dtype.hasobject for _, a in items):
+            return None
+        digest.update(repr([(n, a.dtype.str, a.dtype.type.__module__, a.dtype.type.__name__, a.shape)
+                            for n, a in items]).encode())
+        for _, array in items:
+            digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def references(spec, cases, variant: str, spec_content: bytes | None) -> tuple[str | None, list[dict] | None]:
+    """(key, the numpy reference's outputs for each of ``cases`` of ``spec`` as kept, or None). ``variant`` names
+    what else the reference reads (the arithmetic); ``spec_content`` is ``content(spec)`` (None: not cached, and
+    the key is None). ``keep_references`` keeps the outputs under the key once computed.
+
+    The reference is a pure function of the code, numpy (its version, and the CPU features it dispatches on), the
+    network and the inputs: a kept entry holds the arrays it returned, bit for bit (pickled)."""
+    key = _reference_key(spec_content, cases, variant) if spec_content is not None else None
+    if key is None:
+        return None, None
+    folder, secret = _folder_and_secret()
+    payload = signed_store.read(folder, secret, REFERENCES, key)
+    if payload is None:
+        return key, None
+    try:
+        found = _SpecUnpickler(io.BytesIO(payload)).load()
+    except Exception:  # noqa: BLE001 - any damage is a miss
+        return key, None
+    outputs = list(spec.network.outputs)
+    ok = isinstance(found, list) and len(found) == len(cases) and all(
+        isinstance(d, dict) and list(d) == outputs and all(type(v).__name__ == "ndarray" for v in d.values())
+        for d in found)
+    return key, (found if ok else None)
+
+
+def keep_references(key: str, outputs: list[dict]) -> None:
+    """Keep the reference's ``outputs`` (one dict per case, in order) under ``key`` (from ``references``)."""
+    folder, secret = _folder_and_secret()
+    if secret is None:
+        return
+    try:
+        payload = pickle.dumps(outputs, protocol=5)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        return
+    signed_store.write(folder, secret, REFERENCES, key, payload)  # (not when over MAX_ENTRY_BYTES)

@@ -33,6 +33,7 @@ from typing import Callable, Iterator, Sequence
 from .. import reference
 from . import spec_cache
 from ..compare import Tolerance, compare, compare_stats, error_stat_for, resolve_tolerance
+from ..error_map import summarize
 from ..errors import TargetRefusal, UserError, describe_exception
 from ..installed.opset import DEFAULT_OPSET, MIN_OPSET, newest_onnx_opset
 from ..registry import is_builtin, layer_kind, layer_kinds, reference_of
@@ -72,6 +73,7 @@ class Options:
     precision: tuple[str, ...] = ()  # --fp16/--int8: what the TensorRT build allows beyond each spec's own precision
     error_stats: tuple = ()  # --check-error-stat [OUTPUT:]STAT: ((OUTPUT or "", STAT), ...) (compare.error_stat_for)
     statistics: bool = True  # every runtime comparison's error statistics in its CaseResult (the CLI: with --json)
+    pictures: bool = False  # --html: each failing comparison's error_map summary in its CaseResult (.pictures)
 
     @property
     def show_labels(self) -> bool:
@@ -134,7 +136,8 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
         if options.auto_target:  # what convert --target auto writes for this spec: the most portable it fits
             target = _auto_target(spec, opset, fixed=options.opset is not None, hint="")[3]
             options, ran = replace(options, target=target), target.name
-        model_bytes, opset, static, host_note = _lower_for_target(spec, options, target, opset)
+        content = spec_cache.content(spec)  # (the content part of the model's and the references' cache keys)
+        model_bytes, opset, static, host_note = _lower_for_target(spec, options, target, opset, content)
     except Exception as exc:  # noqa: BLE001 - one broken spec must not hide the others
         if isinstance(exc, TargetRefusal):  # the target's rules refuse the spec (auto: its last candidate too)
             problem = str(exc).removeprefix(f"{path}: ")
@@ -165,26 +168,39 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
     arithmetic = target.name if target.deployment else None
     widening = {name: reference.expected_widening(spec.network, name, arithmetic) for name in spec.network.outputs}
     own_arithmetic = [name for name, w in widening.items() if w is None]
-    for case in cases:
+    # The reference's outputs are a pure function of the code, numpy, the network and the inputs: once every case's
+    # ran, they are kept in the cache and read back, bit for bit, by the next run (spec_cache.references).
+    reference_key, kept = spec_cache.references(spec, cases, f"arithmetic={arithmetic}", content)
+    computed: list[dict] = []
+    for i, case in enumerate(cases):
         on_case_start(case.name)
         t0 = time.perf_counter()
         try:
-            want = reference.run_network(spec.network, case.inputs, arithmetic=arithmetic)
+            reference_pictures = [] if options.pictures else None  # (--html: drawn on every runtime's result)
+            if kept is not None:
+                want = kept[i]
+            else:
+                want = reference.run_network(spec.network, case.inputs, arithmetic=arithmetic)
+                computed.append(want)
             reference_problems = _compare_outputs(spec, case, "reference", want, tolerances, against_reference=None,
-                                                  widening=widening, error_stats=options.error_stats)
+                                                  widening=widening, error_stats=options.error_stats,
+                                                  pictures=reference_pictures)
             if own_arithmetic and case.expected:
                 own = reference.run_network(spec.network, case.inputs)
                 more = _compare_outputs(spec, case, "reference in the spec's arithmetic", own, tolerances,
-                                        against_reference=None, names=own_arithmetic, error_stats=options.error_stats)
+                                        against_reference=None, names=own_arithmetic, error_stats=options.error_stats,
+                                        pictures=reference_pictures)
                 reference_problems = (reference_problems[0] + more[0], reference_problems[1] + more[1])
         except Exception as exc:  # noqa: BLE001
             want, reference_problems = describe_exception(exc, "running the numpy reference"), ([], [])
+            reference_pictures = [] if options.pictures else None
         first_outputs = None
         for config in options.configs:
             runner = runners[config]
             t1 = time.perf_counter()
+            pictures = list(reference_pictures) if options.pictures else None
             outcome, problems, stats, got = _check(spec, case, runner, want, tolerances, config.runtime, reference_problems,
-                                                   widening, options.error_stats, options.statistics)
+                                                   widening, options.error_stats, options.statistics, pictures)
             if static:  # the host ran the model; the target would not (its static check): refused, not broken
                 outcome, problems = REFUSED, static + problems
             disagreements = []
@@ -193,7 +209,7 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
             elif got is not None:
                 disagreements = _disagreements(first_outputs, got, first_label, tolerances, case)
             res = result(case, config, outcome, problems=problems, comparisons=stats, disagreements=disagreements,
-                         seconds=time.perf_counter() - t1 + (t1 - t0 if config == options.configs[0] else 0))
+                         pictures=pictures or [], seconds=time.perf_counter() - t1 + (t1 - t0 if config == options.configs[0] else 0))
             res = res if static else _judge(spec, options, res)
             if res.outcome in BAD and options.repro_dir:
                 try:
@@ -201,8 +217,11 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
                 except OSError as exc:
                     res.problems.append(f"cannot write the reproduction to {options.repro_dir}: {exc.strerror or exc}")
             yield res
+    if reference_key is not None and kept is None and len(computed) == len(cases):  # (none raised)
+        spec_cache.keep_references(reference_key, computed)
 
 
+PICTURE_STATISTICS = 1 << 20  # --html alone: the error statistics of outputs up to this size (_compare_outputs)
 BIG_OUTPUT_ELEMENTS = 1 << 20  # from here a second intra-op thread pays for its start (0.15-0.25 ms a session)
 
 
@@ -214,7 +233,8 @@ def _threads(spec: Spec, options: Options) -> int:
     return options.threads if elements >= BIG_OUTPUT_ELEMENTS else 1
 
 
-def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int) -> tuple[bytes, int, list[str], str]:
+def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int,
+                      content=spec_cache.NOT_GIVEN) -> tuple[bytes, int, list[str], str]:
     """(model bytes to run, opset, static-check errors, host note): lowered for ``target`` at an opset where it has
     every kernel, and checked; kept with the spec in the cache (the choice of opset and the check are pure
     functions of the spec, the code and the key's variant). For a target with a deployment form (tensorrt,
@@ -235,7 +255,7 @@ def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int) 
     precision = ",".join(sorted(set(spec.precision) | target.precision))  # (the check reads it)
     variant = (f"target={target.name};opset={opset};fixed={fixed};provider={provider};static={options.static_check}"
                + (f";precision={precision}" if precision else ""))
-    head, _, model_bytes = spec_cache.lowered_model(spec, variant, build).partition(b"\n")  # (JSON has no raw newline)
+    head, _, model_bytes = spec_cache.lowered_model(spec, variant, build, content).partition(b"\n")  # (JSON has no raw newline)
     meta = json.loads(head)
     if options.host_model_dir and meta.get("host"):
         Path(options.host_model_dir).mkdir(parents=True, exist_ok=True)
@@ -262,10 +282,11 @@ def _resolved(tolerances, output: str, case: Case) -> Tolerance:
 
 
 def _check(spec: Spec, case: Case, runner, want, tolerances, runtime: str, reference_problems, widening=None,
-           error_stats=(), statistics: bool = True):
+           error_stats=(), statistics: bool = True, pictures: list | None = None):
     """(outcome, problems, comparison stats, runtime outputs or None).
 
-    ``reference_problems`` (reference vs expected, computed once per case) count for every runtime.
+    ``reference_problems`` (reference vs expected, computed once per case) count for every runtime. ``pictures``
+    (--html): the failing comparisons' error_map summaries are added to it.
     """
     if isinstance(runner, str):
         return ERROR, [runner], [], None
@@ -276,19 +297,20 @@ def _check(spec: Spec, case: Case, runner, want, tolerances, runtime: str, refer
     if isinstance(want, str):
         return ERROR, [want], [], got
     problems, stats = _compare_outputs(spec, case, runtime, got, tolerances, against_reference=want, widening=widening,
-                                       error_stats=error_stats, statistics=statistics)
+                                       error_stats=error_stats, statistics=statistics, pictures=pictures)
     problems, stats = problems + reference_problems[0], stats + reference_problems[1]
     return (FAIL if problems else PASS), problems, stats, got
 
 
 def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerances, against_reference,
-                     widening: dict | None = None, names=None, error_stats=(), statistics: bool = True):
+                     widening: dict | None = None, names=None, error_stats=(), statistics: bool = True,
+                     pictures: list | None = None):
     """(problems, stats) of ``outputs`` (those ``names``; default: every output) against the reference (when given,
     at the tolerance) and the case's expected values (at the tolerance plus the output's ``widening``, an (atol,
     rtol) the target's arithmetic adds; None: not compared here, see check_spec), each with the error statistic
     ``error_stats`` names (--check-error-stat). A runtime's comparisons, passing ones too, carry their error
     statistics (docs/report-schema.md, /4) where ``statistics``; the reference's own against the expected values only
-    where they fail."""
+    where they fail. ``pictures`` (--html): a list that each failing comparison's error_map summary is added to."""
     problems, stats = [], []
     for name in spec.network.outputs if names is None else names:
         tol = _resolved(tolerances, name, case)
@@ -303,10 +325,14 @@ def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerance
                 problems.append(f"output {name!r}: {what} produced no such output")
                 break
             stat = error_stat_for(error_stats, name)
-            mismatch, errors = compare_stats(actual, target, tol, stat, statistics=statistics and against_reference is not None)
+            # --html without --json: the statistics (each passing comparison's margin) where the output is small; a
+            # big one's cost more than the page (median, ulp: 1.1 s at 2^26 elements); a failure has its own keys
+            gather = against_reference is not None and (statistics or (pictures is not None and actual is not None
+                                                                         and getattr(actual, "size", 0) <= PICTURE_STATISTICS))
+            mismatch, errors = compare_stats(actual, target, tol, stat, statistics=gather)
             entry = {"output": name, "actual": what, "against": against,
                      "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp}}
-            if errors is not None and statistics and against_reference is not None:  # a runtime's: every element's error; a
+            if errors is not None and gather:  # a runtime's: every element's error; a
                 # failure's own keys below keep their meaning (the mismatched elements')
                 d = errors.to_dict()
                 entry.update({k: d[k] for k in ("max_abs", "mean_abs", "median_abs", "max_rel", "max_ulp", "min_atol",
@@ -314,6 +340,10 @@ def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerance
             if mismatch:
                 problems.append(f"output {name!r}: {what} vs {against} ({tol.describe()}{note}): {mismatch.describe()}")
                 entry.update(mismatch.to_dict())
+                picture = summarize(actual, target, mismatch.worst_index, errors.max_abs if errors is not None else None) \
+                    if pictures is not None else None
+                if picture is not None:
+                    pictures.append({"output": name, "actual": what, "against": against, **picture})
             if mismatch or "error" in entry:
                 stats.append(entry)
     return problems, stats
@@ -546,6 +576,19 @@ def with_precision(spec: Spec, precision) -> Spec:
     return replace(spec, precision=tuple(sorted(extra | set(spec.precision))))
 
 
+def lowered(spec: Spec, options: Options) -> tuple[bytes, int]:
+    """(model bytes, opset) of ``spec``'s model as ``validate_spec`` lowers it for ``options`` (the cache's copy)."""
+    target = options.target or target_for_provider(options.configs[0].provider)
+    model_bytes, opset, _, _ = _lower_for_target(spec, options, target, opset_for(spec, options))
+    return model_bytes, opset
+
+
+def tolerance_of(spec: Spec, tensor: str, case: Case, options: Options) -> Tolerance:
+    """The tolerance ``validate_spec`` compares tensor ``tensor`` (an output, or any layer's) of ``case`` with:
+    the command line's, the case's, the spec's, the layer kind's, the dtype's default, the first set winning."""
+    return _resolved({tensor: _tolerance(spec, tensor, options)}, tensor, case)
+
+
 def run(spec: Spec, feeds: dict, options: Options) -> dict:
     """The outputs of ``spec``'s model, lowered as ``validate_spec`` lowers it, on ``options``' first runtime configuration."""
     target = options.target or target_for_provider(options.configs[0].provider)
@@ -557,7 +600,7 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
                  tolerance: Tolerance | None = None, xfail_file: str | None = None, repro_dir: str | None = None,
                  plugins: tuple[str, ...] = (), max_memory: int | None = None,
                  target: str | None = None, refused: str = "skip", precision=(), error_stats=(),
-                 statistics: bool = True) -> Options:
+                 statistics: bool = True, pictures: bool = False) -> Options:
     """Options for a validation run, every name checked (unknown provider, opset, runtime, target: UserError).
 
     ``target``: lower for it (and check the model statically) instead of for what the provider implies.
@@ -581,6 +624,7 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
         precision=tuple(sorted(check_precision(precision))),
         error_stats=tuple(error_stats),
         statistics=bool(statistics),
+        pictures=bool(pictures),
     )
 
 

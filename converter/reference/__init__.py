@@ -12,12 +12,12 @@ import functools
 
 import numpy as np
 
-from ..network import Network
+from ..network import Layer, Network
 from ..registry import reference_of, register_reference
 from . import scale
 from .quantized import run_quantized
 
-__all__ = ["register_reference", "run_network"]
+__all__ = ["register_reference", "run_layer", "run_layers", "run_network"]
 
 
 # Layer kinds whose arithmetic differs on a deployment target (run_network's ``arithmetic``; docs/deployment.md).
@@ -29,18 +29,29 @@ def run_network(network: Network, feeds: dict[str, np.ndarray], arithmetic: str 
 
     ``arithmetic``: None for the spec's own arithmetic; "tensorrt" or "tensorrt-dla" for that target's (FP16
     weights, DLA's rounding of x * scale before the shift)."""
+    values = run_layers(network, feeds, arithmetic)
+    return {name: values[name] for name in network.outputs}
+
+
+def run_layers(network: Network, feeds: dict[str, np.ndarray], arithmetic: str | None = None) -> dict[str, np.ndarray]:
+    """run_network's every value: the inputs, the constants and each layer's output (by the layer's name)."""
     values: dict[str, np.ndarray] = dict(network.constants)
     values.update(feeds)
     for layer in network.layers:
-        fn, args, quantization = reference_of(layer.op), [values[t] for t in layer.inputs], network.quantization(layer)
-        if arithmetic and layer.op in TARGET_ARITHMETIC:
-            fn = functools.partial(TARGET_ARITHMETIC[layer.op], arithmetic=arithmetic)
-        out = fn(layer, args) if quantization is None else run_quantized(fn, layer, args, *quantization)
-        want = network.types[layer.name]
-        if out.dtype != want.dtype.numpy or not want.matches(out.shape):
-            raise AssertionError(f"reference for {layer.op} gave {out.dtype}{list(out.shape)} for {layer.name!r}, expected {want}")
-        values[layer.name] = out
-    return {name: values[name] for name in network.outputs}
+        values[layer.name] = run_layer(network, layer, [values[t] for t in layer.inputs], arithmetic)
+    return values
+
+
+def run_layer(network: Network, layer: Layer, args: list, arithmetic: str | None = None) -> np.ndarray:
+    """One layer of ``network`` on the values ``args`` of its inputs (its reference, quantized as the network says)."""
+    fn, quantization = reference_of(layer.op), network.quantization(layer)
+    if arithmetic and layer.op in TARGET_ARITHMETIC:
+        fn = functools.partial(TARGET_ARITHMETIC[layer.op], arithmetic=arithmetic)
+    out = fn(layer, args) if quantization is None else run_quantized(fn, layer, args, *quantization)
+    want = network.types[layer.name]
+    if out.dtype != want.dtype.numpy or not want.matches(out.shape):
+        raise AssertionError(f"reference for {layer.op} gave {out.dtype}{list(out.shape)} for {layer.name!r}, expected {want}")
+    return out
 
 
 def arithmetic_differs(network: Network, arithmetic: str | None) -> bool:

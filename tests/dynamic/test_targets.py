@@ -75,6 +75,9 @@ FAMILIES["dequantize-strides"] = _dq_strided_spec
 TARGETS = [t for t in TARGET_NAMES if t != "tensorrt-dla"]
 # (target, family): a dynamic Resize's shape computation, which onnxruntime places on the CPU beside the CUDA EP
 CPU_SHAPE_CHAINS = {(t, f) for t in ("ort-cuda", "portable") for f in ("resize-nearest", "resize-scales", "resize-sizes")}
+# (not ort-cuda's Resize given its sizes as a graph input: its LINEAR/CUBIC Resize runs at the input's own rank, and
+# no Shape node (a kernel writing to CPU memory, where GetCpuPreferredNodes starts) computes its sizes)
+CPU_SHAPE_CHAINS -= {("ort-cuda", "resize-sizes")}
 
 
 def _dims(value_info):

@@ -46,7 +46,7 @@ def test_onnxruntime_comes_from_exactly_one_extra_and_the_setup_commands_pick_cp
     assert [d.split(">")[0] for d in extras["cpu"]] == ["onnxruntime"]
     assert [d.split(">")[0] for d in extras["cuda"]] == ["onnxruntime-gpu"]
     for path in ("README.md", ".ci/run"):
-        assert '".[cpu,test,openvino]"' in (REPO / path).read_text(), path
+        assert '".[cpu,test,openvino,report]"' in (REPO / path).read_text(), path  # (report: --html's matplotlib)
 
 
 def test_convert_with_an_explicit_opset_needs_no_runtime_either(tmp_path):
