@@ -113,6 +113,8 @@ def test_the_walk_visits_exactly_the_tensors_sparse_tensors_and_graphs_built(pla
     assert sorted(t.name for _, t in walk.external(graph)) == sorted(built.external)
     assert sorted(i.value.values.name for i in walk.walk(graph) if i.kind == walk.SPARSE) == sorted(built.sparse)
     assert sorted(g.name for _, g in walk.graphs(graph)) == sorted(built.graphs)
+    assert [(s, g.name) for s, g in walk.graphs(graph)][1:] == \
+           [(i.steps, i.value.name) for i in walk.walk(graph) if i.kind == walk.GRAPH]  # the same steps, in order
     # own=False leaves out the walked graph's own initializers and sparse initializers, not its subgraphs'
     own = {init.name for init in graph.initializer} | {s.values.name for s in graph.sparse_initializer} | \
           {s.indices.name for s in graph.sparse_initializer}

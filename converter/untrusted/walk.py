@@ -114,12 +114,14 @@ def walk(graph: GraphProto, steps: tuple = (), own: bool = True) -> Iterator[Ite
             yield from attribute_items(i, node, attr, steps)
 
 
-def graphs(graph: GraphProto) -> Iterator[tuple[tuple, GraphProto]]:
-    """(steps, graph) of ``graph`` itself and of each of its subgraphs, at any depth."""
-    yield (), graph
-    for item in walk(graph, own=False):
-        if item.kind == GRAPH:
-            yield item.steps, item.value
+def graphs(graph: GraphProto, steps: tuple = ()) -> Iterator[tuple[tuple, GraphProto]]:
+    """(steps, graph) of ``graph`` itself and of each of its subgraphs, at any depth, in ``walk``'s order (only the
+    graph fields are read: what ``walk`` yields of kind GRAPH)."""
+    yield steps, graph
+    for i, node in enumerate(graph.node):
+        for attr in node.attribute:
+            for sub in subgraphs(attr):
+                yield from graphs(sub, steps + (Step(i, node, attr.name, sub),))
 
 
 def tensors(graph: GraphProto, own: bool = True) -> Iterator[tuple[Item, TensorProto]]:
