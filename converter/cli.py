@@ -470,7 +470,7 @@ Exit status: 0 every pair of runtimes (and the golden outputs) agrees, or,
 with one runtime and no --load-outputs, it ran; 1 an output differs (named,
 with its worst element and both values), an output holds a NaN or an
 infinity (unless --allow-nonfinite), every output is empty (nothing was
-compared), or a runtime cannot run the model;
+compared), or a runtime cannot run the model (or runs past --timeout);
 2 bad input or usage (an unreadable model or profiles metadata, --shapes
 that contradict it or lie outside its profile, a --profile it lacks, an
 .npz that does not fit it, an unknown runtime or provider, an output naming
@@ -482,7 +482,7 @@ error (a bug in spec2onnx: please report it, with --debug output);
 _SPEC_ONLY = ("case_name", "input_files", "output_dir", "opset")
 _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_inputs", "load_inputs", "save_outputs",
                "load_outputs", "mark_all", "mark_chunk", "allow_nonfinite", "atol", "rtol", "json_path", "junit_path",
-               "quiet", "profile", "profile_shapes", "check_error_stat", "fail_fast")
+               "quiet", "profile", "profile_shapes", "check_error_stat", "fail_fast", "timeout")
 
 
 @main.command(epilog=RUN_EPILOG)
@@ -550,6 +550,9 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
 @click.option("--fail-fast", "-x", "fail_fast", is_flag=True,
               help="MODEL: stop at the first failing comparison (or a runtime that cannot run the model), as "
                    "validate's -x: the comparisons not made are named in a note.")
+@click.option("--timeout", type=_Timeout(), default=None, metavar="SECONDS",
+              help="MODEL: each runtime's time limit (a number > 0; inf: none, the default). A runtime that has not "
+                   "finished by then is killed and is an ERROR naming it; the other runtimes still run and compare.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="MODEL: write a JSON report (docs/report-schema.md: validate's, one case per comparison).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
