@@ -106,17 +106,15 @@ def console() -> None:
 
 
 def _html_report():
-    """The HTML report's renderer (``--html``), imported only where asked: it imports matplotlib (the ``report``
-    extra); where that is missing, the import raises the UserError naming the extra (exit 2), before any work."""
-    from . import html_report  # start-up time and an optional dependency: only --html imports matplotlib
+    """The HTML report's renderer (``--html``), imported only where asked (numpy and the standard library)."""
+    from . import html_report  # start-up time: only --html imports the renderer
 
     return html_report
 
 
 def html_option(what: str):
     return click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-                        help=f"Write one self-contained HTML page (no network request, no script): {what} "
-                             'Needs matplotlib: pip install "spec2onnx[report]".')
+                        help=f"Write one self-contained HTML page (no network request, no script): {what}")
 
 
 class _NonNegative(click.ParamType):
@@ -427,7 +425,7 @@ def validate(paths, jobs, timeout, patterns, excludes, shard, fail_fast, list_on
 
     from . import api  # start-up time: --help, --version and usage errors import no onnx, onnxruntime or lowering
 
-    html_report = _html_report() if html_path is not None else None  # (without matplotlib: exit 2 before any work)
+    html_report = _html_report() if html_path is not None else None
     api.load_plugins(plugins)
     tolerance = api.command_line_tolerance(atol, rtol, ulp)  # --atol/--rtol [OUTPUT:]VALUE
     error_stats = api.command_line_stats(check_error_stat)
@@ -652,7 +650,7 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
     early = model_start.begin(file, runtimes, provider, opt_levels, max_memory)
     if early is not None:
         ctx.call_on_close(early.stop)
-    html_report = _html_report() if html_path is not None else None  # (without matplotlib: exit 2 before any work)
+    html_report = _html_report() if html_path is not None else None
 
     from .model import run as model_run  # start-up time: --help and usage errors import nothing; a model run, no lowering
 
@@ -821,7 +819,7 @@ def reduce(ctx, file, output, runtimes, provider, opt_levels, shapes, seed, val_
         if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT):
             raise UserError(f"{option}: {file} is an ONNX model: --case, --opset and --plugin are for spec files")
 
-    html_report = _html_report() if html_path is not None else None  # (without matplotlib: exit 2 before any work)
+    html_report = _html_report() if html_path is not None else None
     options = model_reduce.make_run_options(runtimes=runtimes or model_reduce.DEFAULT_RUNTIMES, provider=provider,
                                             opt_levels=opt_levels or ("all",), atol=atol, rtol=rtol, seed=seed,
                                             shapes=shapes, val_ranges=val_ranges, load_inputs=load_inputs,
@@ -1004,7 +1002,7 @@ def check(paths, targets, verbose, quiet, json_path, html_path, layers, max_memo
     if layers and not set(names) & {"tensorrt", "tensorrt-dla"}:
         raise UserError(f"--layers: the importer view is onnx-tensorrt's; use it with --target tensorrt or tensorrt-dla, "
                         f"not {', '.join(names)}")
-    html_report = _html_report() if html_path is not None else None  # (without matplotlib: exit 2 before any work)
+    html_report = _html_report() if html_path is not None else None
     entries = model_check.expand(paths)
     if json_path is not None or html_path is not None:
         api.check_report_paths({"--json": json_path, "--html": html_path}, [p for p, _ in entries])

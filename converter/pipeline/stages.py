@@ -340,8 +340,7 @@ def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerance
             if mismatch:
                 problems.append(f"output {name!r}: {what} vs {against} ({tol.describe()}{note}): {mismatch.describe()}")
                 entry.update(mismatch.to_dict())
-                picture = summarize(actual, target, mismatch.worst_index, errors.max_abs if errors is not None else None) \
-                    if pictures is not None else None
+                picture = summarize(actual, target, mismatch.worst_index) if pictures is not None else None
                 if picture is not None:
                     pictures.append({"output": name, "actual": what, "against": against, **picture})
             if mismatch or "error" in entry:
