@@ -33,7 +33,7 @@ from typing import Callable, Iterator, Sequence
 from .. import reference
 from . import spec_cache
 from ..compare import Tolerance, compare, compare_stats, error_stat_for, resolve_tolerance
-from ..error_map import summarize
+from ..error_map import for_comparison, summarize
 from ..errors import TargetRefusal, UserError, describe_exception
 from ..installed.opset import DEFAULT_OPSET, MIN_OPSET, newest_onnx_opset
 from ..registry import is_builtin, layer_kind, layer_kinds, reference_of
@@ -329,7 +329,8 @@ def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerance
             # big one's cost more than the page (median, ulp: 1.1 s at 2^26 elements); a failure has its own keys
             gather = against_reference is not None and (statistics or (pictures is not None and actual is not None
                                                                          and getattr(actual, "size", 0) <= PICTURE_STATISTICS))
-            mismatch, errors = compare_stats(actual, target, tol, stat, statistics=gather)
+            sink = for_comparison(actual, target) if pictures is not None else None  # (--html: fed by the comparison)
+            mismatch, errors = compare_stats(actual, target, tol, stat, statistics=gather, sink=sink)
             entry = {"output": name, "actual": what, "against": against,
                      "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp}}
             if errors is not None and gather:  # a runtime's: every element's error; a
@@ -340,7 +341,8 @@ def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerance
             if mismatch:
                 problems.append(f"output {name!r}: {what} vs {against} ({tol.describe()}{note}): {mismatch.describe()}")
                 entry.update(mismatch.to_dict())
-                picture = summarize(actual, target, mismatch.worst_index) if pictures is not None else None
+                picture = None if pictures is None else sink.finish(mismatch.worst_index) if sink is not None \
+                    else summarize(actual, target, mismatch.worst_index)
                 if picture is not None:
                     pictures.append({"output": name, "actual": what, "against": against, **picture})
             if mismatch or "error" in entry:
