@@ -176,7 +176,8 @@ class Picture:
             lead, maps[-1]["index"] = maps[-1]["index"], [0] * len(full)  # (in the output's own axes; None: drawn)
             for axis, i in zip(kept, lead + [None, None]):
                 maps[-1]["index"][axis] = i
-        flat = np.unique(np.concatenate(picks))
+        flat = np.sort(np.concatenate(picks))
+        flat = flat[np.concatenate([[True], flat[1:] != flat[:-1]])]  # (np.unique: its first call costs 20 ms)
         ref = np.abs(flat_e[flat].astype(np.float64))
         err = _errors(flat_a[flat], flat_e[flat])
         worst_full = [0] * len(full)
@@ -199,9 +200,11 @@ def _slice_map(err: np.ndarray, s: int, shape: tuple, worst) -> dict:
         if rows % fr or cols % fc:
             padded = np.zeros((-(-rows // fr) * fr, -(-cols // fc) * fc), err.dtype)
             padded[:rows, :cols] = err
-        pooled = padded.reshape(padded.shape[0] // fr, fr, padded.shape[1] // fc, fc).max(axis=(1, 3))
+        # rows first (fr whole rows at a time, elementwise), then columns: 3x faster than one max over two axes
+        pooled = padded.reshape(padded.shape[0] // fr, fr, padded.shape[1]).max(axis=1)
+        pooled = pooled.reshape(pooled.shape[0], pooled.shape[1] // fc, fc).max(axis=2)
     else:
         pooled = err
     lead = [int(i) for i in np.unravel_index(s, shape[:-2])] if len(shape) > 2 else []
-    return {"index": lead, "max": float(err.max()), "size": [rows, cols], "pool": [fr, fc], "map": pooled.astype(np.float32),
+    return {"index": lead, "max": float(pooled.max()), "size": [rows, cols], "pool": [fr, fc], "map": pooled.astype(np.float32),
             "worst": [worst[-2] // fr, worst[-1] // fc] if worst is not None else None}
