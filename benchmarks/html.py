@@ -6,7 +6,9 @@ output with a block of 0.5 added: the .npz of --load-outputs), on onnxruntime al
 whose expected value is the right one with a block of 0.5 added.
 
 Each command runs without and with ``--html``, interleaved, ``--repeat`` rounds, each a fresh process; the table
-gives the median wall times and the median of the rounds' ratios (min-max).
+gives the median wall times and the median of the rounds' ratios (min-max), and the same of the CPU time (user +
+system, the command's and its children's): on a shared machine the wall time follows the load, the CPU time what
+the command itself did.
 
     python -m benchmarks.html [--repeat 5]
 """
@@ -14,6 +16,7 @@ gives the median wall times and the median of the rounds' ratios (min-max).
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
@@ -62,19 +65,26 @@ def prepare(folder: Path) -> dict[str, list[str]]:
                                                                 "-q"]}
 
 
-def timed(argv: list[str]) -> float:
-    t0 = time.perf_counter()
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(argv: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one run of ``argv``."""
+    t0, c0 = time.perf_counter(), _cpu()
     done = subprocess.run(argv, capture_output=True, text=True)
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, _cpu() - c0
     if done.returncode != 1:  # (both fail: that is the point)
         raise SystemExit(f"{' '.join(argv)}: exit status {done.returncode}\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
-    return seconds
+    return seconds, cpu
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
+    print("load average before:", Path("/proc/loadavg").read_text().strip() if Path("/proc/loadavg").exists() else "n/a")
     with tempfile.TemporaryDirectory(prefix="spec2onnx-html-") as folder:
         commands = prepare(Path(folder))
         rows = []
@@ -85,13 +95,16 @@ def main() -> None:
             for _ in range(args.repeat):
                 plain.append(timed(argv))
                 drawn.append(timed([*argv, "--html", page]))
-            ratios = [d / p for p, d in zip(plain, drawn)]
-            rows.append([label, f"{statistics.median(plain):.2f}", f"{statistics.median(drawn):.2f}",
-                         f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})",
-                         f"{Path(page).stat().st_size // 1024} KiB"])
+            row = [label]
+            for k in (0, 1):  # wall, CPU
+                ratios = [d[k] / p[k] for p, d in zip(plain, drawn)]
+                row += [f"{statistics.median(p[k] for p in plain):.2f}", f"{statistics.median(d[k] for d in drawn):.2f}",
+                        f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})"]
+            rows.append(row + [f"{Path(page).stat().st_size // 1024} KiB"])
     print(machine())
-    print(table(["command (fails)", "wall s", "wall s --html", "ratio (min-max)", "page"], rows))
-    print("load average:", Path("/proc/loadavg").read_text().strip() if Path("/proc/loadavg").exists() else "n/a")
+    print(table(["command (fails)", "wall s", "wall s --html", "ratio (min-max)", "CPU s", "CPU s --html",
+                 "CPU ratio (min-max)", "page"], rows))
+    print("load average after:", Path("/proc/loadavg").read_text().strip() if Path("/proc/loadavg").exists() else "n/a")
 
 
 if __name__ == "__main__":
