@@ -1,4 +1,4 @@
-"""Run the benchmarks: python -m benchmarks [throughput|graphs|reference|conversion|check_scale|dynamic|startup|reduce ...] (default: all).
+"""Run the benchmarks: python -m benchmarks [throughput|graphs|reference|conversion|check_scale|mark_all|dynamic|startup|reduce ...] (default: all).
 
 Each prints a table of ratios measured side by side in one run; README.md "Performance" holds
 the latest figures.
@@ -9,8 +9,8 @@ from __future__ import annotations
 import importlib
 import sys
 
-ALL = ("throughput", "graphs", "reference", "conversion", "memory", "cuda", "check_scale", "run_model", "dynamic", "startup",
-       "reduce")
+ALL = ("throughput", "graphs", "reference", "conversion", "memory", "cuda", "check_scale", "run_model", "mark_all", "dynamic",
+       "startup", "reduce")
 
 
 def main(argv: list[str]) -> None:

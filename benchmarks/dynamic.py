@@ -66,10 +66,10 @@ def _feeds(doc: dict, shape: tuple) -> dict:
 def _model(doc: dict) -> bytes:
     from converter.pipeline.stages import model_for_target
     from converter.pipeline.spec import parse_spec
-    from converter.targets import get_target
+    from converter.targets import resolve_target
 
     spec = parse_spec(doc, Path("bench.yaml"), require_cases=False)
-    return model_for_target(spec, get_target("ort-cpu"), 17)[0].SerializeToString()
+    return model_for_target(spec, resolve_target("ort-cpu"), 17)[0].SerializeToString()
 
 
 def _session(model: bytes):

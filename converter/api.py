@@ -175,7 +175,7 @@ def convert(spec: SpecSource, output: str | os.PathLike | None = None, *, target
     With ``output`` the model is also written there, atomically (all or nothing).
     """
     spec = load_spec(spec, require_cases=False)  # converting needs no cases (as `spec2onnx convert`)
-    chosen = pipeline.get_target(target)
+    chosen = pipeline.resolve_target(target)
     model, used_opset, _, chosen = pipeline.convert(spec, chosen, opset, precision=precision)
     path = None
     if output is not None:
@@ -242,7 +242,7 @@ def check(source: "SpecSource | onnx.ModelProto", target: str = "portable", *, o
 
     from .model.check import check_file, check_loaded  # start-up time: validate and convert import no model check
 
-    chosen = pipeline.get_target(target, precision=precision)
+    chosen = pipeline.resolve_target(target, precision=precision)
     if isinstance(source, onnx.ModelProto) or (isinstance(source, (str, os.PathLike))
                                                 and Path(source).suffix == ".onnx"):
         if isinstance(source, onnx.ModelProto):  # onnx's checker first, as for a file
@@ -629,7 +629,7 @@ def unwritten_host_models(results: list[CaseResult], options: Options) -> str | 
     deployment target's host runs a legalized copy; any other target's host runs the very model convert writes."""
     if options.host_model_dir is None or any(r.host for r in results):
         return None
-    deployment = [name for name in pipeline.target_names() if pipeline.get_target(name).deployment]
+    deployment = [name for name in pipeline.target_names() if pipeline.resolve_target(name).deployment]
     if options.auto_target:
         why = "--target auto chose none of them for a spec of this run"
     else:

@@ -215,11 +215,34 @@ plugin_option = click.option(
          "the two recipes). Repeatable.")
 
 
-# The targets, for --help: a test holds this list to the registry's built-in ones (targets.target_names()); the
-# option itself takes any name the registry has when the command runs, a target a --plugin added included.
-TARGETS_HELP = ("A target: portable (every node runs on all of ort-cpu, ort-cuda, tensorrt and openvino), ort-cpu, "
-                "ort-cuda, ort-dml (onnxruntime's DirectML EP), tensorrt, tensorrt-dla, openvino, or one a --plugin adds. "
-                "The runtime need not be installed (docs/semantics.md, Targets).")
+def target_summaries() -> list[tuple[str, str]]:
+    """(name, one line) of every target the registry has (converter/targets/profiles.py), read when a help or a
+    completion shows them: a target registered by then is listed too, and --help imports no onnx."""
+    from .targets import profiles  # start-up time: only a help or a completion that shows the targets reads them
+
+    return profiles.target_summaries()
+
+
+class TargetOption(click.Option):
+    """``--target``: its help lists the registry's targets when shown (between ``before`` and ``after``), and shell
+    completion offers their names (and ``also``'s). Not a click.Choice: the registry checks the name when the
+    command runs, after --plugin has imported what it adds."""
+
+    def __init__(self, *args, before: str = "", after: str = "", also: tuple[str, ...] = (), **kwargs):
+        def complete(ctx, param, incomplete: str):
+            from click.shell_completion import CompletionItem
+
+            return [CompletionItem(name, help=summary or None) for name, summary in
+                    [*((a, "") for a in also), *target_summaries()] if name.startswith(incomplete)]
+
+        super().__init__(*args, shell_complete=complete, **kwargs)
+        self.around = (before, after)
+
+    def get_help_record(self, ctx):
+        listed = "; ".join(f"{name} ({summary})" if summary else name for name, summary in target_summaries())
+        self.help = " ".join(part for part in (self.around[0], f"A target: {listed}; or one a --plugin adds. The "
+                             "runtime need not be installed (docs/semantics.md, Targets).", self.around[1]) if part)
+        return super().get_help_record(ctx)
 
 
 @click.group(cls=_Group, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
@@ -243,14 +266,14 @@ def main():
 
 
 def target_option(more_help: str, several: bool = False):
-    # not a click.Choice of a list written here: the registry (converter/targets, through the library) checks the
-    # name when the command runs, after --plugin has imported what it adds
+    """convert's and validate's --target (TargetOption); both also take auto."""
     if several:  # validate, as check and the pytest plugin's --s2o-target: every target given runs
-        return click.option("--target", "targets", multiple=True, metavar="TARGET", help=(
-            f"Lower for this target and check that it runs every node. Repeatable: every case runs for each target "
-            f"given, its id ending in [TARGET] (the JSON report's 'target' says which ran). {TARGETS_HELP} {more_help}"))
-    return click.option("--target", default=None, metavar="TARGET",
-                        help=f"Lower for this target and check that it runs every node. {TARGETS_HELP} {more_help}")
+        return click.option("--target", "targets", multiple=True, metavar="TARGET", cls=TargetOption, also=("auto",),
+                            before="Lower for this target and check that it runs every node. Repeatable: every case "
+                                   "runs for each target given, its id ending in [TARGET] (the JSON report's 'target' "
+                                   "says which ran).", after=more_help)
+    return click.option("--target", default=None, metavar="TARGET", cls=TargetOption, also=("auto",),
+                        before="Lower for this target and check that it runs every node.", after=more_help)
 
 
 def precision_options(what: str):
@@ -537,7 +560,7 @@ error (a bug in spec2onnx: please report it, with --debug output);
 """
 _SPEC_ONLY = ("case_name", "input_files", "output_dir", "opset")
 _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_inputs", "load_inputs", "save_outputs",
-               "load_outputs", "mark_all", "allow_nonfinite", "atol", "rtol", "json_path", "junit_path", "quiet",
+               "load_outputs", "mark_all", "mark_chunk", "allow_nonfinite", "atol", "rtol", "json_path", "junit_path", "quiet",
                "profile", "profile_shapes", "check_error_stat", "fail_fast")
 
 
@@ -583,8 +606,13 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
 @click.option("--save-outputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
               help="MODEL: write the first runtime's outputs (with --mark-all, every tensor), to --load-outputs later.")
 @click.option("--mark-all", is_flag=True,
-              help="MODEL: every tensor a node computes becomes an output on every runtime; where outputs differ, the "
-                   "first node (topological order) whose output differs is named: the node to look at.")
+              help="MODEL: compare every tensor a node computes: where outputs differ, the first node (topological "
+                   "order) whose output differs is named, the node to look at. The tensors are outputs of the "
+                   "runtimes a chunk at a time (--mark-chunk), the walk stopped at that node.")
+@click.option("--mark-chunk", "mark_chunk", default=None, metavar="SIZE", callback=_size,
+              help="MODEL: with --mark-all, the bytes of tensors one chunk marks at most (and 1024 tensors), e.g. "
+                   "256M; default: a quarter of the plain run's peak memory (at least 4M). Smaller: less memory, "
+                   "more sessions made.")
 @click.option("--allow-nonfinite", is_flag=True,
               help="MODEL: compare NaN and infinite outputs as values: NaN matches NaN, +inf only +inf, -inf only "
                    "-inf, and none of them a number, whatever --atol/--rtol (a note names each such output). "
@@ -622,7 +650,7 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
 @click.pass_context
 @handle_errors
 def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shapes, seed, val_ranges, load_inputs,
-        save_inputs, load_outputs, save_outputs, mark_all, allow_nonfinite, atol, rtol, check_error_stat, fail_fast,
+        save_inputs, load_outputs, save_outputs, mark_all, mark_chunk, allow_nonfinite, atol, rtol, check_error_stat, fail_fast,
         json_path, junit_path, html_path, quiet, case_name, input_files, output_dir, opset, max_memory):
     """Run an ONNX MODEL on several runtimes and compare them, or a SPEC's model and write its outputs.
 
@@ -681,7 +709,8 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
                                             opt_levels=opt_levels or ("all",), atol=atol, rtol=rtol, seed=seed,
                                             shapes=shapes, val_ranges=val_ranges, load_inputs=load_inputs,
                                             save_inputs=save_inputs, load_outputs=load_outputs,
-                                            save_outputs=save_outputs, mark_all=mark_all, max_memory=max_memory,
+                                            save_outputs=save_outputs, mark_all=mark_all, mark_chunk=mark_chunk,
+                                            max_memory=max_memory,
                                             profile=profile, profile_shapes=profile_shapes,
                                             allow_nonfinite=allow_nonfinite, check_error_stat=check_error_stat,
                                             fail_fast=fail_fast, pictures=html_report is not None))
@@ -695,7 +724,8 @@ def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=
     started = datetime.datetime.now(datetime.timezone.utc)
     reports = {"--json": json_path, "--junit": junit_path, "--html": html_path}
     model_run.check_files(options, file, reports)
-    run = model_run.run_model(file, options, early, reports)
+    run = model_run.run_model(file, options, early, reports,
+                              progress=None if quiet else lambda line: click.echo(line, err=True))
     inputs = ", ".join(f"{n} {_typed(a)}" for n, a in run.feeds.items())
     header = f"{run.path}: {run.nodes:,} nodes, opset {run.opset}; " + (f"inputs ({run.source}): {inputs}" if inputs
                                                                           else "no inputs")
@@ -703,7 +733,10 @@ def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=
     for note in run.notes:
         click.echo(f"note: {note}", err=True)
     if run.marked:
-        _say(f"--mark-all: {run.marked:,} tensors marked as outputs")
+        made, total, size = run.chunks
+        _say(f"--mark-all: {run.marked:,} tensors marked as outputs, in chunks of at most {model_run.show(size)}"
+             + ("" if options.mark_chunk else " (a quarter of the plain run's peak memory)") + ": "
+             + (f"{made} of {total} run" if total else "none run, no output differs"))
     for r in run.runs:
         if not quiet and not r.error:  # (a runtime that could not run it is an ERROR line below)
             _say(f"ran {r.label} in {r.seconds:.2f} s: {_outputs_text(r.outputs)}")
@@ -955,9 +988,9 @@ or bad usage (an unknown target, a --plugin that does not import);
 
 @main.command(epilog=CHECK_EPILOG)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--target", "targets", multiple=True, metavar="TARGET",
-              help=f"{TARGETS_HELP} Default: portable. Repeatable: each file is read once and checked for each; "
-                   "a portable target's lines leave out the problems of a member also named (they are that member's).")
+@click.option("--target", "targets", multiple=True, metavar="TARGET", cls=TargetOption,
+              after="Default: portable. Repeatable: each file is read once and checked for each; a portable target's "
+                    "lines leave out the problems of a member also named (they are that member's).")
 @click.option("-v", "--verbose", is_flag=True, help="One line per node with a problem (default: one line per distinct "
                                                      "problem, with its node count, op forms and first nodes).")
 @click.option("-q", "--quiet", is_flag=True, help="Errors and verdicts only: no warning lines (each verdict still "
@@ -994,12 +1027,12 @@ def check(paths, targets, verbose, quiet, json_path, html_path, layers, max_memo
     if verbose and quiet:
         raise UserError("-q and -v: give one of them (-q: errors only; -v: every node)")
     api.load_plugins(plugins)
-    chosen = {t.name: t for t in (pipeline.get_target(t, precision=_precision(fp16, int8)) for t in (targets or ("portable",)))}
+    chosen = {t.name: t for t in (pipeline.resolve_target(t, precision=_precision(fp16, int8)) for t in (targets or ("portable",)))}
     names = list(chosen)
     unused = pipeline.precision_unused(names, _precision(fp16, int8))
     if unused:
         click.echo(f"spec2onnx: warning: {unused}", err=True)
-    if layers and not set(names) & {"tensorrt", "tensorrt-dla"}:
+    if layers and not any(t.importer for t in chosen.values()):
         raise UserError(f"--layers: the importer view is onnx-tensorrt's; use it with --target tensorrt or tensorrt-dla, "
                         f"not {', '.join(names)}")
     html_report = _html_report() if html_path is not None else None
@@ -1015,15 +1048,15 @@ def check(paths, targets, verbose, quiet, json_path, html_path, layers, max_memo
             click.echo(f"spec2onnx: error: {report.error.splitlines()[0]}", err=True)
         else:
             if probe:  # the probed verdicts replace the static ones (converter/targets/probe.py)
-                for line in model_check.probe(report, names):
+                for line in model_check.probe(report, list(chosen.values())):
                     _say(line)
             if layers:
                 for line in pipeline.importer_view_lines(report):
                     _say(line)
             for name in names:
-                if name == "tensorrt-dla" and not quiet:
+                if chosen[name].dla and not quiet:
                     _say(f"DLA rules: {pipeline.DLA_RELEASE}")
-                for line in model_check.target_notes(name) if not quiet else ():
+                for line in model_check.target_notes(chosen[name]) if not quiet else ():
                     _say(line)
                 for line in model_check.summary_lines(report, name, verbose, quiet=quiet, elsewhere=names):
                     _say(line)

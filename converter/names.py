@@ -5,7 +5,6 @@ Part of the core layer: imports nothing of the package (pyproject.toml, [tool.im
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Any
 
@@ -29,5 +28,7 @@ def did_you_mean(word: str, candidates) -> str:
     if not isinstance(word, str):
         return ""
     lowered = {c.lower(): c for c in candidates}
+    import difflib  # start-up time: only a refusal asks (the CLI's --help imports this module through the targets)
+
     close = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
     return f" (did you mean {lowered[close[0]]!r}?)" if close else ""

@@ -48,11 +48,21 @@ from pathlib import Path
 import pytest
 
 from .errors import UserError
+from .targets.profiles import target_names  # the target registry (light: no onnx), for --s2o-target's help
 from .results import FAIL, PASS, REFUSED, XFAIL
 
 SUFFIXES = (".yaml", ".yml", ".json")
 _OPTIONS_KEY = pytest.StashKey[dict]()  # target name (None: what the provider implies) -> the validation Options
 _ROOTS_KEY = pytest.StashKey[tuple]()
+
+
+class RegistryHelp(str):
+    """--s2o-target's help, its list of targets read from the target registry when pytest shows the help: after the
+    conftest.py files are imported, so that a target one registers is listed too. (argparse fills every help in with
+    ``help % params``; this one fills in the registry's names where ``%(targets)s`` stands.)"""
+
+    def __mod__(self, params) -> str:
+        return str.replace(self, "%(targets)s", ", ".join(target_names()))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -66,9 +76,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--s2o-opt-level", action="append", default=[], metavar="LEVEL",
                     help="onnxruntime graph optimization level: disabled, basic, extended, all (default); repeatable")
     group.addoption("--s2o-target", action="append", default=[], metavar="TARGET",
-                    help="target to lower for: portable, ort-cpu, ort-cuda, ort-dml, tensorrt, tensorrt-dla, openvino, "
-                         "or one a conftest.py or plugin adds to spec2onnx's target registry; repeatable: each case "
-                         "runs once per target, its test id ending in [TARGET]; default: the one the provider implies")
+                    help=RegistryHelp("target to lower for: %(targets)s (spec2onnx's target registry: a conftest.py "
+                                      "or plugin adds one with register_target); repeatable: each case runs once "
+                                      "per target, its test id ending in [TARGET]; default: the one the provider "
+                                      "implies"))
     group.addoption("--s2o-fp16", action="store_true", default=False,
                     help="as trtexec --fp16 (spec2onnx validate --fp16): the TensorRT build allows FP16; on "
                          "tensorrt-dla a float32 network then runs in FP16; other targets do not read it (a warning)")

@@ -44,7 +44,7 @@ from .compare import Tolerance, compare, resolve_tolerance
 from .errors import InternalError, UserError
 from .files import write_atomic
 from .model import reduce as model_reduce
-from .model.inputs import dtype_of_array, save_arrays
+from .model.inputs import dtype_of_array, load_arrays, save_arrays
 from .model.reduce import _value_info, inputs_path, outputs_path
 from .model.run import check_written, make_run_options, run_model, topological_order, _used_names
 from .network import Layer, Network
@@ -143,13 +143,10 @@ def reduce_spec(path, output, *, case_name: str | None = None, opset: int | None
                      "on onnxruntime with every tensor marked, and the reference layer by layer")
             feeds_file = Path(folder, "case.inputs.npz")
             save_arrays("--case", feeds_file, dict(case.inputs))
-            run = run_model(model_file, make_run_options(runtimes=("onnxruntime",), load_inputs=str(feeds_file),
-                                                         mark_all=True, max_memory=max_memory))
-            ran = run.runs[0]
-            if ran.outputs is None:
-                raise UserError(f"{path}: case {case.name}: onnxruntime cannot run the lowered model: {ran.error}")
-            got = {n: np.array(a) for n, a in ran.outputs.items()}  # (copied out of the shared memory)
-            del run, ran
+            ran = _every_tensor(model_file, "onnxruntime", str(feeds_file), max_memory, Path(folder, "case.outputs.npz"))
+            if isinstance(ran, str):
+                raise UserError(f"{path}: case {case.name}: onnxruntime cannot run the lowered model: {ran}")
+            got = ran
             want = reference.run_layers(spec.network, dict(case.inputs))
 
             def differs(tensor: str, against: dict) -> str:
@@ -241,17 +238,26 @@ def _cut(model: onnx.ModelProto, indices: list[int], layer: Layer, got: dict, ca
     return reduced, feeds
 
 
+def _every_tensor(model_path, runtime: str, inputs_file: str, max_memory, saved: Path) -> dict | str:
+    """Every tensor ``runtime`` computes in the model, on the inputs in ``inputs_file`` (run --mark-all
+    --save-outputs: written chunk by chunk to ``saved``, read back), or why it cannot run the model."""
+    run = run_model(model_path, make_run_options(runtimes=(runtime,), load_inputs=inputs_file, mark_all=True,
+                                                 save_outputs=str(saved), max_memory=max_memory))
+    if run.runs[0].outputs is None:
+        return run.runs[0].error
+    return {name: member.read() for name, member in load_arrays("reduce", saved, 1 << 62).items()}
+
+
 def _first_between_runtimes(small_path, tol: Tolerance, max_memory) -> tuple[tuple | None, str]:
     """(name, op type, tensor) of the first node of ``small_path`` (topological order) whose output differs between
     onnxruntime and onnx's reference evaluator, on its inputs file, every tensor marked; None and a line saying why."""
     small = onnx.load(small_path)
-    run = run_model(small_path, make_run_options(runtimes=("onnxruntime", "onnx-reference"),
-                                                 load_inputs=inputs_path(small_path), mark_all=True,
-                                                 max_memory=max_memory))
-    broken = [r for r in run.runs if r.outputs is None]
-    if broken:
-        return None, f"{broken[0].label} cannot run it: {broken[0].error}"
-    first, second = ({n: np.array(a) for n, a in r.outputs.items()} for r in run.runs)
+    with tempfile.TemporaryDirectory(prefix="spec2onnx-reduce-") as folder:
+        first, second = (_every_tensor(small_path, runtime, inputs_path(small_path), max_memory,
+                                       Path(folder, f"{runtime}.npz")) for runtime in ("onnxruntime", "onnx-reference"))
+    for label, got in (("ort[cpu]", first), ("onnx-reference", second)):
+        if isinstance(got, str):
+            return None, f"{label} cannot run it: {got}"
     for i in topological_order(small.graph):
         node = small.graph.node[i]
         for tensor in node.output:

@@ -114,8 +114,8 @@ def _help(*command) -> str:
 
 
 def _listed_targets(text: str) -> set[str]:
-    listed = text.split("A target: ", 1)[1].split(", or one a --plugin adds")[0]
-    return {re.sub(r" \(.*", "", part.strip()) for part in re.split(r", (?![^()]*\))", listed.replace(" and ", ", "))}
+    listed = text.split("A target: ", 1)[1].split("; or one a --plugin adds")[0]
+    return {re.sub(r" \(.*", "", part.strip()) for part in listed.split("; ")}  # "name (summary); name (summary)"
 
 
 @pytest.mark.parametrize("command", ["check", "convert", "validate"])

@@ -2,7 +2,9 @@
 
 * a new layer kind = its lowering family (one ``register_layer(LayerKind(...))``, naming its reference, its
   rules per target, its builder method and its fuzz strategy) + its reference family + its specs;
-* a new target = one data file (its kernel table) + one profile entry (``PROFILES[name]``).
+* a new target = one data file (its kernel table) + one profile entry (``register_target(name, profile)``, the
+  documented call; inside the package, the same entry in profiles.py's ``PROFILES``). Nothing else: the help lists,
+  shell completion, the unknown-target message and the pytest plugin's ``--s2o-target`` read the registry.
 
 Both are in one plugin module (``PLUGIN`` below, written to a file), as a user outside the package writes them:
 the tests load it in this process, and the command line loads it with ``--plugin`` (issue 26: the CLI's --target
@@ -28,8 +30,9 @@ import converter as spec2onnx
 from converter import registry
 from converter.pipeline import plugins
 from converter.errors import SpecError
+from converter.targets import resolve_target, target_names, unregister_target
+from converter.pipeline.stages import precision_unused
 from converter.targets.check import table
-from converter.targets.profiles import PROFILES
 from spec2onnx import dml, trt
 
 from .conftest import REPO, child_env
@@ -49,7 +52,7 @@ from spec2onnx.errors import TargetRuleError
 from spec2onnx.lowering.builder import NodeBuilder
 from spec2onnx.network import TensorType
 from spec2onnx.registry import BuilderHook, LayerKind, register_layer
-from spec2onnx.targets.profiles import PROFILES
+from spec2onnx.targets import register_target
 
 KIND, TARGET = "toy.Double", "toy-cpu"
 
@@ -99,8 +102,9 @@ register_layer(LayerKind(name=KIND, summary="output = 2 * input", inputs=("input
 KERNELS = Path(__file__).with_name("toy-cpu.json")
 KERNELS.write_text(json.dumps({"source": "a test", "ops": {"Add": [
     {"start": 14, "end": None, "types": {"T": ["float"]}}, {"start": 13, "end": 13, "types": {"T": ["float"]}}]}}))
-PROFILES[TARGET] = {"kernels": str(KERNELS), "preferences": {}}
+register_target(TARGET, {"summary": "a test's CPU target, float32 Add only", "kernels": str(KERNELS)})
 '''
+SUMMARY = "a test's CPU target, float32 Add only"
 
 
 @pytest.fixture
@@ -114,7 +118,7 @@ def plugin_file(tmp_path):
 def toy(plugin_file):
     plugins.load_plugins([str(plugin_file)])
     yield plugin_file
-    del PROFILES[TARGET]
+    unregister_target(TARGET)
     registry._KINDS.pop(KIND)
     plugins._LOADED.discard(str(plugin_file))
     table.cache_clear()
@@ -160,11 +164,54 @@ def test_without_the_kinds_rule_the_toy_targets_table_refuses_int32_add(toy, mon
 
 
 def test_the_toy_target_is_listed_and_refused_once_gone(toy):
-    from converter.targets import target_names
-
     assert TARGET in target_names()
     with pytest.raises(spec2onnx.UserError, match="unknown target"):
         spec2onnx.convert(_spec(), target="toy-gpu")
+
+
+def test_the_toy_target_is_resolved_from_its_two_places(toy, plugin_file):
+    """What the package asks of the toy target comes from its profile: its table, no limits, no importer or DLA
+    rules, no build precision (so --fp16 means nothing for it), no runtime to probe."""
+    target = resolve_target(TARGET)
+    assert target.kernels == str(plugin_file.with_name("toy-cpu.json")) and target.summary == SUMMARY
+    assert (target.limits, target.importer, target.dla, target.build_precisions, target.probe) == ((), False, False, (), {})
+    assert target.dynamic_shapes and not target.deployment and target.checked == (target,)
+    warning = precision_unused([TARGET], ["fp16"])
+    assert warning.startswith(f"--fp16 means nothing for {TARGET}:") and "only tensorrt and tensorrt-dla read it" in warning
+
+
+def _help(*args) -> str:
+    """A command's --help, unwrapped (wide enough that no line breaks inside a target's entry)."""
+    from click.testing import CliRunner
+
+    from cli import main
+
+    result = CliRunner().invoke(main, [*args, "--help"], terminal_width=1000, max_content_width=1000)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_the_toy_target_is_in_every_help_list_and_in_shell_completion(toy):
+    """--target's help of convert, validate and check lists the toy target with its summary, and completion offers it:
+    both read the registry when they are shown, nothing written for the toy target in cli.py."""
+    from click.shell_completion import BashComplete
+
+    from cli import main
+
+    for command in ("convert", "validate", "check"):
+        text = _help(command)
+        assert f"; {TARGET} ({SUMMARY}); or one a --plugin adds" in text, (command, text)
+    for command, also in (("convert", ["auto"]), ("validate", ["auto"]), ("check", [])):
+        offered = BashComplete(main, {}, "spec2onnx", "_SPEC2ONNX_COMPLETE").get_completions([command, "--target"], "")
+        assert [c.value for c in offered] == [*also, *target_names()] and target_names()[-1] == TARGET
+        toy_only = BashComplete(main, {}, "spec2onnx", "_SPEC2ONNX_COMPLETE").get_completions([command, "--target"], "toy")
+        assert [(c.value, c.help) for c in toy_only] == [(TARGET, SUMMARY)]
+
+
+def test_without_the_toy_target_no_help_list_names_it():
+    for command in ("convert", "validate", "check"):
+        text = _help(command)
+        assert TARGET not in text and "; openvino (OpenVINO's CPU plugin); or one a --plugin adds" in text
 
 
 # --- the same plugin from the command line: --plugin, then --target takes what it added ---

@@ -9,7 +9,7 @@ from onnx import TensorProto, helper
 
 from converter.brief import WIDTH, brief
 from converter.pipeline.spec import load_spec
-from converter.targets import get_target
+from converter.targets import resolve_target
 from converter.targets import dla
 from converter.targets.check import check_model
 
@@ -56,5 +56,5 @@ def test_an_unnamed_node_is_named_once_with_its_op():
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
     graph = helper.make_graph([helper.make_node("Unique", ["x"], ["y"])], "g", [x], [y])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    lines = [str(p) for p in check_model(model, get_target("tensorrt"))]
+    lines = [str(p) for p in check_model(model, resolve_target("tensorrt"))]
     assert lines == ["tensorrt: #0 (Unique): not supported by onnx-tensorrt"], lines

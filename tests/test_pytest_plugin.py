@@ -305,20 +305,24 @@ def test_the_help_names_every_target_of_the_registry(pytester):
 
     result = _run(pytester, "--help")
     text = " ".join(result.stdout.str().split())
-    listed = text.split("--s2o-target=TARGET target to lower for: ")[1].split(", or one a conftest.py")[0]
+    listed = text.split("--s2o-target=TARGET target to lower for: ")[1].split(" (spec2onnx's target registry")[0]
     assert set(listed.split(", ")) == set(TARGET_NAMES)
 
 
 def test_a_target_a_conftest_adds_works(pytester, suite, tmp_path, monkeypatch):
-    """A target added by the recipe (a kernel table and a PROFILES entry) in the project's conftest.py, in a pytest
-    process of its own as a user runs it. The table has Mul and Add (float, since 14): the seed's Scale lowers to
-    them where the target asks for no BatchNormalization (its preferences are empty)."""
+    """A target added by the recipe (a kernel table and a register_target call) in the project's conftest.py, in a
+    pytest process of its own as a user runs it: --s2o-target's help lists it, and it runs. The table has Mul and Add
+    (float, since 14): the seed's Scale lowers to them where the target asks for no BatchNormalization (it has no
+    preferences)."""
     table = tmp_path / "mul-add.json"
     table.write_text('{"source": "a test", "ops": {"Mul": [{"start": 14, "end": null, "types": {"T": ["float"]}}], '
                      '"Add": [{"start": 14, "end": null, "types": {"T": ["float"]}}]}}')
-    pytester.makeconftest(f"from converter.targets.profiles import PROFILES\n"
-                          f"PROFILES['mul-add'] = {{'kernels': {str(table)!r}, 'preferences': {{}}}}\n")
+    pytester.makeconftest(f"from converter.targets import register_target\n"
+                          f"register_target('mul-add', {{'summary': 'Mul and Add', 'kernels': {str(table)!r}}})\n")
     monkeypatch.setenv("PYTHONPATH", str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    shown = pytester.runpytest_subprocess(*PLUGIN, "--help")
+    text = " ".join(shown.stdout.str().split())
+    assert "target to lower for: portable, ort-cpu, ort-cuda, ort-dml, tensorrt, tensorrt-dla, openvino, mul-add (" in text
     result = pytester.runpytest_subprocess(*PLUGIN, str(suite / "scale.yaml"), "--s2o-target=mul-add", "-v")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*trt-scale-seed-4d/doc-example [[]mul-add[]] PASSED*"])

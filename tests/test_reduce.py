@@ -279,3 +279,18 @@ def test_loaded_inputs_are_the_ones_the_reduced_model_is_fed_from(tmp_path, layo
     assert [n.op_type for n in onnx.load(small).graph.node] == ["Softmax"]
     fed = dict(np.load(tmp_path / "small.inputs.npz"))
     np.testing.assert_array_equal(fed["t0"], np.maximum(x, 0))
+
+
+def test_golden_data_of_every_tensor_from_one_runtime_reduces_another(tmp_path):
+    """Golden data saved by onnxruntime (every tensor: run --mark-all --save-outputs) and reduce on onnx's reference
+    runtime against it: the opset-9 Softmax alone. The tensors inside are read as stored: onnx's reference returns the
+    opset-9 Dropout mask r62 as bool where onnxruntime (and Dropout-7's schema) gives float32; reduce once refused the
+    golden file for it ("array 'r62' is float32; output 'r62' is bool")."""
+    golden = tmp_path / "g.npz"
+    saved = invoke("run", SQUEEZENET, "--runtime", "onnxruntime", "--mark-all", "--save-outputs", golden, "-q")
+    assert saved.exit_code == 0, saved.output
+    assert np.load(golden)["r62"].dtype == np.float32  # onnxruntime's mask: Dropout-7's T
+    small = tmp_path / "small.onnx"
+    result = invoke("reduce", SQUEEZENET, "--runtime", "onnx-reference", "--load-outputs", golden, "-o", small)
+    assert result.exit_code == 1, result.output
+    assert [(n.name, n.op_type) for n in onnx.load(small).graph.node] == [("n65", "Softmax")]

@@ -1,7 +1,7 @@
 """`run MODEL`'s first session, made in a child process while the model is read (converter/model/start.py).
 
 Its run is taken only where it is the run of the model run MODEL read, with the configuration it would use:
-each test changes one of these (the file between the two reads, external data, --mark-all, a crash) and checks
+each test changes one of these (the file between the two reads, external data, a crash; --mark-all's chunks) and checks
 the outputs against numpy's sum or difference of the inputs saved with --save-inputs, and which runs were made
 anew (converter/model/run.py's _run_isolated)."""
 
@@ -111,14 +111,14 @@ def test_a_model_with_external_data_is_run_anew_with_its_data(tmp_path, made_ane
     np.testing.assert_array_equal(out["z"], feeds["x"] + np.arange(6, dtype=np.float32).reshape(SHAPE))
 
 
-def test_mark_all_runs_the_marked_model_anew(tmp_path, made_anew):
+def test_mark_all_takes_the_early_run_and_runs_each_chunk_anew(tmp_path, made_anew):
     x, y, t, z = (helper.make_tensor_value_info(n, TensorProto.FLOAT, SHAPE) for n in "xytz")
     graph = helper.make_graph([helper.make_node("Add", ["x", "y"], ["t"]), helper.make_node("Mul", ["t", "x"], ["z"])],
                               "g", [x, y], [z])
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), tmp_path / "m.onnx")
     result, feeds, out = outputs(tmp_path, "--runtime", "onnxruntime", "--mark-all")
     assert result.exit_code == 0, result.output
-    assert made_anew == ["ort[cpu]"]  # t is an output of the model that runs: not the file's model
+    assert made_anew == ["ort[cpu]"]  # the plain run: the early session's; t's chunk: a model of its own, run anew
     np.testing.assert_array_equal(out["t"], feeds["x"] + feeds["y"])
     np.testing.assert_array_equal(out["z"], (feeds["x"] + feeds["y"]) * feeds["x"])
 

@@ -13,7 +13,7 @@ import pytest
 from converter.compare import Tolerance, compare
 from converter.reference import expected_widening, run_network
 from converter.pipeline.spec import load_spec, parse_spec
-from converter.targets import get_target
+from converter.targets import resolve_target
 from converter.pipeline.stages import Options, validate_spec
 from converter.results import FAIL, PASS
 
@@ -33,7 +33,7 @@ def _spec(expected, power=None, tolerance=(0, 0), scale=1.1, shift=-0.7, x=X):
 
 
 def _results(spec, target):
-    return list(validate_spec(spec, Options(target=get_target(target))))
+    return list(validate_spec(spec, Options(target=resolve_target(target))))
 
 
 def test_the_widening_is_the_derived_bound():

@@ -93,16 +93,17 @@ def from_registry(target: str, pin: bool = False) -> None:
     import json
     from pathlib import Path
 
-    from converter.targets.ort_kernels import FILES, PROVIDERS, dumps, registry_table, table_version
+    from converter.targets.ort_kernels import dumps, registry_provider, registry_table, table_file, table_version
 
-    live = registry_table(PROVIDERS[target])
+    provider = registry_provider(target)
+    live = registry_table(provider)
     if live is None and target == "ort-cuda":  # no CUDA build, or one whose registry cannot be read (1.31.1's crashes)
         sys.exit("no CUDAExecutionProvider kernels in a readable registry: without a CUDA build, or where its registry "
                  "cannot be read (onnxruntime-gpu 1.31.1's dies of SIGSEGV), make the table from measurement: "
                  "python -m tools.measure_cuda (docs/gpu.md)")
     if live is None:
-        sys.exit(f"no {PROVIDERS[target]} kernels: onnxruntime (a CUDA build for ort-cuda) is not installed")
-    out = Path(__file__).resolve().parent.parent / "converter" / "targets" / "tables" / FILES[target]
+        sys.exit(f"no {provider} kernels: onnxruntime (a CUDA build for ort-cuda) is not installed")
+    out = table_file(target)
     existing = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else None
     table = record(existing, live, pin)
     out.write_text(dumps(table), encoding="utf-8")

@@ -16,7 +16,7 @@ from spec2onnx.files import bundled_specs_dir, write_atomic
 from spec2onnx.lowering.model import DEFAULT_OPSET
 from spec2onnx.pipeline.selection import spec_files
 from spec2onnx.pipeline.spec import load_spec
-from spec2onnx.targets import TARGET_NAMES, get_target
+from spec2onnx.targets import TARGET_NAMES, resolve_target
 from spec2onnx.targets.check import errors
 from spec2onnx.pipeline.stages import model_for_target
 from spec2onnx.targets.spec_rules import TargetRuleError
@@ -26,7 +26,7 @@ def lowered(spec, target_name: str):
     """(model, None) or (None, why) for one spec lowered for one target (build errors are answers too)."""
 
     try:  # model_for_target applies the spec rules (spec_rules.refuse_spec) before lowering
-        model, _, _, problems = model_for_target(spec, get_target(target_name), spec.opset or DEFAULT_OPSET)
+        model, _, _, problems = model_for_target(spec, resolve_target(target_name), spec.opset or DEFAULT_OPSET)
         return (model, problems), None
     except TargetRuleError as exc:
         return None, f"refused: {exc}"

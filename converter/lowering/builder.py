@@ -16,7 +16,7 @@ import numpy as np
 
 from ..dtypes import DType
 from ..network import Layer, TensorType
-from ..targets import Target, target_for_provider
+from ..targets.target import Target, target_for_provider
 
 if TYPE_CHECKING:  # pragma: no cover
     from onnx import NodeProto, TensorProto

@@ -11,7 +11,7 @@ from ..memory import gc_paused
 from ..network import Network
 from ..installed.opset import DEFAULT_OPSET, MIN_OPSET, ir_version_for
 from ..registry import layer_kind
-from ..targets import Target, target_for_provider
+from ..targets.target import Target, target_for_provider
 from ..targets.dynamic import PROFILES_KEY, profiles_metadata
 from .builder import LoweringContext
 from .quantized import lower_quantized

@@ -22,7 +22,7 @@ from ..targets.checker import findings as checker_findings
 from ..targets.checker import start as start_checker
 from ..targets.model_view import ModelView, grouped_view, infer_whole
 from ..targets.probe import check as probed
-from ..targets.profiles import PROFILES
+from ..targets.target import Target, resolve_target
 from ..targets.validation import refused_by_checker, validate
 
 SCHEMA = "spec2onnx-check/1"
@@ -186,18 +186,17 @@ def grouped_for(view, targets: list, complaints) -> dict:
         else:
             found.append((f"onnx's checker refuses the model (no runtime loads it): {c.text}", "error"))
     result = {}
-    for target in targets:
-        name = getattr(target, "name", target)
+    for target in map(resolve_target, targets):  # (a name from Python is resolved here, the entry)
+        name = target.name
         grouped = [(Problem(name, "", "", reason, level), None) for reason, level in found]
         grouped += check_grouped(view, target)  # a Target carries the precision the build allows (DLA)
         result[name] = sorted(grouped, key=lambda g: (g[0].severity != "error", g[0].index))
     return result
 
 
-def target_notes(target: str) -> list[str]:
+def target_notes(target: Target) -> list[str]:
     """What a target's verdict models that its lines do not say (openvino: the way the model is read), a line each."""
-    members = PROFILES[target].get("all_of", [target]) if target in PROFILES else []
-    return [f"{member}: {PROFILES[member]['reads']}" for member in members if "reads" in PROFILES.get(member, {})]
+    return target.notes
 
 
 def summary_lines(report: FileReport, target: str, verbose: bool = False, *, quiet: bool = False,
@@ -331,12 +330,12 @@ def as_json(reports: list[FileReport], entries: list[dict], targets: list[str]) 
             "exit_status": exit_status(reports, targets)}
 
 
-def probe(report: FileReport, targets: list[str]) -> list[str]:
+def probe(report: FileReport, targets: list[Target]) -> list[str]:
     """``check --probe``: ask each target's installed runtime (converter/targets/probe.py); its verdict replaces
     the static one in ``report``. Returns a line per target saying whether its verdict was probed or static."""
     lines = []
-    for name in targets:
-        verdicts = probed(report.view.model, name, probe=True)
-        report.grouped[name] = [(p, None) for v in verdicts for p in v.problems]
+    for target in targets:
+        verdicts = probed(report.view.model, target, probe=True)
+        report.grouped[target.name] = [(p, None) for v in verdicts for p in v.problems]
         lines += [f"{v.target}: {v.how}" for v in verdicts]
     return lines

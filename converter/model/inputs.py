@@ -529,13 +529,33 @@ def save_arrays(option: str, path, arrays: dict[str, np.ndarray]) -> None:
     cannot be a member's is refused (check_npz_names), nothing written."""
     check_npz_names(option, path, arrays, "array")
 
+    def fill(add) -> None:
+        for name, array in arrays.items():
+            add(name, array)
+
+    save_arrays_from(option, path, fill)
+
+
+def save_arrays_from(option: str, path, fill) -> None:
+    """An uncompressed .npz written atomically, member by member: ``fill(add)`` calls ``add(name, array)`` for each
+    array as it comes (run --mark-all's tensors, chunk by chunk), each streamed into the file at once, so that
+    no array need be held after it is added. An exception from ``fill`` leaves ``path`` as it was. The names are
+    the caller's to check first (check_npz_names); one added twice is an internal error."""
+    written = set()
+
     def write(handle) -> None:  # streamed into the file: numpy writes an array in 16 MiB pieces (format.write_array);
         # a copy of each array and one of the whole archive in memory cost 2x the outputs (837 MiB PSS, 460 without)
         with zipfile.ZipFile(handle, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
-            for name, array in arrays.items():
+
+            def add(name: str, array) -> None:
+                if name in written:
+                    raise ValueError(f"{option} {path}: array {name!r} added twice")
+                written.add(name)
                 array = np.asarray(array)
                 with archive.open(f"{name}.npy", "w", force_zip64=array.nbytes > _ZIP32_BYTES) as member:
                     np.lib.format.write_array(member, array, allow_pickle=False)
+
+            fill(add)
 
     try:
         write_atomic(path, write)

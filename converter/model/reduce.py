@@ -48,10 +48,10 @@ from ..errors import UserError
 from ..process.interrupts import exit_status
 from ..files import write_atomic
 from ..process.isolated import command_status
-from .inputs import dtype_of_array, model_outputs, save_arrays
+from .inputs import dtype_of_array, load_arrays, model_outputs, save_arrays
 from ..untrusted.reading import is_onnx_model, read_model_with_data  # noqa: F401  (is_onnx_model: reduce's dispatch)
 from .run import (DEFAULT_RUNTIMES, ERROR, FAIL, RunOptions, make_run_options,  # noqa: F401  (for the CLI)
-                        check_written, run_model, topological_order, _golden, _used_names)
+                        check_written, run_model, topological_order, _golden, _read_golden, _used_names)
 
 
 @dataclass
@@ -232,8 +232,14 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
     progress(f"reduce: running the whole model ({len(model.graph.node):,} nodes) with every tensor marked"
              + (f", {options.configs[0].label} against --load-outputs {options.load_outputs}"
                 if options.load_outputs else ""))
-    first = run_model(path, dataclasses.replace(options, mark_all=True, save_inputs=None, save_outputs=None,
-                                                fail_fast=False))
+    with tempfile.TemporaryDirectory(prefix="spec2onnx-reduce-") as folder:  # every tensor of the first runtime:
+        # --mark-all compares them chunk by chunk, and --save-outputs writes them to a file (read back below)
+        saved = Path(folder, "values.npz")
+        first = run_model(path, dataclasses.replace(options, mark_all=True, save_inputs=None, save_outputs=str(saved),
+                                                    fail_fast=False), progress=progress)
+        values = {}
+        if first.runs and first.runs[0].outputs is not None and saved.exists():
+            values = {n: m.read() for n, m in load_arrays("reduce", saved, 1 << 62).items()}  # (held, as they were)
     result = Reduction(path, _verdict(first), len(model.graph.node))
     if argv is not None:  # --check decides, on the whole model first (with the inputs the run fed it)
         with tempfile.TemporaryDirectory(prefix="spec2onnx-reduce-") as folder:
@@ -245,9 +251,6 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
     if not result.verdict:
         result.seconds = time.perf_counter() - t0
         return result
-    values = {}
-    if first.runs and first.runs[0].outputs is not None:
-        values = {n: np.array(a) for n, a in first.runs[0].outputs.items()}  # (copied out of the shared memory)
     names = [o.name for o in model.graph.output]  # (the model as read here: nothing marked)
     differing = {c["output"] for r in first.results if r.outcome == FAIL for c in r.comparisons
                  if c.get("output") in names and not c.get("passed") and not c.get("first_difference")}
@@ -358,15 +361,14 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
 def _golden_values(options: RunOptions, model: onnx.ModelProto, values: dict, budget: int, path: str) -> dict:
     """--load-outputs' arrays, read as run --mark-all reads them: the model's outputs and any tensor inside it
     (the whole model's run has checked them already: a name no tensor has, a dtype that is not the tensor's)."""
-    marked = onnx.ModelProto()  # the model's outputs, then every tensor the first runtime gave, as outputs
-    marked.graph.output.extend(model.graph.output)
+    # every tensor the first runtime gave but the model's outputs, untyped: the whole model's run checked the golden
+    # arrays against the types onnx's inference gives; the runtime's own dtype is no declared type (onnx's reference
+    # runtime makes opset-9 Dropout's mask bool where the schema says T and onnxruntime gives float32:
+    # light_squeezenet's r62, refused here as "float32; output is bool" before)
     have = {o.name for o in model.graph.output}
-    for name, array in values.items():
-        if name not in have:
-            info = _value_info(name, array, shaped=False)
-            if info is not None:
-                marked.graph.output.append(info)
-    return _golden(options.load_outputs, marked, model_outputs(model, path), budget, True)
+    marked = {name: (0, None) for name in values if name not in have}
+    golden, inside = _golden(options.load_outputs, model, model_outputs(model, path), budget, marked)
+    return {**golden, **{name: _read_golden(*member) for name, member in inside.items()}}
 
 
 def _span(graph: _Model, positions) -> str:

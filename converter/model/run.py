@@ -9,9 +9,17 @@ validate's comparison and per-dtype tolerances (converter/compare.py), golden ou
 counting as one more runtime. Each comparison is a CaseResult (``MODEL/B vs A``: B's outputs against A's), so the terminal
 table, the JSON and the JUnit reports are validate's (converter/report.py).
 
-``--mark-all`` makes every tensor a main-graph node computes a graph output (typed where onnx's shape
-inference types it; sequences and maps are left out), on every runtime; a comparison that finds a
-difference then names the first node, in topological order, with an output that differs.
+``--mark-all`` compares every tensor a main-graph node computes (typed where onnx's shape inference types it;
+sequences and maps are left out): a comparison that finds a difference in the model's outputs names the first
+node, in topological order, with an output that differs among those the differing outputs depend on. The
+model runs plain first (its outputs compared as without --mark-all); then, only where an output differs or
+``--save-outputs`` wants every tensor, in chunks: the tensors in topological order cut into chunks of at most
+``mark_chunk`` bytes (default: a quarter of the plain run's peak memory, chunk_budget; the tensors' sizes from
+onnx's shape inference at the inputs' shapes, a size it cannot give counted as the largest it gives) and
+MARK_CHUNK_TENSORS tensors, each chunk run on every runtime still needed
+as a model of the nodes it depends on with its tensors as the outputs, compared, written and dropped before
+the next, and the walk stopped at the first differing node. Every tensor marked at once held all of them in
+each runtime and in this process (2.3-2.5x a plain run's memory on light_resnet50 and light_densenet121).
 """
 
 from __future__ import annotations
@@ -34,7 +42,8 @@ from ..files import check_distinct, check_output
 from ..process.isolation import ChildDied, call_isolated
 from .inputs import (CORNERS, STRING, Tensor, bind_shapes, check_npz_names, dtype_of_array, generate,
                            load_arrays, loaded_inputs, model_inputs, model_outputs, parse_shapes, parse_val_ranges,
-                           pick_profile, profile_shapes, profile_values, read_profiles, save_arrays, show_shape)
+                           pick_profile, profile_shapes, profile_values, read_profiles, save_arrays, save_arrays_from,
+                           show_shape)
 from ..untrusted.reading import is_onnx_model, read_model_with_data, read_test_data_set  # noqa: F401  (is_onnx_model: run's dispatch)
 from ..report import summary_line, summary_table, write_reports  # noqa: F401  (for the CLI: run MODEL's reports)
 from ..results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
@@ -44,6 +53,13 @@ from ..targets.attributes import first_unsafe, infer_shapes
 from ..targets.dynamic import PROFILES_KEY
 
 GOLDEN = "golden"
+# --mark-all: the bytes of marked tensors one chunk holds at most, where --mark-chunk does not say: a quarter of the
+# plain run's peak memory (its largest runtime child's, the command's pages included), at least MARK_CHUNK_FLOOR; a
+# chunk costs 2-3 times its bytes (the runtime's buffers and the copies that come back, two runtimes' at a time)
+MARK_CHUNK_SHARE = 4
+MARK_CHUNK_FLOOR = 4 << 20
+MARK_CHUNK_BYTES = 64 << 20  # where no run says its peak (not Linux)
+MARK_CHUNK_TENSORS = 1024  # and the tensors (each is an output: its own buffer, a mapping where it is big)
 
 
 @dataclass(frozen=True)
@@ -60,6 +76,7 @@ class RunOptions:
     load_outputs: str | None = None
     save_outputs: str | None = None
     mark_all: bool = False
+    mark_chunk: int | None = None  # --mark-chunk SIZE: bytes of marked tensors per chunk (None: chunk_budget)
     max_memory: int | None = None
     threads: int = 0  # onnxruntime's intra-op threads; 0: its default (one per physical core), as Polygraphy's
     profile: int | None = None  # --profile N: the model's optimization profile (default 0 where it carries any)
@@ -72,13 +89,16 @@ class RunOptions:
 
 def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_levels=("all",), atol=None, rtol=None,
                      seed: int = 1, shapes=(), val_ranges=(), load_inputs=None, save_inputs=None, load_outputs=None,
-                     save_outputs=None, mark_all: bool = False, max_memory: int | None = None,
+                     save_outputs=None, mark_all: bool = False, mark_chunk: int | None = None,
+                     max_memory: int | None = None,
                      threads: int = 0, profile: int | None = None, profile_shapes: str | None = None,
                      allow_nonfinite: bool = False, check_error_stat=(), fail_fast: bool = False,
                      pictures: bool = False) -> RunOptions:
     """RunOptions from the command line's values: runtimes, provider, shapes and ranges parsed and checked."""
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise UserError(f"--seed {seed}: must be a whole number >= 0")
+    if mark_chunk is not None and (isinstance(mark_chunk, bool) or not isinstance(mark_chunk, int) or mark_chunk < 1):
+        raise UserError(f"--mark-chunk {mark_chunk}: must be a number of bytes >= 1")
     if not isinstance(allow_nonfinite, bool):
         raise UserError(f"allow_nonfinite {allow_nonfinite!r}: must be True or False (--allow-nonfinite)")
     if load_inputs is not None and val_ranges:
@@ -100,7 +120,7 @@ def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_le
     stats = command_line_stats((check_error_stat,) if isinstance(check_error_stat, str) else check_error_stat or ())
     return RunOptions(make_configs(runtimes, provider, opt_levels), tolerance, seed, parse_shapes(shapes),
                       parse_val_ranges(val_ranges), load_inputs, save_inputs, load_outputs, save_outputs, mark_all,
-                      max_memory, threads, profile, profile_shapes, allow_nonfinite, stats, bool(fail_fast),
+                      mark_chunk, max_memory, threads, profile, profile_shapes, allow_nonfinite, stats, bool(fail_fast),
                       bool(pictures))
 
 
@@ -128,7 +148,8 @@ class ModelRun:
     notes: list = field(default_factory=list)
     runs: list = field(default_factory=list)
     results: list = field(default_factory=list)
-    marked: int = 0  # tensors --mark-all added as outputs
+    marked: int = 0  # tensors --mark-all compares beside the model's outputs
+    chunks: tuple = (0, 0, 0)  # --mark-all: (chunks run, chunks the tensors walked were cut into, bytes per chunk)
     seconds: float = 0.0
     stats: dict = field(default_factory=dict)  # label (a runtime's, or GOLDEN) -> output -> compare.value_stats
 
@@ -137,6 +158,7 @@ class ModelRun:
         return {"path": self.path, "nodes": self.nodes, "opset": self.opset, "inputs_from": self.source,
                 "inputs": [{"name": n, "dtype": str(a.dtype), "shape": list(a.shape)} for n, a in self.feeds.items()],
                 "notes": self.notes, "marked": self.marked,
+                **({"mark_chunks": dict(zip(("run", "total", "bytes"), self.chunks))} if self.marked else {}),
                 "runtimes": [{"label": r.label, "seconds": round(r.seconds, 6), "error": r.error or None,
                               "outputs": len(r.outputs or ()), "stats": self.stats.get(r.label, {})}
                              for r in self.runs],
@@ -159,13 +181,15 @@ def check_written(outputs: dict, options: RunOptions, model_path, data_files=())
     check_distinct(outputs)
 
 
-def run_model(path, options: RunOptions, early: EarlySession | None = None, reports: dict | None = None) -> ModelRun:
+def run_model(path, options: RunOptions, early: EarlySession | None = None, reports: dict | None = None,
+              progress=None) -> ModelRun:
     """Run the model at ``path`` on every configuration of ``options`` and compare (module docstring). Bad input
     (the file, --shapes, the .npz files) is a UserError before anything runs; a runtime that cannot run the
     model is an ERROR result; an output naming one of the model's external data files, a UserError before
     anything is written (``reports``: the report files the caller writes, ``{"--json": path}``). ``early``: the
     first configuration's session, started before the model was read (converter/model/start.py); its run is
-    taken where it is that of this model, and it is stopped otherwise."""
+    taken where it is that of this model, and it is stopped otherwise. ``progress``: called with a line per
+    --mark-all chunk before it runs (the command line prints it on stderr)."""
     t0 = time.perf_counter()
     path = str(path)
     budget = default_budget() if options.max_memory is None else options.max_memory
@@ -208,30 +232,34 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
                        + "".join(f", {n} = {values[n].tolist()}" for n in values)
                        + (f", {', '.join(given)} from --shapes" if given else ""))
     producers = _producers(model.graph) if options.mark_all else []  # (only --mark-all looks for the first node)
-    marked = mark_all(model) if options.mark_all else 0
+    plan = _mark_plan(model, feeds) if options.mark_all else {}  # the tensors --mark-all compares: name -> (type, bytes)
+    every = [o.name for o in outputs] + list(plan)
     try:  # --atol/--rtol/--check-error-stat OUTPUT: an output of this model (with --mark-all, any tensor marked)
-        refuse_unknown_outputs([o.name for o in model.graph.output], options.tolerance, options.error_stats, "the model")
+        refuse_unknown_outputs(every, options.tolerance, options.error_stats, "the model")
     except UserError as exc:
         raise exc.located(file=path) from None
-    golden = _golden(options.load_outputs, model, outputs, budget, options.mark_all) if options.load_outputs else None
+    golden, golden_marked = _golden(options.load_outputs, model, outputs, budget, plan if options.mark_all else None) \
+        if options.load_outputs else (None, {})
     if options.save_inputs:  # names a .npz cannot carry: refused before anything is written or run
         check_npz_names("--save-inputs", options.save_inputs, feeds, "input")
     if options.save_outputs:
-        check_npz_names("--save-outputs", options.save_outputs, (o.name for o in model.graph.output), "output")
+        check_npz_names("--save-outputs", options.save_outputs, every, "output")
     if options.save_inputs:
         save_arrays("--save-inputs", options.save_inputs, feeds)
     run = ModelRun(path, Path(path).name, len(model.graph.node), _opset(model), inputs, feeds, source, notes,
-                   marked=marked)
+                   marked=len(plan))
     ops = tuple(sorted({f"{n.domain}.{n.op_type}" if n.domain not in ("", "ai.onnx") else n.op_type
                         for n in model.graph.node}))
     hazard = _load_hazard(model)
     first = None  # the first configuration's run by the early session: the file as it is, this configuration
     if early is not None:
-        if (options.configs[0], options.threads, external, marked, hazard) == (early.config, early.threads, 0, 0, ""):
+        # (--mark-all's first pass runs the model as it is: its chunks are other models, run below)
+        if (options.configs[0], options.threads, external, hazard) == (early.config, early.threads, 0, ""):
             feeds = run.feeds = early.share(feeds)  # the inputs held once, in memory the child maps
             first = early.run(feeds, identity)
         early.stop()
     data = model.SerializeToString() if first is None or len(options.configs) > 1 else b""
+    kept = model if options.mark_all else None  # the chunks' models are cut from it
     del model
     for i, config in enumerate(options.configs):
         if hazard and config.runtime == "onnxruntime":
@@ -239,8 +267,9 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
         else:
             run.runs.append(first if i == 0 and first is not None else
                             _run_isolated(config, data, feeds, options.threads))
+    del data
     ran = [r for r in run.runs if r.outputs is not None]
-    if options.save_outputs and ran:
+    if options.save_outputs and ran and not options.mark_all:  # (with --mark-all: below, chunk by chunk)
         save_arrays("--save-outputs", options.save_outputs, ran[0].outputs)
     base = dict(spec=run.name, path=path, ops=ops, opset=run.opset)
     for r in run.runs:
@@ -257,6 +286,7 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
     run.notes += [line for label in own for line in own[label][2]]
     run.notes += _empty_notes(sides, names, shaping, feeds)
     pairs = [(earlier, later) for j, later in enumerate(sides) for earlier in sides[:j]]
+    searches = []  # --mark-all: the failing comparisons whose first differing node is looked for
     for k, (earlier, later) in enumerate(pairs):
         if options.fail_fast and any(r.outcome in BAD for r in run.results):  # --fail-fast: as validate's -x
             run.notes.append(f"--fail-fast: stopped at the first failure; {len(pairs) - k} of the {len(pairs)} "
@@ -264,15 +294,26 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
             break
         # the later runtime against the earlier one; a runtime against the golden outputs
         actual, against = (earlier, later) if later[2] is None else (later, earlier)
-        run.results.append(_compare_pair(actual[0], against[0], actual[1], against[1], names, producers, options,
-                                         own=(own[actual[0]], own[against[0]]),
-                                         seconds=actual[2].seconds, **_config_fields(actual[2].config), **base))
+        result, differing = _compare_pair(actual[0], against[0], actual[1], against[1], names, options,
+                                          own=(own[actual[0]], own[against[0]]),
+                                          seconds=actual[2].seconds, **_config_fields(actual[2].config), **base)
+        run.results.append(result)
+        if options.mark_all and differing:
+            searches.append(_Search(result, actual[0], against[0], _ancestors(producers, differing)[1]))
     if len(sides) == 1 and ran:  # one runtime, no golden outputs: it ran, nothing to compare but its own outputs
         problems, stats, _ = own[ran[0].label]
         empty = [] if problems else _nothing_compared(ran[0].outputs, ran[0].outputs, names)
         run.results.append(CaseResult(case=ran[0].label, outcome=FAIL if problems or empty else PASS,
                                       seconds=ran[0].seconds, problems=problems + empty, comparisons=list(stats),
                                       **_config_fields(ran[0].config), **base))
+    if options.mark_all:  # the tensors inside, chunk by chunk: the first differing node, every tensor saved
+        walk = _MarkWalk(kept, plan, producers, names, sides, golden_marked, searches, options, feeds, run.notes,
+                         progress or (lambda line: None))
+        if options.save_outputs and ran:
+            save_arrays_from("--save-outputs", options.save_outputs, walk.run)
+        else:
+            walk.run(None)
+        run.chunks = (walk.made, walk.total, walk.budget)
     run.seconds = time.perf_counter() - t0
     return run
 
@@ -342,23 +383,27 @@ def _run_isolated(config: RunConfig, data: bytes, feeds: dict, threads: int) -> 
         return RuntimeRun(config, time.perf_counter() - t0, error=f"{config.label} crashed: {exc}")
 
 
-def _golden(file, model, outputs: list[Tensor], budget: int, mark_all: bool) -> dict:
-    """The golden outputs of ``--load-outputs``: every output of the model, and any tensor --mark-all marks; each
-    of the output's declared element type (a name the model does not output, a missing output: UserError)."""
+def _golden(file, model, outputs: list[Tensor], budget: int, marked: dict | None) -> tuple[dict, dict]:
+    """The golden outputs of ``--load-outputs``: every output of the model, and any tensor --mark-all marks
+    (``marked``: _mark_plan's), each of the output's declared element type (a name the model does not output, a
+    missing output: UserError). Returns the model's outputs, read, and the marked tensors' members, read when
+    their chunk is compared (_read_golden)."""
     if Path(file).is_dir():  # a test_data_set_N folder: output_K.pb, K in the model's output order
         members = read_test_data_set("--load-outputs", file, "output", [o.name for o in outputs], budget)
     else:
         members = load_arrays("--load-outputs", file, budget)
     declared = {o.name: Tensor(o.name, o.type.tensor_type.elem_type, None) for o in model.graph.output}
+    declared.update({name: Tensor(name, elem, None) for name, (elem, _) in (marked or {}).items()})
     for name in members:
         if name not in declared:
-            hint = "" if mark_all else "; with --mark-all, every tensor a node computes is one"
+            hint = "" if marked is not None else "; with --mark-all, every tensor a node computes is one"
             raise UserError(f"--load-outputs {file}: array {name!r} is no output of the model (its outputs: "
                             f"{', '.join(repr(o.name) for o in outputs)}{hint})")
     for output in outputs:
         if output.name not in members:
             raise UserError(f"--load-outputs {file}: no array for output {output.name!r} ({output.describe()})")
-    golden = {}
+    golden, later = {}, {}
+    names = {o.name for o in outputs}
     for name, member in members.items():
         tensor = declared[name]
         dtype = member.dtype
@@ -366,17 +411,25 @@ def _golden(file, model, outputs: list[Tensor], budget: int, mark_all: bool) -> 
         ok = dtype.kind in "US" if tensor.elem_type == STRING else want is None or dtype.newbyteorder("=") == want
         if not ok:
             raise UserError(f"--load-outputs {file}: array {name!r} is {dtype}; output {name!r} is {tensor.type_name()}")
-        array = member.read()
-        golden[name] = array if want is None or array.dtype == want else array.astype(want)
-    return golden
+        if name in names:
+            golden[name] = _read_golden(member, want)
+        else:
+            later[name] = (member, want)
+    return golden, later
 
 
-def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list, producers, options: RunOptions,
-                  own=(([], [], []), ([], [], [])), **fields) -> CaseResult:
-    """``actual``'s outputs against ``against``'s: every output of the model, and with --mark-all the first node
-    (topological order) with an output that differs. ``own``: each side's problems of its own (_nonfinite_problems),
-    which fail the comparison too; where every output compared is empty on both sides, nothing was compared: that
-    fails it as well."""
+def _read_golden(member, want) -> np.ndarray:
+    """A golden array, read, of the element type ``want`` (None: as stored)."""
+    array = member.read()
+    return array if want is None or array.dtype == want else array.astype(want)
+
+
+def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list, options: RunOptions,
+                  own=(([], [], []), ([], [], [])), **fields) -> tuple[CaseResult, list]:
+    """``actual``'s outputs against ``against``'s, every output of the model, and the outputs that differ (where
+    --mark-all looks for the first node that differs: _MarkWalk). ``own``: each side's problems of its own
+    (_nonfinite_problems), which fail the comparison too; where every output compared is empty on both sides,
+    nothing was compared: that fails it as well."""
     problems, stats = [*own[0][0], *own[1][0]], [*own[0][1], *own[1][1]]
     pictures = []  # --html: each failing output's error_map summary, made here where the arrays are
     for name in names:
@@ -403,11 +456,8 @@ def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list,
         problems += _nothing_compared(got, want, names)
     differing = [c["output"] for c in stats if "nonfinite" not in c and not c.get("passed")] + \
         [n for n in names if n in want and n not in got]
-    if options.mark_all and differing:
-        problems += _first_difference(actual, against, got, want, *_ancestors(producers, differing), options,
-                                     stats)
     return CaseResult(case=f"{actual} vs {against}", outcome=FAIL if problems else PASS, problems=problems,
-                      comparisons=stats, pictures=pictures, **fields)
+                      comparisons=stats, pictures=pictures, **fields), differing
 
 
 def _error_keys(errors) -> dict:
@@ -456,35 +506,206 @@ def _ancestors(producers, outputs) -> tuple[list, set]:
     return [producers[k] for k in sorted(keep)], needed
 
 
-def _first_difference(actual, against, got, want, producers, needed: set, options, stats) -> list[str]:
-    """The line naming the first node (topological order) whose output differs, among ``producers`` and their
-    outputs in ``needed`` (what the differing outputs depend on: a difference that reaches no output, such as
-    an unused mask, is not the cause), and how many of those tensors differ."""
-    differing, compared, first = 0, 0, None
-    for index, node in producers:
-        for name in node.output:
-            if name not in needed or name not in got or name not in want:
+@dataclass
+class _Search:
+    """A comparison whose outputs differ: --mark-all looks for the first node (topological order) with an output
+    that differs among ``needed``, the tensors the differing outputs depend on (a difference that reaches no
+    output, such as an unused mask, is not the cause)."""
+
+    result: CaseResult
+    actual: str
+    against: str
+    needed: set
+    compared: int = 0
+    done: bool = False
+
+
+class _MarkWalk:
+    """--mark-all's tensors, in chunks in topological order (module docstring): ``run(add)`` walks them, comparing
+    each chunk for every comparison still looking for its first differing node (the runtimes it needs run the
+    chunk's model; golden tensors are read from their file), and, with ``add`` (save_arrays_from's), writing the
+    first runtime's tensors; it stops where nothing is left to look for or to write. ``made``: the chunks run,
+    ``total``: the chunks the tensors walked were cut into."""
+
+    def __init__(self, model, plan: dict, producers: list, names: list, sides: list, golden: dict, searches: list,
+                 options: RunOptions, feeds: dict, notes: list, progress):
+        self.model, self.plan, self.producers, self.names, self.golden = model, plan, producers, names, golden
+        self.sides, self.searches, self.options, self.feeds, self.notes = sides, searches, options, feeds, notes
+        self.progress, self.made, self.total = progress, 0, 0
+        self.budget = chunk_budget(options.mark_chunk, [r for _, _, r in sides if r is not None])
+
+    def run(self, add=None) -> None:
+        plain = {label: arrays for label, arrays, _ in self.sides}
+        runs = {label: r for label, _, r in self.sides if r is not None}  # (in the order they ran)
+        saver = next(iter(runs)) if add is not None else None  # the first runtime's tensors are the ones saved
+        if saver is not None:
+            for name, array in plain[saver].items():  # the model's outputs, from the plain run
+                add(name, array)
+        wanted = set(self.plan) if add is not None else set().union(*(s.needed for s in self.searches))
+        chunks = _chunked(self._items(wanted), self.budget, MARK_CHUNK_TENSORS)
+        self.total = len(chunks) if self.searches or add is not None else 0
+        failed: dict[str, str] = {}  # label -> why it could not run a chunk
+        for k, chunk in enumerate(chunks, 1):
+            active = [s for s in self.searches if not s.done]
+            if not active and saver is None:
+                break
+            marked = [name for _, _, _, name, cost in chunk if cost is not None]
+            labels = {label for s in active for label in (s.actual, s.against)}
+            runners = [label for label in runs if (label in labels or label == saver) and label not in failed]
+            values: dict[str, dict] = {}
+            if marked and runners:
+                values = self._run_chunk(k, len(chunks), chunk, marked, runners, runs, failed)
+            if GOLDEN in labels:
+                values[GOLDEN] = {n: _read_golden(*self.golden[n]) for n in marked if n in self.golden}
+            for search in active:
+                self._compare(search, chunk, plain, values, failed, k, len(chunks))
+            if saver is not None:
+                if saver in values:
+                    for name in marked:
+                        if name in values[saver]:
+                            add(name, values[saver].pop(name))  # (written, then dropped)
+                elif saver in failed:
+                    self.notes.append(f"--save-outputs: {saver} could not run --mark-all's {failed[saver]}; the "
+                                      "file holds the tensors before that chunk")
+                    saver = None
+            del values
+        for search in self.searches:
+            if not search.done:
+                search.result.problems.append(f"--mark-all: no tensor the differing outputs depend on differs "
+                                              f"({search.compared} compared)")
+
+    def _items(self, wanted: set) -> list:
+        """(position in topological order, node index, node record, tensor, bytes) of the tensors walked: the
+        marked ones in ``wanted``, and the model's outputs (bytes None: the plain run gave them)."""
+        outputs, items = set(self.names), []
+        known = [b for _, b in self.plan.values() if b is not None]
+        unknown = max(known, default=0)  # a size inference does not give counts as the largest it gives
+        for position, (index, node) in enumerate(self.producers):
+            for name in node.output:
+                if name in outputs:
+                    items.append((position, index, node, name, None))
+                elif name in wanted and name in self.plan:
+                    size = self.plan[name][1]
+                    items.append((position, index, node, name, unknown if size is None else size))
+        return items
+
+    def _run_chunk(self, k: int, count: int, chunk: list, marked: list, runners: list, runs: dict,
+                   failed: dict) -> dict:
+        """Each of ``runners``' outputs of the chunk's model (a runtime that cannot run it: in ``failed``)."""
+        size = sum(cost for *_, cost in chunk if cost is not None)
+        first, last = chunk[0][0], chunk[-1][0]
+        self.progress(f"--mark-all: chunk {k}/{count}: {len(marked):,} tensor{'s' * (len(marked) != 1)}, "
+                      f"{show(size)} (nodes {first + 1:,}-{last + 1:,} of {len(self.producers):,} in topological "
+                      f"order) on {', '.join(runners)}")
+        data = _chunk_model(self.model, self.producers, marked, self.plan)
+        values = {}
+        for label in runners:
+            done = _run_isolated(runs[label].config, data, self.feeds, self.options.threads)
+            if done.error:
+                failed[label] = f"chunk {k} of {count} ({done.error})"
+            else:
+                values[label] = done.outputs
+        self.made += 1
+        return values
+
+    def _compare(self, search: _Search, chunk: list, plain: dict, values: dict, failed: dict, k: int,
+                 count: int) -> None:
+        lost = [(label, failed[label]) for label in (search.actual, search.against) if label in failed]
+        if lost:
+            search.done = True
+            search.result.problems.append(f"--mark-all: {lost[0][0]} could not run {lost[0][1]}: no first "
+                                          "differing node named")
+            return
+        sides = [(values.get(label, {}), plain[label]) for label in (search.actual, search.against)]
+        for _, index, node, name, _ in chunk:
+            if name not in search.needed:
                 continue
-            compared += 1
-            mismatch, tol, _ = _differs(got[name], want[name], options.tolerance, name,
-                                        error_stat_for(options.error_stats, name), statistics=False)
+            got, want = (chunked[name] if name in chunked else whole.get(name) for chunked, whole in sides)
+            if got is None or want is None:
+                continue
+            search.compared += 1
+            mismatch, tol, _ = _differs(got, want, self.options.tolerance, name,
+                                        error_stat_for(self.options.error_stats, name), statistics=False)
             if mismatch:
-                differing += 1
-                if first is None:
-                    first = (index, node, name, mismatch, tol)
-    if first is None:
-        return [f"--mark-all: no tensor the differing outputs depend on differs ({compared} compared)"]
-    index, node, name, mismatch, tol = first
+                search.done = True
+                _first_difference(search, index, node, name, mismatch, tol, k, count)
+                return
+
+
+def _first_difference(search: _Search, index: int, node, name: str, mismatch, tol, k: int, count: int) -> None:
+    """The line naming the first node whose output differs, and its entry in the comparisons."""
+    actual, against = search.actual, search.against
     label = f"#{index} {node.name!r} ({node.op_type})" if node.name else f"#{index} ({node.op_type})"
-    stats.append({"output": name, "actual": actual, "against": against, "node": node.name, "op": node.op_type,
-                  "node_index": index, "first_difference": True,
-                  "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp}, **mismatch.to_dict()})
+    search.result.comparisons.append({"output": name, "actual": actual, "against": against, "node": node.name,
+                                      "op": node.op_type, "node_index": index, "first_difference": True,
+                                      "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp},
+                                      **mismatch.to_dict()})
     what = mismatch.shape_problem or (f"{mismatch.count}/{mismatch.total} elements differ, worst at "
                                       f"{list(mismatch.worst_index)}: got {mismatch.actual_value!r}, want "
                                       f"{mismatch.expected_value!r}")
-    return [f"first differing node: {label}, output {name!r} ({actual} vs {against}, {tol.describe()}): {what}; "
-            f"that is the node to look at ({differing} of the {compared} tensors the differing outputs depend on "
-            "differ)"]
+    before = search.compared - 1
+    search.result.problems.append(
+        f"first differing node: {label}, output {name!r} ({actual} vs {against}, {tol.describe()}): {what}; that is "
+        f"the node to look at (the {before} tensor{'s' * (before != 1)} before it that the differing outputs depend "
+        f"on agree; chunk {k} of {count})")
+
+
+def chunk_budget(given: int | None, runs: list) -> int:
+    """The bytes of marked tensors per chunk: ``given`` (--mark-chunk), else a MARK_CHUNK_SHARE-th of the plain
+    run's peak memory, the largest of ``runs``' (RuntimeRun.peak), at least MARK_CHUNK_FLOOR."""
+    if given is not None:
+        return given
+    peak = max((r.peak for r in runs), default=0)
+    return max(MARK_CHUNK_FLOOR, peak // MARK_CHUNK_SHARE) if peak else MARK_CHUNK_BYTES
+
+
+def _chunked(items: list, budget: int, most: int) -> list[list]:
+    """``items`` (_MarkWalk._items) cut, in order, into chunks of at most ``budget`` bytes and ``most`` tensors of
+    those with a size (a bigger one alone in its chunk); the model's outputs (size None) go with their neighbours."""
+    chunks, current, size, count = [], [], 0, 0
+    for item in items:
+        cost = item[-1]
+        if cost is not None:
+            if count and (size + cost > budget or count >= most):
+                chunks.append(current)
+                current, size, count = [], 0, 0
+            size, count = size + cost, count + 1
+        current.append(item)
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def _chunk_model(model: onnx.ModelProto, producers: list, names: list, plan: dict) -> bytes:
+    """The serialized model of the nodes the tensors ``names`` depend on (file order), the initializers they read,
+    every input of the model (the feeds are the same), and ``names`` as its outputs, typed as _mark_plan types
+    them; the rest of the model (opsets, functions, metadata) as it is."""
+    kept, _ = _ancestors(producers, names)
+    graph = model.graph
+    used = set().union(*(node.uses for _, node in kept))
+    inputs = {v.name for v in graph.input}  # (IR < 4 lists initializers among the inputs: those stay, or be fed)
+    shell = onnx.ModelProto()
+    for field_, value in model.ListFields():
+        if field_.name == "graph":
+            continue
+        if getattr(field_, "is_repeated", None) or getattr(field_, "label", None) == 3:  # (LABEL_REPEATED)
+            getattr(shell, field_.name).extend(value)
+        elif field_.type == field_.TYPE_MESSAGE:
+            getattr(shell, field_.name).CopyFrom(value)
+        else:
+            setattr(shell, field_.name, value)
+    sub = shell.graph
+    sub.name = graph.name
+    sub.input.extend(graph.input)
+    sub.initializer.extend(t for t in graph.initializer if t.name in used or t.name in inputs)
+    sub.sparse_initializer.extend(t for t in graph.sparse_initializer if t.values.name in used or t.values.name in inputs)
+    sub.node.extend(graph.node[i] for i in sorted(i for i, _ in kept))
+    for name in names:
+        value = sub.output.add()
+        value.name = name
+        if plan[name][0]:
+            value.type.tensor_type.elem_type = plan[name][0]
+    return shell.SerializeToString()
 
 
 def topological_order(graph, uses: list | None = None) -> list[int]:
@@ -538,32 +759,76 @@ _GRAPH_TYPES = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS, onnx.Attr
 
 
 def mark_all(model: onnx.ModelProto) -> int:
-    """Make every tensor a main-graph node computes an output of ``model`` (in place), typed with the element type
-    onnx's shape inference gives it (shapes are left to the runtimes); sequences, maps and optionals are left out
-    (they are not compared). Returns how many were added."""
+    """Make every tensor a main-graph node computes an output of ``model`` (in place), as _mark_plan chooses and
+    types them. Returns how many were added. (run --mark-all no longer marks them all at once: _MarkWalk.)"""
+    plan = _mark_plan(model, {})
+    for name, (elem_type, _) in plan.items():
+        value = model.graph.output.add()
+        value.name = name
+        if elem_type:
+            value.type.tensor_type.elem_type = elem_type
+    return len(plan)
+
+
+def _mark_plan(model: onnx.ModelProto, feeds: dict) -> dict[str, tuple[int, int | None]]:
+    """The tensors --mark-all compares: every tensor a main-graph node computes that is no input or output of the
+    model, in file order, as name -> (element type, bytes), both from onnx's shape inference with the inputs at
+    the shapes of ``feeds`` (0 and None where it gives none); sequences, maps and optionals are left out (they are
+    not compared)."""
     try:
-        inferred = infer_shapes(model, strict_mode=False)
+        inferred = infer_shapes(_at_shapes(model, feeds), strict_mode=False)
         types = {v.name: v.type for v in inferred.graph.value_info}
         del inferred
     except Exception:  # noqa: BLE001 - a model onnx cannot infer: its tensors are marked untyped (runtimes infer them)
         types = {}
     graph = model.graph
     existing = {o.name for o in graph.output} | {i.name for i in graph.input}
-    added = 0
+    plan = {}
     for node in graph.node:
         for name in node.output:
             if not name or name in existing:
                 continue
             existing.add(name)
-            value = onnx.ValueInfoProto(name=name)
             known = types.get(name)
-            if known is not None:
-                if known.WhichOneof("value") != "tensor_type":
-                    continue
-                value.type.tensor_type.elem_type = known.tensor_type.elem_type
-            graph.output.append(value)
-            added += 1
-    return added
+            if known is not None and known.WhichOneof("value") != "tensor_type":
+                continue
+            plan[name] = (known.tensor_type.elem_type, _bytes(known.tensor_type)) if known is not None else (0, None)
+    return plan
+
+
+def _at_shapes(model: onnx.ModelProto, feeds: dict) -> onnx.ModelProto:
+    """``model``, or a copy whose inputs declare the shapes of ``feeds`` where the model leaves a dimension open
+    (so that inference gives the tensors' sizes)."""
+    def open_(value) -> bool:
+        shape = value.type.tensor_type.shape
+        return value.name in feeds and value.type.HasField("tensor_type") and (
+            not value.type.tensor_type.HasField("shape") or any(not d.HasField("dim_value") for d in shape.dim)
+            or len(shape.dim) != np.ndim(feeds[value.name]))
+
+    if not any(open_(v) for v in model.graph.input):
+        return model
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    for value in copy.graph.input:
+        if open_(value):
+            shape = value.type.tensor_type.shape
+            del shape.dim[:]
+            for size in np.shape(feeds[value.name]):
+                shape.dim.add().dim_value = int(size)
+    return copy
+
+
+def _bytes(tensor_type) -> int | None:
+    """The bytes of a tensor of this inferred type; None where its shape or element size is not known."""
+    if not tensor_type.HasField("shape") or any(not d.HasField("dim_value") for d in tensor_type.shape.dim):
+        return None
+    try:
+        itemsize = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(tensor_type.elem_type)).itemsize
+    except (KeyError, TypeError, ValueError):
+        return None
+    if tensor_type.elem_type == onnx.TensorProto.STRING:
+        return None
+    return math.prod(d.dim_value for d in tensor_type.shape.dim) * itemsize
 
 
 # The verdict's own checks (issue 31): a PASS means values were compared, and they were finite.

@@ -47,6 +47,7 @@ class RuntimeRun:
     seconds: float = 0.0
     outputs: dict | None = None
     error: str = ""
+    peak: int = 0  # the child's peak resident memory, bytes, pages shared with its parent included (0: not known)
 
     @property
     def label(self) -> str:
@@ -193,11 +194,24 @@ def _feed(config: RunConfig, runner, loaded: float, feeds: dict, shared: SharedA
                           error=f"{config.label} cannot run the model: {describe_exception(exc, 'running it')}")
     seconds = loaded + time.perf_counter() - t0
     if shared is None:
-        return RuntimeRun(config, seconds, {k: _plain(v) for k, v in outputs.items()})
+        return RuntimeRun(config, seconds, {k: _plain(v) for k, v in outputs.items()}, peak=peak_memory())
     kept = {}
     for name in list(outputs):
         kept[name] = shared.share(_plain(outputs.pop(name)))  # (each copy's original dropped before the next)
-    return RuntimeRun(config, seconds, kept)
+    return RuntimeRun(config, seconds, kept, peak=peak_memory())
+
+
+def peak_memory() -> int:
+    """This process's peak resident memory in bytes (Linux's VmHWM: in a forked child, the parent's pages it maps
+    count too), 0 where it is not known. run --mark-all sizes its chunks by a plain run's."""
+    try:
+        with open("/proc/self/status", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 _LIVE: list = []  # the sessions made in a child process, which exits without freeing them

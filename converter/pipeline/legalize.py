@@ -35,7 +35,7 @@ from ..dtypes import DTYPES
 from ..lowering.builder import LoweringContext
 from ..lowering.resize import lower, nearest_indices, ort_nearest_exact
 from ..network import Layer, TensorType
-from ..targets import get_target
+from ..targets.target import resolve_target
 
 LOW_FLOATS = (TensorProto.FLOAT16, TensorProto.BFLOAT16)
 _NEAREST_ROUNDING = {"floor": "FLOOR", "ceil": "CEIL", "round_prefer_ceil": "HALF_UP", "round_prefer_floor": "HALF_DOWN"}
@@ -271,7 +271,7 @@ def _resize_dynamic(node, attrs, types, why, scales=None):
         inputs = (x_type, TensorType(by_onnx[TensorProto.INT64], (len(shape),)))
     else:
         layer, inputs = Layer(f"{node.output[0]}/host", "trt.Resize", (node.input[0],), layer_attrs), (x_type,)
-    ctx = LoweringContext(opset=13, provider="CPUExecutionProvider", target=get_target("ort-cpu"),
+    ctx = LoweringContext(opset=13, provider="CPUExecutionProvider", target=resolve_target("ort-cpu"),
                           input_types=inputs, output_type=out_type, constant_inputs=(None,) * len(inputs))
     lowered = lower(layer, ctx)
     last = lowered.nodes[-1]

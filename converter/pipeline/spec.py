@@ -23,7 +23,7 @@ from .quantization import check_quantized_layers, parse_dynamic_range
 from ..names import NAME_RULE, did_you_mean, is_valid_name
 from ..installed.opset import check_opset, newest_onnx_opset
 from ..registry import layer_kind
-from ..targets import PRECISIONS
+from ..targets.target import PRECISIONS
 from ..xfail import XfailRule, check_cases, parse_rules
 
 __all__ = ["Case", "Spec", "data_files", "load_rules_file", "load_spec", "parse_network", "parse_spec", "read_document"]

@@ -44,8 +44,9 @@ from ..runners import RunConfig, machine_has, make_configs, session
 from ..runners.onnxruntime import check_convert_opset, check_opset
 from .shapes import case_shapes
 from .spec import Case, Spec
-from ..targets import (TARGET_NAMES, Target, check_precision, choose_target, get_target,  # noqa: F401
-                      provider_for_target, target_for_provider, target_names)  # (target_names: for the fronts, through the api)
+from ..targets.target import (Target, check_precision, choose_target, precision_targets,  # noqa: F401
+                             provider_for_target, resolve_target, target_for_provider)
+from ..targets.profiles import target_names  # (target_names: for the fronts, through the api)
 from ..targets.spec_rules import refuse_spec
 from .spec import load_rules_file
 from ..xfail import XfailRule
@@ -542,10 +543,10 @@ def auto_candidates(spec) -> list[str]:
 def _auto_target(spec, opset: int, *, fixed: bool, hint: str):
     """(model, opset, note, target) for the first of auto_candidates the spec fits (the model says which target was
     chosen and why: metadata ``spec2onnx.auto``); the last candidate's refusal otherwise."""
-    candidates = [t for t in auto_candidates(spec) if t in TARGET_NAMES]
+    candidates = [t for t in auto_candidates(spec) if t in target_names()]
     why = []
     for i, name in enumerate(candidates):
-        chosen = get_target(name)
+        chosen = resolve_target(name)
         try:
             model, used, note, problems = model_for_target(spec, chosen, opset, fixed=fixed)
             refuse_unrunnable(spec, chosen, problems, hint, opset=used)
@@ -619,7 +620,7 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
         repro_dir=writable_folder("--repro-dir", repro_dir) if repro_dir is not None else None,
         plugins=tuple(plugins),
         max_memory=max_memory,
-        target=get_target(target, also=("auto",)) if target and target != "auto" else None,
+        target=resolve_target(target, also=("auto",)) if target and target != "auto" else None,
         auto_target=target == "auto",
         refused=refused,
         precision=tuple(sorted(check_precision(precision))),
@@ -629,19 +630,18 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
     )
 
 
-# The targets --fp16/--int8 mean something for: TensorRT's builds (trtexec's flags; the DLA rules read them)
-PRECISION_TARGETS = ("tensorrt", "tensorrt-dla")
-
-
 def precision_unused(targets, precision) -> str | None:
-    """A warning line when ``precision`` (--fp16/--int8) is given for targets (names) it means nothing for, else None:
-    the flags are what a TensorRT build allows (trtexec's), read by the tensorrt targets only."""
+    """A warning line when ``precision`` (--fp16/--int8) is given for targets it means nothing for, else None: the
+    flags are what a TensorRT build allows (trtexec's), read by the targets whose profile has ``build_precisions``.
+    ``targets``: Targets, or the names a report carries ("auto": the target chosen per spec, not judged here)."""
     flags = " ".join(f"--{p}" for p in sorted(check_precision(precision)))
-    idle = [t for t in dict.fromkeys(targets) if t not in PRECISION_TARGETS and t != "auto"]
+    named = [t.name if isinstance(t, Target) else t for t in targets]
+    idle = [t for t in dict.fromkeys(named) if t != "auto" and not (t in target_names() and resolve_target(t).build_precisions)]
     if not flags or not idle:
         return None
+    readers = precision_targets()
     return (f"{flags} means nothing for {', '.join(idle)}: the flag is what a TensorRT build allows (trtexec's), and "
-            f"only {' and '.join(PRECISION_TARGETS)} read it; the model and its check are the same without it")
+            f"only {' and '.join(readers)} read it; the model and its check are the same without it")
 
 
 def writable_folder(option: str, folder: str) -> str:

@@ -28,7 +28,8 @@ from .limits import Unverified, applies, broken
 from .model_view import ModelView, NodeView, UnreadValue
 from .ort_kernels import committed, formals, installed_registry, kernel_table, modelled_version
 from .placement import cpu_preferred
-from .profiles import ORT_TABLES_VERSION, PROFILES
+from .profiles import ORT_TABLES_VERSION
+from .target import Target, resolve_target
 from .validation import context, node_findings, severity, validate
 
 TABLES = Path(__file__).parent / "tables"
@@ -62,20 +63,21 @@ def table(name: str) -> dict:
     return json.loads((TABLES / name).read_text(encoding="utf-8"))
 
 
-def check_model(model: onnx.ModelProto, target, view: ModelView | None = None) -> list[Problem]:
-    """Every problem ``target`` (a Target or a name) has with ``model``; errors first, in node order.
+def check_model(model: onnx.ModelProto, target: Target | str, view: ModelView | None = None) -> list[Problem]:
+    """Every problem ``target`` has with ``model``; errors first, in node order. ``target``: a Target, or a name
+    (resolved here, the entry of a check from Python: a UserError naming the targets for an unknown one).
 
     ``view``: the model's ModelView when the caller made one (converter/model/check.py does, from bytes)."""
-    name = getattr(target, "name", target)
+    target = resolve_target(target)
     view = view if view is not None else ModelView(model)
-    problems = expand(view, _check(view, name, getattr(target, "precision", ())))
+    problems = expand(view, _check(view, target))
     return sorted(problems, key=lambda p: (p.severity != "error", p.index))
 
 
-def check_grouped(view: ModelView, target) -> list[tuple[Problem, list[int] | None]]:
+def check_grouped(view: ModelView, target: Target) -> list[tuple[Problem, list[int] | None]]:
     """The problems of ``target`` with the model, nodes with the same verdict sharing one: (problem of the first
     node, the graph indices of every node it holds for), or (problem, None) for a problem of one node or the model."""
-    return _check(view, getattr(target, "name", target), getattr(target, "precision", ()))
+    return _check(view, target)
 
 
 def expand(view: ModelView, grouped) -> list[Problem]:
@@ -97,11 +99,11 @@ def errors(problems: list[Problem]) -> list[Problem]:
     return [p for p in problems if p.severity == "error"]
 
 
-def _check(view: ModelView, name: str, precision=()) -> list[tuple[Problem, list[int] | None]]:
-    """``precision``: what the build allows (targets.PRECISIONS; a Target's ``precision``), for the DLA rules."""
-    profile = PROFILES[name]
-    if "all_of" in profile:
-        return [p for member in profile["all_of"] for p in _check(view, member, precision)]
+def _check(view: ModelView, target: Target) -> list[tuple[Problem, list[int] | None]]:
+    """``target.precision``: what the build allows (targets.PRECISIONS), for the DLA rules."""
+    if target.members:
+        return [p for member in target.members for p in _check(view, member)]
+    name, profile = target.name, target.profile  # (the onnxruntime family's keys: ONNXRUNTIME in profiles.py)
     problems = []
     if view.opset is None:
         # onnxruntime loads a model that imports only other domains (ai.onnx.ml, com.microsoft); a node of
@@ -115,27 +117,28 @@ def _check(view: ModelView, name: str, precision=()) -> list[tuple[Problem, list
             if value > newest:
                 problems.append(Problem(name, "", "", f"{what} {value} is newer than onnxruntime "
                                                       f"{_ort_version(name, profile)} loads (at most {newest})"))
-    if "matrix" in profile:
-        low, high = table(profile["matrix"])["opset"]
+    if target.matrix:
+        low, high = table(target.matrix)["opset"]
         if view.opset is not None and not low <= view.opset <= high:
             problems.append(Problem(name, "", "", f"opset {view.opset} is outside TensorRT's {low}..{high}"))
     if "tensor_limits" in profile:
         problems += _tensor_limits(view, name, profile["tensor_limits"])
-    if profile.get("dla"):  # no dynamic dimension on DLA (converter/targets/dynamic.py)
+    if not target.dynamic_shapes:  # DLA: no dynamic dimension (converter/targets/dynamic.py)
         problems += [Problem(name, "", "", reason, severity) for reason, severity in dynamic.dla_problems(view.model)]
-    return [(p, None) for p in problems] + _nodes(view, name, profile, precision)
+    return [(p, None) for p in problems] + _nodes(view, target)
 
 
-def _nodes(view: ModelView, name: str, profile: dict, precision=(), depth: int = 0) -> list[tuple[Problem, list[int] | None]]:
+def _nodes(view: ModelView, target: Target, depth: int = 0) -> list[tuple[Problem, list[int] | None]]:
     """The problems of the graph's nodes (check_grouped's answer without the model's own)."""
+    name, profile = target.name, target.profile
     grouped = _validation(view, name, profile, depth)
     for node, members in view.groups():
-        found, by_rule = _verdict(view, node, name, profile, precision, depth)
+        found, by_rule = _verdict(view, node, target, depth)
         if not found:
             continue
         if by_rule and len(members) > 1:  # a rule's wording may name the node's tensors: each node on its own
             for i in members:
-                grouped += [(p, None) for p in _verdict(view, view.node_view(i), name, profile, precision, depth)[0]]
+                grouped += [(p, None) for p in _verdict(view, view.node_view(i), target, depth)[0]]
             continue
         grouped += [(p, members) for p in found]
     if profile.get("placement"):
@@ -229,15 +232,16 @@ def _shown_here(limit: dict, name: str, profile: dict) -> bool:
     return version == shown or version.startswith(shown + ".")
 
 
-def _kernels(name: str, profile: dict) -> dict:
+def _kernels(target: Target) -> dict:
     """The kernel table of a target: onnxruntime's registry (converter/targets/ort_kernels.py), or a committed table."""
-    if profile.get("registry"):
-        return kernel_table(name)
-    return table(profile["kernels"])
+    if target.profile.get("registry"):
+        return kernel_table(target.name)
+    return table(target.kernels)
 
 
-def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, precision=(), depth: int = 0) -> tuple[list[Problem], bool]:
+def _verdict(view: ModelView, node: NodeView, target: Target, depth: int = 0) -> tuple[list[Problem], bool]:
     """The node's problems, and whether a limit or DLA rule (whose wording may name tensors) found some."""
+    name, profile, precision = target.name, target.profile, target.precision
     types = _types(node)
 
     def problem(reason: str, severity: str = "error", summary: str = "") -> Problem:
@@ -245,10 +249,10 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, precisio
 
     domain = "" if node.node.domain == "ai.onnx" else node.node.domain
     if profile.get("local_functions") and domain != "" and local_function(view, node) is not None:
-        return _local_call(view, node, name, profile, precision, depth, problem), True
+        return _local_call(view, node, target, depth, problem), True
     if profile.get("constants_folded") and domain == "" and node.op == "Constant":
         return [], False  # onnxruntime makes every Constant node an initializer when it loads the graph (graph.cc)
-    kernels = _kernels(name, profile) if "kernels" in profile else None
+    kernels = _kernels(target) if target.kernels else None
     ops = None
     if domain == "":
         ops = kernels["ops"] if kernels else None
@@ -261,7 +265,7 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, precisio
                         if not (kernels and kernels.get("domains")) else f"domain {node.node.domain!r}: no kernels of this domain")], False
     if node.since is None:
         return [problem(f"no ONNX operator {node.op} at opset {view.opsets.get(domain)}")], False
-    for limit in profile.get("limits", ()):  # a model the runtime refuses to load: before any kernel or function
+    for limit in target.limits:  # a model the runtime refuses to load: before any kernel or function
         if limit.get("at_load") and _shown_here(limit, name, profile) and applies(limit, node) and broken(limit, node, view):
             return [problem(limit["why"])], False
     if kernels is not None and profile.get("registry") and domain and node.schema is None:
@@ -284,11 +288,11 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, precisio
         if reason and profile.get("functions") and depth < 8 and not unsafe(node.node):
             expanded = expand_function(view, node)  # converter/targets/functions.py: onnxruntime inlines the body
             if expanded is not None:
-                inner = expand(expanded, _nodes(expanded, name, profile, precision, depth + 1))
+                inner = expand(expanded, _nodes(expanded, target, depth + 1))
                 return [problem(f"in its function body (onnxruntime expands {node.op}, which has no kernel): "
                                 f"{p.node}: {p.reason}", p.severity) for p in inner], True
     else:
-        reason = _matrix(node, table(profile["matrix"]))
+        reason = _matrix(node, table(target.matrix))
     if profile.get("measured"):
         # a measured table (OpenVINO): a refusal measured in this very form (attributes, constant inputs, ranks)
         # is an error even where another form compiled; else a compiled row runs; else a refusal of these
@@ -305,7 +309,7 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, precisio
     if reason:
         return [problem(reason)], False
     found = []
-    for limit in profile.get("limits", ()):
+    for limit in target.limits:
         if not limit.get("at_load") and _shown_here(limit, name, profile) and applies(limit, node):
             why = broken(limit, node, view)
             if why:
@@ -313,10 +317,10 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, precisio
                 severity = "warning" if isinstance(why, Unverified) else limit.get("severity", "error")
                 found.append(problem(f"{limit['why']}{detail}", severity))
     try:
-        if profile.get("importer"):
+        if target.importer:
             found += [problem(tensorrt_rules.describe(rule, detail))
                       for rule, detail in tensorrt_rules.node_problems(node)]
-        if profile.get("dla"):
+        if target.dla:
             found += [problem(r) for r in dla.node_problems(node, view, precision)]
             found += [problem(r, "warning") for r in dla_guide.node_warnings(node, view)]
     except UnreadValue as exc:  # a rule needs a constant's value that check did not read
@@ -325,7 +329,7 @@ def _verdict(view: ModelView, node: NodeView, name: str, profile: dict, precisio
     return found, True
 
 
-def _local_call(view: ModelView, node: NodeView, name: str, profile: dict, precision, depth: int, problem) -> list[Problem]:
+def _local_call(view: ModelView, node: NodeView, target: Target, depth: int, problem) -> list[Problem]:
     """The problems of the nodes a call of a model-local function stands for: onnxruntime inlines every such call when
     it loads the model (converter/targets/functions.py inline_local), then assigns the body's nodes to kernels."""
     what = f"the model-local function {node.node.domain}.{node.op}"
@@ -335,7 +339,7 @@ def _local_call(view: ModelView, node: NodeView, name: str, profile: dict, preci
         inlined = inline_local(view, node)
     except Exception as exc:  # noqa: BLE001 - onnx's inliner refuses the body: so would onnxruntime's
         return [problem(f"{what} cannot be inlined: {str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__}")]
-    inner = expand(inlined, _nodes(inlined, name, profile, precision, depth + 1))
+    inner = expand(inlined, _nodes(inlined, target, depth + 1))
     return [problem(f"in {what} (onnxruntime inlines it): {p.node} ({p.op}): {p.reason}", p.severity) for p in inner]
 
 

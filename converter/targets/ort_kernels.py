@@ -27,10 +27,9 @@ from pathlib import Path
 
 from ..installed import ort_build
 from ..process.runtime_child import registry_rows  # noqa: F401 - get_all_opkernel_def() entries -> rows (tools, tests)
+from .target import Target
 
 TABLES = Path(__file__).parent / "tables"
-PROVIDERS = {"ort-cpu": "CPUExecutionProvider", "ort-cuda": "CUDAExecutionProvider"}
-FILES = {"ort-cpu": "ort-cpu.json", "ort-cuda": "ort-cuda.json"}
 KERNEL_RULE = "a row [a, b] matches since-versions a..b; an open row (end null) only its start"
 
 
@@ -66,16 +65,27 @@ def registry_table(provider: str) -> dict | None:
     }
 
 
+def table_file(target: str) -> Path:
+    """The committed kernel table of ``target`` (its profile's ``kernels``: a file in tables/, or an absolute path)."""
+    return TABLES / Target(target).kernels
+
+
+def registry_provider(target: str) -> str:
+    """The execution provider whose kernels in the installed onnxruntime's registry are ``target``'s table (its
+    profile's ``registry``: ort-cpu, ort-cuda)."""
+    return Target(target).registry_provider
+
+
 @lru_cache(maxsize=None)
 def committed(target: str) -> dict:
-    return json.loads((TABLES / FILES[target]).read_text(encoding="utf-8"))
+    return json.loads(table_file(target).read_text(encoding="utf-8"))
 
 
 @lru_cache(maxsize=None)
 def kernel_table(target: str) -> dict:
     """The kernel table check uses for ``target`` (ort-cpu, ort-cuda): the installed registry's, else committed."""
     if ort_build.registry_wanted():
-        table = registry_table(PROVIDERS[target])
+        table = registry_table(registry_provider(target))
         if table is not None:
             return table
     return committed(target)

@@ -29,9 +29,7 @@ from ..process import isolated
 from ..installed import ort_build
 from ..installed.opset import MIN_OPSET, ir_version_for, probe_model
 from .check import Problem, check_model
-from .profiles import PROFILES
-
-_EP = {"ort-cpu": "CPUExecutionProvider", "ort-cuda": "CUDAExecutionProvider"}
+from .target import Target, resolve_target
 
 
 @dataclass
@@ -41,16 +39,14 @@ class Verdict:
     problems: list[Problem]
 
 
-def members(target: str) -> list[str]:
-    return list(PROFILES[target].get("all_of", [target]))
-
-
-def check(model: onnx.ModelProto, target: str, probe: bool = False) -> list[Verdict]:
-    """One verdict per target ``target`` stands for (portable: each of its members)."""
+def check(model: onnx.ModelProto, target: Target | str, probe: bool = False) -> list[Verdict]:
+    """One verdict per target ``target`` (a Target, or a name resolved here) stands for (portable: each of its
+    members)."""
     out = []
-    for name in members(target):
-        static = check_model(model, name)
-        asked = _probe(model, name) if probe else None
+    for member in resolve_target(target).checked:
+        name = member.name
+        static = check_model(model, member)
+        asked = _probe(model, member) if probe else None
         if asked is None or isinstance(asked, str):
             why = "" if asked is None else f" ({asked})"
             out.append(Verdict(name, f"static: tables and rules{why}", static))
@@ -62,16 +58,18 @@ def check(model: onnx.ModelProto, target: str, probe: bool = False) -> list[Verd
     return out
 
 
-def _probe(model: onnx.ModelProto, name: str):
-    """(runtime description, problems) from the runtime itself, or why it could not be asked here (a str)."""
-    if name in _EP:
+def _probe(model: onnx.ModelProto, target: Target):
+    """(runtime description, problems) from the runtime itself, or why it could not be asked here (a str): the
+    runtime the target's profile names (``probe``)."""
+    how = target.probe
+    if how.get("runtime") == "onnxruntime":
         if not ort_build.installed():
             return "onnxruntime is not installed"
-        return _onnxruntime(model, name)
-    if name == "openvino":
+        return _onnxruntime(model, target.name, how["provider"])
+    if how.get("runtime") == "openvino":
         if importlib.util.find_spec("openvino") is None:
             return "OpenVINO is not installed"
-        return _openvino(model, name)
+        return _openvino(model, target.name)
     return "no runtime to ask here"
 
 
@@ -83,8 +81,7 @@ def _unanswered(runtime: str, reply: isolated.Reply, name: str):
     return f"the runtime could not be asked: {reply.failure}"
 
 
-def _onnxruntime(model: onnx.ModelProto, name: str):
-    provider = _EP[name]
+def _onnxruntime(model: onnx.ModelProto, name: str, provider: str):
     build = ort_build.build()
     if build is not None and build.providers and provider not in build.providers:
         return f"this onnxruntime has no {provider}"

@@ -260,13 +260,35 @@ ORT_TABLES_VERSION = "1.31.1"  # the committed ort-cpu table's onnxruntime (tabl
 ONNXRUNTIME = {"family": "onnxruntime", "constants_folded": True, "max_opset": ORT_MAX_OPSET,
                "max_ir_version": ORT_MAX_IR_VERSION, "local_functions": True}
 
+# The registry: every target is its entry here (or one register_target adds at run time). Every key is optional
+# (a target without "summary" is listed by its name alone). converter/targets/target.py reads them, once per name,
+# into the Target the rest of the package is handed:
+#   summary           one line for the help lists, completion and the pytest plugin's --s2o-target (target_summaries)
+#   kernels           its kernel table: a file in tables/ (or an absolute path), rows per op as onnxruntime's registry
+#   matrix            or onnx-tensorrt's operator matrix (tables/tensorrt.json)
+#   limits            its known run-time limits (the conditions: this module's docstring)
+#   importer          onnx-tensorrt's importer conditions hold (converter/targets/tensorrt_rules.py)
+#   tensor_limits     the largest tensor it takes (elements, rank)
+#   dla               NVIDIA's DLA rules hold (converter/targets/dla.py, dla_guide.py), and no dynamic dimension
+#   build_precisions  what its build may allow beyond the model's types (--fp16/--int8, trtexec's flags)
+#   deployment        lowerings emit its importer's form, validated through a host-legalized copy (docs/deployment.md)
+#   includes, all_of  the other targets a model for it must also run on (all_of: only those, each checked)
+#   preferences       lowering preferences (below)
+#   reads             how the runtime reads a model, a note under check's verdict
+#   probe             how check --probe asks the installed runtime (converter/targets/probe.py)
+#   registry          the execution provider whose kernels in the installed onnxruntime's registry are its table
+#                     where onnxruntime is installed (the committed "kernels" file otherwise; ort_kernels.py); that
+#                     provider must be among the registries installed/ort_build.py reads (PROVIDERS)
+#   and the onnxruntime family's keys (functions, fallback, placement, float16_via_float, ONNXRUNTIME's)
 PROFILES = {
     # float16_via_float: onnxruntime/core/optimizer/insert_cast_transformer.cc runs a float16 node that has
     # only a float CPU kernel in float, between inserted Casts (at every optimization level)
     # registry: the kernel table is the installed onnxruntime's registry, else the committed file (ort_kernels.py);
     # ONNXRUNTIME: what the onnxruntime family shares (above); functions: a node no kernel takes is expanded
     # into its ONNX function body, whose nodes are checked (converter/targets/functions.py)
-    "ort-cpu": {**ONNXRUNTIME, "kernels": "ort-cpu.json", "registry": True, "functions": True,
+    "ort-cpu": {"summary": "onnxruntime's CPU execution provider",
+                **ONNXRUNTIME, "kernels": "ort-cpu.json", "registry": "CPUExecutionProvider", "functions": True,
+                "probe": {"runtime": "onnxruntime", "provider": "CPUExecutionProvider"},
                 "limits": ORT_RESIZE + ORT_KERNEL_LIMITS, "float16_via_float": True,
                 "preferences": {"scale_batchnorm": True}},
     # ort-cuda: every node on the CUDA EP alone (a session with session.disable_cpu_ep_fallback, as --probe asks).
@@ -274,27 +296,64 @@ PROFILES = {
     # offers it to the CPU EP next), and only a node no EP takes is inlined as its function body ("functions",
     # graph_partitioner.cc InlineNodes), whose nodes go to CUDA again; placement: GetCpuPreferredNodes (above).
     # The load-time limits of onnxruntime's schemas (at_load) hold for every EP.
-    "ort-cuda": {**ONNXRUNTIME, "kernels": "ort-cuda.json", "registry": True, "functions": True,
+    "ort-cuda": {"summary": "onnxruntime's CUDA execution provider, every node on CUDA",
+                 **ONNXRUNTIME, "kernels": "ort-cuda.json", "registry": "CUDAExecutionProvider", "functions": True,
+                 "probe": {"runtime": "onnxruntime", "provider": "CUDAExecutionProvider"},
                  "fallback": "ort-cpu", "placement": CUDA_PLACEMENT,
                  "limits": [limit for limit in ORT_KERNEL_LIMITS if limit.get("at_load")] + ORT_RESIZE + ORT_CUDA,
                  "preferences": {"scale_batchnorm": False}},
     # onnxruntime's DirectML EP: its kernel table (tables/ort-dml.json, from docs/OperatorKernels.md's DML section,
     # generated from DmlExecutionProvider/src/Operators/OperatorRegistration.cpp); checked statically only (no
     # DirectML here). Its Resize limits are not onnxruntime's CPU/CUDA ones (DML has its own kernel): none known.
-    "ort-dml": {**ONNXRUNTIME, "kernels": "ort-dml.json", "limits": [], "preferences": {"scale_batchnorm": False}},
+    "ort-dml": {"summary": "onnxruntime's DirectML execution provider, checked statically",
+                **ONNXRUNTIME, "kernels": "ort-dml.json", "limits": [], "preferences": {"scale_batchnorm": False}},
     # deployment: lowerings emit what the target's importer reads as one layer per source layer, in the source's
     # types (float16 stays float16, CUBIC is one Resize); validate runs a host-legalized copy of it on onnxruntime's
     # CPU EP (converter/pipeline/legalize.py, docs/deployment.md). scale_batchnorm: BatchNormalization is IScaleLayer there.
-    "tensorrt": {"matrix": "tensorrt.json", "limits": TENSORRT, "importer": True, "tensor_limits": TENSORRT_TENSORS, "deployment": True,
-                 "preferences": {"scale_batchnorm": True}},
+    # build_precisions: trtexec's --fp16/--int8 (BuilderFlag.FP16/INT8); the DLA rules read them
+    "tensorrt": {"summary": "TensorRT, as onnx-tensorrt's parser imports the model",
+                 "matrix": "tensorrt.json", "limits": TENSORRT, "importer": True, "tensor_limits": TENSORRT_TENSORS,
+                 "build_precisions": ["fp16", "int8"], "deployment": True, "preferences": {"scale_batchnorm": True}},
     # includes: a DLA model is parsed by onnx-tensorrt too, so lowerings legalize it for tensorrt as well
-    "tensorrt-dla": {"matrix": "tensorrt.json", "limits": TENSORRT, "importer": True, "tensor_limits": TENSORRT_TENSORS, "dla": True, "includes": ["tensorrt"],
-                     "deployment": True, "preferences": {"scale_batchnorm": True}},
+    "tensorrt-dla": {"summary": "TensorRT on a DLA core, FP16/INT8 only, no dynamic dimension",
+                     "matrix": "tensorrt.json", "limits": TENSORRT, "importer": True, "tensor_limits": TENSORRT_TENSORS,
+                     "dla": True, "includes": ["tensorrt"], "build_precisions": ["fp16", "int8"], "deployment": True,
+                     "preferences": {"scale_batchnorm": True}},
     # measured: openvino.json lists what compiled (and what was refused); a combination never measured is a warning.
     # reads: how the model is read, which changes OpenVINO's answer (docs/ground-truth.md): the table, --probe
     # (runtime_child.openvino_model) and the runner (runners/openvino.py) all read a file path
-    "openvino": {"kernels": "openvino.json", "measured": True, "limits": OPENVINO, "preferences": {"scale_batchnorm": False},
+    "openvino": {"summary": "OpenVINO's CPU plugin",
+                 "kernels": "openvino.json", "measured": True, "limits": OPENVINO, "preferences": {"scale_batchnorm": False},
+                 "probe": {"runtime": "openvino"},
                  "reads": OPENVINO_READS},
     # every node must run on each of these (tensorrt-dla is not among them: DLA runs FP16/INT8 only)
-    "portable": {"all_of": ["ort-cpu", "ort-cuda", "tensorrt", "openvino"], "preferences": {"scale_batchnorm": False}},
+    "portable": {"summary": "every node runs on all of ort-cpu, ort-cuda, tensorrt and openvino",
+                 "all_of": ["ort-cpu", "ort-cuda", "tensorrt", "openvino"], "preferences": {"scale_batchnorm": False}},
 }
+
+
+def target_names() -> tuple[str, ...]:
+    """Every target of the registry: ``portable`` first, then each profile in order, one register_target added
+    included."""
+    return tuple(sorted(PROFILES, key=lambda name: name != "portable"))
+
+
+def target_summaries() -> list[tuple[str, str]]:
+    """(name, one line) of every target, in target_names' order: what the help lists, shell completion and the pytest
+    plugin show. Light: this module imports no onnx, onnxruntime or numpy (the CLI's --help reads it)."""
+    return [(name, str(PROFILES[name].get("summary", ""))) for name in target_names()]
+
+
+def register_target(name: str, profile: dict) -> None:
+    """Add target ``name`` (the documented call; docs/architecture.md, "Adding a target"): its profile, with the keys
+    above. A name the registry has already is refused (a ValueError: a plugin's bug, not the user's input)."""
+    if not isinstance(name, str) or not name or name in PROFILES:
+        raise ValueError(f"register_target: {name!r} is {'taken' if name in PROFILES else 'not a target name'}")
+    if not isinstance(profile, dict) or not isinstance(profile.get("summary", ""), str):
+        raise ValueError(f"register_target({name!r}): a profile is a dict whose 'summary' is one line of text")
+    PROFILES[name] = profile
+
+
+def unregister_target(name: str) -> None:
+    """Remove a target register_target added (a test's, a plugin's): its name is unknown again."""
+    PROFILES.pop(name, None)

@@ -23,7 +23,7 @@ TENSORRT_MAX_RANK = 8  # nvinfer1::Dims::MAX_DIMS
 
 def refuse_spec(spec, target) -> None:
     """TargetRuleError, naming the field and the rule, for a spec ``target`` cannot take whatever the lowering does."""
-    if target.includes("tensorrt") or target.name == "tensorrt-dla":
+    if any(t.importer for t in target.checked):  # onnx-tensorrt imports its model (portable: one of its members does)
         net = spec.network
         for kind, names in (("input", list(net.inputs)), ("output", list(net.outputs))):
             for name in names:
@@ -46,7 +46,7 @@ def refuse_spec(spec, target) -> None:
                 raise TargetRuleError(f"tensor {name!r} is bfloat16: onnxruntime's DirectML EP has no bfloat16 compute kernel "
                                       "(docs/OperatorKernels.md, DmlExecutionProvider)", file=str(spec.path),
                                       field=f"network.inputs.{name}" if name in spec.network.inputs else "network")
-    if target.name == "tensorrt-dla":
+    if target.dla:
         refuse_layers(spec, getattr(target, "precision", ()))
     else:  # a kind's own rules for this target (its registration's target_rules; DLA's run in refuse_layers)
         for layer in spec.network.layers:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from ..errors import UserError
 from ..pipeline.stages import model_for_target, wanted_opset
-from ..targets import dla, get_target
+from ..targets import dla
+from ..targets.target import resolve_target
 from ..targets.check import check_model, errors
 from ..targets.dla_guide import FALLBACK
 from .layers import IConstantLayer
@@ -52,7 +53,7 @@ def lower_for_placement(network, spec, on_dla: list, precision, call: str):
     breaking a DLA rule makes the whole spec one tensorrt-dla refuses)."""
     if on_dla:
         try:
-            model = model_for_target(spec, get_target("tensorrt-dla", precision=precision), wanted_opset(spec, None))[0]
+            model = model_for_target(spec, resolve_target("tensorrt-dla", precision=precision), wanted_opset(spec, None))[0]
         except UserError:
             pass
         else:
@@ -69,7 +70,7 @@ def dla_node_refusals(model, layers: list, precision) -> dict:
     by_output = {layer.get_output(0).name: layer for layer in layers}
     found: dict = {}
     # an error (the seed rules) or a "GPU fallback" verdict (the DLA guide): either way not on DLA
-    problems = check_model(model, get_target("tensorrt-dla", precision=precision))
+    problems = check_model(model, resolve_target("tensorrt-dla", precision=precision))
     for problem in (p for p in problems if p.severity == "error" or p.reason.startswith(FALLBACK)):
         layer = by_output.get(problem.node.split("/")[0])
         if layer is not None and layer not in found:

@@ -259,11 +259,11 @@ def accepting_target(spec, order) -> str | None:
     """The first target of ``order`` that takes ``spec`` at opset 17 (its rules, its check), or None."""
     from converter.errors import TargetRefusal
     from converter.pipeline.stages import convert
-    from converter.targets import get_target
+    from converter.targets import resolve_target
 
     for name in order:
         try:
-            convert(spec, get_target(name), 17)
+            convert(spec, resolve_target(name), 17)
         except TargetRefusal:
             continue  # refused: its rules (a TensorRT type) or its check (a shape computation CUDA puts on the CPU)
         return name

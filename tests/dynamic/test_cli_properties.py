@@ -28,7 +28,7 @@ from converter.compare import compare, resolve_tolerance
 from converter.pipeline.stages import layer_tolerance
 from converter.runners import RunConfig, session
 from converter.pipeline.spec import load_spec
-from converter.targets import TARGET_NAMES, get_target
+from converter.targets import TARGET_NAMES, resolve_target
 
 from .strategies import KINDS, accepting_target
 
@@ -61,7 +61,7 @@ def test_convert_writes_a_model_that_matches_the_reference_at_min_opt_and_max(do
         out = Path(tmp) / "model.onnx"
         converted = CliRunner().invoke(main, ["convert", str(path), "--target", name, "--opset", "17", "-o", str(out)])
         assert converted.exit_code == 0, converted.output
-        _assert_file_matches_the_reference(out, spec, get_target(name))
+        _assert_file_matches_the_reference(out, spec, resolve_target(name))
         validated = CliRunner().invoke(main, ["validate", str(path), "--target", name, "--opset", "17"])
         assert validated.exit_code == 0, validated.output
         assert "3 cases: 3 passed" in validated.output, validated.output

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import tests.fuzz.conftest  # noqa: F401  (registers and loads the hypothesis profiles: ci, nightly, dev)
 from converter.pipeline.stages import Options, validate_spec
 from converter.pipeline.spec import parse_spec
-from converter.targets import TARGET_NAMES, get_target
+from converter.targets import TARGET_NAMES, resolve_target
 from converter.targets.check import check_model
 
 from .strategies import KINDS, accepting_target
@@ -43,7 +43,7 @@ def test_dynamic_networks_validate_at_random_shapes_inside_their_profiles(kind, 
     name = accepting_target(spec, order)
     assume(name is not None)  # (not pytest.skip: one such draw would skip every other example of the test)
     note(f"target {name}")
-    results = list(validate_spec(spec, Options(target=get_target(name))))
+    results = list(validate_spec(spec, Options(target=resolve_target(name))))
     assert len(results) == len(spec.cases) > 0
     bad = [f"{r.outcome} {r.case} ({r.shapes}): {'; '.join(r.problems)}" for r in results if r.outcome != "PASS"]
     assert not bad, "\n".join(bad)

@@ -16,7 +16,7 @@ from converter.pipeline import stages as pipeline
 from converter.errors import TargetRefusal, TargetRuleError
 from converter.pipeline.stages import Options, convert, model_for_target, validate_spec
 from converter.pipeline.spec import parse_spec
-from converter.targets import TARGET_NAMES, get_target
+from converter.targets import TARGET_NAMES, resolve_target
 from converter.targets.check import check_model, errors
 from converter.targets.dynamic import PROFILES_KEY, read_profiles
 from converter.targets.trt_importer import importer_view
@@ -88,7 +88,7 @@ def _dims(value_info):
 @pytest.mark.parametrize("target", TARGETS)
 def test_each_family_runs_on_each_target_at_every_case_shape(family, target):
     spec = FAMILIES[family]()
-    model, _, _, problems = model_for_target(spec, get_target(target), 17)
+    model, _, _, problems = model_for_target(spec, resolve_target(target), 17)
     if (target, family) in CPU_SHAPE_CHAINS:
         # The shape computation of a Resize at run-time shapes (Shape of a dynamic input -> Slice/Cast/Mul/Concat)
         # is what onnxruntime's GetCpuPreferredNodes puts on the CPU (converter/targets/placement.py): a CUDA
@@ -96,13 +96,13 @@ def test_each_family_runs_on_each_target_at_every_case_shape(family, target):
         failing = errors(problems)
         assert failing and all("GetCpuPreferredNodes" in p.reason for p in failing), [str(p) for p in problems]
         with pytest.raises(TargetRefusal, match="GetCpuPreferredNodes"):
-            convert(spec, get_target(target), 17)
+            convert(spec, resolve_target(target), 17)
         return
     assert not errors(problems), [str(p) for p in problems]
     for value, name in zip(model.graph.input, spec.network.inputs):  # the spec's names are the model's dim_params
         assert _dims(value) == [d if d != -1 else None for d in spec.network.inputs[name].dims()]
     assert read_profiles(model)[0], "the model carries its profiles"
-    results = list(validate_spec(spec, Options(target=get_target(target))))
+    results = list(validate_spec(spec, Options(target=resolve_target(target))))
     assert len(results) == len(spec.cases) >= 3
     bad = [f"{r.case} ({r.shapes}): {r.problems}" for r in results if r.outcome != "PASS"]
     assert not bad, bad
@@ -128,7 +128,7 @@ def _node_ops(model):
 
 
 def test_tensorrt_keeps_a_resize_by_integer_scales_as_one_layer_with_its_scales():
-    model = model_for_target(FAMILIES["resize-nearest"](), get_target("tensorrt"), 17)[0]
+    model = model_for_target(FAMILIES["resize-nearest"](), resolve_target("tensorrt"), 17)[0]
     assert _node_ops(model) == ["Resize"]
     (layer,) = importer_view(model)
     assert layer.kind == "IResizeLayer" and layer.attr("scales") == (1.0, 1.0, 3.0, 3.0)
@@ -137,7 +137,7 @@ def test_tensorrt_keeps_a_resize_by_integer_scales_as_one_layer_with_its_scales(
 def test_tensorrt_resizes_by_run_time_sizes_where_a_scale_is_not_exact_at_every_size():
     """1.5 * a is an integer for even a only: the sizes floor(a * 1.5) are computed in the graph (Shape, Cast, Mul,
     Floor, Cast) and the Resize reads them at run time: one IResizeLayer with its input 1 (onnxOpImporters.cpp:4560)."""
-    model = model_for_target(FAMILIES["resize-scales"](), get_target("tensorrt"), 17)[0]
+    model = model_for_target(FAMILIES["resize-scales"](), resolve_target("tensorrt"), 17)[0]
     resizes = [n for n in model.graph.node if n.op_type == "Resize"]
     assert len(resizes) == 1 and resizes[0].input[3] and resizes[0].input[3] not in {i.name for i in model.graph.initializer}
     assert {"Shape", "Floor"} <= set(_node_ops(model))
@@ -146,7 +146,7 @@ def test_tensorrt_resizes_by_run_time_sizes_where_a_scale_is_not_exact_at_every_
 
 
 def test_tensorrt_feeds_a_shape_input_to_the_one_resize():
-    model = model_for_target(FAMILIES["resize-sizes"](), get_target("tensorrt"), 17)[0]
+    model = model_for_target(FAMILIES["resize-sizes"](), resolve_target("tensorrt"), 17)[0]
     assert _node_ops(model) == ["Cast", "Resize"]  # int32 -> int64: ONNX's sizes are int64
     assert _dims(model.graph.output[0]) == ["batch", 3, None, None]
     assert [layer.kind for layer in importer_view(model)] == ["ICastLayer", "IResizeLayer"]
@@ -155,7 +155,7 @@ def test_tensorrt_feeds_a_shape_input_to_the_one_resize():
 def test_tensorrt_dla_refuses_a_dynamic_dimension_citing_the_guide():
     with pytest.raises(TargetRuleError, match=r"network\.profiles\[0\]\.x: dimension 0 \('batch'\) is min/opt/max "
                                               r"1/2/3: DLA does not support dynamic dimensions.*General Restrictions"):
-        model_for_target(FAMILIES["scale"](), get_target("tensorrt-dla"), 17)
+        model_for_target(FAMILIES["scale"](), resolve_target("tensorrt-dla"), 17)
 
 
 def test_tensorrt_dla_takes_a_named_dimension_fixed_by_its_profile():
@@ -163,9 +163,9 @@ def test_tensorrt_dla_takes_a_named_dimension_fixed_by_its_profile():
     doc = spec_doc({"x": {"dtype": "float16", "shape": ["batch", 3, 8, 8]}},
                    [{"name": "y", "op": "trt.Resize", "inputs": ["x"], "scales": [1, 1, 2, 2]}], ["y"], [{"x": fixed}])
     spec = parse_spec(doc, Path("t.yaml"))
-    model, _, _, problems = model_for_target(spec, get_target("tensorrt-dla"), 17)
+    model, _, _, problems = model_for_target(spec, resolve_target("tensorrt-dla"), 17)
     assert not problems, [str(p) for p in problems]
-    assert [r.outcome for r in validate_spec(spec, Options(target=get_target("tensorrt-dla")))] == ["PASS"] * 3
+    assert [r.outcome for r in validate_spec(spec, Options(target=resolve_target("tensorrt-dla")))] == ["PASS"] * 3
 
 
 def _resize_model(profiles=None):
@@ -226,7 +226,7 @@ def test_an_onnx_model_of_a_dynamic_spec_runs_at_every_shape_of_the_profile():
     from converter.reference import run_network
 
     spec = FAMILIES["resize-scales"]()
-    model = model_for_target(spec, get_target("ort-cpu"), 17)[0]
+    model = model_for_target(spec, resolve_target("ort-cpu"), 17)[0]
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(0)
     for n in range(1, 4):
@@ -264,7 +264,7 @@ def test_the_sizes_of_a_dynamic_resize_count_as_a_shape_computation_onnxruntime_
     data path is not (converter/runners/placement.py)."""
     from converter.runners.placement import shape_only_nodes
 
-    model = model_for_target(FAMILIES["resize-scales"](), get_target("ort-cuda"), 17)[0]
+    model = model_for_target(FAMILIES["resize-scales"](), resolve_target("ort-cuda"), 17)[0]
     allowed = shape_only_nodes(model)
     by_name = {n.name: n for n in model.graph.node}
     sizes_ops = {by_name[name].op_type for name in allowed}

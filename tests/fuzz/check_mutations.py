@@ -158,6 +158,17 @@ def load_error(model: onnx.ModelProto) -> str | None:
     return None
 
 
+def _onnx_infers(model: onnx.ModelProto) -> bool:
+    """Whether onnx's own inference, strict and with data propagation, passes on the model: where onnxruntime's
+    inference refuses a node that onnx's cannot see into (its input's shape known only to onnxruntime's own
+    propagation, as in an expanded function body), check, which infers with onnx, cannot tell either."""
+    try:
+        onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, data_prop=True)
+    except Exception:  # noqa: BLE001 - onnx's inference refuses it too: check should have seen it
+        return False
+    return True
+
+
 def _say(**record) -> None:
     sys.stdout.write(json.dumps(record) + "\n")
     sys.stdout.flush()
@@ -199,7 +210,8 @@ def main(argv: list[str]) -> None:
             continue
         with contextlib.redirect_stdout(io.StringIO()):  # onnxruntime's Python layer prints EP fallbacks
             why = load_error(model) if runs is not None else None  # refused too: counted (check may be stricter)
-        _say(i=i, step="ort", refused=why, s=round(time.perf_counter() - started, 3))
+        _say(i=i, step="ort", refused=why, s=round(time.perf_counter() - started, 3),
+             onnx_infers=bool(why and "ShapeInferenceError" in why and runs and _onnx_infers(model)))
     faulthandler.cancel_dump_traceback_later()
 
 

@@ -92,7 +92,7 @@ def _dla_verdict(spec, precision) -> tuple[str | None, list[str]]:
     warnings of its check: nodes TensorRT runs on the GPU, which only BuilderFlag.GPU_FALLBACK allows)."""
     try:
         pipeline.convert(spec, "tensorrt-dla", precision=precision)
-        problems = pipeline.check(spec, pipeline.get_target("tensorrt-dla", precision=precision))
+        problems = pipeline.check(spec, pipeline.resolve_target("tensorrt-dla", precision=precision))
     except UserError as exc:
         return str(exc), []
     return None, [p.reason for p in problems if p.reason.startswith(FALLBACK)]

@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from converter.pipeline.spec import parse_spec
-from converter.targets import get_target
+from converter.targets import resolve_target
 from converter.pipeline.stages import model_for_target
 from converter.targets.spec_rules import TargetRuleError
 from converter.targets.trt_importer import importer_view
@@ -33,7 +33,7 @@ def _deployed(doc, opset):
     dtype = spec.network.types[layer.inputs[0]].dtype.name
     assume(dtype in TRT_TYPE)
     try:
-        model, _, _, _ = model_for_target(spec, get_target("tensorrt"), min(opset, 24))  # TensorRT: opsets 9..24
+        model, _, _, _ = model_for_target(spec, resolve_target("tensorrt"), min(opset, 24))  # TensorRT: opsets 9..24
     except TargetRuleError:
         assume(False)
     return spec, layer, dtype, importer_view(model)

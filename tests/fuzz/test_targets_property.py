@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from converter.errors import UserError
 from converter.pipeline.stages import Options, model_for_target, runnable_opset_above, validate_spec, version_problems
 from converter.pipeline.spec import parse_spec
-from converter.targets import TARGET_NAMES, get_target
+from converter.targets import TARGET_NAMES, resolve_target
 from converter.targets.check import errors
 from converter.targets.spec_rules import TargetRuleError
 
@@ -50,7 +50,7 @@ def _judge(target: str, pair) -> str:
     doc, opset = pair
     spec = parse_spec(doc, Path("fuzz.yaml"))
     try:
-        model, _, _, problems = model_for_target(spec, get_target(target), opset)
+        model, _, _, problems = model_for_target(spec, resolve_target(target), opset)
     except TargetRuleError:
         return "refused before lowering"  # naming the rule: a user error (exit 2)
     except UserError as exc:
@@ -62,7 +62,7 @@ def _judge(target: str, pair) -> str:
     other = [p for p in failing if p not in versions]
     if not other:
         return "another opset"
-    if runnable_opset_above(spec, get_target(target), opset) is not None:
+    if runnable_opset_above(spec, resolve_target(target), opset) is not None:
         return "another opset"  # convert refuses (a user error) naming the higher opset where every node runs
         # (e.g. float16 DequantizeLinear needs opset 19): the spec's opset is the user's choice
     pytest.fail(f"{target}: the model fails its own target's check: {other[0]}")
@@ -101,7 +101,7 @@ def test_tensorrt_deployment_models_validate_through_their_host_copy(record_prop
         spec = parse_spec(doc, Path("fuzz.yaml"))
         try:
             # (TensorRT's table covers opsets 9..24: a higher one asked for is the user's choice, refused by the check)
-            results = list(validate_spec(spec, Options(opset=min(opset, 24), target=get_target("tensorrt"))))
+            results = list(validate_spec(spec, Options(opset=min(opset, 24), target=resolve_target("tensorrt"))))
         except TargetRuleError:
             tally["refused before lowering"] += 1
             return
@@ -130,5 +130,5 @@ def test_a_dequantize_scale_that_is_not_positive_is_checked_on_every_target(targ
         "outputs": ["y"]}, "cases": [{"name": "case0", "inputs": {"x": [3]}}]}
     assert _judge(target, (doc, 13)) in ("checked", "refused before lowering")
     if target == "tensorrt":
-        results = list(validate_spec(parse_spec(doc, Path("fuzz.yaml")), Options(opset=13, target=get_target(target))))
+        results = list(validate_spec(parse_spec(doc, Path("fuzz.yaml")), Options(opset=13, target=resolve_target(target))))
         assert [r.outcome for r in results] == ["PASS"], [r.problems for r in results]

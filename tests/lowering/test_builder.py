@@ -13,7 +13,7 @@ from converter.lowering import build_model
 from converter.lowering.builder import NodeBuilder
 from converter.network import Layer
 from converter.pipeline.spec import parse_spec
-from converter.targets import get_target
+from converter.targets import resolve_target
 
 
 def test_the_same_bits_twice_are_one_initializer_and_other_bits_are_not():
@@ -34,7 +34,7 @@ def test_a_cubic_resize_for_portable_repeats_no_initializer():
         "inputs": {"x": {"dtype": "float32", "shape": [1, 2, 4, 4]}},
         "layers": [{"name": "y", "op": "trt.Resize", "inputs": ["x"], "resize_mode": "CUBIC", "shape": [1, 2, 8, 8]}],
         "outputs": ["y"]}, "cases": []}, Path("cub.yaml"), require_cases=False)
-    model = build_model(spec.network, name="cub", opset=17, target=get_target("portable"))
+    model = build_model(spec.network, name="cub", opset=17, target=resolve_target("portable"))
     contents = Counter((t.data_type, tuple(t.dims), numpy_helper.to_array(t).tobytes()) for t in model.graph.initializer)
     assert contents and max(contents.values()) == 1
     assert len(model.graph.initializer) == 10  # 6 fewer than when each axis made its own

@@ -10,7 +10,7 @@ from converter.errors import SpecError
 from converter.lowering import build_model
 from converter.lowering.elementwise import OPERATIONS, TYPE_TABLE, broadcast_shape
 from converter.runners.onnxruntime import OrtRunner
-from converter.targets import get_target
+from converter.targets import resolve_target
 
 from ..helpers import node_types, one_layer_spec
 
@@ -120,7 +120,7 @@ def _check_division(op, dtype, a, b, divisor, target=None):
 @pytest.mark.parametrize("target", ["ort-cpu", "portable"])  # portable: Min and Max where ort-cpu has Clip
 def test_integer_division_on_every_pair_of_edge_values(dtype, op, divisor, target):
     a, b = _edge_pairs(dtype)
-    _check_division(op, dtype, a, b, divisor, get_target(target))
+    _check_division(op, dtype, a, b, divisor, resolve_target(target))
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64"])
@@ -134,7 +134,7 @@ def test_constant_divisor_without_0_or_minus_1_is_exact_and_short(dtype, op, sig
                 "negative": [info.min, info.min + 1, info.min // 2, -7, -3, -2],
                 "mixed": [info.min, -7, -2, 1, 2, 3, info.max]}[signs]
     a, b = _edge_pairs(dtype, divisors)
-    model = onnx.load_model_from_string(_check_division(op, dtype, a, b, "constant", get_target(target)))
+    model = onnx.load_model_from_string(_check_division(op, dtype, a, b, "constant", resolve_target(target)))
     ops = [n.op_type for n in model.graph.node]
     if op == "DIV":
         assert ops == ["Div"]
@@ -162,7 +162,7 @@ def test_integer_division_by_a_small_runtime_divisor(dtype, op, target):
     a, b = _edge_pairs(dtype)
     columns = b[:1]  # the first row: each edge divisor against each edge dividend
     rows = np.concatenate([np.roll(a[:1], s, axis=1) for s in range(a.shape[1])] + [a[1:]], axis=0)
-    model = onnx.load_model_from_string(_check_division(op, dtype, rows, columns, "runtime", get_target(target)))
+    model = onnx.load_model_from_string(_check_division(op, dtype, rows, columns, "runtime", resolve_target(target)))
     if op == "FLOOR_DIV":
         assert [n.op_type for n in model.graph.node][-6:] == ["Min", "Max", "Sub", "Div", "Mul", "Add"]
 
@@ -208,7 +208,7 @@ def test_integer_division_broadcasts_at_every_opset_and_every_target_runs_it(dty
     for name in TARGET_NAMES:
         for opset in (13, 17):
             try:
-                model = model_for_target(spec, get_target(name), opset, fixed=True)[0]
+                model = model_for_target(spec, resolve_target(name), opset, fixed=True)[0]
             except TargetRuleError:
                 assert name == "tensorrt-dla"
                 continue

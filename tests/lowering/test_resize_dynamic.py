@@ -28,7 +28,7 @@ from converter.pipeline.stages import model_for_target
 from converter.reference.resize_kernel import resize as kernel_resize
 from converter.runners.onnxruntime import OrtRunner
 from converter.pipeline.spec import parse_spec
-from converter.targets import get_target
+from converter.targets import resolve_target
 
 ROUNDINGS = ("FLOOR", "CEIL", "HALF_UP", "HALF_DOWN")
 MODES = [(t, s, r) for t, s in [("ASYMMETRIC", "FORMULA"), ("ASYMMETRIC", "UPPER"), ("HALF_PIXEL", "FORMULA"),
@@ -99,7 +99,7 @@ def _doc(dims, dtype, attrs, profile=None):
 
 def _model(doc, target="ort-cpu") -> onnx.ModelProto:
     spec = parse_spec(doc, Path("resize.yaml"), require_cases=False)
-    return model_for_target(spec, get_target(target), 17)[0]
+    return model_for_target(spec, resolve_target(target), 17)[0]
 
 
 def _data(shape, dtype, seed=0, special=True):

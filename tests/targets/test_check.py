@@ -10,7 +10,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from cli import main
 from ..helpers import ort_cpu_loads
-from converter.targets import TARGET_NAMES, get_target
+from converter.targets import TARGET_NAMES, resolve_target
 from converter.targets.check import check_model, errors
 
 
@@ -129,7 +129,7 @@ def test_dla_node_rules():
     assert reasons(nc11, "tensorrt-dla") == []
     # seeds, Resize DLA Support: NEAREST with ASYMMETRIC/FLOOR or HALF_PIXEL/HALF_DOWN or HALF_PIXEL/HALF_UP; these
     # models are float32: DLA runs them in FP16 when the build allows it (--fp16; dla.precision_problem), not otherwise
-    fp16 = get_target("tensorrt-dla", precision=["fp16"])
+    fp16 = resolve_target("tensorrt-dla", precision=["fp16"])
     assert reasons(resize("nearest"), fp16) == []  # ONNX defaults: half_pixel, round_prefer_floor
     assert [r for r in reasons(resize("nearest"), "tensorrt-dla") if "float32 runs there in FP16 when the build allows FP16" in r]
     assert any("not a DLA Resize" in r for r in reasons(resize("nearest", coordinate_transformation_mode="align_corners"), fp16))

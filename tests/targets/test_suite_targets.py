@@ -14,7 +14,7 @@ import pytest
 from converter.api import make_options, run_validation
 from converter.pipeline.selection import spec_files
 from converter.pipeline.spec import load_spec
-from converter.targets import TARGET_NAMES, get_target
+from converter.targets import TARGET_NAMES, resolve_target
 from converter.targets.check import errors
 from converter.targets.spec_rules import TargetRuleError
 from converter.pipeline.stages import model_for_target
@@ -45,7 +45,7 @@ def test_every_bundled_spec_lowered_for_a_target_passes_its_static_check(target)
     for path in SPEC_FILES:
         spec = load_spec(path)
         try:
-            _, _, _, problems = model_for_target(spec, get_target(target), spec.opset or 17)
+            _, _, _, problems = model_for_target(spec, resolve_target(target), spec.opset or 17)
         except TargetRuleError:
             continue  # a spec the target cannot take (spec_rules.py): refused before lowering, tested elsewhere
         checked += 1

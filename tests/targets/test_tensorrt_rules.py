@@ -15,7 +15,7 @@ import pytest
 from onnx import TensorProto as T
 from onnx import helper, numpy_helper
 
-from converter.targets import get_target
+from converter.targets import resolve_target
 from converter.targets.check import check_model, errors
 from converter.targets.model_view import ModelView
 from converter.targets.tensorrt_rules import RULES, UNCONDITIONAL, node_problems
@@ -235,7 +235,7 @@ def test_a_layer_dla_lacks_is_gpu_fallback_not_illegal():
 def test_dla_guide_limits_are_gpu_fallback_warnings():
     big_kernel = conv(w_shape=(4, 3, 33, 33))  # Convolution: kernel [1, 32] (DLA Layer Support Summary)
     # a float32 model: DLA runs it in FP16 where the build allows FP16 (--fp16; converter/targets/dla.py precision_problem)
-    problems = check_model(big_kernel, get_target("tensorrt-dla", precision=["fp16"]))
+    problems = check_model(big_kernel, resolve_target("tensorrt-dla", precision=["fp16"]))
     assert errors(problems) == [] and any("kernel [33, 33] outside [1, 32]" in p.reason for p in problems)
     assert [p.reason for p in errors(check_model(big_kernel, "tensorrt-dla"))] == [
         "input x is float32; tensorrt-dla runs FP16 and INT8 only (DLA Support): float32 runs there in FP16 when the build "
