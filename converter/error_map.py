@@ -140,6 +140,11 @@ class Picture:
         self.binned_zeros += n - int(np.count_nonzero(err))
         self.counts += np.bincount(err.view(np.uint32) >> BIN_SHIFT, minlength=_BINS)
 
+    @property
+    def exact(self) -> bool:
+        """Whether every element added so far was equal on both sides (the same number, NaN aside)."""
+        return self.zeros == self.flat_a.size
+
     def finish(self, worst_index=()) -> dict:
         """The summary (summarize's dict), ``worst_index`` as there."""
         counts, full, kept, shape = self.counts.copy(), self.full, self.kept, self.shape

@@ -321,6 +321,7 @@ def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerance
         if widen is not None and case.expected and name in case.expected:
             note = ", widened by the target's arithmetic" if any(widen) else ""
             targets.append(("expected", case.expected[name], _widened(tol, widen), note))
+        same_as_reference = False  # (--html: every chunk of actual and the reference equal, as the sink saw)
         for against, target, tol, note in targets:
             if actual is None:
                 problems.append(f"output {name!r}: {what} produced no such output")
@@ -330,8 +331,12 @@ def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerance
             # big one's cost more than the page (median, ulp: 1.1 s at 2^26 elements); a failure has its own keys
             gather = against_reference is not None and (statistics or (pictures is not None and actual is not None
                                                                          and getattr(actual, "size", 0) <= PICTURE_STATISTICS))
-            sink = for_comparison(actual, target) if pictures is not None else None  # (--html: fed by the comparison)
+            # --html: the picture fed by the comparison; against the expected value, where actual equals the
+            # reference, the reference's own picture against it (made once per case, before the runtimes)
+            drawn = _reference_picture(pictures, name) if same_as_reference and against == "expected" else None
+            sink = for_comparison(actual, target) if pictures is not None and drawn is None else None
             mismatch, errors = compare_stats(actual, target, tol, stat, statistics=gather, sink=sink)
+            same_as_reference = against == "reference" and sink is not None and sink.exact
             entry = {"output": name, "actual": what, "against": against,
                      "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp}}
             if errors is not None and gather:  # a runtime's: every element's error; a
@@ -342,13 +347,21 @@ def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerance
             if mismatch:
                 problems.append(f"output {name!r}: {what} vs {against} ({tol.describe()}{note}): {mismatch.describe()}")
                 entry.update(mismatch.to_dict())
-                picture = None if pictures is None else sink.finish(mismatch.worst_index) if sink is not None \
-                    else summarize(actual, target, mismatch.worst_index)
+                picture = None if pictures is None else drawn if drawn is not None else \
+                    sink.finish(mismatch.worst_index) if sink is not None else summarize(actual, target, mismatch.worst_index)
                 if picture is not None:
                     pictures.append({"output": name, "actual": what, "against": against, **picture})
             if mismatch or "error" in entry:
                 stats.append(entry)
     return problems, stats
+
+
+def _reference_picture(pictures: list, name: str) -> dict | None:
+    """The reference's picture of output ``name`` against the expected value, less its labels, or None."""
+    for picture in pictures:
+        if (picture["output"], picture["actual"], picture["against"]) == (name, "reference", "expected"):
+            return {k: v for k, v in picture.items() if k not in ("output", "actual", "against")}
+    return None
 
 
 def _widened(tol: Tolerance, widen: tuple[float, float]) -> Tolerance:
