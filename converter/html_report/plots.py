@@ -84,7 +84,8 @@ def histogram(picture: dict) -> str:
     if picture.get("nonfinite"):
         notes.append(f"{picture['nonfinite']} non-finite")
     title = "histogram of |error|" + (f" ({', '.join(notes)}: not drawn)" if notes else "")
-    return _frame(title, "|actual - expected| (bins: 4 per power of 2)", "elements (log scale)", body, xticks, yticks)
+    bins = "4 per power of 2" if group == 1 else "1 per power of 2" if group == 4 else f"{group // 4} powers of 2 each"
+    return _frame(title, f"|actual - expected| (bins: {bins})", "elements (log scale)", body, xticks, yticks)
 
 
 def scatter(picture: dict) -> str:
