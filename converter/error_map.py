@@ -134,7 +134,8 @@ class Picture:
         else:  # the block spans slices: each one's maximum
             bounds = np.arange(first, last + 1) * self.per_slice - start
             bounds[0] = 0
-            self.slice_max[first:last + 1] = np.maximum(self.slice_max[first:last + 1], np.maximum.reduceat(err, bounds))
+            spanned = self.slice_max[first:last + 1]
+            np.maximum(spanned, np.maximum.reduceat(err, bounds), out=spanned)
         if err.dtype != np.float32:  # (the histogram reads float32 bits; above float32's range: the last finite bin)
             err = np.where(np.isinf(err), np.inf, np.minimum(err, _FLOAT32_MAX)).astype(np.float32)
         self.binned_zeros += n - int(np.count_nonzero(err))
@@ -160,7 +161,8 @@ class Picture:
             worst = tuple(int(worst_index[i]) for i in kept)
         else:
             s = int(np.argmax(slice_max))
-            flat = int(np.argmax(_errors(flat_a[s * per_slice:(s + 1) * per_slice], flat_e[s * per_slice:(s + 1) * per_slice])))
+            part = slice(s * per_slice, (s + 1) * per_slice)
+            flat = int(np.argmax(_errors(flat_a[part], flat_e[part])))
             worst = tuple(int(i) for i in np.unravel_index(s * per_slice + flat, shape)) if self.rank else ()
         worst_slice = int(np.ravel_multi_index(worst[:-2], shape[:-2])) if self.rank > 2 else 0
         order = [worst_slice] + [int(i) for i in np.argsort(-slice_max, kind="stable")[:MAX_SLICES + 1]
@@ -211,5 +213,6 @@ def _slice_map(err: np.ndarray, s: int, shape: tuple, worst) -> dict:
     else:
         pooled = err
     lead = [int(i) for i in np.unravel_index(s, shape[:-2])] if len(shape) > 2 else []
-    return {"index": lead, "max": float(pooled.max()), "size": [rows, cols], "pool": [fr, fc], "map": pooled.astype(np.float32),
+    return {"index": lead, "max": float(pooled.max()), "size": [rows, cols], "pool": [fr, fc],
+            "map": pooled.astype(np.float32),
             "worst": [worst[-2] // fr, worst[-1] // fc] if worst is not None else None}

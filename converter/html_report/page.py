@@ -1,5 +1,6 @@
 """The page: one HTML file, no script, no stylesheet or font to fetch, every picture inline (SVG and PNG data:
-URIs from plots.py, SVG from graph.py). Every text from a report (ids, problems, names of outputs and nodes) is escaped."""
+URIs from plots.py, SVG from graph.py). Every text from a report (ids, problems, names of outputs and nodes) is
+escaped."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ pre{background:#f7f7f7;padding:.5em;white-space:pre-wrap;word-break:break-word;f
 .worst{font-size:1.05em;font-weight:bold}code{background:#f3f3f3;padding:0 3px}img{max-width:100%;height:auto}
 .plots svg{margin:0 1em .5em 0;vertical-align:top}.maps{display:flex;flex-wrap:wrap;gap:1em}figure.map{margin:0}
 figure.map figcaption{font-size:.8em;max-width:260px}.mapbox{position:relative;display:inline-block;line-height:0}
-img.map{max-width:none;image-rendering:pixelated;vertical-align:middle}img.strip{height:12px}svg.ring{position:absolute;left:0;top:0}
+img.map{max-width:none;image-rendering:pixelated;vertical-align:middle}img.strip{height:12px}
+svg.ring{position:absolute;left:0;top:0}
 """
 
 
