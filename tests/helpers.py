@@ -95,3 +95,13 @@ def ort_cpu_loads(model) -> bool:
     except Exception:  # noqa: BLE001 - onnxruntime's refusal
         return False
     return True
+
+
+def assert_reproduces(invoke, result, small: Path, runtime: str):
+    """reduce's printed command (run SMALL.onnx on ``runtime`` with its inputs and outputs files, beside it) is in
+    its output, and running it fails (exit 1). Returns that run's result."""
+    inputs, outputs = small.with_name(small.stem + ".inputs.npz"), small.with_name(small.stem + ".outputs.npz")
+    assert f"spec2onnx run {small} --runtime {runtime} --load-inputs {inputs} --load-outputs {outputs}" in result.output
+    rerun = invoke("run", small, "--runtime", runtime, "--load-inputs", inputs, "--load-outputs", outputs)
+    assert rerun.exit_code == 1, rerun.output
+    return rerun

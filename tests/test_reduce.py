@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
 from cli import main
+from tests.helpers import assert_reproduces
 
 LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 SQUEEZENET = LIGHT / "light_squeezenet.onnx"
@@ -226,12 +227,7 @@ def test_golden_values_of_every_tensor_reduce_to_the_node_that_differs(tmp_path,
     want = dict(np.load(tmp_path / "small.outputs.npz"))
     assert list(want) == [out]
     np.testing.assert_array_equal(want[out], golden[out])
-    command = (f"spec2onnx run {small} --runtime onnx-reference --load-inputs {tmp_path / 'small.inputs.npz'} "
-               f"--load-outputs {tmp_path / 'small.outputs.npz'}")
-    assert command in result.output
-    rerun = invoke("run", small, "--runtime", "onnx-reference", "--load-inputs", tmp_path / "small.inputs.npz",
-                   "--load-outputs", tmp_path / "small.outputs.npz")
-    assert rerun.exit_code == 1, rerun.output
+    assert_reproduces(invoke, result, small, "onnx-reference")
 
 
 def _test_data_set(folder: Path, prefix: str, arrays: list) -> Path:

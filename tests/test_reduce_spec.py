@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
+from tests.helpers import assert_reproduces
 
 PLUGIN = str(Path(__file__).parent / "plugins" / "wrong_lowering.py")
 X = [[1.0, -2.0, 3.0], [0.5, 0.0, -1.5]]
@@ -67,12 +68,7 @@ def test_the_wrong_lowering_is_named_with_its_nodes(tmp_path):
     want = dict(np.load(tmp_path / "small.outputs.npz"))
     assert list(want) == ["d"]
     np.testing.assert_array_equal(want["d"], 2 * (x + y))
-    command = (f"spec2onnx run {small} --runtime onnxruntime --load-inputs {tmp_path / 'small.inputs.npz'} "
-               f"--load-outputs {tmp_path / 'small.outputs.npz'}")
-    assert command in result.output
-    rerun = invoke("run", small, "--runtime", "onnxruntime", "--load-inputs", tmp_path / "small.inputs.npz",
-                   "--load-outputs", tmp_path / "small.outputs.npz")
-    assert rerun.exit_code == 1, rerun.output
+    rerun = assert_reproduces(invoke, result, small, "onnxruntime")
     assert "output 'd'" in rerun.output
 
 

@@ -240,18 +240,24 @@ def test_a_spec_changed_after_loading_is_lowered_again(tmp_path, cache):
         assert [r.outcome for r in validate_spec(changed, make_options())] == ["PASS", "FAIL"]
 
 
-def test_a_signed_model_entry_copied_to_another_key_is_rebuilt(tmp_path, cache):
-    """Each entry is signed with its key: the validly signed model of another spec (x - x), copied
-    over this spec's entry by someone who can write the cache folder but not read its key, is a miss."""
+def _kept(folder: Path) -> list[Path]:
+    return sorted((folder / "references").rglob("*.pickle")) if (folder / "references").exists() else []
+
+
+@pytest.mark.parametrize("entries", [_models, _kept], ids=["lowered model", "reference outputs"])
+def test_a_signed_entry_copied_to_another_key_is_a_miss(tmp_path, cache, entries):
+    """Each entry is signed with its key: the validly signed entry of another spec (x - x), copied over this spec's
+    entry by someone who can write the cache folder but not read its key, is a miss: the model is rebuilt, the
+    reference runs again (its zeros would otherwise pass a runtime that computes zeros)."""
     path = _write(tmp_path)
     assert _validate(path) == ["PASS", "PASS"]
-    (entry,) = _models(cache)
+    (entry,) = entries(cache)
     good = entry.read_bytes()
     other = _write(tmp_path, SPEC.replace("operation: SUM", "operation: SUB").replace("name: cached-spec", "name: other"), "o.yaml")
     assert _validate(other) == ["PASS", "FAIL"]
-    entry.write_bytes(next(p for p in _models(cache) if p != entry).read_bytes())
+    entry.write_bytes(next(p for p in entries(cache) if p != entry).read_bytes())
     assert _validate(path) == ["PASS", "PASS"]
-    assert entry.read_bytes() == good
+    assert entry.read_bytes() == good  # made again, and kept again
 
 
 def test_a_signed_spec_entry_copied_to_another_key_is_a_miss(tmp_path, cache):
@@ -282,10 +288,6 @@ def test_a_model_lowered_for_a_target_is_cached_with_its_opset_and_check(tmp_pat
 
 
 # -- the numpy reference's outputs (issue 34, item 2) ---------------------------------------------------------------
-
-def _kept(folder: Path) -> list[Path]:
-    return sorted((folder / "references").rglob("*.pickle")) if (folder / "references").exists() else []
-
 
 def _no_reference(monkeypatch):
     monkeypatch.setattr("converter.reference.run_network", lambda *a, **k: pytest.fail("the reference ran again"))
@@ -367,20 +369,6 @@ def test_no_references_are_kept_when_one_raises_or_the_run_stops_early(tmp_path,
     assert _kept(cache) == []
     monkeypatch.setattr("converter.reference.run_network", real)
     assert _validate(path) == ["PASS", "PASS"] and len(_kept(cache)) == 1
-
-
-def test_a_signed_references_entry_copied_to_another_key_is_a_miss(tmp_path, cache):
-    """Another spec's validly signed references (x - x: zeros) copied over this spec's entry would pass a
-    runtime that computes zeros: the HMAC covers the key, so it is a miss and the reference runs."""
-    path = _write(tmp_path)
-    assert _validate(path) == ["PASS", "PASS"]
-    (entry,) = _kept(cache)
-    good = entry.read_bytes()
-    other = _write(tmp_path, SPEC.replace("operation: SUM", "operation: SUB").replace("name: cached-spec", "name: other"), "o.yaml")
-    assert _validate(other) == ["PASS", "FAIL"]
-    entry.write_bytes(next(p for p in _kept(cache) if p != entry).read_bytes())
-    assert _validate(path) == ["PASS", "PASS"]  # a miss: the reference ran (zeros would fail c against the runtime)
-    assert entry.read_bytes() == good  # and its outputs were kept again
 
 
 @given(st.lists(st.floats(width=32, allow_nan=True, allow_infinity=True), min_size=6, max_size=6),

@@ -131,6 +131,8 @@ def outside(row: dict, model) -> object:
         return 1000
     if row.get("odd"):
         return 2
+    if "ne" in row:
+        return float(row["ne"]) if _is_float(row, model) else row["ne"]
     for key, step in (("le", 1), ("lt", 0), ("gt", 0), ("ge", -1)):
         if key in row:
             bound = len(model.graph.node[0].output) if row[key] == "outputs" else row[key]

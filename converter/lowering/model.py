@@ -13,6 +13,7 @@ from ..installed.opset import DEFAULT_OPSET, MIN_OPSET, ir_version_for
 from ..registry import layer_kind
 from ..targets.target import Target, target_for_provider
 from ..targets.dynamic import PROFILES_KEY, profiles_metadata
+from ..untrusted.infer import InferenceError, infer
 from .builder import LoweringContext
 from .quantized import lower_quantized
 
@@ -90,10 +91,12 @@ def _inputs(nodes):
 
 
 def check_onnx(model: onnx.ModelProto) -> None:
-    """onnx's full checker, which includes strict, type-checked shape inference; a failure here is our bug."""
+    """onnx's full checker: the checker, then strict, type-checked shape inference (what check_model(full_check=True)
+    runs, through converter/untrusted/infer.py); a failure here is our bug."""
     try:
-        onnx.checker.check_model(model, full_check=True)
-    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
+        onnx.checker.check_model(model)
+        infer(model, strict=True, check_type=True, parse=False)
+    except (onnx.checker.ValidationError, InferenceError) as exc:
         raise InternalError(f"the lowered model fails the ONNX checker: {str(exc).splitlines()[0]}") from exc
 
 

@@ -49,7 +49,7 @@ from ..report import summary_line, summary_table, write_reports  # noqa: F401  (
 from ..results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
 from .start import DEFAULT_RUNTIMES, EarlySession, RuntimeRun, SharedArrays, received, run_one
 from ..runners import RunConfig, make_configs
-from ..targets.attributes import first_unsafe, infer_shapes
+from ..untrusted.infer import first_unsafe, infer
 from ..targets.dynamic import PROFILES_KEY
 
 GOLDEN = "golden"
@@ -338,7 +338,7 @@ def _profile(model, inputs: list[Tensor], options: RunOptions):
 
 def _load_hazard(model) -> str:
     """Why onnxruntime's load would never return on the model ("" where nothing says so): it runs onnx's shape
-    inference, and a node holds an attribute value that inference hangs on (attributes.unsafe, each one measured:
+    inference, and a node holds an attribute value that inference hangs on (untrusted/infer.unsafe, each one measured:
     tests/targets/test_validation.py). That runtime is reported, not waited for; a crash is measured (isolation)."""
     found = first_unsafe(model.graph.node, "hangs")
     if found is None:
@@ -776,7 +776,7 @@ def _mark_plan(model: onnx.ModelProto, feeds: dict) -> dict[str, tuple[int, int 
     the shapes of ``feeds`` (0 and None where it gives none); sequences, maps and optionals are left out (they are
     not compared)."""
     try:
-        inferred = infer_shapes(_at_shapes(model, feeds), strict_mode=False)
+        inferred = infer(_at_shapes(model, feeds), limit=True)  # a user's whole model: under the time limit
         types = {v.name: v.type for v in inferred.graph.value_info}
         del inferred
     except Exception:  # noqa: BLE001 - a model onnx cannot infer: its tensors are marked untyped (runtimes infer them)

@@ -36,6 +36,7 @@ from ..lowering.builder import LoweringContext
 from ..lowering.resize import lower, nearest_indices, ort_nearest_exact
 from ..network import Layer, TensorType
 from ..targets.target import resolve_target
+from ..untrusted.infer import infer
 
 LOW_FLOATS = (TensorProto.FLOAT16, TensorProto.BFLOAT16)
 _NEAREST_ROUNDING = {"floor": "FLOOR", "ceil": "CEIL", "round_prefer_ceil": "HALF_UP", "round_prefer_floor": "HALF_DOWN"}
@@ -86,7 +87,7 @@ def host_model(model: onnx.ModelProto, *, dla: bool | None = None) -> tuple[onnx
 
 def _types(model) -> dict[str, tuple[int, tuple | None]]:
     """tensor -> (element type, shape with None for unknown dims, or None for unknown rank)."""
-    inferred = onnx.shape_inference.infer_shapes(model)
+    inferred = infer(model)  # our own lowered model: no time limit
     out = {}
     for vi in list(inferred.graph.input) + list(inferred.graph.value_info) + list(inferred.graph.output):
         t = vi.type.tensor_type

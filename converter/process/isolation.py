@@ -103,6 +103,10 @@ class Started:
             raise ChildDied(value)
         return value
 
+    def ready(self, seconds: float) -> bool:
+        """Whether it has answered (or ended) within ``seconds`` (then ``result()`` does not wait)."""
+        return self._conn.poll(seconds)
+
     def stop(self) -> None:
         if self._process is not None:
             self._process.kill()

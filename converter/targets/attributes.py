@@ -15,11 +15,9 @@ reads an attribute another way). A value of the right type may still be out of r
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 
-from onnx import AttributeProto, GraphProto, ModelProto, NodeProto, SparseTensorProto, TensorProto, shape_inference
+from onnx import AttributeProto, GraphProto, NodeProto, SparseTensorProto, TensorProto
 
 INVALID = object()  # decode(): the attribute's declared type is not the expected one
 
@@ -147,119 +145,7 @@ def axis(value, rank) -> int | None:
     return value + rank if value < 0 else value
 
 
-# ---- bounds: the table's "gt"/"ge"/"le"/"lt"/"odd" conditions, and the values onnx's inference cannot take ------
+# ---- the table of attribute values (validation's enumerations and bounds; its "unsafe" rows, the values onnx's
+# inference crashes or hangs on, are converter/untrusted/infer.py's, with the bounds ``within``) ------------------
 
 TABLE = Path(__file__).parent / "tables" / "attribute-values.json"
-
-
-def within(entry: dict, value, outputs: int = 0) -> bool:
-    """Whether a number (or each number of a list) meets the entry's bounds; "le": "outputs" is the node's output
-    count. NaN meets none, unless the entry says "nan": "allowed"."""
-    if isinstance(value, list):
-        return all(within(entry, v, outputs) for v in value)
-    if type(value) not in (int, float):
-        return True  # another type: validation reports the type
-    if value != value:  # NaN
-        return entry.get("nan") == "allowed"
-    high = entry.get("le")
-    high = outputs if high == "outputs" else high
-    return not (("gt" in entry and not value > entry["gt"]) or ("ge" in entry and not value >= entry["ge"])
-                or (high is not None and not value <= high) or ("lt" in entry and not value < entry["lt"])
-                or (entry.get("odd") and not (type(value) is int and value % 2 == 1)))
-
-
-def _unsafe_table() -> dict:
-    rows = json.loads(TABLE.read_text(encoding="utf-8")).get("unsafe", [])
-    found: dict[str, list] = {}
-    for row in rows:
-        found.setdefault(row["op"], []).append(row)
-    return found
-
-
-UNSAFE = _unsafe_table()  # op -> entries: attribute values onnx's shape inference crashes (or hangs) on
-_CONTROL_FLOW = ("If", "Loop", "Scan", "SequenceMap")
-
-
-def unsafe(node: NodeProto, onnxruntime: str | None = None) -> str | None:
-    """Why onnx's shape inference must not see ``node`` (an attribute value it crashes or hangs on: tables/attribute-
-    values.json "unsafe"), also in its subgraphs; None when it may. ``onnxruntime``: only the values on which
-    onnxruntime's load does that ("crashes", "hangs", "refuses")."""
-    for entry in UNSAFE.get(node.op_type, ()):
-        if onnxruntime is not None and entry["onnxruntime"] != onnxruntime:
-            continue
-        for attr in node.attribute:
-            if attr.name == entry["attribute"] and _breaks(entry, attr, len(node.output)):
-                return f"attribute {attr.name}={_shown(attr)}: {entry['source']}"
-    if node.op_type in _CONTROL_FLOW or len(node.attribute):
-        for attr in node.attribute:
-            for graph in ([attr.g] if attr.type == A.GRAPH else list(attr.graphs) if attr.type == A.GRAPHS else []):
-                for inner in graph.node:
-                    why = unsafe(inner, onnxruntime)
-                    if why:
-                        return f"in its subgraph {graph.name!r}: {inner.op_type}: {why}"
-    return None
-
-
-def _breaks(entry: dict, attr: AttributeProto, outputs: int) -> bool:
-    """Whether ``attr`` holds a value of the unsafe entry: an integer out of its bounds, or a string that does not
-    match its pattern once the ignored characters are gone (matched byte by byte: onnx's C++ reads bytes)."""
-    if "pattern" in entry:
-        if attr.type != A.STRING:
-            return False
-        text = attr.s.decode("latin-1").translate({ord(c): None for c in entry.get("ignore", "")})
-        return re.fullmatch(entry["pattern"], text, re.DOTALL) is None
-    return attr.type in (A.INT, A.INTS) and not within(entry, decode(attr), outputs)
-
-
-def _shown(attr: AttributeProto) -> str:
-    """The attribute's value in a message, on one line (a string that is not UTF-8 as the bytes it is)."""
-    if attr.type != A.STRING:
-        return repr(decode(attr))
-    try:
-        return repr(attr.s.decode("utf-8"))
-    except UnicodeDecodeError:
-        return repr(attr.s)
-
-
-def any_unsafe(nodes) -> bool:
-    """Whether some node (of a graph's, at any depth) is unsafe(); the loop reads only op types and attribute counts."""
-    ops = set(UNSAFE) | set(_CONTROL_FLOW)
-    return any(unsafe(node) for node in nodes if node.op_type in ops or (len(node.attribute) and _has_graph(node)))
-
-
-def first_unsafe(nodes, onnxruntime: str | None = None) -> tuple[int, NodeProto, str] | None:
-    """(index, node, why) of the first of ``nodes`` that is unsafe(node, onnxruntime); None where none is (any_unsafe
-    first: a graph without such a node is told from its op types)."""
-    if not any_unsafe(nodes):
-        return None
-    return next(((i, node, why) for i, node in enumerate(nodes) for why in [unsafe(node, onnxruntime)] if why), None)
-
-
-def _has_graph(node: NodeProto) -> bool:
-    return any(a.type in (A.GRAPH, A.GRAPHS) for a in node.attribute)
-
-
-def infer_shapes(model: ModelProto, **options) -> ModelProto:
-    """onnx.shape_inference.infer_shapes(model, **options) of a copy without the attribute values it crashes or hangs
-    on (``sanitized``), where the model has any: every caller that infers a model a user gave goes through here."""
-    return shape_inference.infer_shapes(sanitized(model) if any_unsafe(model.graph.node) else model, **options)
-
-
-def sanitized(model: ModelProto) -> ModelProto:
-    """A copy of ``model`` without the unsafe attribute values (removed: onnx's inference then takes the default)."""
-    copy = ModelProto()
-    copy.CopyFrom(model)
-    _sanitize(copy.graph.node)
-    return copy
-
-
-def _sanitize(nodes) -> None:
-    for node in nodes:
-        entries = {e["attribute"]: e for e in UNSAFE.get(node.op_type, ())}
-        kept = [a for a in node.attribute if not (a.name in entries and _breaks(entries[a.name], a, len(node.output)))]
-        if len(kept) != len(node.attribute):
-            del node.attribute[:]
-            node.attribute.extend(kept)
-        for attr in node.attribute:
-            for graph in ([attr.g] if attr.type == A.GRAPH else list(attr.graphs) if attr.type == A.GRAPHS else []):
-                _sanitize(graph.node)

@@ -21,8 +21,9 @@ from pathlib import Path
 import onnx
 
 from ..installed.ort_build import newest_loadable_ir, newest_loadable_opset
+from ..untrusted.infer import unsafe
 from . import dla, dla_guide, dynamic, tensorrt_rules
-from .attributes import explicit_values, unsafe
+from .attributes import explicit_values
 from .functions import expand as expand_function, inline_local, local_function
 from .limits import Unverified, applies, broken
 from .model_view import ModelView, NodeView, UnreadValue

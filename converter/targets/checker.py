@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import onnx
 from onnx import TensorProto
 
+from ..untrusted import walk
+
 TOLERATED = ("Field 'shape' of 'type' is required but missing", "in initializer but not in graph input",
              "should be stored in")
 ROUNDS = 1 + len(TOLERATED)  # each tolerated complaint fixed once, then one more verdict
@@ -156,39 +158,40 @@ def _fix(model: onnx.ModelProto, complaint: str) -> None:
         graph.input.extend(onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
                            for t in graph.initializer if t.name not in inputs)
     else:
-        strip_external_data(graph.initializer, graph.node)
+        strip_external_data(graph)
 
 
-def strip_external_data(initializers, nodes) -> bool:
-    """Make every tensor with external data among ``initializers`` and in ``nodes``' attributes (subgraphs
-    included) an empty tensor, for onnx's checker, which looks for its file in the current folder: check has found
-    (or refused) it in the model's folder itself. Whether there was one."""
+def strip_external_data(graph: onnx.GraphProto) -> bool:
+    """Make every tensor with external data that ``graph`` holds (converter/untrusted/walk.py: initializers, tensor
+    attributes, sparse tensors' values and indices, subgraphs at any depth, in attributes of any declared type) an
+    empty tensor, for onnx's checker, which looks for its file in the current folder: check has found (or refused) it
+    in the model's folder itself. A sparse tensor with either part external is emptied whole (values and indices
+    of no element), which the checker accepts. Whether there was one."""
     found = False
-    for tensor in _tensors(initializers, nodes):
-        if tensor.data_location == TensorProto.EXTERNAL:
-            del tensor.external_data[:]
-            tensor.data_location = TensorProto.DEFAULT
-            del tensor.dims[:]
-            tensor.dims.append(0)
+    for item in walk.walk(graph):
+        parts = item.tensors()
+        if any(t.data_location == TensorProto.EXTERNAL for t in parts):
+            for tensor in parts:
+                _empty(tensor)
             found = True
     return found
 
 
-def _tensors(initializers, nodes):
-    yield from initializers
-    for node in nodes:
-        for attr in node.attribute:
-            if attr.type == onnx.AttributeProto.TENSOR:
-                yield attr.t
-            yield from attr.tensors
-            for sub in ([attr.g] if attr.type == onnx.AttributeProto.GRAPH else []) + list(attr.graphs):
-                yield from _tensors(sub.initializer, sub.node)
+def _empty(tensor: onnx.TensorProto) -> None:
+    """``tensor`` without data: no external data, no data field, dims [0]."""
+    del tensor.external_data[:]
+    tensor.data_location = TensorProto.DEFAULT
+    for name in ("raw_data", "float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data"):
+        tensor.ClearField(name)
+    del tensor.dims[:]
+    tensor.dims.append(0)
 
 
 def unsorted(model: onnx.ModelProto) -> str | None:
     """The first node input not produced before the node (a cycle, or nodes out of order), as onnx's checker says."""
     graph = model.graph
-    defined = {i.name for i in graph.input} | {t.name for t in graph.initializer} | {""}
+    defined = {i.name for i in graph.input} | {t.name for t in graph.initializer} | \
+              {s.values.name for s in graph.sparse_initializer} | {""}
     for i, node in enumerate(graph.node):
         for name in node.input:
             if name not in defined:

@@ -18,7 +18,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from .attributes import infer_shapes
+from ..untrusted.infer import infer
 from .dla import DYNAMIC_RULE, GENERAL_RESTRICTIONS
 from .dla_guide import MAX_DIM as DLA_MAX_DIM
 
@@ -89,7 +89,7 @@ def shapes_at(model: onnx.ModelProto, profile: dict, shape_inputs, key: str = "m
     for out in graph.output:  # the declared output shapes are the symbolic ones: let inference give them
         out.type.tensor_type.ClearField("shape")
     try:
-        inferred = infer_shapes(at, strict_mode=False, data_prop=True)
+        inferred = infer(at, data_prop=True, limit=True)  # a user's whole model: under the time limit
     except Exception:  # noqa: BLE001 - what cannot be inferred is not judged
         return {}
     shapes = {}

@@ -14,7 +14,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, defs, helper, numpy_helper
 
-from .attributes import INVALID, any_unsafe, decode, sanitized, unsafe
+from ..untrusted import walk
+from ..untrusted.infer import infer, unsafe
+from .attributes import INVALID, decode
 
 SCHEMA_VERSION_MAX = 2**31 - 1  # onnx's get_schema takes a C int: a larger opset (2^63 - 1) finds the newest schema
 
@@ -135,21 +137,13 @@ def int_values(value) -> list[int] | None:
 
 
 def infer_whole(model: onnx.ModelProto, data: bytes | None = None) -> onnx.ModelProto:
-    """onnx's shape inference of the whole model (non-strict; ``data``: the model serialized, cheaper to infer), or
-    the model itself where onnx cannot infer it. A node onnx's inference would crash on (attributes.unsafe) is
-    inferred without that attribute (validation refuses the node)."""
-    original = model
-    if any_unsafe(model.graph.node):
-        model, data = sanitized(model), None
+    """onnx's shape inference of the whole model (converter/untrusted/infer.py: non-strict, under the time limit, a
+    node onnx would crash on inferred without that attribute, which validation refuses; ``data``: the model
+    serialized, cheaper to infer), or the model itself where onnx cannot infer it."""
     try:
-        inferred = onnx.shape_inference.infer_shapes(model if data is None else data, strict_mode=False,
-                                                     data_prop=needs_data_prop(model))
-    except Exception:  # noqa: BLE001 - a model onnx cannot infer is still checked, with what it declares
-        return original
-    if model is not original:  # the types of the copy, the nodes of the model (validation reports the attribute)
-        del inferred.graph.node[:]
-        inferred.graph.node.extend(original.graph.node)
-    return inferred
+        return infer(model, data, data_prop=needs_data_prop(model), limit=True)
+    except Exception:  # noqa: BLE001 - a model onnx cannot infer (or not in time) is still checked, with what it declares
+        return model
 
 
 _A = onnx.AttributeProto
@@ -441,7 +435,6 @@ class _Declined(Exception):
 # groups inferred one by one before declining (+ 1 per 50 nodes): measured, a group's inference takes ~50 µs and
 # whole-model inference ~3.6 µs per node, so a declined model has spent at most ~0.3x of the latter on groups
 GROUP_INFERENCE_MISSES = 256
-_SUBGRAPHS = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
 
 
 def grouped_view(model: onnx.ModelProto, unread: dict | None = None, groups: int | None = None) -> ModelView | None:
@@ -509,10 +502,10 @@ def grouped_view(model: onnx.ModelProto, unread: dict | None = None, groups: int
     nodes = graph.node
     misses = [GROUP_INFERENCE_MISSES + len(nodes) // 50 if groups is None else groups]
 
-    def infer(node, attrs) -> tuple:
+    def infer_group(node, attrs) -> tuple:
         misses[0] -= 1
         if misses[0] < 0 or node.domain not in ("", "ai.onnx") or node.op_type in ("Shape", "Size") or any(
-                a.type in _SUBGRAPHS for a in node.attribute) or unsafe(node):
+                walk.subgraphs(a) for a in node.attribute) or unsafe(node):
             raise _Declined
         tiny = onnx.ModelProto(ir_version=model.ir_version)
         tiny.opset_import.extend(model.opset_import)
@@ -541,7 +534,7 @@ def grouped_view(model: onnx.ModelProto, unread: dict | None = None, groups: int
                     out.type.ParseFromString(type_bytes[declared[name]])
         tg.node.append(node)
         try:
-            outputs = onnx.shape_inference.infer_shapes(tiny, strict_mode=False, data_prop=False).graph.output
+            outputs = infer(tiny).graph.output  # one node, screened above (unsafe): no time limit
         except Exception:  # noqa: BLE001 - onnx cannot infer this node at all (a malformed attribute): whole-model
             raise _Declined from None  # inference (which tolerates it) decides
         inferred = {o.name: o.type.SerializeToString() for o in outputs}
@@ -563,7 +556,7 @@ def grouped_view(model: onnx.ModelProto, unread: dict | None = None, groups: int
             key = (op, domain, attrs, tuple(map(get, node.input[:])), tuple(map(declared_get, outs)))
             found = groups.get(key)
             if found is None:
-                found = groups[key] = (infer(node, attrs), [])
+                found = groups[key] = (infer_group(node, attrs), [])
             found[1].append(i)
             if len(outs) == 1:
                 ids[outs[0]] = found[0][0]

@@ -35,12 +35,13 @@ from dataclasses import dataclass, field
 
 import onnx
 from onnx import AttributeProto, TensorProto, numpy_helper
-from onnx.onnx_cpp2py_export.shape_inference import infer_shapes as _infer  # bytes in, bytes out
 
 from ..errors import UserError
+from ..untrusted import walk
+from ..untrusted.infer import InferenceError, infer, unsafe, within
 from ..untrusted.reading import check_value_types, validate_sparse, validate_tensor
 from ..installed.ort_build import newest_loadable_opset
-from .attributes import TABLE, any_unsafe, constant_tensor, sanitized, type_name, unsafe, within
+from .attributes import TABLE, constant_tensor, type_name
 from .checker import strip_external_data
 from .model_view import ModelView, NodeView, Unread
 from .model_view import type_name as element_type_name
@@ -48,9 +49,6 @@ from .model_view import type_name as element_type_name
 INT_MAX = 2**31 - 1  # onnx's checker context takes C ints (an opset or IR version of 2^63 - 1 is clamped)
 ELEMENTS_MAX = 2**63 - 1  # a tensor with more elements than an int64 counts: no runtime can address it
 SPARSE_DENSE_MAX = 2**31  # onnxruntime densifies a sparse initializer at load; over 2 GiB it refuses the model
-_SUBGRAPHS = (AttributeProto.GRAPH, AttributeProto.GRAPHS)
-_TENSORS = (AttributeProto.TENSOR, AttributeProto.TENSORS)
-_SPARSE = (AttributeProto.SPARSE_TENSOR, AttributeProto.SPARSE_TENSORS)
 
 # Finding scopes: who refuses the model. "everywhere": onnx's checker (no runtime loads the node), a value
 # no runtime implements, a tensor no runtime can address; "onnxruntime": onnxruntime refuses it when it loads
@@ -69,14 +67,14 @@ class Enumeration:
     since: tuple  # (low, high or None): the op's since-versions it holds for
     source: str
     values: tuple | None = None  # an enumeration (of each element, for a list attribute)
-    bounds: dict = field(default_factory=dict)  # gt/ge/le/lt/odd/nan (attributes.within), axis_of
+    bounds: dict = field(default_factory=dict)  # gt/ge/le/lt/odd/nan (converter/untrusted/infer.py within), axis_of
     domain: str = ""
     when: dict = field(default_factory=dict)  # other attribute -> values: the entry holds only there
     output: tuple | None = None  # the entry holds only where the node has one of these outputs
     scope: str = "everywhere"  # "onnxruntime": a bound of onnxruntime's kernel, not of ONNX
 
 
-_BOUNDS = ("gt", "ge", "le", "lt", "odd", "permutation", "nan", "axis_of", "per_direction", "at_least", "data_type", "one_element",
+_BOUNDS = ("gt", "ge", "le", "lt", "ne", "odd", "permutation", "nan", "axis_of", "per_direction", "at_least", "data_type", "one_element",
            "ge_attribute", "ne_attribute", "lt_attribute_per_axis", "le_length_of", "length_of", "count", "truncated")
 _DATA_TYPES = set(TensorProto.DataType.values())
 
@@ -198,15 +196,15 @@ def _propagation_refusal(view: ModelView) -> list[tuple[Finding, NodeView | None
     without its declared shapes (onnxruntime only warns where those disagree), finds the first such node."""
     if not any(node.op in ("Shape", "Size") for node, _ in view.groups()):  # per group: a pass over groups, not nodes
         return []
-    model = sanitized(view.model) if any_unsafe(view.model.graph.node) else _copy(view.model)
+    model = _copy(view.model)  # (infer makes a copy without the attribute values onnx crashes or hangs on)
     if not merges_shapes(view):
         del model.graph.value_info[:]
         for out in model.graph.output:
             if out.type.HasField("tensor_type"):
                 out.type.tensor_type.ClearField("shape")
-    try:
-        _infer(model.SerializeToString(), False, True, True)
-    except onnx.shape_inference.InferenceError as exc:
+    try:  # a whole model: under the time limit
+        infer(model, strict=True, data_prop=True, limit=True, parse=False)
+    except InferenceError as exc:
         text = " ".join(str(exc).split())
     except Exception:  # noqa: BLE001 - onnx fails otherwise: not an inference verdict
         return []
@@ -245,9 +243,8 @@ def context(model: onnx.ModelProto):
 
 
 def node_findings(view: ModelView, node: NodeView, context, where: str = "model", folder=None) -> list[Finding]:
-    label = f"node {node.name} ({node.op})"
     for attr in node.node.attribute:
-        _validate_attribute_tensors(where, f"{label} attribute {attr.name!r}", attr, folder)
+        _validate_attribute_tensors(where, node.index, node.node, attr, folder)
     found = []
     refusal = _checker(node, context)
     if refusal is not None:
@@ -296,26 +293,20 @@ def _constant_findings(node: onnx.NodeProto, found: list[Finding]) -> list[Findi
     return kept
 
 
-def _validate_attribute_tensors(where: str, what: str, attr: AttributeProto, folder) -> None:
-    """Every tensor an attribute holds, through subgraphs at any depth (UserError when one is malformed)."""
-    if attr.type in _TENSORS:
-        for tensor in ([attr.t] if attr.type == AttributeProto.TENSOR else attr.tensors):
-            validate_tensor(where, f"{what}:", tensor, folder, label=False)
-    elif attr.type in _SPARSE:
-        for sparse in ([attr.sparse_tensor] if attr.type == AttributeProto.SPARSE_TENSOR else attr.sparse_tensors):
-            validate_sparse(where, what, sparse, folder)
-    elif attr.type in _SUBGRAPHS:
-        for graph in ([attr.g] if attr.type == AttributeProto.GRAPH else attr.graphs):
-            inner = f"{what} (graph {graph.name!r})"
-            check_value_types(where, graph, f"{inner}:")
-            for init in graph.initializer:
-                validate_tensor(where, f"{inner} initializer", init, folder)
-            for sparse in graph.sparse_initializer:
-                validate_sparse(where, f"{inner} sparse initializer", sparse, folder)
-            for i, sub in enumerate(graph.node):
-                for sub_attr in sub.attribute:
-                    _validate_attribute_tensors(where, f"{inner} node {sub.name or f'#{i}'} ({sub.op_type}) attribute "
-                                                       f"{sub_attr.name!r}", sub_attr, folder)
+def _validate_attribute_tensors(where: str, index: int, node: onnx.NodeProto, attr: AttributeProto, folder) -> None:
+    """Every tensor an attribute holds, sparse ones too, through subgraphs at any depth and in attributes of any
+    declared type (converter/untrusted/walk.py), and the value types of those subgraphs (UserError when one is
+    malformed)."""
+    for item in walk.attribute_items(index, node, attr):
+        place = walk.label(item.steps, item.field)
+        if item.kind == walk.GRAPH:
+            check_value_types(where, item.value, f"{place}:", subgraphs=False)  # (the walk enters the inner ones)
+        elif item.kind == walk.SPARSE:
+            validate_sparse(where, place, item.value, folder)
+        elif item.field == walk.INITIALIZER:
+            validate_tensor(where, place, item.value, folder)
+        else:
+            validate_tensor(where, f"{place}:", item.value, folder, label=False)
 
 
 def _attribute_problems(node: NodeView) -> list[tuple[str, str]]:
@@ -348,7 +339,7 @@ def _checker(node: NodeView, context) -> str | None:
     for name in _free_names(node.node):
         _typed(graph.input.add(name=name), TensorProto.FLOAT, ())  # the checker reads no types: any will do
     graph.node.append(node.node)
-    strip_external_data((), graph.node)  # found (or refused) in the model's folder already; the checker looks here
+    strip_external_data(graph)  # found (or refused) in the model's folder already; the checker looks here
     try:
         onnx.checker.check_graph(graph, context)
     except onnx.checker.ValidationError as exc:
@@ -361,9 +352,8 @@ def _free_names(node: onnx.NodeProto) -> list[str]:
     """The names the node reads from outside: its inputs, and what its subgraphs read from outer scopes."""
     names = [n for n in node.input if n]
     for attr in node.attribute:
-        if attr.type in _SUBGRAPHS:
-            for graph in ([attr.g] if attr.type == AttributeProto.GRAPH else attr.graphs):
-                names += _graph_free_names(graph)
+        for graph in walk.subgraphs(attr):  # (whatever the attribute's declared type: onnx's checker enters it)
+            names += _graph_free_names(graph)
     return list(dict.fromkeys(names))
 
 
@@ -460,8 +450,8 @@ def _outside(entry: Enumeration, value, node: NodeView) -> str | None:
             if type(value) is int and rank is not None and not -rank <= value < rank else None
     if within(entry.bounds, value, len(node.node.output)):
         return None
-    shown = ", ".join(f"{'>' if k == 'gt' else '>=' if k == 'ge' else '<=' if k == 'le' else '<'} {v}"
-                      for k, v in entry.bounds.items() if k in ("gt", "ge", "le", "lt"))
+    shown = ", ".join(f"{'>' if k == 'gt' else '>=' if k == 'ge' else '<=' if k == 'le' else '!=' if k == 'ne' else '<'} {v}"
+                      for k, v in entry.bounds.items() if k in ("gt", "ge", "le", "lt", "ne"))
     return f"takes {shown}{', odd' if entry.bounds.get('odd') else ''}"
 
 
@@ -535,11 +525,11 @@ def _inference_refusal(view: ModelView, node: NodeView) -> str | None:
                 else:
                     out.type.tensor_type.elem_type = onnx.TypeProto.FromString(declared[name]).tensor_type.elem_type
     graph.node.append(node.node)
-    try:  # onnx's C++ inference on the bytes (onnx.shape_inference.infer_shapes would parse its answer, unused here),
-        # checking types (check_type): each input of a type its formal parameter permits, a type parameter bound to one
-        # type (Add of int64 and float), as onnxruntime's Graph::InferAndVerifyTypeMatch checks when it loads the model
-        _infer(tiny.SerializeToString(), True, True, False)
-    except onnx.shape_inference.InferenceError as exc:
+    try:  # its answer unparsed (only a refusal is read), checking types (check_type): each input of a type its formal
+        # parameter permits, a type parameter bound to one type (Add of int64 and float), as onnxruntime's
+        # Graph::InferAndVerifyTypeMatch checks when it loads the model. One node, screened by node_findings: no limit
+        infer(tiny, strict=True, check_type=True, parse=False)
+    except InferenceError as exc:
         lines = str(exc).strip().splitlines()
         return " ".join(lines[0].split()) if lines else type(exc).__name__
     except Exception:  # noqa: BLE001 - onnx fails otherwise (not an inference verdict): not a refusal of ours

@@ -37,6 +37,7 @@ from onnx import TensorProto, helper
 
 from ..budget import PROTOBUF_LIMIT, _describe_budget as describe_budget, default_budget, show
 from ..errors import UserError
+from . import walk
 from .file import READ_FACTOR, file_kind, read_bounded
 
 KEEP_BYTES = 64 * 2**10  # initializer data kept for the check (zero points, shapes); larger data is dropped
@@ -184,11 +185,17 @@ def read_model_with_data(path, max_memory: int | None = None) -> tuple[onnx.Mode
         if init.data_location == TensorProto.EXTERNAL:
             external.append((f"initializer {init.name!r}:", init, nbytes))
     _check_constants_and_types(path, model, data, folder)
-    # External data elsewhere (a tensor attribute, a subgraph's initializer): its entries name a "location", so a
+    # Sparse initializers: validated as check validates them (onnxruntime makes each dense when it loads the model)
+    for sparse in model.graph.sparse_initializer:
+        validate_sparse(path, "sparse initializer", sparse, folder)
+    # External data elsewhere (a tensor attribute, a subgraph's initializer, a sparse tensor's values or indices, in
+    # any attribute whatever its declared type: converter/untrusted/walk.py): its entries name a "location", so a
     # file without those bytes has none, and a large graph is spared the walk
-    for where, tensor in _all_tensors(model.graph, "") if b"location" in data else ():
-        if tensor.data_location == TensorProto.EXTERNAL:
-            external.append((where, tensor, validate_tensor(path, where, tensor, folder, label=False)))
+    for item, tensor in walk.external(model.graph) if b"location" in data else ():
+        if item.field == walk.INITIALIZER and not item.steps:
+            continue  # the main graph's initializers: above
+        where = _where(item, tensor)
+        external.append((where, tensor, validate_tensor(path, where, tensor, folder, label=False)))
     total = sum(n for _, _, n in external)
     need = READ_FACTOR * len(data) + 2 * total  # the data read, and its copy in the serialized model
     if need > budget:
@@ -201,31 +208,16 @@ def read_model_with_data(path, max_memory: int | None = None) -> tuple[onnx.Mode
     return model, total, read, files
 
 
-def _all_tensors(graph: onnx.GraphProto, prefix: str):
-    """(label, tensor) of every tensor attribute of ``graph``'s nodes and of its subgraphs' initializers and
-    attributes, recursively (where external data may be besides the main graph's initializers)."""
-    if prefix:
-        for init in graph.initializer:
-            yield f"{prefix}initializer {init.name!r}:", init
-    for node in graph.node:
-        for attr in node.attribute:
-            kind = attr.type  # (an int compare first: most attributes hold no tensor and no graph)
-            if kind not in _HOLDERS:
-                continue
-            label = f"{prefix}node {node.name or node.op_type!r} attribute {attr.name!r}:"
-            if kind == onnx.AttributeProto.TENSOR:
-                yield label, attr.t
-            elif kind == onnx.AttributeProto.TENSORS:
-                yield from ((label, t) for t in attr.tensors)
-            else:
-                for sub in [attr.g] if kind == onnx.AttributeProto.GRAPH else attr.graphs:
-                    yield from _all_tensors(sub, f"{label} subgraph ")
-
-
-# attribute types that may hold a graph (UNDEFINED: a malformed attribute is looked into as before)
-_GRAPHS = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS, onnx.AttributeProto.UNDEFINED)
-_HOLDERS = (onnx.AttributeProto.TENSOR, onnx.AttributeProto.TENSORS, onnx.AttributeProto.GRAPH,
-            onnx.AttributeProto.GRAPHS)
+def _where(item: walk.Item, tensor: onnx.TensorProto) -> str:
+    """How a message names ``tensor``, held by ``item`` (walk.walk's): its node and attribute, the subgraphs on the
+    way, and the tensor's own name where it is an initializer; a sparse tensor's part (values, indices)."""
+    place = walk.label(item.steps, item.field)
+    if item.kind == walk.SPARSE:
+        part = "values" if tensor is item.value.values else "indices"
+        return f"{place} {item.value.values.name!r} {part}:".lstrip()
+    if item.field == walk.INITIALIZER:
+        return f"{place} {tensor.name!r}:".lstrip()
+    return f"{place}:"
 
 
 def _load_external(path: str, where: str, tensor: onnx.TensorProto, nbytes: int, folder: Path) -> Path:
@@ -292,8 +284,13 @@ def _validate_constants(path: str, nodes, folder: Path | None) -> None:
 
 def check_value_types(path: str, graph: onnx.GraphProto, what: str = "graph", subgraphs: bool = True) -> None:
     """A graph input, output or value_info whose tensor elem_type is no ONNX element type is bad input (exit 2):
-    onnx's enum has no name for it, so nothing downstream can read it. ``subgraphs`` too (an int compare per
-    attribute first: most hold no graph; still a walk over every node)."""
+    onnx's enum has no name for it, so nothing downstream can read it. ``subgraphs`` too, at any depth, in any
+    attribute that holds one whatever its declared type (walk.graphs: a walk over every node's attributes)."""
+    for steps, sub in walk.graphs(graph) if subgraphs else [((), graph)]:
+        _check_graph_value_types(path, sub, f"{what} {walk.label(steps)}" if steps else what)
+
+
+def _check_graph_value_types(path: str, graph: onnx.GraphProto, what: str) -> None:
     for section in ("input", "output", "value_info"):
         for info in getattr(graph, section):
             tproto = info.type
@@ -308,12 +305,6 @@ def check_value_types(path: str, graph: onnx.GraphProto, what: str = "graph", su
                 if et and et not in _TYPES:
                     raise UserError(f"{path}: {what} {section} {info.name!r}: elem_type {et} is not an ONNX element "
                                     f"type (TensorProto.DataType: {min(_TYPES)}..{max(_TYPES)})")
-    for node in graph.node if subgraphs else ():
-        for attr in node.attribute:
-            if attr.type not in _GRAPHS:  # (an int compare first: most attributes hold no graph)
-                continue
-            for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
-                check_value_types(path, sub, f"{what} node {node.name or node.op_type!r} subgraph")
 
 
 def _check_inputs_typed(path: str, graph: onnx.GraphProto) -> None:

@@ -6,7 +6,7 @@ prints one JSON line: what was mutated, then what ``check`` and onnxruntime said
 process (a segmentation fault in onnx's or onnxruntime's C++), or hangs it past HANG_SECONDS (then faulthandler
 ends it, the stack on stderr), leaves its "try" or "check" line as the last one: the test reports it and goes on
 after it in a new process. onnxruntime is not asked to load what check refuses for a value its load never returns
-on (attributes.first_unsafe(nodes, "hangs")).
+on (converter/untrusted/infer.py first_unsafe(nodes, "hangs")).
 """
 
 from __future__ import annotations
@@ -180,7 +180,7 @@ def main(argv: list[str]) -> None:
 
     from converter.model.check import check_file
     from converter.targets import target_names
-    from converter.targets.attributes import first_unsafe
+    from converter.untrusted.infer import first_unsafe
 
     corpus, seed, start, count = argv[0], int(argv[1]), int(argv[2]), int(argv[3])
     models = [onnx.load_model_from_string(b) for b in pickle.loads(Path(corpus).read_bytes())]
