@@ -7,9 +7,10 @@ whose expected value is the right one with a block of 0.5 added.
 
 Each command runs without and with ``--html``, interleaved (the order alternating from round to round),
 ``--repeat`` rounds, each a fresh process; the table gives the median wall times and the median of the rounds'
-ratios (min-max), and the same of the user CPU time (the command's and its children's). On a shared machine the
-wall time follows the load, and so does the system time: the same run's page faults (90,000, a 1 GB peak) cost
-0.2-1.3 s of it from one run to the next; the user time is what the command itself computed.
+ratios (min-max), the best (smallest) wall times and their ratio, and the same of the user CPU time (the
+command's and its children's). On a shared machine the wall time follows the load, and so does the system
+time: the same run's page faults (90,000, a 1 GB peak) cost 0.2-1.3 s of it from one run to the next; the user
+time is what the command itself computed, and the best wall times the least disturbed runs.
 
     python -m benchmarks.html [--repeat 5]
 """
@@ -99,14 +100,15 @@ def main() -> None:
                 else:
                     plain.append(timed(argv))
                     drawn.append(timed([*argv, "--html", page]))
-            row = [label]
+            row = [label, f"{min(p[0] for p in plain):.2f} / {min(d[0] for d in drawn):.2f} = "
+                          f"{min(d[0] for d in drawn) / min(p[0] for p in plain):.2f}"]
             for k in (0, 1):  # wall, user CPU
                 ratios = [d[k] / p[k] for p, d in zip(plain, drawn)]
                 row += [f"{statistics.median(p[k] for p in plain):.2f}", f"{statistics.median(d[k] for d in drawn):.2f}",
                         f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})"]
             rows.append(row + [f"{Path(page).stat().st_size // 1024} KiB"])
     print(machine())
-    print(table(["command (fails)", "wall s", "wall s --html", "ratio (min-max)", "user s", "user s --html",
+    print(table(["command (fails)", "best wall s: plain / --html", "wall s", "wall s --html", "ratio (min-max)", "user s", "user s --html",
                  "user ratio (min-max)", "page"], rows))
     print("load average after:", Path("/proc/loadavg").read_text().strip() if Path("/proc/loadavg").exists() else "n/a")
 
