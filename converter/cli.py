@@ -549,7 +549,7 @@ Exit status: 0 every pair of runtimes (and the golden outputs) agrees, or,
 with one runtime and no --load-outputs, it ran; 1 an output differs (named,
 with its worst element and both values), an output holds a NaN or an
 infinity (unless --allow-nonfinite), every output is empty (nothing was
-compared), or a runtime cannot run the model;
+compared), or a runtime cannot run the model (or runs past --timeout);
 2 bad input or usage (an unreadable model or profiles metadata, --shapes
 that contradict it or lie outside its profile, a --profile it lacks, an
 .npz that does not fit it, an unknown runtime or provider, an output naming
@@ -561,7 +561,7 @@ error (a bug in spec2onnx: please report it, with --debug output);
 _SPEC_ONLY = ("case_name", "input_files", "output_dir", "opset")
 _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_inputs", "load_inputs", "save_outputs",
                "load_outputs", "mark_all", "mark_chunk", "allow_nonfinite", "atol", "rtol", "json_path", "junit_path", "quiet",
-               "profile", "profile_shapes", "check_error_stat", "fail_fast")
+               "profile", "profile_shapes", "check_error_stat", "fail_fast", "timeout")
 
 
 @main.command(epilog=RUN_EPILOG)
@@ -629,6 +629,9 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
 @click.option("--fail-fast", "-x", "fail_fast", is_flag=True,
               help="MODEL: stop at the first failing comparison (or a runtime that cannot run the model), as "
                    "validate's -x: the comparisons not made are named in a note.")
+@click.option("--timeout", type=_Timeout(), default=None, metavar="SECONDS",
+              help="MODEL: each runtime's time limit (a number > 0; inf: none, the default). A runtime that has not "
+                   "finished by then is killed and is an ERROR naming it; the other runtimes still run and compare.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="MODEL: write a JSON report (docs/report-schema.md: validate's, one case per comparison).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
@@ -651,7 +654,7 @@ _MODEL_ONLY = ("runtimes", "opt_levels", "seed", "val_ranges", "shapes", "save_i
 @handle_errors
 def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shapes, seed, val_ranges, load_inputs,
         save_inputs, load_outputs, save_outputs, mark_all, mark_chunk, allow_nonfinite, atol, rtol, check_error_stat, fail_fast,
-        json_path, junit_path, html_path, quiet, case_name, input_files, output_dir, opset, max_memory):
+        timeout, json_path, junit_path, html_path, quiet, case_name, input_files, output_dir, opset, max_memory):
     """Run an ONNX MODEL on several runtimes and compare them, or a SPEC's model and write its outputs.
 
     \b
@@ -713,7 +716,8 @@ def run(ctx, file, runtimes, provider, opt_levels, shapes, profile, profile_shap
                                             max_memory=max_memory,
                                             profile=profile, profile_shapes=profile_shapes,
                                             allow_nonfinite=allow_nonfinite, check_error_stat=check_error_stat,
-                                            fail_fast=fail_fast, pictures=html_report is not None))
+                                            fail_fast=fail_fast, timeout=timeout,
+                                            pictures=html_report is not None))
 
 
 def _run_model(file, model_run, *, quiet, json_path, junit_path, options, early=None, html_report=None,

@@ -65,3 +65,49 @@ def test_the_circle_finder_finds_a_circle():
     mods = ["a", "b", "c", "d"]
     assert circles(mods, [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")]) == [["a", "b", "c"]]
     assert circles(mods, [("a", "b"), ("b", "c")]) == []
+
+
+# Issue 32 item 2: one module starts every child process. These names start one (or hold the means to); only
+# converter/process/isolation.py may use them.
+PROCESS_MODULES = ("subprocess", "multiprocessing", "concurrent.futures", "pty")
+PROCESS_CALLS = ("fork", "forkpty", "system", "popen", "posix_spawn", "posix_spawnp", "execv", "execve", "execvp",
+                 "execl", "execlp", "spawnv", "spawnl")
+STARTER = "converter/process/isolation.py"
+
+
+def process_starters(root: Path, base: Path) -> list[str]:
+    """'FILE:LINE: what' for each import of PROCESS_MODULES and each ``os.X`` of PROCESS_CALLS (as ``os.fork``,
+    or imported by name: ``from os import fork``) in the .py files under ``root``."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        where = path.relative_to(base).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module] + ([f"os.{a.name}" for a in node.names] if node.module == "os" else [])
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "os":
+                names = [f"os.{node.attr}"]
+            for name in names:
+                if name.split(".")[0] in PROCESS_MODULES or name.startswith("concurrent.futures") or \
+                        (name.startswith("os.") and name[3:] in PROCESS_CALLS):
+                    found.append((where, node.lineno, name))
+    return [f"{where}:{line}: {name}" for where, line, name in sorted(found)]
+
+
+def test_only_the_process_module_starts_child_processes():
+    offenders = [f for f in process_starters(PACKAGE, REPO) if not f.startswith(STARTER + ":")]
+    assert offenders == [], "start child processes with converter/process/isolation.py (start): " + ", ".join(offenders)
+    assert any(f.startswith(STARTER + ":") for f in process_starters(PACKAGE, REPO))  # (the scan sees the one that does)
+
+
+def test_the_process_scan_names_each_way_to_start_a_process(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("import os\nimport subprocess as sp\n\ndef f():\n    return os.fork()\n")
+    (tmp_path / "pkg" / "b.py").write_text("from multiprocessing.connection import wait\nfrom os import posix_spawn\n"
+                                           "from os import path\nimport concurrent.futures\nos.system('x')\n")
+    (tmp_path / "pkg" / "c.py").write_text("import os\nos.getpid()\nimport subprocesses\n")
+    assert process_starters(tmp_path / "pkg", tmp_path) == [
+        "pkg/a.py:2: subprocess", "pkg/a.py:5: os.fork", "pkg/b.py:1: multiprocessing.connection",
+        "pkg/b.py:2: os.posix_spawn", "pkg/b.py:4: concurrent.futures", "pkg/b.py:5: os.system"]

@@ -66,8 +66,8 @@ def recording():
     """model_run._run_isolated, recording each run's outputs (the plain one's and each chunk's)."""
     calls, real = [], model_run._run_isolated
 
-    def run(config, data, feeds, threads):
-        done = real(config, data, feeds, threads)
+    def run(config, data, feeds, threads, *limit):
+        done = real(config, data, feeds, threads, *limit)
         calls.append({n: a.nbytes for n, a in (done.outputs or {}).items()})
         return done
 

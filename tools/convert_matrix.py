@@ -14,16 +14,31 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+
+
+@dataclass
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _run(argv: list[str]) -> Done:
+    """A command's exit status and output (started by the installed package's one starter of child processes)."""
+    from spec2onnx.process import isolation  # the installed package's (run this with its Python)
+
+    reply = isolation.run(isolation.Command(tuple(argv)))
+    return Done(reply.exitcode, *(text.decode("utf-8", "replace") for text in (reply.stdout, reply.stderr)))
 
 
 def judge(spec2onnx: str, spec: Path, target: str, out: Path) -> str | None:
     """None when convert (and check) behaved; otherwise what went wrong."""
     model = out / f"{spec.stem}.{target}.onnx"
-    proc = subprocess.run([spec2onnx, "convert", str(spec), "--target", target, "-o", str(model)], capture_output=True, text=True)
+    proc = _run([spec2onnx, "convert", str(spec), "--target", target, "-o", str(model)])
     said = [line for line in proc.stderr.splitlines() if line.strip()]
     if "Traceback" in proc.stderr or len([s for s in said if s.startswith("spec2onnx: warning:")]) > 1:
         return f"convert exit {proc.returncode}: {proc.stderr.strip()[:500]}"
@@ -35,7 +50,7 @@ def judge(spec2onnx: str, spec: Path, target: str, out: Path) -> str | None:
         return None
     if proc.returncode != 0 or not model.is_file():
         return f"convert exit {proc.returncode}: {proc.stderr.strip()[:500]}"
-    check = subprocess.run([spec2onnx, "check", str(model), "--target", target], capture_output=True, text=True)
+    check = _run([spec2onnx, "check", str(model), "--target", target])
     if check.returncode != 0 or "Traceback" in check.stderr:
         return f"check of what convert wrote exit {check.returncode}: {(check.stdout + check.stderr).strip()[:500]}"
     print(f"ok       {target:13} {spec}: {check.stdout.strip().splitlines()[-1].split(': ', 1)[-1]}")

@@ -28,11 +28,12 @@ import json
 import os
 import platform
 import signal
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from converter.process import isolation  # every child process is started there (its guarantees: docs/robustness.md)
 
 REPO = Path(__file__).resolve().parent.parent
 REPORTS = REPO / "reports"
@@ -103,16 +104,15 @@ class StepResult:
 
 def probe_gpu(timeout: float = 180.0) -> tuple[dict, str | None]:
     """(what the probe learned, why there is no GPU to check or None), asked in a child process."""
-    try:
-        done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=timeout, cwd=REPO)
-    except subprocess.TimeoutExpired:
+    done = isolation.run(isolation.Command((sys.executable, "-c", PROBE), cwd=str(REPO)), timeout=timeout)
+    if done.timed_out is not None:
         return {}, f"onnxruntime's CUDA probe hung for {timeout:g} s"
-    if done.returncode < 0:
-        return {}, f"onnxruntime's CUDA probe died of {_signal(-done.returncode)}"
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode or not lines:
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return {}, f"onnxruntime's CUDA probe failed (exit status {done.returncode}: {last[:200]})"
+    if done.signal is not None:
+        return {}, f"onnxruntime's CUDA probe died of {_signal(done.signal)}"
+    lines = [line for line in done.stdout.decode("utf-8", "replace").splitlines() if line.startswith("{")]
+    if done.exitcode or not lines:
+        last = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["no output"])[-1]
+        return {}, f"onnxruntime's CUDA probe failed (exit status {done.exitcode}: {last[:200]})"
     info = json.loads(lines[-1])
     return info, None if info.get("ok") else info.get("why", "no CUDA")
 
@@ -120,18 +120,11 @@ def probe_gpu(timeout: float = 180.0) -> tuple[dict, str | None]:
 def machine(info: dict) -> dict:
     """What the report says of the machine: GPU, driver, onnxruntime, Python, the checkout's commit."""
     gpu = "unknown (nvidia-smi did not answer)"
-    try:
-        answer = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
-                                capture_output=True, text=True, timeout=30).stdout.strip().splitlines()
-        if answer:
-            gpu = "; ".join(answer)
-    except (OSError, subprocess.SubprocessError):
-        pass
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=30,
-                                cwd=REPO).stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        commit = "unknown (no git)"
+    answer = _output(("nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"))
+    if answer:
+        gpu = "; ".join(answer.splitlines())
+    commit = _output(("git", "rev-parse", "--short", "HEAD"))
+    commit = "unknown (no git)" if commit is None else commit or "unknown"
     return {"GPU (name, driver, memory)": gpu, "onnxruntime": f"{info.get('onnxruntime', '?')} "
             f"({', '.join(info.get('providers', []))})", "Python": info.get("python", platform.python_version()),
             "platform": platform.platform(), "checkout": f"{REPO} at {commit}"}
@@ -143,19 +136,16 @@ def run_step(step: Step, folder: Path) -> StepResult:
     """Run one step in a child process with its time limit; whatever happens to it is the result, never an exception."""
     start = time.perf_counter()
     env = dict(os.environ, PYTHONFAULTHANDLER="1")  # a crash prints the Python stack into the output kept
-    try:
-        process = subprocess.Popen(step.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   errors="replace", cwd=REPO, env=env, start_new_session=True)
+    try:  # (a step that runs past its limit is killed with every process it started: validate's workers, ...)
+        done = isolation.run(isolation.Command(tuple(step.command), cwd=str(REPO), env=env), timeout=step.timeout)
     except OSError as exc:
         return StepResult(step.name, step.title, step.command, f"could not start: {exc}", 0.0)
-    try:
-        out, err = process.communicate(timeout=step.timeout)
-        code = process.returncode
-        status = "passed" if code == 0 else (f"crashed ({_signal(-code)})" if code < 0 else f"failed (exit status {code})")
-    except subprocess.TimeoutExpired:
-        _kill_group(process)
-        out, err = process.communicate()
+    out, err = (text.decode("utf-8", "replace") for text in (done.stdout, done.stderr))
+    code = done.exitcode
+    if done.timed_out is not None:
         status = f"timed out after {step.timeout:g} s"
+    else:
+        status = "passed" if code == 0 else (f"crashed ({_signal(-code)})" if code < 0 else f"failed (exit status {code})")
     tail = [line for text in (err, out) for line in (text or "").rstrip().splitlines()][-TAIL_LINES:]
     result = StepResult(step.name, step.title, step.command, status, time.perf_counter() - start, "\n".join(tail),
                         out or "")
@@ -167,12 +157,13 @@ def run_step(step: Step, folder: Path) -> StepResult:
     return result
 
 
-def _kill_group(process: subprocess.Popen) -> None:
-    """Stop a step and every process it started (validate's workers, measure_cuda's child)."""
+def _output(argv: tuple) -> str | None:
+    """What a command prints within 30 s, stripped ("" where it fails or hangs); None where it cannot start."""
     try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (OSError, AttributeError):
-        process.kill()
+        done = isolation.run(isolation.Command(argv, cwd=str(REPO)), timeout=30)
+    except OSError:
+        return None
+    return done.stdout.decode("utf-8", "replace").strip() if done.ok else ""
 
 
 def _signal(number: int) -> str:

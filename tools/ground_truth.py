@@ -37,7 +37,6 @@ tests/targets/test_ground_truth.py runs the same comparison and holds the thresh
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import re
 import sys
@@ -49,6 +48,8 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+
+from converter.process import isolation  # every child process is started there (docs/robustness.md)
 
 REPO = Path(__file__).resolve().parent.parent
 DOC = REPO / "docs" / "ground-truth.md"
@@ -245,10 +246,9 @@ class Isolated:
         self._start()
 
     def _start(self) -> None:
-        context = multiprocessing.get_context("spawn")  # no fork of a process that holds runtime threads
-        self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(self.runtime, child), daemon=True)
-        self.process.start()
+        self.conn, child = isolation.pipe()
+        # fresh: no fork of a process that holds runtime threads
+        self.process = isolation.start(isolation.Serve(_serve, (self.runtime, child), fresh=True))
         child.close()
         try:
             self.release, self.version = self.conn.recv()

@@ -43,11 +43,12 @@ import json
 import os
 import select
 import signal
-import subprocess
 import sys
 import time
 import warnings
 from pathlib import Path
+
+from converter.process import isolation  # every child process is started there (its guarantees: docs/robustness.md)
 
 REPO = Path(__file__).resolve().parent.parent
 TABLE = REPO / "converter" / "targets" / "tables" / "ort-cuda.json"  # the checkout's, never site-packages
@@ -194,9 +195,8 @@ class _Child:
     """One worker process (``python -m tools.measure_cuda --worker P``) and its output lines, read with a timeout."""
 
     def __init__(self, provider: str, start_timeout: float):
-        self.process = subprocess.Popen([sys.executable, "-m", "tools.measure_cuda", "--worker", provider],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                        cwd=REPO, text=True, bufsize=1)
+        self.process = isolation.start(isolation.Command((sys.executable, "-m", "tools.measure_cuda", "--worker",
+                                                          provider), cwd=str(REPO), talk=True))
         self.buffer, self.closed = "", False
         ready = self.line(start_timeout)
         if ready is None:
@@ -211,7 +211,7 @@ class _Child:
         """The next line the child writes; None when it died or ``timeout`` passed first."""
         deadline = time.monotonic() + timeout
         stream = self.process.stdout
-        while "\n" not in self.buffer:
+        while "\n" not in self.buffer:  # (select and os.read: a buffered read would wait past the deadline)
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([stream], [], [], left)[0]:
                 return None
@@ -225,22 +225,21 @@ class _Child:
 
     def died(self) -> str:
         """Why the child stopped answering (killing it if it still runs)."""
-        try:
-            code = self.process.wait(timeout=30 if self.closed else 0)
-        except subprocess.TimeoutExpired:
-            code = None
+        self.process.join(30 if self.closed else 0)
+        code = self.process.exitcode
         if code is None:
-            self.process.kill()
-            self.process.wait()
+            self.process.stop()
             return "hung"
         if code < 0:
             return f"the process died of {signal.Signals(-code).name}"
         return f"the process exited with status {code}"
 
+    def write(self, line: str) -> None:
+        self.process.stdin.write(line.encode("utf-8") + b"\n")
+        self.process.stdin.flush()
+
     def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait()
+        self.process.stop()
 
 
 def probe(provider: str, cases: list, timeout: float = TIMEOUT, log=None) -> tuple[str, list[dict]]:
@@ -255,8 +254,7 @@ def probe(provider: str, cases: list, timeout: float = TIMEOUT, log=None) -> tup
             if child is None:
                 child = _Child(provider, start_timeout=max(timeout, 120.0))
                 version = child.version
-            child.process.stdin.write(_case_file(folder, i, case) + "\n")
-            child.process.stdin.flush()
+            child.write(_case_file(folder, i, case))
             answer = child.line(timeout)
             if answer is None:
                 why = child.died()
@@ -504,12 +502,13 @@ def _meta(provider: str, version: str, count: int, seconds: float) -> dict:
 def _machine(provider: str) -> str:
     if provider == "CUDAExecutionProvider":
         try:
-            out = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                                 capture_output=True, text=True, timeout=30).stdout.strip().splitlines()
+            done = isolation.run(isolation.Command(("nvidia-smi", "--query-gpu=name,driver_version",
+                                                    "--format=csv,noheader")), timeout=30)
+            out = done.stdout.decode("utf-8", "replace").strip().splitlines()
             if out:
                 name, _, driver = out[0].partition(",")
                 return f"{name.strip()}, driver {driver.strip()}"
-        except (OSError, subprocess.SubprocessError):
+        except OSError:
             pass
     import platform
 

@@ -39,7 +39,7 @@ from ..compare import (Mismatch, NonFinite, Tolerance, command_line_stats, comma
 from ..error_map import summarize
 from ..errors import UserError
 from ..files import check_distinct, check_output
-from ..process.isolation import ChildDied, call_isolated
+from ..process import isolation
 from .inputs import (CORNERS, STRING, Tensor, bind_shapes, check_npz_names, dtype_of_array, generate,
                            load_arrays, loaded_inputs, model_inputs, model_outputs, parse_shapes, parse_val_ranges,
                            pick_profile, profile_shapes, profile_values, read_profiles, save_arrays, save_arrays_from,
@@ -47,7 +47,7 @@ from .inputs import (CORNERS, STRING, Tensor, bind_shapes, check_npz_names, dtyp
 from ..untrusted.reading import is_onnx_model, read_model_with_data, read_test_data_set  # noqa: F401  (is_onnx_model: run's dispatch)
 from ..report import summary_line, summary_table, write_reports  # noqa: F401  (for the CLI: run MODEL's reports)
 from ..results import BAD, ERROR, FAIL, PASS, CaseResult  # noqa: F401  (BAD: for the CLI)
-from .start import DEFAULT_RUNTIMES, EarlySession, RuntimeRun, SharedArrays, received, run_one
+from .start import DEFAULT_RUNTIMES, EarlySession, RuntimeRun, SharedArrays, failed, received, run_one
 from ..runners import RunConfig, make_configs
 from ..untrusted.infer import first_unsafe, infer
 from ..targets.dynamic import PROFILES_KEY
@@ -85,6 +85,7 @@ class RunOptions:
     error_stats: tuple = ()  # --check-error-stat [OUTPUT:]STAT: ((OUTPUT or "", STAT), ...) (compare.error_stat_for)
     fail_fast: bool = False  # --fail-fast: no comparison after the first that fails
     pictures: bool = False  # --html: each failing comparison's error_map summary in its CaseResult (.pictures)
+    timeout: float | None = None  # --timeout SECONDS: each runtime's limit (None: none); past it, killed, an ERROR
 
 
 def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_levels=("all",), atol=None, rtol=None,
@@ -93,7 +94,7 @@ def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_le
                      max_memory: int | None = None,
                      threads: int = 0, profile: int | None = None, profile_shapes: str | None = None,
                      allow_nonfinite: bool = False, check_error_stat=(), fail_fast: bool = False,
-                     pictures: bool = False) -> RunOptions:
+                     pictures: bool = False, timeout: float | None = None) -> RunOptions:
     """RunOptions from the command line's values: runtimes, provider, shapes and ranges parsed and checked."""
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise UserError(f"--seed {seed}: must be a whole number >= 0")
@@ -111,6 +112,8 @@ def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_le
         option = "--profile" if profile is not None else "--profile-shapes"
         raise UserError(f"{option}: the inputs come from --load-inputs, with their own shapes; a profile gives the "
                         "shapes of generated inputs only")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0):
+        raise UserError(f"--timeout {timeout}: must be a number of seconds > 0, or inf for no limit")
     for name, value in (("--atol", atol), ("--rtol", rtol)):
         if isinstance(value, bool) or (isinstance(value, (int, float)) and not value >= 0):
             raise UserError(f"{name} {value}: must be a number >= 0")
@@ -121,7 +124,7 @@ def make_run_options(*, runtimes=DEFAULT_RUNTIMES, provider: str = "cpu", opt_le
     return RunOptions(make_configs(runtimes, provider, opt_levels), tolerance, seed, parse_shapes(shapes),
                       parse_val_ranges(val_ranges), load_inputs, save_inputs, load_outputs, save_outputs, mark_all,
                       mark_chunk, max_memory, threads, profile, profile_shapes, allow_nonfinite, stats, bool(fail_fast),
-                      bool(pictures))
+                      bool(pictures), None if timeout is None or timeout == float("inf") else float(timeout))
 
 
 @dataclass(frozen=True)
@@ -256,7 +259,7 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
         # (--mark-all's first pass runs the model as it is: its chunks are other models, run below)
         if (options.configs[0], options.threads, external, hazard) == (early.config, early.threads, 0, ""):
             feeds = run.feeds = early.share(feeds)  # the inputs held once, in memory the child maps
-            first = early.run(feeds, identity)
+            first = early.run(feeds, identity, options.timeout)
         early.stop()
     data = model.SerializeToString() if first is None or len(options.configs) > 1 else b""
     kept = model if options.mark_all else None  # the chunks' models are cut from it
@@ -266,7 +269,7 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
             run.runs.append(RuntimeRun(config, error=f"{config.label} cannot load the model (not tried): {hazard}"))
         else:
             run.runs.append(first if i == 0 and first is not None else
-                            _run_isolated(config, data, feeds, options.threads))
+                            _run_isolated(config, data, feeds, options.threads, options.timeout))
     del data
     ran = [r for r in run.runs if r.outputs is not None]
     if options.save_outputs and ran and not options.mark_all:  # (with --mark-all: below, chunk by chunk)
@@ -371,16 +374,16 @@ def _config_fields(config: RunConfig) -> dict:
     return {"runtime": config.runtime, "provider": config.provider, "opt_level": config.opt_level}
 
 
-def _run_isolated(config: RunConfig, data: bytes, feeds: dict, threads: int) -> RuntimeRun:
+def _run_isolated(config: RunConfig, data: bytes, feeds: dict, threads: int, timeout: float | None = None) -> RuntimeRun:
     """One runtime's run in a child process (converter/process/isolation.py): a runtime that crashes (a segfault, an
-    abort) is that runtime's failure, said in one line, and the others still run."""
-    t0 = time.perf_counter()
+    abort) or runs past ``timeout`` seconds (then it is killed) is that runtime's failure, said in one line, and
+    the others still run."""
     shared = SharedArrays.make()  # its outputs: written there by the child, mapped here (not pickled back)
-    try:
-        return received(call_isolated(run_one, config, data, feeds, threads, shared), shared)
-    except ChildDied as exc:
-        received(None, shared)
-        return RuntimeRun(config, time.perf_counter() - t0, error=f"{config.label} crashed: {exc}")
+    reply = isolation.run(isolation.Call(run_one, (config, data, feeds, threads, shared)), timeout=timeout)
+    if reply.ok:
+        return received(reply.value, shared)
+    received(None, shared)
+    return failed(config, reply)
 
 
 def _golden(file, model, outputs: list[Tensor], budget: int, marked: dict | None) -> tuple[dict, dict]:
@@ -600,7 +603,7 @@ class _MarkWalk:
         data = _chunk_model(self.model, self.producers, marked, self.plan)
         values = {}
         for label in runners:
-            done = _run_isolated(runs[label].config, data, self.feeds, self.options.threads)
+            done = _run_isolated(runs[label].config, data, self.feeds, self.options.threads, self.options.timeout)
             if done.error:
                 failed[label] = f"chunk {k} of {count} ({done.error})"
             else:

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..budget import default_budget
 from ..errors import UserError, describe_exception
-from ..process.isolation import ChildDied, start_isolated
+from ..process import isolation
 from ..untrusted.file import READ_FACTOR, read_bounded
 from ..installed.providers import full_provider
 from ..runners import RunConfig, session
@@ -153,10 +153,19 @@ class SharedArrays:
 
 
 def run_one(config: RunConfig, data: bytes, feeds: dict, threads: int, shared: SharedArrays | None = None) -> RuntimeRun:
-    """``config``'s session of the model ``data``, run on ``feeds`` (in a child process: isolation.call_isolated);
+    """``config``'s session of the model ``data``, run on ``feeds`` (in a child process: isolation.Call);
     with ``shared`` (made before the fork), its outputs are in that file (``received`` maps them)."""
     runner, loaded = _load(config, data, threads)
     return loaded if runner is None else _feed(config, runner, loaded, feeds, shared)
+
+
+def failed(config: RunConfig, reply: isolation.Reply) -> RuntimeRun:
+    """The run of ``config`` whose child ended without one (``reply`` says how): it crashed, or ran past its time
+    limit (run --timeout: then it was killed)."""
+    if reply.timed_out is not None:
+        return RuntimeRun(config, reply.seconds, error=f"{config.label} did not finish within {reply.timed_out:g} s "
+                          "(--timeout): its process was killed")
+    return RuntimeRun(config, reply.seconds, error=f"{config.label} crashed: {reply.ended('the process running it')}")
 
 
 def received(run: RuntimeRun | None, shared: SharedArrays | None) -> RuntimeRun | None:
@@ -176,7 +185,7 @@ def _load(config: RunConfig, data: bytes, threads: int):
     except Exception as exc:  # noqa: BLE001 - a runtime that cannot load the model: that runtime's failure
         return None, RuntimeRun(config, time.perf_counter() - t0, error=f"{config.label} cannot load the model: "
                                 f"{describe_exception(exc, 'creating the session')}")
-    _LIVE.append(runner)  # in the child: never torn down, the child ends at once (isolation.start_isolated)
+    _LIVE.append(runner)  # in the child: never torn down, the child ends at once (isolation._child)
     return runner, time.perf_counter() - t0
 
 
@@ -235,18 +244,23 @@ class EarlySession:
         the caller drops, so that the inputs are held once."""
         return feeds if self._inputs is None else self._inputs.moved(feeds)
 
-    def run(self, feeds: dict, identity: tuple) -> RuntimeRun | None:
+    def run(self, feeds: dict, identity: tuple, timeout: float | None = None) -> RuntimeRun | None:
         """Its run of ``feeds``; None where the file it read is not the version ``identity`` names, it did not
         make the session of the file as it is, or it died (which version it died on is not known): then run the
-        configuration anew (a runtime that crashes on the model does so there too, and is reported so)."""
+        configuration anew (a runtime that crashes on the model does so there too, and is reported so). Where it
+        has not answered ``timeout`` seconds after the inputs are handed to it (run --timeout), it is killed and
+        its run is that failure (the limit counts from here: the child waits idle for the inputs, however long
+        reading the model takes, and it was making the session meanwhile: it has had at least that long)."""
         started, self._started = self._started, None
         sent = feeds if self._inputs is None else {n: self._inputs.ref(a) or a for n, a in feeds.items()}
         try:
-            read, result = started.result(sent)
-        except ChildDied:
-            read = result = None
+            reply = started.reply(sent, timeout=timeout)
         finally:
             self._close(keep_outputs=True)
+        if reply.timed_out is not None:
+            received(None, self._outputs)
+            return failed(self.config, reply)
+        read, result = reply.value if reply.ok else (None, None)
         return received(result if read == identity else None, self._outputs)
 
     def stop(self) -> None:
@@ -281,8 +295,8 @@ def begin(path, runtimes=(), provider: str = "cpu", opt_levels=(), max_memory: i
         return None
     config = RunConfig("onnxruntime", "CPUExecutionProvider", (opt_levels or ("all",))[0])
     shared = (SharedArrays.make(), SharedArrays.make())  # made before the fork: the child has both files
-    return EarlySession(config, threads, start_isolated(_prepare, (str(path), budget, config, threads, shared),
-                                                        then=_run), shared)
+    return EarlySession(config, threads, isolation.start(isolation.Call(_prepare, (str(path), budget, config, threads,
+                                                                                  shared), then=_run)), shared)
 
 
 def _prepare(path: str, budget: int, config: RunConfig, threads: int, shared: tuple = (None, None)) -> tuple:

@@ -11,25 +11,22 @@ the job's remaining cases go to the queue again.
 from __future__ import annotations
 
 import faulthandler
-import multiprocessing
 import os
 import select
 import selectors
 import signal
-import sys
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, wait
-from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 from typing import Callable, Iterator
 
 from ..installed import ort_build
 from ..errors import UserError
 from ..process.interrupts import drain, signal_wakeup
-from ..process.isolation import die_with_parent, exit_reason
+from ..process import isolation
+from ..process.isolation import Connection, die_with_parent, exit_reason, wait
 from .selection import case_names
 from .spec import load_spec
 from .stages import ERROR, CaseResult, Options, describe_exception, opset_for, validate_spec, warm_up
@@ -181,7 +178,7 @@ def _config_of(result: CaseResult) -> tuple[str, str, str]:
 
 @dataclass
 class _Worker:
-    process: multiprocessing.Process
+    process: isolation.Child  # (isolation.Serve)
     conn: Connection
     progress: object  # shared [index of the current case in info.cases, or -1 for SETUP; its start time]
     job: Job | None = None  # the job the worker is on (or will start next)
@@ -250,20 +247,18 @@ class Pool:
         self.options = options
         self.timeout = None if timeout == float("inf") else timeout
         self.plugins = plugins
-        method = "fork" if sys.platform.startswith("linux") else "spawn"
-        self.ctx = multiprocessing.get_context(method)
         self.workers: list[_Worker] = []
         self.runtime: dict | None = None  # the installed onnxruntime's answers (ort_build), asked before any worker
         self._waiter = _Waiter()
 
     def _start(self) -> _Worker:
-        parent, child = self.ctx.Pipe()
-        progress = self.ctx.Array("d", 2, lock=False)
-        # A forked worker inherits the parent's end of its own pipe and of every other worker's: it closes them.
-        inherited = (parent, *(w.conn for w in self.workers)) if self.ctx.get_start_method() == "fork" else ()
-        process = self.ctx.Process(target=_worker_main, daemon=True,
-                                   args=(child, progress, self.options, self.plugins, os.getpid(), inherited, self.runtime))
-        process.start()
+        parent, child = isolation.pipe()
+        progress = isolation.shared_doubles(2)
+        # A forked worker inherits the parent's end of its own pipe and of every other worker's: it closes them
+        # (in _die_with_parent: the guards are the worker's own, with this module's PR_SET_PDEATHSIG)
+        inherited = (parent, *(w.conn for w in self.workers)) if isolation.FORKS else ()
+        process = isolation.start(isolation.Serve(_worker_main, (child, progress, self.options, self.plugins, os.getpid(),
+                                                                 inherited, self.runtime)), die_with_parent=False)
         child.close()
         return _Worker(process, parent, progress)
 
@@ -278,7 +273,7 @@ class Pool:
         self.workers = []
         # Asked here, once: each worker would otherwise start its own child process and repeat the warning
         self.runtime = ort_build.snapshot()
-        if self.ctx.get_start_method() == "fork":
+        if isolation.FORKS:
             warm_up()  # forked workers inherit it: each computed it on its first spec, at every run (~20 ms)
         for _ in range(min(self.size, len(queue)) or 1):
             self.workers.append(self._start())  # one by one: each new worker knows the pipes to close
@@ -336,7 +331,7 @@ class Pool:
         Only a job that fits in the pipe's buffer: the worker reads it only once its current job is done,
         and a bigger one (long -k patterns, a requeued job's case list) would block the parent in send
         until then, with no timeout enforced meanwhile (a hanging case: forever)."""
-        data = ForkingPickler.dumps(job)
+        data = isolation.dumps(job)
         if len(data) > SEND_AHEAD_BYTES:
             queue.appendleft(job)
             return False

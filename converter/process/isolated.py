@@ -1,25 +1,22 @@
 """Asking an installed runtime in a child process: a crash, a hang or an exception there is an answer, never
 the end of the command (issue 24: onnxruntime-gpu's kernel registry call dies of SIGSEGV).
 
-``ask(task, request, data)`` runs converter/process/runtime_child.py's ``task`` in a fresh interpreter (this one's
-executable, this process's ``sys.path`` and environment: the child imports the onnxruntime or OpenVINO this
-process would), feeds it the request (and ``data``, a model's bytes), waits at most ``timeout()`` seconds,
+``ask(task, request, data)`` runs converter/process/runtime_child.py's ``task`` in a fresh interpreter
+(isolation.Python: this one's executable, this process's ``sys.path`` and environment: the child imports the
+onnxruntime or OpenVINO this process would; it dies with this process), feeds it the request (and ``data``, a model's bytes), waits at most ``timeout()`` seconds,
 and returns a ``Reply``: the answers that arrived, and ``failure``, why the child ended without finishing
 ("the child process died of SIGSEGV", "did not answer within 60 s", "the call raised RuntimeError: ...").
-A child that outlives its time is killed with its process group.
+A child that outlives its time is killed with its process group (isolation.start).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .isolation import exit_reason
+from . import isolation
 from .runtime_child import MARK
 
 CHILD = Path(__file__).with_name("runtime_child.py")
@@ -47,40 +44,28 @@ def timeout() -> float:
 
 
 def ask(task: str, request: dict, data: bytes = b"", seconds: float | None = None) -> Reply:
-    """Run ``task`` of runtime_child.py in a child process and collect its answers."""
+    """Run ``task`` of runtime_child.py in a child process (isolation.Python) and collect its answers."""
     seconds = timeout() if seconds is None else seconds
-    code = f"import sys\nsys.path[:] = {list(sys.path)!r}\n" + CHILD.read_text(encoding="utf-8")
     stdin = json.dumps({"task": task, **request}).encode() + b"\n" + data
     try:
-        proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=os.name == "posix")
+        child = isolation.start(isolation.Python(CHILD.read_text(encoding="utf-8"), stdin), timeout=seconds)
     except OSError as exc:
         return Reply(failure=f"the child process could not start ({exc.strerror or exc})")
-    timed_out = False
-    try:
-        out, err = proc.communicate(stdin, timeout=seconds)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill(proc)
-        out, err = proc.communicate()
-    except BaseException:  # Ctrl-C: the child goes with us
-        _kill(proc)
-        proc.wait()
-        raise
-    reply = Reply(answers=_answers(out))
+    ended = child.reply()
+    reply = Reply(answers=_answers(ended.stdout))
     error = reply.first("error")
     if error is not None:
         reply.failure = f"the call raised {error.get('error') or 'an exception'}"
     elif reply.first("done") is not None:
         pass
-    elif timed_out:
+    elif ended.timed_out is not None:
         reply.failure = f"the child process did not answer within {seconds:g} s"
-    elif proc.returncode is not None and proc.returncode < 0:
-        reply.failure, reply.crashed = exit_reason(proc.returncode, "the child process"), True
+    elif ended.signal is not None:
+        reply.failure, reply.crashed = ended.ended("the child process"), True
     else:
-        last = [line.strip() for line in err.decode("utf-8", "replace").splitlines() if line.strip()]
+        last = [line.strip() for line in ended.stderr.decode("utf-8", "replace").splitlines() if line.strip()]
         said = f": {last[-1][:300]}" if last else ""
-        reply.failure = f"the child process exited with status {proc.returncode} without an answer{said}"
+        reply.failure = f"the child process exited with status {ended.exitcode} without an answer{said}"
     return reply
 
 
@@ -98,20 +83,11 @@ def _answers(out: bytes) -> list[dict]:
     return answers
 
 
-def _kill(proc: subprocess.Popen) -> None:
-    try:
-        if os.name == "posix":
-            os.killpg(proc.pid, signal.SIGKILL)
-        else:
-            proc.kill()
-    except OSError:
-        pass
-
-
 def command_status(argv: list[str]) -> tuple[int, str]:
     """(exit status, last line of its output) of an external command the user gave (``reduce --check CMD``): run
     without a shell, its input empty, its output collected (the last line shown with the status). A command
-    that cannot be started: OSError, for the caller to word. Ctrl-C kills it (subprocess.run's own cleanup)."""
-    done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, check=False)
+    that cannot be started: OSError, for the caller to word. Ctrl-C kills it, with its process group
+    (isolation.Command)."""
+    done = isolation.run(isolation.Command(tuple(argv)))
     text = (done.stdout + done.stderr).decode("utf-8", "replace").strip().splitlines()
-    return done.returncode, text[-1] if text else ""
+    return done.exitcode, text[-1] if text else ""

@@ -14,13 +14,13 @@ converter/targets/validation.py.
 from __future__ import annotations
 
 import os
-import pickle
 import warnings
 from dataclasses import dataclass
 
 import onnx
 from onnx import TensorProto
 
+from ..process import isolation
 from ..untrusted import walk
 
 TOLERATED = ("Field 'shape' of 'type' is required but missing", "in initializer but not in graph input",
@@ -65,26 +65,26 @@ def findings(data: bytes, model: onnx.ModelProto | None = None) -> list[CheckerF
 class Pending:
     """onnx's checker running beside the caller (``start``): ``result()`` waits for its findings."""
 
-    def __init__(self, found: list | None = None, pid: int = 0, pipe: int = -1, data: bytes = b"", model=None):
-        self._found, self._pid, self._pipe, self._data, self._model = found, pid, pipe, data, model
+    def __init__(self, found: list | None = None, child=None, data: bytes = b"", model=None):
+        self._found, self._child, self._data, self._model = found, child, data, model
+
+    @property
+    def forked(self) -> bool:
+        return self._child is not None
 
     def result(self) -> list[CheckerFinding]:
         global CHILD_PEAK_KIB
         if self._found is not None:
             return self._found
-        with os.fdopen(self._pipe, "rb") as pipe:
-            answer = pipe.read()
-        _, status = os.waitpid(self._pid, 0)
-        try:
-            rows, CHILD_PEAK_KIB = pickle.loads(answer)
-        except Exception:  # noqa: BLE001 - no answer: the checker died (a signal) before giving one
-            if os.WIFSIGNALED(status):
-                return [CheckerFinding(f"onnx's checker crashed on the model (signal {os.WTERMSIG(status)})", False,
-                                       False)]
-            rows = None
-        if rows is None:  # it raised something else than a refusal: here, so that the caller sees what
-            return findings(self._data, self._model)
-        return [CheckerFinding(*row) for row in rows]
+        reply = self._child.reply()
+        rows = None
+        if reply.signal is not None:  # the checker died before it answered
+            self._found = [CheckerFinding(f"onnx's checker crashed on the model (signal {reply.signal})", False, False)]
+        elif reply.ok:
+            rows, CHILD_PEAK_KIB = reply.value
+        if self._found is None:  # (rows None: it raised something else than a refusal: here, so that the caller sees what)
+            self._found = findings(self._data, self._model) if rows is None else [CheckerFinding(*row) for row in rows]
+        return self._found
 
 
 CHILD_PEAK_KIB = 0  # what the last checker process added to the memory it shares with its parent: its peak RSS less
@@ -106,35 +106,33 @@ _THREADS_AT_IMPORT = _threads()  # the interpreter's and its libraries' idle poo
 
 
 def start(data: bytes, model: onnx.ModelProto | None = None) -> Pending:
-    """``findings(data, model)`` in a child process (fork: it shares the parent's pages) while the caller goes on:
-    onnx's checker is C++ that holds the GIL, so on another core it costs no wall time; and it cannot take the
-    caller down (a crash is a finding). Only for a model of PARALLEL_NODES nodes or more, and only where the
-    process has no more threads than when this module was imported: a thread started since (an onnxruntime
-    session's pool, the caller's own) may hold a lock that the forked child would wait on forever (seen: the fuzz
-    test's child, after hundreds of onnxruntime sessions). Otherwise, and without fork (Windows), it runs here."""
+    """``findings(data, model)`` in a child process (isolation.Call, forked: it shares the parent's pages) while the
+    caller goes on: onnx's checker is C++ that holds the GIL, so on another core it costs no wall time; and it
+    cannot take the caller down (a crash is a finding). Only for a model of PARALLEL_NODES nodes or more, and only
+    where the process has no more threads than when this module was imported: a thread started since (an
+    onnxruntime session's pool, the caller's own) may hold a lock that the forked child would wait on forever
+    (seen: the fuzz test's child, after hundreds of onnxruntime sessions). Otherwise, and without fork (Windows),
+    it runs here."""
     nodes = len(model.graph.node) if model is not None else 0
     threads = _threads()
-    if not hasattr(os, "fork") or nodes < PARALLEL_NODES or not threads or threads > _THREADS_AT_IMPORT \
+    if not isolation.FORKS or nodes < PARALLEL_NODES or not threads or threads > _THREADS_AT_IMPORT \
             or os.environ.get("SPEC2ONNX_CHECKER_INLINE"):
         return Pending(findings(data, model))
-    read, write = os.pipe()
     with warnings.catch_warnings():  # Python 3.12+ warns of fork() in a process with threads: see above
         warnings.simplefilter("ignore", DeprecationWarning)
-        pid = os.fork()
-    if pid == 0:  # the child: the checker's verdict, pickled, then exit without the parent's clean-up
-        try:
-            shared = _status_kib("VmRSS")  # the pages it shares with the parent (copy-on-write)
-            os.close(read)
-            try:
-                rows = [(f.text, f.tolerated, f.node) for f in findings(data, model)]
-            except Exception:  # noqa: BLE001 - the parent runs it again and sees the exception itself
-                rows = None
-            with os.fdopen(write, "wb") as pipe:
-                pipe.write(pickle.dumps((rows, max(0, _status_kib("VmHWM") - shared))))
-        finally:
-            os._exit(0)
-    os.close(write)
-    return Pending(pid=pid, pipe=read, data=data, model=model)
+        child = isolation.start(isolation.Call(_in_child, (data, model)))
+    return Pending(child=child, data=data, model=model)
+
+
+def _in_child(data: bytes, model) -> tuple:
+    """In the child: (the checker's findings as rows, or None where it raised something else than a refusal;
+    the memory it added to the pages it shares with the parent, in KiB)."""
+    shared = _status_kib("VmRSS")  # the pages it shares with the parent (copy-on-write)
+    try:
+        rows = [(f.text, f.tolerated, f.node) for f in findings(data, model)]
+    except Exception:  # noqa: BLE001 - the parent runs it again and sees the exception itself
+        rows = None
+    return rows, max(0, _status_kib("VmHWM") - shared)
 
 
 def _status_kib(field: str) -> int:

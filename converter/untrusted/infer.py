@@ -45,7 +45,7 @@ from onnx import AttributeProto, ModelProto, NodeProto
 from onnx.onnx_cpp2py_export.shape_inference import InferenceError, infer_shapes as _onnx_infer  # bytes in, bytes out
 
 from ..budget import PROTOBUF_LIMIT, show
-from ..process.isolation import ChildDied, start_isolated
+from ..process import isolation
 from . import walk
 
 __all__ = ["InferenceError", "NotInferred", "infer", "time_limit", "UNSAFE", "unsafe", "any_unsafe", "first_unsafe",
@@ -106,7 +106,7 @@ _THREADS_AT_IMPORT = _threads()
 
 def _may_fork() -> bool:
     threads = _threads()
-    return hasattr(os, "fork") and 0 < threads <= _THREADS_AT_IMPORT
+    return isolation.FORKS and 0 < threads <= _THREADS_AT_IMPORT
 
 
 def _answer(data: bytes, check_type: bool, strict: bool, data_prop: bool) -> tuple[str, bytes | str]:
@@ -118,14 +118,12 @@ def _answer(data: bytes, check_type: bool, strict: bool, data_prop: bool) -> tup
 
 
 def _in_child(data: bytes, check_type: bool, strict: bool, data_prop: bool, seconds: float) -> bytes:
-    started = start_isolated(_answer, (data, check_type, strict, data_prop))
-    if not started.ready(seconds):
-        started.stop()
+    reply = isolation.run(isolation.Call(_answer, (data, check_type, strict, data_prop)), timeout=seconds)
+    if reply.timed_out is not None:  # (killed)
         raise NotInferred(f"onnx's shape inference did not finish within {seconds:.0f} s")
-    try:
-        kind, value = started.result()
-    except ChildDied as exc:
-        raise NotInferred(f"onnx's shape inference ended without an answer: {exc}") from None
+    if not reply.ok:
+        raise NotInferred(f"onnx's shape inference ended without an answer: {reply.ended('the process running it')}")
+    kind, value = reply.value
     if kind == "refused":
         raise InferenceError(value)
     return value

@@ -251,7 +251,7 @@ cycle.graph.output[0].type.tensor_type.ClearField("shape")  # and a tolerated co
 for m in (good, cycle):
     data = m.SerializeToString()
     pending = checker.start(data, m)
-    assert pending._pid, "not forked"
+    assert pending.forked, "not forked"
     assert pending.result() == checker.findings(data, m), (pending.result(), checker.findings(data, m))
 print("ok", len(checker.findings(cycle.SerializeToString(), cycle)))
 '''
