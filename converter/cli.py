@@ -107,8 +107,7 @@ def console() -> None:
 
 def html_option(what: str):
     return click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-                        help=f"Write one self-contained HTML page (no network request, no script): {what} "
-                             'Needs matplotlib: pip install "spec2onnx[report]".')
+                        help=f"Write one self-contained HTML page (no network request, no script): {what}")
 
 
 class _NonNegative(click.ParamType):
@@ -422,7 +421,7 @@ def validate(paths, list_only, jobs, fp16, int8, quiet, verbose, html_path, **op
       spec2onnx validate s.yaml --target ort-cpu --target tensorrt-dla --fp16   # each case for both
       spec2onnx validate specs/ -j 4 --json r.json --junit r.xml
     """
-    html = api.html_report if html_path is not None else None  # (without matplotlib: exit 2 before any work)
+    html = api.html_report if html_path is not None else None  # (the renderer: numpy and the standard library)
     options["precision"] = _precision(fp16, int8)
     if list_only:
         listed = api.list_command(paths, **options)
@@ -598,7 +597,7 @@ def run(ctx, file, quiet, html_path, **options):
     early = api.begin_run(file, *(options[k] for k in ("runtimes", "provider", "opt_levels", "max_memory")))
     if early is not None:
         ctx.call_on_close(early.stop)
-    html = api.html_report if html_path is not None else None  # (without matplotlib: exit 2 before any work)
+    html = api.html_report if html_path is not None else None  # (the renderer: numpy and the standard library)
     is_model = api.is_onnx_model(file)
     given = {name for name in ctx.params if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)}
     wrong = sorted(given & set(_SPEC_ONLY if is_model else _MODEL_ONLY))
@@ -713,7 +712,7 @@ def reduce(ctx, file, output, html_path, **options):
         option = next(p for p in ctx.command.params if p.name == wrong[0]).opts[-1]
         raise UserError(f"{option}: {file} is an ONNX model: --case, --opset and --plugin are for spec files" if is_model
                         else f"{option}: {file} is a spec file: that option is for ONNX models (reduce MODEL.onnx)")
-    html = api.html_report if html_path is not None else None  # (without matplotlib: exit 2 before any work)
+    html = api.html_report if html_path is not None else None  # (the renderer: numpy and the standard library)
     progress = lambda line: click.echo(line, err=True)  # noqa: E731
     done = (api.reduce_command(file, output, progress=progress, html_path=html_path,
                                **{k: v for k, v in options.items() if k not in _REDUCE_SPEC_ONLY}) if is_model else
@@ -817,7 +816,7 @@ def check(paths, json_path, html_path, fp16, int8, **options):
     summarised: one line per distinct problem with its node count; -v lists
     every node, -q only errors. Several files: a table per target at the end.
     """
-    html = api.html_report if html_path is not None else None  # (without matplotlib: exit 2 before any work)
+    html = api.html_report if html_path is not None else None  # (the renderer: numpy and the standard library)
     drawn = []  # check --html's part of each file: each target's verdict, lines and graph coloured by verdict
 
     def checked(report):

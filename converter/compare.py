@@ -157,7 +157,7 @@ def compare(actual: np.ndarray, expected: np.ndarray, tol: Tolerance) -> Mismatc
 
 
 def compare_stats(actual: np.ndarray, expected: np.ndarray, tol: Tolerance,
-                  stat: str = "elemwise", statistics: bool = True) -> tuple[Mismatch | None, "ErrorStats | None"]:
+                  stat: str = "elemwise", statistics: bool = True, sink=None) -> tuple[Mismatch | None, "ErrorStats | None"]:
     """(None or a Mismatch, the ErrorStats of every element: None for strings, a shape or dtype problem).
 
     ``stat`` (``--check-error-stat``, Polygraphy's): ``elemwise`` decides element by element, as ``compare``;
@@ -167,12 +167,14 @@ def compare_stats(actual: np.ndarray, expected: np.ndarray, tol: Tolerance,
     or an infinity that differs fails whatever the statistic (module docstring). The statistics are gathered in
     the same chunked pass as the verdict; the median keeps one |error| per element (float64; float32 for float16
     and small integers, which it holds exactly), and --check-error-stat median one relative error (float64): the
-    only buffers the size of the output. ``statistics=False``: only what the verdict needs.
+    only buffers the size of the output. ``statistics=False``: only what the verdict needs. ``sink`` (--html: an
+    error_map.Picture, floats only): each chunk's |actual - expected| as the quick check computes it, so that a
+    failing comparison's picture needs no pass of its own.
     """
-    return _compare(actual, expected, tol, stat, statistics)
+    return _compare(actual, expected, tol, stat, statistics, sink)
 
 
-def _compare(actual, expected, tol: Tolerance, stat: str, want_stats: bool):
+def _compare(actual, expected, tol: Tolerance, stat: str, want_stats: bool, sink=None):
     """compare's and compare_stats' one pass: the verdict ``stat`` asks for, and the statistics with ``want_stats``.
 
     Works through the arrays in chunks of CHUNK_ELEMENTS: the extra memory is a few float64 buffers of
@@ -198,7 +200,8 @@ def _compare(actual, expected, tol: Tolerance, stat: str, want_stats: bool):
         a, e = flat_a[start:start + CHUNK_ELEMENTS], flat_e[start:start + CHUNK_ELEMENTS]
         if errors is not None:
             errors.add(a, e)
-        if (buffers.quick_within(a, e, atol, rtol) or buffers.within(a, e, atol, rtol)) if is_float else np.array_equal(a, e):
+        if (buffers.quick_within(a, e, atol, rtol, sink, start) or buffers.within(a, e, atol, rtol)) if is_float \
+                else np.array_equal(a, e):
             continue
         total.add(start, _chunk_stats(a, e, atol, rtol, tol.ulp, is_float))
     stats = errors.finish() if errors is not None else None
@@ -468,7 +471,7 @@ class _Buffers:
         self.ok = np.empty(size, dtype=bool)
         self.narrow = np.empty(size, dtype=np.float32)
 
-    def quick_within(self, a: np.ndarray, e: np.ndarray, atol: float, rtol: float) -> bool:
+    def quick_within(self, a: np.ndarray, e: np.ndarray, atol: float, rtol: float, sink=None, start: int = 0) -> bool:
         """True only where ``within`` is True too, in three passes instead of eight: the largest difference
         against the smallest limit of the chunk. False means "look closer".
 
@@ -476,7 +479,8 @@ class _Buffers:
         and bfloat16 widen exactly; a float32-subnormal difference is exact), so the exact one is at most
         D * (1 + 2^-24), which D * (1 + 2^-23) bounds after its own rounding. The limit atol + rtol * min|e|,
         computed with the float64 operations ``within`` uses, is at most each element's limit (rounding is
-        monotonic). A NaN or an infinite difference makes D NaN or inf: never quickly within.
+        monotonic). A NaN or an infinite difference makes D NaN or inf: never quickly within. ``sink``: given the
+        chunk's differences (its ``add``, at flat offset ``start``) before they are overwritten.
         """
         # float64 and wider (longdouble) take the float64 difference ``within`` takes: cast to float32 first,
         # two long doubles that differ below float32's precision would look equal.
@@ -485,6 +489,8 @@ class _Buffers:
             np.subtract(a, e, out=work, dtype=work.dtype)
             np.abs(work, out=work)
             largest = float(work.max())
+            if sink is not None:
+                sink.add(start, work, largest, a, e)
             bound = largest if work.dtype == np.float64 else largest * (1 + 2.0**-23)
             if bound <= min(atol, _DOUBLE_MAX):  # (an infinite atol: an infinite difference is never quickly within)
                 return True

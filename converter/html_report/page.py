@@ -1,5 +1,6 @@
-"""The page: one HTML file, no script, no stylesheet or font to fetch, every picture inline (PNG data: URIs from
-plots.py, SVG from graph.py). Every text from a report (ids, problems, names of outputs and nodes) is escaped."""
+"""The page: one HTML file, no script, no stylesheet or font to fetch, every picture inline (SVG and PNG data:
+URIs from plots.py, SVG from graph.py). Every text from a report (ids, problems, names of outputs and nodes) is
+escaped."""
 
 from __future__ import annotations
 
@@ -23,6 +24,10 @@ th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .XFAIL,.REFUSED,.warning{color:#8a6d00;font-weight:bold}.runs{color:#1e7e34;font-weight:bold}
 pre{background:#f7f7f7;padding:.5em;white-space:pre-wrap;word-break:break-word;font-size:.85em}
 .worst{font-size:1.05em;font-weight:bold}code{background:#f3f3f3;padding:0 3px}img{max-width:100%;height:auto}
+.plots svg{margin:0 1em .5em 0;vertical-align:top}.maps{display:flex;flex-wrap:wrap;gap:1em}figure.map{margin:0}
+figure.map figcaption{font-size:.8em;max-width:260px}.mapbox{position:relative;display:inline-block;line-height:0}
+img.map{max-width:none;image-rendering:pixelated;vertical-align:middle}img.strip{height:12px}
+svg.ring{position:absolute;left:0;top:0}
 """
 
 
@@ -141,8 +146,7 @@ def _picture_html(picture: dict, comparison: dict | None) -> str:
     want = comparison.get("expected_value") if got is not None else None
     parts.append(f"<p class=\"worst\">worst element at {e(worst)}"
                  + (f": got {e(repr(got))}, want {e(repr(want))}" if got is not None else "") + "</p>")
-    parts.append(f"<img alt=\"histogram of the error and error against magnitude of {e(picture['output'])}\" "
-                 f"src=\"{plots.error_plots(picture)}\">")
+    parts.append(plots.error_plots(picture))
     maps = plots.heatmaps(picture)
     if maps is not None:
         total, bad = picture["slices_total"], picture["slices_with_errors"]
@@ -150,7 +154,7 @@ def _picture_html(picture: dict, comparison: dict | None) -> str:
         parts.append(f"<p>|error| per 2-D slice over the last two axes, worst first: {len(picture['slices'])} of the "
                      f"{bad} slices with an error ({total} slices in all): {e(shown)}. Big slices are max-pooled; "
                      f"the circle marks the worst element.</p>")
-        parts.append(f"<img alt=\"heatmaps of the error of {e(picture['output'])}\" src=\"{maps}\">")
+        parts.append(maps)
     return "\n".join(parts)
 
 

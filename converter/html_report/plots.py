@@ -1,31 +1,21 @@
-"""The pictures of a failing comparison, drawn with matplotlib's Agg backend (no display, no pyplot state), as PNG
-data: URIs. Each takes an error_map summary (converter/error_map.py): nothing here is the size of an output."""
+"""The pictures of a failing comparison, drawn without a plotting library: the histogram and the error against
+magnitude as small inline SVG, each heatmap a PNG written from its pooled array through a colour table (png.py),
+the worst element circled by an SVG laid over it. Each takes an error_map summary (converter/error_map.py):
+nothing here is the size of an output. No script: the page reads the same without JavaScript."""
 
 from __future__ import annotations
 
-import base64
-import io
+import html
+import math
 
 import numpy as np
 
-from ..errors import UserError
+from .png import data_uri, png
 
-INSTALL = 'pip install "spec2onnx[report]"'
-try:  # each figure on its own Agg canvas: no pyplot, no backend chosen for the whole process
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-except ImportError as exc:  # the ``report`` extra is not installed: --html is refused (exit status 2), before any work
-    raise UserError(f"--html: the HTML report draws with matplotlib, which cannot be imported ({exc}): "
-                    f"{INSTALL}") from None
-
-DPI = 72  # small PNGs: a page of a failing 1x64x1024x1024 output stays a few hundred KB
-
-
-def _png(figure: Figure) -> str:
-    FigureCanvasAgg(figure)
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=DPI)
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+MAX_BARS = 120  # the histogram's: wider ranges merge neighbouring bins (whole powers of 2)
+_W, _H = 460, 230  # each SVG plot's size in pixels
+_LEFT, _RIGHT, _TOP, _BOTTOM = 62, 12, 24, 42
+_FONT = "font-family=\"system-ui,sans-serif\" font-size=\"11\" fill=\"#333\""
 
 
 def slice_text(index) -> str:
@@ -33,52 +23,124 @@ def slice_text(index) -> str:
     return "[" + ", ".join(":" if i is None else str(i) for i in index) + "]"
 
 
+def _g(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def _frame(title: str, xlabel: str, ylabel: str, body: list[str], xticks, yticks) -> str:
+    """One plot: axes, ticks ((position in pixels, label)), labels, and the marks in ``body``."""
+    x0, x1, y0, y1 = _LEFT, _W - _RIGHT, _H - _BOTTOM, _TOP
+    parts = [f"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{_W}\" height=\"{_H}\" viewBox=\"0 0 {_W} {_H}\" "
+             f"role=\"img\"><title>{html.escape(title)}</title>",
+             f"<text x=\"{(x0 + x1) / 2:.0f}\" y=\"15\" text-anchor=\"middle\" {_FONT} font-size=\"12\">"
+             f"{html.escape(title)}</text>", *body,
+             f"<path d=\"M{x0} {y1}V{y0}H{x1}\" fill=\"none\" stroke=\"#333\"/>"]
+    for x, label in xticks:
+        parts.append(f"<path d=\"M{x:.1f} {y0}v4\" stroke=\"#333\"/><text x=\"{x:.1f}\" y=\"{y0 + 15}\" "
+                     f"text-anchor=\"middle\" {_FONT}>{html.escape(label)}</text>")
+    for y, label in yticks:
+        parts.append(f"<path d=\"M{x0} {y:.1f}h-4\" stroke=\"#333\"/><text x=\"{x0 - 6}\" y=\"{y + 4:.1f}\" "
+                     f"text-anchor=\"end\" {_FONT}>{html.escape(label)}</text>")
+    parts.append(f"<text x=\"{(x0 + x1) / 2:.0f}\" y=\"{_H - 6}\" text-anchor=\"middle\" {_FONT}>"
+                 f"{html.escape(xlabel)}</text><text transform=\"translate(12 {(y0 + y1) / 2:.0f}) rotate(-90)\" "
+                 f"text-anchor=\"middle\" {_FONT}>{html.escape(ylabel)}</text></svg>")
+    return "".join(parts)
+
+
+def _linear_ticks(top: float, length: float, start: float, sign: int) -> list[tuple[float, str]]:
+    """0, top/2 and top, placed along an axis of ``length`` pixels from ``start`` (sign -1: upwards)."""
+    return [(start + sign * length * f, _g(top * f)) for f in (0.0, 0.5, 1.0)]
+
+
+def histogram(picture: dict) -> str:
+    """The count of elements per |error| bin (error_map's: 4 per power of 2), on a log scale of counts."""
+    edges, counts = np.asarray(picture["hist_edges"], np.float64), np.asarray(picture["hist_counts"], np.int64)
+    group = 1
+    while len(counts) / group > MAX_BARS:
+        group *= 2
+    group = group if group == 1 else max(group, 4)  # (merged: whole powers of 2)
+    if group > 1:
+        pad = -len(counts) % group
+        counts = np.concatenate([counts, np.zeros(pad, np.int64)]).reshape(-1, group).sum(axis=1)
+        edges = np.concatenate([edges[:-1:group], [edges[-1]]])
+    bars = len(counts)
+    x0, x1, y0, y1 = _LEFT, _W - _RIGHT, _H - _BOTTOM, _TOP
+    width = (x1 - x0) / max(bars, 1)
+    top = math.log10(max(int(counts.max(initial=0)), 1) + 1) or 1.0
+    body = []
+    for i, n in enumerate(counts):
+        if n:
+            h = (y0 - y1) * math.log10(int(n) + 1) / top
+            body.append(f"<rect x=\"{x0 + i * width:.2f}\" y=\"{y0 - h:.2f}\" width=\"{max(width - 0.5, 0.5):.2f}\" "
+                        f"height=\"{h:.2f}\" fill=\"#c0392b\"><title>[{_g(edges[i])}, {_g(edges[i + 1])}): "
+                        f"{int(n)}</title></rect>")
+    step = max(1, -(-bars // 6))
+    xticks = [(x0 + i * width, _g(edges[i])) for i in range(0, bars + 1, step)]
+    yticks = [(y0 - (y0 - y1) * math.log10(10**k + 1) / top, f"{10**k:g}") for k in range(0, 19)
+              if 10**k <= counts.max(initial=0)]
+    notes = []
+    if picture.get("zeros"):
+        notes.append(f"{picture['zeros']} equal")
+    if picture.get("nonfinite"):
+        notes.append(f"{picture['nonfinite']} non-finite")
+    title = "histogram of |error|" + (f" ({', '.join(notes)}: not drawn)" if notes else "")
+    bins = "4 per power of 2" if group == 1 else "1 per power of 2" if group == 4 else f"{group // 4} powers of 2 each"
+    return _frame(title, f"|actual - expected| (bins: {bins})", "elements (log scale)", body, xticks, yticks)
+
+
+def scatter(picture: dict) -> str:
+    """|error| against |expected| of the summary's sample (error_map: the slices' worst elements and a spread)."""
+    ref, err = np.asarray(picture["scatter_ref"], np.float64), np.asarray(picture["scatter_err"], np.float64)
+    finite = np.isfinite(err) & np.isfinite(ref)
+    ref, err = ref[finite], err[finite]
+    x0, x1, y0, y1 = _LEFT, _W - _RIGHT, _H - _BOTTOM, _TOP
+    top_x = float(ref.max(initial=0.0)) or 1.0
+    top_y = float(err.max(initial=0.0)) or 1.0
+    xs = np.round(x0 + (x1 - x0) * ref / top_x, 1)
+    ys = np.round(y0 - (y0 - y1) * err / top_y, 1)
+    path = "".join(f"M{x:g} {y:g}h0" for x, y in zip(xs.tolist(), ys.tolist()))
+    body = [f"<path d=\"{path}\" stroke=\"#2c3e50\" stroke-opacity=\"0.6\" stroke-width=\"3.5\" "
+            f"stroke-linecap=\"round\" fill=\"none\"/>"] if path else []
+    return _frame(f"error against magnitude ({len(err)} elements)", "|expected|", "|actual - expected|", body,
+                  _linear_ticks(top_x, x1 - x0, x0, 1), _linear_ticks(top_y, y0 - y1, y0, -1))
+
+
 def error_plots(picture: dict) -> str:
-    """The histogram of |error| and |error| against |expected| (Polygraphy's --save-error-metrics-plot), one PNG."""
-    figure = Figure(figsize=(9, 2.8))  # (fixed margins: constrained layout costs more than the drawing)
-    figure.subplots_adjust(left=0.07, right=0.98, bottom=0.17, top=0.9, wspace=0.25)
-    hist, scatter = figure.subplots(1, 2)
-    edges, counts = np.asarray(picture["hist_edges"]), np.asarray(picture["hist_counts"])
-    hist.bar(edges[:-1], counts, width=np.diff(edges), align="edge", color="#c0392b", log=bool(counts.max() > 0))
-    hist.set_xlabel("|actual - expected|")
-    hist.set_ylabel("elements")
-    hist.set_title("histogram of the error" + (f" ({picture['nonfinite']} non-finite left out)"
-                                                if picture["nonfinite"] else ""), fontsize=10)
-    ref, err = np.asarray(picture["scatter_ref"]), np.asarray(picture["scatter_err"])
-    finite = np.isfinite(err)
-    scatter.scatter(ref[finite], err[finite], s=4, color="#2c3e50", alpha=0.6, linewidths=0)
-    scatter.set_xlabel("|expected|")
-    scatter.set_ylabel("|actual - expected|")
-    scatter.set_title(f"error against magnitude ({int(finite.sum())} elements)", fontsize=10)
-    return _png(figure)
+    """The histogram of |error| and |error| against |expected| (Polygraphy's --save-error-metrics-plot), side by
+    side as inline SVG."""
+    return f"<div class=\"plots\">{histogram(picture)}{scatter(picture)}</div>"
 
 
 def heatmaps(picture: dict) -> str | None:
-    """The |error| of each 2-D slice shown (worst first), one panel each, one colour scale, the worst element
-    circled; None for outputs of rank < 2."""
+    """The |error| of each 2-D slice shown (worst first), one PNG each on one colour scale (inferno, 0 to the
+    largest finite error; a non-finite error the top colour), the worst element circled; then the colour scale.
+    None for outputs of rank < 2."""
     slices = picture["slices"]
     if not slices:
         return None
-    columns = min(4, len(slices))
-    rows = -(-len(slices) // columns)
-    figure = Figure(figsize=(3.0 * columns + 0.8, 2.9 * rows))
-    figure.subplots_adjust(left=0.05, right=0.88, bottom=0.08, top=0.92, wspace=0.3, hspace=0.35)
-    axes = np.atleast_1d(figure.subplots(rows, columns, squeeze=False)).ravel()
     finite = [float(np.max(m["map"][np.isfinite(m["map"])], initial=0.0)) for m in slices]
     top = max(finite) or 1.0
-    image = None
-    for ax, one in zip(axes, slices):
-        data = np.where(np.isfinite(one["map"]), one["map"], top)  # (a NaN or an infinity that differs: the top colour)
-        image = ax.imshow(data, cmap="inferno", vmin=0.0, vmax=top, interpolation="nearest", aspect="auto")
+    figures = []
+    for one in slices:
+        data = np.asarray(one["map"], np.float64)
+        index = np.where(np.isfinite(data), np.clip(data / top, 0.0, 1.0), 1.0) * 255.0
+        rows, cols = data.shape
+        scale = max(1, 240 // max(rows, cols))  # (small slices drawn bigger, pixel for pixel)
+        w, h = cols * scale, rows * scale
         where = slice_text(one["index"])
         pooled = f", max of {one['pool'][0]}x{one['pool'][1]} blocks" if one["pool"] != [1, 1] else ""
-        ax.set_title(f"{where} max {one['max']:.3g}{pooled}", fontsize=8)
-        ax.tick_params(labelsize=7)
+        ring = ""
         if one["worst"] is not None:
             row, col = one["worst"]
-            ax.plot([col], [row], marker="o", markersize=12, markerfacecolor="none", markeredgecolor="#00e5ff",
-                    markeredgewidth=2)
-    for ax in axes[len(slices):]:
-        ax.set_axis_off()
-    figure.colorbar(image, cax=figure.add_axes((0.91, 0.1, 0.015, 0.8)), label="|actual - expected|")
-    return _png(figure)
+            ring = (f"<svg class=\"ring\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" aria-hidden=\"true\">"
+                    f"<circle cx=\"{(col + 0.5) * scale:.1f}\" cy=\"{(row + 0.5) * scale:.1f}\" r=\"{max(7, scale)}\" "
+                    f"fill=\"none\" stroke=\"#00e5ff\" stroke-width=\"2\"/></svg>")
+        figures.append(f"<figure class=\"map\"><div class=\"mapbox\"><img class=\"map\" width=\"{w}\" height=\"{h}\" "
+                       f"alt=\"|error| of {html.escape(where)}\" src=\"{data_uri(png(np.rint(index).astype(np.uint8)))}\">"
+                       f"{ring}</div><figcaption>{html.escape(where)} max {_g(one['max'])}{html.escape(pooled)}; "
+                       f"rows 0-{one['size'][0] - 1} down, columns 0-{one['size'][1] - 1} across"
+                       f"</figcaption></figure>")
+    scale_png = data_uri(png(np.arange(256, dtype=np.uint8).reshape(1, 256)))
+    colour_scale = (f"<p class=\"scale\">|actual - expected|: 0 <img class=\"map strip\" width=\"256\" height=\"12\" "
+                    f"alt=\"colour scale from 0 to {_g(top)}\" src=\"{scale_png}\"> {_g(top)}</p>")
+    return "<div class=\"maps\">" + "".join(figures) + "</div>" + colour_scale

@@ -513,8 +513,7 @@ def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list,
         if mismatch:
             problems.append(f"output {name!r}: {actual} vs {against} ({tol.describe()}): {mismatch.describe()}")
             entry.update(mismatch.to_dict())
-            picture = summarize(got[name], want[name], mismatch.worst_index,
-                                errors.max_abs if errors is not None else None) if options.pictures else None
+            picture = summarize(got[name], want[name], mismatch.worst_index) if options.pictures else None
             if picture is not None:
                 pictures.append({"output": name, "actual": actual, "against": against, **picture})
         stats.append(entry)  # passing ones too: their error statistics (docs/report-schema.md)

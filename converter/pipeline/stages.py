@@ -32,7 +32,7 @@ from typing import Callable, Iterator, Sequence
 from .. import reference
 from . import spec_cache
 from ..compare import Tolerance, compare, compare_stats, error_stat_for, resolve_tolerance
-from ..error_map import summarize
+from ..error_map import for_comparison, summarize
 from ..errors import TargetRefusal, UserError, describe_exception
 from ..installed.opset import DEFAULT_OPSET, MIN_OPSET, newest_onnx_opset
 from ..registry import is_builtin, layer_kind, layer_kinds, reference_of
@@ -320,6 +320,7 @@ def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerance
         if widen is not None and case.expected and name in case.expected:
             note = ", widened by the target's arithmetic" if any(widen) else ""
             targets.append(("expected", case.expected[name], _widened(tol, widen), note))
+        same_as_reference = False  # (--html: every chunk of actual and the reference equal, as the sink saw)
         for against, target, tol, note in targets:
             if actual is None:
                 problems.append(f"output {name!r}: {what} produced no such output")
@@ -329,7 +330,12 @@ def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerance
             # big one's cost more than the page (median, ulp: 1.1 s at 2^26 elements); a failure has its own keys
             gather = against_reference is not None and (statistics or (pictures is not None and actual is not None
                                                                          and getattr(actual, "size", 0) <= PICTURE_STATISTICS))
-            mismatch, errors = compare_stats(actual, target, tol, stat, statistics=gather)
+            # --html: the picture fed by the comparison; against the expected value, where actual equals the
+            # reference, the reference's own picture against it (made once per case, before the runtimes)
+            drawn = _reference_picture(pictures, name) if same_as_reference and against == "expected" else None
+            sink = for_comparison(actual, target) if pictures is not None and drawn is None else None
+            mismatch, errors = compare_stats(actual, target, tol, stat, statistics=gather, sink=sink)
+            same_as_reference = against == "reference" and sink is not None and sink.exact
             entry = {"output": name, "actual": what, "against": against,
                      "tolerance": {"atol": tol.atol, "rtol": tol.rtol, "ulp": tol.ulp}}
             if errors is not None and gather:  # a runtime's: every element's error; a
@@ -340,13 +346,21 @@ def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerance
             if mismatch:
                 problems.append(f"output {name!r}: {what} vs {against} ({tol.describe()}{note}): {mismatch.describe()}")
                 entry.update(mismatch.to_dict())
-                picture = summarize(actual, target, mismatch.worst_index, errors.max_abs if errors is not None else None) \
-                    if pictures is not None else None
+                picture = None if pictures is None else drawn if drawn is not None else \
+                    sink.finish(mismatch.worst_index) if sink is not None else summarize(actual, target, mismatch.worst_index)
                 if picture is not None:
                     pictures.append({"output": name, "actual": what, "against": against, **picture})
             if mismatch or "error" in entry:
                 stats.append(entry)
     return problems, stats
+
+
+def _reference_picture(pictures: list, name: str) -> dict | None:
+    """The reference's picture of output ``name`` against the expected value, less its labels, or None."""
+    for picture in pictures:
+        if (picture["output"], picture["actual"], picture["against"]) == (name, "reference", "expected"):
+            return {k: v for k, v in picture.items() if k not in ("output", "actual", "against")}
+    return None
 
 
 def _widened(tol: Tolerance, widen: tuple[float, float]) -> Tolerance:
