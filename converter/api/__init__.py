@@ -53,8 +53,7 @@ __all__ = ["load_spec", "convert", "validate", "check", "plain_data", "Conversio
            "CheckReport", "CheckRun", "SpecSource"]
 
 _RENAMED = {"begin_run": "begin"}  # the name here -> its name in its module
-# modules offered whole: --html's renderer (matplotlib, the ``report`` extra: without it, the import raises the
-# UserError naming the extra, before any work)
+# modules offered whole: --html's renderer (numpy and the standard library; imported only where --html is given)
 _MODULES = {"html_report": "html_report"}
 
 
