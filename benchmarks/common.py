@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import time
+from pathlib import Path
 from typing import Callable
 
 
@@ -45,3 +46,12 @@ def one_mul_model() -> tuple[bytes, "object"]:
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4])])
     data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8).SerializeToString()
     return data, np.random.default_rng(0).uniform(size=(2, 3, 4)).astype(np.float32)
+
+
+def trees_against(against: Path | None, here: Path) -> list[tuple[str, Path | None]]:
+    """The checkouts a benchmark's ``--against`` measures: (label, root) pairs, None for this tree alone."""
+    if against is None:
+        return [("", None)]
+    if not (against / "cli.py").exists():
+        raise SystemExit(f"--against {against}: no cli.py there (a spec2onnx checkout is wanted)")
+    return [("before: ", against.resolve()), ("after: ", here)]

@@ -32,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-from .common import machine, table
+from .common import machine, table, trees_against
 
 HERE = Path(__file__).resolve().parent.parent
 SPEC = Path("specs") / "trt_scale" / "seed-scale-4d.yaml"
@@ -106,11 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--against", type=Path, help="another checkout whose spec2onnx is measured beside this one")
     args = parser.parse_args(argv)
-    trees: list[tuple[str, Path | None]] = [("", None)]
-    if args.against is not None:
-        if not (args.against / "cli.py").exists():
-            raise SystemExit(f"--against {args.against}: no cli.py there (a spec2onnx checkout is wanted)")
-        trees = [("before: ", args.against.resolve()), ("after: ", HERE)]
+    trees = trees_against(args.against, HERE)
     load = os.getloadavg()
     runs = measure(args.rounds, trees)
     print(f"Start-up, {args.rounds} rounds, every command a fresh process, interleaved; median (min-max); "

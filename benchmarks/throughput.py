@@ -44,7 +44,7 @@ from pathlib import Path
 
 import yaml
 
-from .common import machine, table
+from .common import machine, table, trees_against
 
 HERE = Path(__file__).resolve().parent.parent
 
@@ -205,11 +205,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=2, help="validate's -j, and the floor's processes")
     parser.add_argument("--against", type=Path, help="another checkout whose spec2onnx is measured beside this one")
     args = parser.parse_args(argv)
-    trees: list[tuple[str, Path | None]] = [("", None)]
-    if args.against is not None:
-        if not (args.against / "cli.py").exists():
-            raise SystemExit(f"--against {args.against}: no cli.py there (a spec2onnx checkout is wanted)")
-        trees = [("before: ", args.against.resolve()), ("after: ", HERE)]
+    trees = trees_against(args.against, HERE)
     for _, tree in trees:  # as an installed wheel has it (PYTHONDONTWRITEBYTECODE may be set here)
         compileall.compile_dir(str((tree or HERE) / "converter"), quiet=1)
     saved = os.environ.get("SPEC2ONNX_CACHE")

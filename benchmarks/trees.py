@@ -22,17 +22,18 @@ from pathlib import Path
 import onnx
 
 from .check_scale import make_model
-from .common import machine
+from .common import machine, trees_against
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.trees", description=__doc__.splitlines()[0])
-    parser.add_argument("--against", required=True, help="the other checkout (with its own .venv)")
+    parser.add_argument("--against", type=Path, required=True, help="the other checkout (with its own .venv)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--nodes", type=int, default=200_000)
     args = parser.parse_args(argv)
     here = Path(__file__).resolve().parent.parent
-    trees = {"other": Path(args.against).resolve(), "this": here}
+    (_, other), (_, this) = trees_against(args.against, here)
+    trees = {"other": other, "this": this}
     light = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
     with tempfile.TemporaryDirectory() as folder:
         chain = Path(folder) / "chain.onnx"

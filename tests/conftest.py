@@ -28,6 +28,15 @@ os.environ["SPEC2ONNX_CACHE"] = tempfile.mkdtemp(prefix="spec2onnx-test-cache-")
 RUN_CLI = "import sys; sys.argv = ['spec2onnx'] + sys.argv[1:]; from converter.cli import main; main()"
 
 
+def alive(pid: int) -> bool:
+    """Running: not gone and not a zombie (an orphan's zombie waits for an init that may never reap it)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 def child_env(**variables: str) -> dict[str, str]:
     """A minimal environment for a process a test starts: ``variables`` and the throw-away cache folder."""
     return {"SPEC2ONNX_CACHE": os.environ["SPEC2ONNX_CACHE"], **variables}

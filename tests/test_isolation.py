@@ -19,16 +19,7 @@ from hypothesis import strategies as st
 from converter.process import isolation
 from converter.process.isolation import Call, Command, Python
 
-from .conftest import REPO, child_env
-
-
-def alive(pid: int) -> bool:
-    """Running: not gone and not a zombie."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+from .conftest import REPO, alive, child_env
 
 
 def gone_within(pid: int, seconds: float) -> bool:

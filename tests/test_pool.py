@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 
-from .conftest import REPO
+from .conftest import REPO, alive
 from .test_runner import MISBEHAVING_SPEC, PLUGIN
 
 linux = pytest.mark.skipif(sys.platform != "linux", reason="reads worker pids from /proc")
@@ -35,15 +35,6 @@ def _children(pid: int) -> list[int]:
             if int(fields[1]) == pid and fields[0] != "Z":
                 kids.append(int(entry.name))
     return kids
-
-
-def _alive(pid: int) -> bool:
-    """Running: not gone and not a zombie (an orphan's zombie waits for an init that may never reap it)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 # The CLI with the kernel's guard (PR_SET_PDEATHSIG) switched off, as on systems without it: an invalid prctl
@@ -79,9 +70,9 @@ def _start_hanging_run(tmp_path, kernel_guard: bool = True) -> tuple[subprocess.
 
 def _gone_within(pids: list[int], seconds: float) -> list[int]:
     deadline = time.monotonic() + seconds
-    while any(map(_alive, pids)) and time.monotonic() < deadline:
+    while any(map(alive, pids)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return [pid for pid in pids if _alive(pid)]
+    return [pid for pid in pids if alive(pid)]
 
 
 def _cleanup(pids: list[int]) -> None:

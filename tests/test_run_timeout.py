@@ -24,6 +24,7 @@ from cli import main
 from converter.errors import UserError
 from converter.model import run as model_run
 from converter.model import start as model_start
+from .conftest import alive
 
 LIMIT = 1.5
 SLEEP = 600.0
@@ -66,15 +67,6 @@ def hang(monkeypatch, tmp_path):
         return pid_file
 
     return arm
-
-
-def alive(pid: int) -> bool:
-    """Running: not gone and not a zombie."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 @pytest.mark.parametrize("hung", ["onnx-reference", "ort[cpu]"], ids=["a-runtime", "the-early-session"])
