@@ -140,6 +140,22 @@ def test_one_empty_output_among_others_passes_with_a_note(tmp_path):
         in result.output
 
 
+def test_every_output_empty_passes_where_golden_outputs_fix_the_empty_shape(tmp_path):
+    """onnx's own node case test_constantofshape_int_shape_zero: golden data holds an empty output, an independent
+    expectation of its shape (as validate's reference is), so the shapes agreeing is the check (every pair)."""
+    model = expand_model(tmp_path)
+    np.savez(tmp_path / "in.npz", x=np.ones(1, np.float32), s=np.zeros(2, np.int64))
+    np.savez(tmp_path / "golden.npz", y=np.ones((0, 0), np.float32))
+    result = invoke("run", model, "--load-inputs", tmp_path / "in.npz", "--load-outputs", tmp_path / "golden.npz")
+    assert result.exit_code == 0, result.output
+    assert "nothing compared" not in result.output
+    assert "3 comparisons: 3 passed" in result.output  # ort vs golden, onnx-reference vs golden, and the pair
+    np.savez(tmp_path / "golden.npz", y=np.ones((0, 1), np.float32))  # a golden empty shape that differs: a failure
+    result = invoke("run", model, "--load-inputs", tmp_path / "in.npz", "--load-outputs", tmp_path / "golden.npz")
+    assert result.exit_code == 1, result.output
+    assert "shape [0, 0] != expected [0, 1]" in result.output
+
+
 def test_an_empty_output_against_a_golden_one_with_elements_is_a_shape_mismatch(tmp_path):
     model = expand_model(tmp_path)
     np.savez(tmp_path / "in.npz", x=np.ones(1, np.float32), s=np.zeros(2, np.int64))

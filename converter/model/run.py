@@ -351,6 +351,7 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
     run.notes += [line for label in own for line in own[label][2]]
     run.notes += _empty_notes(sides, names, shaping, feeds)
     pairs = [(earlier, later) for j, later in enumerate(sides) for earlier in sides[:j]]
+    pinned = frozenset(golden or ())  # outputs whose shape the golden data fixes: an empty one is checked by its shape
     searches = []  # --mark-all: the failing comparisons whose first differing node is looked for
     for k, (earlier, later) in enumerate(pairs):
         if options.fail_fast and any(r.outcome in BAD for r in run.results):  # --fail-fast: as validate's -x
@@ -360,7 +361,7 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
         # the later runtime against the earlier one; a runtime against the golden outputs
         actual, against = (earlier, later) if later[2] is None else (later, earlier)
         result, differing = _compare_pair(actual[0], against[0], actual[1], against[1], names, options,
-                                          own=(own[actual[0]], own[against[0]]),
+                                          own=(own[actual[0]], own[against[0]]), pinned=pinned,
                                           seconds=actual[2].seconds, **_config_fields(actual[2].config), **base)
         run.results.append(result)
         if options.mark_all and differing:
@@ -490,11 +491,12 @@ def _read_golden(member, want) -> np.ndarray:
 
 
 def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list, options: RunOptions,
-                  own=(([], [], []), ([], [], [])), **fields) -> tuple[CaseResult, list]:
+                  own=(([], [], []), ([], [], [])), pinned=frozenset(), **fields) -> tuple[CaseResult, list]:
     """``actual``'s outputs against ``against``'s, every output of the model, and the outputs that differ (where
     --mark-all looks for the first node that differs: _MarkWalk). ``own``: each side's problems of its own
     (_nonfinite_problems), which fail the comparison too; where every output compared is empty on both sides,
-    nothing was compared: that fails it as well."""
+    nothing was compared: that fails it as well, unless the golden data (``pinned``: the outputs it holds) fixes
+    those shapes, an independent expectation (as validate's reference is): then the shapes were the check."""
     problems, stats = [*own[0][0], *own[1][0]], [*own[0][1], *own[1][1]]
     pictures = []  # --html: each failing output's error_map summary, made here where the arrays are
     for name in names:
@@ -517,7 +519,7 @@ def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list,
             if picture is not None:
                 pictures.append({"output": name, "actual": actual, "against": against, **picture})
         stats.append(entry)  # passing ones too: their error statistics (docs/report-schema.md)
-    if not problems:
+    if not problems and not pinned.intersection(names):
         problems += _nothing_compared(got, want, names)
     differing = [c["output"] for c in stats if "nonfinite" not in c and not c.get("passed")] + \
         [n for n in names if n in want and n not in got]
