@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
 from converter.errors import UserError
-from converter.model.inputs import (Tensor, bind_shapes, generate, load_arrays, parse_shapes, parse_val_ranges,
-                                    save_arrays)
+from converter.model.inputs import bind_shapes, generate, load_arrays, parse_shapes, parse_val_ranges, save_arrays
+from converter.untrusted.declared import Tensor
 from converter.model.run import mark_all, topological_order
 
 NAME = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Z")), min_size=1, max_size=12)

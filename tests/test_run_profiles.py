@@ -28,8 +28,9 @@ from onnx import TensorProto, helper
 import tests.fuzz.conftest  # noqa: F401  (registers and loads the hypothesis profiles: ci, nightly, dev)
 from cli import main
 from converter.errors import UserError
-from converter.model.inputs import (Tensor, bind_shapes, pick_profile, profile_shapes, profile_values,
-                                    read_profiles)
+from converter.model.inputs import bind_shapes, pick_profile, profile_shapes, profile_values
+from converter.untrusted.declared import Tensor
+from converter.untrusted.profiles import read_profiles
 
 from .conftest import SPECS
 

@@ -12,7 +12,8 @@ from ..network import Network
 from ..installed.opset import DEFAULT_OPSET, MIN_OPSET, ir_version_for
 from ..registry import layer_kind
 from ..targets.target import Target, target_for_provider
-from ..targets.dynamic import PROFILES_KEY, profiles_metadata
+from ..targets.dynamic import profiles_metadata
+from ..untrusted.profiles import PROFILES_KEY
 from ..untrusted.infer import InferenceError, infer
 from .builder import LoweringContext
 from .quantized import lower_quantized

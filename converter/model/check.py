@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..files import check_distinct, check_output
+from ..untrusted.profiles import model_profiles
 from ..untrusted.reading import non_utf8_field, read_model, validate_graph_tensors, without_data
 from ..report import write_json
 from ..targets.check import Problem, check_grouped
@@ -124,6 +125,7 @@ def check_file(path, targets: list, max_memory: int | None = None) -> FileReport
         del model, data, view
         report.view.source, report.view.folder = str(path), Path(path).parent
         validate(report.view)  # converter/targets/validation.py; a malformed tensor is a UserError (one line)
+        _profiles_read(report.view.model, path)  # its optimization profiles, as run reads them: malformed is bad input
         report.grouped = grouped_for(report.view, targets, complaints)
     except UserError as exc:
         return FileReport(str(path), error=str(exc))
@@ -136,6 +138,15 @@ def check_file(path, targets: list, max_memory: int | None = None) -> FileReport
         return FileReport(str(path), error=f"{path}: out of memory while checking it; pass a --max-memory this "
                                            "machine can give, or check it on a larger one")
     return report
+
+
+def _profiles_read(model, path) -> None:
+    """The model's optimization profiles (metadata), read as run reads them: a malformed value is a UserError naming
+    the file and the key (the targets' rules read them again, for their sizes)."""
+    try:
+        model_profiles(model)
+    except UserError as exc:
+        raise exc.located(file=str(path)) from None
 
 
 def check_loaded(model, targets: list) -> dict:

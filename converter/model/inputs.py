@@ -7,8 +7,8 @@
   option repeated; Polygraphy's ``NAME:[D,D,D]`` too). A shape of another rank, or a fixed dimension
   given another length, is refused naming the input; a symbol is bound everywhere it appears, and one
   bound to two lengths is refused; a dimension left unbound is 1, and the run says so (as Polygraphy does);
-* ``read_profiles`` / ``pick_profile`` / ``profile_shapes`` / ``profile_values``: the optimization profiles a model
-  carries (the metadata ``convert`` writes for a dynamic spec, read as strictly as a spec's): the generated inputs
+* ``pick_profile`` / ``profile_shapes`` / ``profile_values``: the optimization profiles a model carries (the
+  metadata ``convert`` writes for a dynamic spec, read by converter/untrusted/profiles.py): the generated inputs
   take one profile's min, opt (the default, trtexec's --optShapes) or max shapes, a shape input its values there;
   ``--shapes`` wins for its input inside the profile's range;
 * ``parse_val_ranges``: Polygraphy's ``--val-range NAME:LOW,HIGH`` (or ``[LOW,HIGH]``; a bare ``LOW,HIGH``
@@ -23,7 +23,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import zipfile
@@ -33,77 +32,30 @@ from pathlib import Path
 
 import ml_dtypes
 import numpy as np
-from onnx import TensorProto
 
 from ..budget import show
 from ..casedata import materialize
-from ..dtypes import DTYPES, DType
+from ..dtypes import DType
 from ..errors import UserError
 from ..files import write_atomic
-from ..names import did_you_mean
 from ..network import TensorType
-
-# ONNX element types a run can feed and compare (TensorProto.DataType), beyond the spec types of dtypes.py
-EXTRA_DTYPES = {
-    11: DType("float64", np.dtype(np.float64), 11, "float"),
-    13: DType("uint64", np.dtype(np.uint64), 13, "uint"),
-}
-_BY_ONNX = {d.onnx: d for d in DTYPES.values()} | EXTRA_DTYPES
-STRING = 8
-
-
-@dataclass(frozen=True)
-class Tensor:
-    """A graph input or output as the model declares it."""
-
-    name: str
-    elem_type: int  # TensorProto.DataType; 0 when the model does not say
-    dims: tuple | None  # None: rank unknown; else per axis a length (int), a symbol (dim_param, str) or None
-
-    @property
-    def dtype(self) -> DType | None:
-        return _BY_ONNX.get(self.elem_type)
-
-    def type_name(self) -> str:
-        return type_name(self.elem_type)
-
-    def describe(self) -> str:
-        if self.dims is None:
-            return f"{self.type_name()}[rank unknown]"
-        return f"{self.type_name()}[{', '.join('?' if d is None else str(d) for d in self.dims)}]"
-
-
-def type_name(elem_type: int) -> str:
-    """The element type as messages name it: float32, int64, ... (the spec names), else onnx's (string, ...)."""
-    if elem_type in _BY_ONNX:
-        return _BY_ONNX[elem_type].name
-    try:
-        return TensorProto.DataType.Name(elem_type).lower()
-    except ValueError:
-        return f"type {elem_type}"
+from ..untrusted.declared import BY_ONNX, STRING, Tensor, choices, declared_tensor, not_a_tensor
+from ..untrusted.profiles import CORNERS
 
 
 def dtype_of_array(array: np.ndarray) -> DType | None:
     """The DType of an array a runtime returned (for the per-dtype tolerances); None for strings and others."""
-    for dtype in _BY_ONNX.values():
+    for dtype in BY_ONNX.values():
         if array.dtype == dtype.numpy:
             return dtype
     return None
 
 
 def _tensor(info, what: str, where: str) -> Tensor:
-    which = info.type.WhichOneof("value")
-    if which is None:  # no type at all: the runtime infers it (an output); an input without one cannot be made
-        return Tensor(info.name, 0, None)
-    if which != "tensor_type":
-        kind = {"sequence_type": "a sequence", "map_type": "a map", "optional_type": "an optional",
-                "sparse_tensor_type": "a sparse tensor"}.get(which, f"a {which}")
+    kind = not_a_tensor(info)
+    if kind is not None:
         raise UserError(f"{where}: graph {what} {info.name!r} is {kind}; run feeds and compares tensors only")
-    ttype = info.type.tensor_type
-    if not ttype.HasField("shape"):
-        return Tensor(info.name, ttype.elem_type, None)
-    dims = tuple(d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in ttype.shape.dim)
-    return Tensor(info.name, ttype.elem_type, dims)
+    return declared_tensor(info)
 
 
 def model_inputs(model, where: str) -> list[Tensor]:
@@ -194,7 +146,7 @@ def bind_shapes(inputs: list[Tensor], shapes: dict[str, tuple[int, ...]],
     by_name = {t.name: t for t in inputs}
     for name in shapes:
         if name not in by_name:
-            raise UserError(f"--shapes {name}: the model has no input {name!r}{_choices(name, by_name)}")
+            raise UserError(f"--shapes {name}: the model has no input {name!r}{choices(name, by_name)}")
     symbols: dict[str, tuple[int, str]] = {}  # symbol -> (length, input that bound it)
     for name, shape in shapes.items():
         declared = by_name[name].dims
@@ -254,17 +206,7 @@ def show_shape(shape) -> str:
     return "x".join(map(str, shape)) if shape else "[]"
 
 
-def _choices(name: str, names) -> str:
-    hint = did_you_mean(name, list(names))
-    listed = ", ".join(repr(n) for n in list(names)[:10]) + (", ..." if len(names) > 10 else "")
-    return f"{hint}; its inputs: {listed or 'none'}"
-
-
-# Optimization profiles (the metadata ``convert`` writes for a dynamic spec: converter/targets/dynamic.py)
-
-CORNERS = ("min", "opt", "max")
-_INT64_MAX = 2**63 - 1
-_SHAPE_TYPES = {TensorProto.INT32: (-2**31, 2**31 - 1), TensorProto.INT64: (-2**63, _INT64_MAX)}
+# Optimization profiles (read by converter/untrusted/profiles.py: the metadata ``convert`` writes for a dynamic spec)
 
 
 @dataclass(frozen=True)
@@ -283,93 +225,6 @@ class Profile:
 
     def describe(self) -> str:
         return f"profile {self.index}{f' of {self.count}' if self.count > 1 else ''} at {self.corner}"
-
-
-def read_profiles(text: str, inputs: list[Tensor], key: str) -> tuple[list[dict], frozenset]:
-    """The profiles of a model's metadata value ``text`` (JSON ``{"profiles": [{INPUT: {"min": [...], "opt": [...],
-    "max": [...]}}, ...], "shape_inputs": [...]}``), checked against the model's ``inputs`` as the spec's profiles
-    are (converter/pipeline/shapes.py): it comes from an untrusted file, so anything else is a UserError naming ``key``."""
-    def bad(detail: str) -> UserError:
-        return UserError(detail, field=f"metadata {key}")
-
-    try:
-        doc = json.loads(text)
-    except (ValueError, RecursionError):
-        raise bad("not JSON") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("profiles"), list) or not doc["profiles"]:
-        raise bad('expected {"profiles": [{INPUT: {"min": [...], "opt": [...], "max": [...]}}, ...], '
-                  '"shape_inputs": [INPUT, ...]} with at least one profile')
-    by_name = {t.name: t for t in inputs}
-    shape_inputs = doc.get("shape_inputs", [])
-    if not isinstance(shape_inputs, list) or not all(isinstance(s, str) for s in shape_inputs):
-        raise bad("'shape_inputs' is not a list of input names")
-    for name in shape_inputs:
-        tensor = by_name.get(name)
-        if tensor is None:
-            raise bad(f"shape input {name!r}: the model has no input {name!r}{_choices(name, by_name)}")
-        if tensor.elem_type not in _SHAPE_TYPES or (tensor.dims is not None and len(tensor.dims) != 1):
-            raise bad(f"shape input {name!r} is {tensor.describe()}; a shape input is a 1-D int32 or int64 tensor")
-    shape_inputs = frozenset(shape_inputs)
-    profiles = []
-    for i, raw in enumerate(doc["profiles"]):
-        if not isinstance(raw, dict):
-            raise bad(f"profile {i} is not an object {{INPUT: {{min, opt, max}}}}")
-        ranges = {}
-        for name, entry in raw.items():
-            if name not in by_name:
-                raise bad(f"profile {i}: the model has no input {name!r}{_choices(name, by_name)}")
-            ranges[name] = _profile_entry(by_name[name], name in shape_inputs, entry, f"profile {i}, input {name!r}",
-                                          bad)
-        _same_symbols(by_name, ranges, shape_inputs, i, bad)
-        profiles.append(ranges)
-    return profiles, shape_inputs
-
-
-def _profile_entry(tensor: Tensor, values: bool, entry, where: str, bad) -> tuple:
-    if not isinstance(entry, dict) or sorted(entry) != sorted(CORNERS):
-        raise bad(f"{where}: expected {{\"min\": [...], \"opt\": [...], \"max\": [...]}}")
-    low, high = _SHAPE_TYPES[tensor.elem_type] if values else (0, _INT64_MAX)
-    corners = []
-    for corner in CORNERS:
-        given = entry[corner]
-        if not isinstance(given, list) or not all(isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
-                                                  for v in given):
-            raise bad(f"{where}: {corner!r} is not a list of integers in [{low}, {high}]")
-        corners.append(tuple(given))
-    if len({len(c) for c in corners}) > 1:
-        raise bad(f"{where}: min, opt and max have {', '.join(str(len(c)) for c in corners)} values")
-    count = len(corners[0])
-    if values:
-        if tensor.dims is not None and isinstance(tensor.dims[0], int) and tensor.dims[0] != count:
-            raise bad(f"{where}: {count} values; the shape input is {tensor.describe()}")
-    elif tensor.dims is not None and len(tensor.dims) != count:
-        raise bad(f"{where}: {count} dimensions; the input is {tensor.describe()}")
-    elif tensor.dims is not None:
-        for axis, dim in enumerate(tensor.dims):
-            if isinstance(dim, int) and any(c[axis] != dim for c in corners):
-                raise bad(f"{where}: dimension {axis} is {'/'.join(str(c[axis]) for c in corners)} (min/opt/max); "
-                          f"the input is {tensor.describe()}")
-    for j in range(count):
-        if not corners[0][j] <= corners[1][j] <= corners[2][j]:
-            raise bad(f"{where}: {'value' if values else 'dimension'} {j} is min/opt/max "
-                      f"{'/'.join(str(c[j]) for c in corners)}, not min <= opt <= max")
-    return tuple(corners)
-
-
-def _same_symbols(by_name: dict, ranges: dict, shape_inputs, index: int, bad) -> None:
-    """One symbolic dimension has one min/opt/max in a profile, whichever input it appears in (as a spec's)."""
-    seen: dict[str, tuple[str, tuple]] = {}
-    for name, corners in ranges.items():
-        if name in shape_inputs:
-            continue
-        for axis, dim in enumerate(by_name[name].dims or ()):
-            if isinstance(dim, str):
-                bounds = tuple(c[axis] for c in corners)
-                other, other_bounds = seen.setdefault(dim, (name, bounds))
-                if other_bounds != bounds:
-                    raise bad(f"profile {index}: {dim!r} is min/opt/max {'/'.join(map(str, bounds))} at input "
-                              f"{name!r} and {'/'.join(map(str, other_bounds))} at input {other!r}: one symbolic "
-                              "dimension has one range")
 
 
 def pick_profile(profiles: list[dict], shape_inputs: frozenset, index: int | None, corner: str | None,
@@ -486,7 +341,7 @@ def generate(inputs: list[Tensor], shapes: dict[str, tuple[int, ...]], ranges: d
     by_name = {t.name for t in inputs}
     for name in ranges:
         if name is not None and name not in by_name:
-            raise UserError(f"--val-range {name}: the model has no input {name!r}{_choices(name, by_name)}")
+            raise UserError(f"--val-range {name}: the model has no input {name!r}{choices(name, by_name)}")
     feeds = {}
     for tensor in inputs:
         dtype = tensor.dtype
@@ -630,7 +485,7 @@ def loaded_inputs(option: str, path, inputs: list[Tensor], shapes: dict, budget:
     by_name = {t.name: t for t in inputs}
     for name in members:
         if name not in by_name:
-            raise UserError(f"{option} {path}: array {name!r} is no input of the model{_choices(name, by_name)}")
+            raise UserError(f"{option} {path}: array {name!r} is no input of the model{choices(name, by_name)}")
     feeds = {}
     for tensor in inputs:
         if tensor.name not in members:

@@ -41,17 +41,17 @@ from ..error_map import summarize
 from ..errors import EXIT_FAILED, EXIT_OK, UserError
 from ..files import check_distinct, check_output
 from ..process import isolation
-from .inputs import (CORNERS, STRING, Tensor, bind_shapes, check_npz_names, dtype_of_array, generate,
-                           load_arrays, loaded_inputs, model_inputs, model_outputs, parse_shapes, parse_val_ranges,
-                           pick_profile, profile_shapes, profile_values, read_profiles, save_arrays, save_arrays_from,
-                           show_shape)
+from .inputs import (bind_shapes, check_npz_names, dtype_of_array, generate, load_arrays, loaded_inputs, model_inputs,
+                     model_outputs, parse_shapes, parse_val_ranges, pick_profile, profile_shapes, profile_values,
+                     save_arrays, save_arrays_from, show_shape)
+from ..untrusted.declared import STRING, Tensor
+from ..untrusted.profiles import CORNERS, PROFILES_KEY, model_profiles
 from ..untrusted.reading import read_model_with_data, read_test_data_set
 from ..report import summary_line, summary_table, write_reports
 from ..results import BAD, ERROR, FAIL, PASS, CaseResult
 from .start import DEFAULT_RUNTIMES, EarlySession, RuntimeRun, SharedArrays, failed, received, run_one
 from ..runners import RunConfig, make_configs
 from ..untrusted.infer import first_unsafe, infer
-from ..targets.dynamic import PROFILES_KEY
 
 GOLDEN = "golden"
 # --mark-all: the bytes of marked tensors one chunk holds at most, where --mark-chunk does not say: a quarter of the
@@ -388,10 +388,7 @@ def _profile(model, inputs: list[Tensor], options: RunOptions):
     """The optimization profile the generated inputs take their shapes (and a shape input its values) from: the
     model's metadata PROFILES_KEY, which convert writes for a dynamic spec; --profile and --profile-shapes pick it.
     Metadata that does not read as profiles of this model is bad input (UserError naming the key)."""
-    texts = [p.value for p in model.metadata_props if p.key == PROFILES_KEY]
-    if len(texts) > 1:
-        raise UserError(f"metadata {PROFILES_KEY}: given {len(texts)} times")
-    profiles, shape_inputs = read_profiles(texts[0], inputs, PROFILES_KEY) if texts else ([], frozenset())
+    profiles, shape_inputs = model_profiles(model)
     profile = pick_profile(profiles, shape_inputs, options.profile, options.profile_shapes, PROFILES_KEY)
     if profile:
         for name in options.val_ranges:

@@ -2,7 +2,8 @@
 profile's max, and DLA's rule on dynamic dimensions.
 
 A model ``convert`` writes from a dynamic spec carries the spec's profiles in its metadata (``PROFILES_KEY``, JSON
-``{"profiles": [{input: {"min": [...], "opt": [...], "max": [...]}}], "shape_inputs": [...]}``): TensorRT's
+``{"profiles": [{input: {"min": [...], "opt": [...], "max": [...]}}], "shape_inputs": [...]}``), read strictly by
+converter/untrusted/profiles.py as run reads it (a malformed one is bad input, exit status 2). TensorRT's
 2^31-element limit is judged at each profile's max, as TensorRT's builder judges it (its max shapes bound every
 tensor). A model without profiles says nothing of how large its dynamic dimensions get: check does not judge a
 tensor of unknown size (it is judged when the engine is built, at the profile given then: ``trtexec --maxShapes``);
@@ -19,31 +20,15 @@ import onnx
 from onnx import helper, numpy_helper
 
 from ..untrusted.infer import infer
+from ..untrusted.profiles import CORNERS, model_profiles
 from .dla import DYNAMIC_RULE, GENERAL_RESTRICTIONS
 from .dla_guide import MAX_DIM as DLA_MAX_DIM
-
-PROFILES_KEY = "spec2onnx.profiles"
-
 
 def profiles_metadata(profiles, shape_inputs) -> str:
     """The metadata value for a network's profiles (converter/network.py Network.profiles)."""
     doc = [{name: dict(zip(("min", "opt", "max"), (list(c) for c in corners))) for name, corners in p.items()}
            for p in profiles]
     return json.dumps({"profiles": doc, "shape_inputs": list(shape_inputs)}, separators=(",", ":"))
-
-
-def read_profiles(model: onnx.ModelProto) -> tuple[list[dict], list[str]]:
-    """(profiles, shape inputs) from the model's metadata; ([], []) where it has none, or none that reads."""
-    for prop in model.metadata_props:
-        if prop.key == PROFILES_KEY:
-            try:
-                doc = json.loads(prop.value)
-                profiles, shape_inputs = doc["profiles"], doc.get("shape_inputs", [])
-                if isinstance(profiles, list) and all(isinstance(p, dict) for p in profiles):
-                    return profiles, [s for s in shape_inputs if isinstance(s, str)]
-            except (ValueError, KeyError, TypeError):
-                pass
-    return [], []
 
 
 def dynamic_inputs(model: onnx.ModelProto) -> dict[str, list]:
@@ -68,11 +53,11 @@ def shapes_at(model: onnx.ModelProto, profile: dict, shape_inputs, key: str = "m
     graph = at.graph
     keep = []
     for value in graph.input:
-        entry = profile.get(value.name)
-        corner = entry.get(key) if isinstance(entry, dict) else None
-        if not isinstance(corner, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in corner):
+        entry = profile.get(value.name)  # (min, opt, max): read and checked against the model (untrusted.profiles)
+        if entry is None:
             keep.append(value)
             continue
+        corner = entry[CORNERS.index(key)]
         if value.name in shape_inputs:  # its values are a shape: a constant here, so sizes computed from it propagate
             dtype = helper.tensor_dtype_to_np_dtype(value.type.tensor_type.elem_type)
             graph.initializer.append(numpy_helper.from_array(np.array(corner, dtype), value.name))
@@ -102,7 +87,7 @@ def shapes_at(model: onnx.ModelProto, profile: dict, shape_inputs, key: str = "m
 
 def over_limit_at_max(model: onnx.ModelProto, max_elements: int) -> list[tuple[str, tuple, int]]:
     """(tensor, shape, profile index) of each tensor over ``max_elements`` at some profile's max."""
-    profiles, shape_inputs = read_profiles(model)
+    profiles, shape_inputs = model_profiles(model)
     if not profiles or not dynamic_inputs(model):
         return []
     found, seen = [], set()
@@ -120,7 +105,7 @@ def dla_problems(model: onnx.ModelProto) -> list[tuple[str, str]]:
     dynamic = dynamic_inputs(model)
     if not dynamic:
         return []
-    profiles, shape_inputs = read_profiles(model)
+    profiles, shape_inputs = model_profiles(model)
     if not profiles:
         return [(f"input {name!r} {[d if d is not None else '?' for d in dims]} has a dynamic dimension: {DYNAMIC_RULE}", "warning")
                 for name, dims in dynamic.items()]
@@ -134,8 +119,8 @@ def dla_problems(model: onnx.ModelProto) -> list[tuple[str, str]]:
             found.append((f"profile {i}: tensor {tensor!r} is {list(shape)} at the profile's max{more}: GPU fallback: "
                           f"a non-batch dimension over {DLA_MAX_DIM} ({GENERAL_RESTRICTIONS})", "warning"))
         for name, entry in profile.items():
-            corners = [entry.get(k) for k in ("min", "opt", "max")] if isinstance(entry, dict) else []
-            if len(corners) == 3 and all(isinstance(c, list) for c in corners) and any(c != corners[0] for c in corners):
+            corners = [list(c) for c in entry]
+            if any(c != corners[0] for c in corners):
                 what = "values" if name in shape_inputs else "shape"
                 found.append((f"profile {i}: input {name!r} {what} min {corners[0]}, opt {corners[1]}, max {corners[2]}: "
                               f"{DYNAMIC_RULE}", "error"))

@@ -18,8 +18,8 @@ from converter.pipeline.stages import Options, convert, model_for_target, valida
 from converter.pipeline.spec import parse_spec
 from converter.targets import TARGET_NAMES, resolve_target
 from converter.targets.check import check_model, errors
-from converter.targets.dynamic import PROFILES_KEY, read_profiles
 from converter.targets.trt_importer import importer_view
+from converter.untrusted.profiles import PROFILES_KEY, model_profiles
 
 from .test_spec_format import spec_doc
 
@@ -101,7 +101,7 @@ def test_each_family_runs_on_each_target_at_every_case_shape(family, target):
     assert not errors(problems), [str(p) for p in problems]
     for value, name in zip(model.graph.input, spec.network.inputs):  # the spec's names are the model's dim_params
         assert _dims(value) == [d if d != -1 else None for d in spec.network.inputs[name].dims()]
-    assert read_profiles(model)[0], "the model carries its profiles"
+    assert model_profiles(model)[0], "the model carries its profiles"
     results = list(validate_spec(spec, Options(target=resolve_target(target))))
     assert len(results) == len(spec.cases) >= 3
     bad = [f"{r.case} ({r.shapes}): {r.problems}" for r in results if r.outcome != "PASS"]
