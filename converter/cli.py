@@ -421,7 +421,6 @@ def validate(paths, list_only, jobs, fp16, int8, quiet, verbose, html_path, **op
       spec2onnx validate s.yaml --target ort-cpu --target tensorrt-dla --fp16   # each case for both
       spec2onnx validate specs/ -j 4 --json r.json --junit r.xml
     """
-    html = api.html_report if html_path is not None else None  # (the renderer: numpy and the standard library)
     options["precision"] = _precision(fp16, int8)
     if list_only:
         listed = api.list_command(paths, **options)
@@ -457,8 +456,6 @@ def validate(paths, list_only, jobs, fp16, int8, quiet, verbose, html_path, **op
 
     done = api.validate_command(paths, jobs=(os.cpu_count() or 1) if jobs is None else jobs, argv=sys.argv,
                                 html_path=html_path, on_start=started, on_result=live, on_done=finished, **options)
-    if html is not None:
-        html.write_page(html_path, html.validate_page(results=done.results, argv=sys.argv, summary=done.summary))
     for line in done.complaints:
         click.echo(line, err=True)
     sys.exit(done.status)
@@ -597,7 +594,6 @@ def run(ctx, file, quiet, html_path, **options):
     early = api.begin_run(file, *(options[k] for k in ("runtimes", "provider", "opt_levels", "max_memory")))
     if early is not None:
         ctx.call_on_close(early.stop)
-    html = api.html_report if html_path is not None else None  # (the renderer: numpy and the standard library)
     is_model = api.is_onnx_model(file)
     given = {name for name in ctx.params if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)}
     wrong = sorted(given & set(_SPEC_ONLY if is_model else _MODEL_ONLY))
@@ -607,14 +603,9 @@ def run(ctx, file, quiet, html_path, **options):
             "a spec file: that option is for ONNX models (run MODEL.onnx)"
         raise UserError(f"{option}: {file} is {kind}")
     if not is_model:
-        if html is not None:
-            api.check_report_paths({"--html": html_path}, [file], specs=[file])
-        written = []
-        for name, path, array in api.run_spec(file, **{k: options[k] for k in (*_SPEC_ONLY, "provider", "max_memory")}):
+        for name, path, array in api.run_spec(file, html_path=html_path, argv=sys.argv,
+                                              **{k: options[k] for k in (*_SPEC_ONLY, "provider", "max_memory")}):
             click.echo(f"wrote {path}  {array.dtype}{list(array.shape)}  ({name})")
-            written.append((name, str(path), f"{array.dtype}{list(array.shape)}", api.value_stats(array)))
-        if html is not None:
-            html.write_page(html_path, html.spec_page(path=str(file), argv=sys.argv, written=written))
         return
     def ran(done):  # (before the reports are written: --json /dev/stdout follows the summary)
         _say(done.header())
@@ -630,9 +621,6 @@ def run(ctx, file, quiet, html_path, **options):
     done = api.run_command(file, early, argv=sys.argv, html_path=html_path, on_done=ran,
                            progress=None if quiet else lambda line: click.echo(line, err=True),
                            **{k: v for k, v in options.items() if k not in _SPEC_ONLY})
-    if html is not None:
-        html.write_page(html_path, html.model_page(path=done.path, argv=sys.argv, results=done.results,
-                                                   stats=done.stats, notes=done.notes, header=done.header()))
     sys.exit(done.status)
 
 
@@ -712,19 +700,13 @@ def reduce(ctx, file, output, html_path, **options):
         option = next(p for p in ctx.command.params if p.name == wrong[0]).opts[-1]
         raise UserError(f"{option}: {file} is an ONNX model: --case, --opset and --plugin are for spec files" if is_model
                         else f"{option}: {file} is a spec file: that option is for ONNX models (reduce MODEL.onnx)")
-    html = api.html_report if html_path is not None else None  # (the renderer: numpy and the standard library)
     progress = lambda line: click.echo(line, err=True)  # noqa: E731
-    done = (api.reduce_command(file, output, progress=progress, html_path=html_path,
+    done = (api.reduce_command(file, output, progress=progress, html_path=html_path, argv=sys.argv,
                                **{k: v for k, v in options.items() if k not in _REDUCE_SPEC_ONLY}) if is_model else
             api.reduce_spec_command(file, output, progress=progress,
                                     **{k: options[k] for k in (*_REDUCE_SPEC_ONLY, "max_memory")}))
     for line in done.lines():
         _say(line)
-    if html is not None and done.verdict:
-        html.write_page(html_path, html.reduce_page(
-            path=str(file), argv=sys.argv, summary=done.summary(), results=done.results, reproduce=done.reproduce,
-            graph_svg=html.graph_svg(done.graph, "the reduced model, in topological order (#: the node's index in "
-                                                 "the original model); red: a node whose output differs")))
     sys.exit(done.status)
 
 
@@ -816,40 +798,22 @@ def check(paths, json_path, html_path, fp16, int8, **options):
     summarised: one line per distinct problem with its node count; -v lists
     every node, -q only errors. Several files: a table per target at the end.
     """
-    html = api.html_report if html_path is not None else None  # (the renderer: numpy and the standard library)
-    drawn = []  # check --html's part of each file: each target's verdict, lines and graph coloured by verdict
-
     def checked(report):
         if report.error is not None:
             click.echo(f"spec2onnx: error: {report.error.splitlines()[0]}", err=True)
         for line in report.lines:
             _say(line)
-        if html is not None:
-            drawn.append({"path": report.path, "error": report.error.splitlines()[0]} if report.error is not None else
-                         {"path": report.path, "targets": [_check_drawing(html, report, name) for name in report.drawn]})
 
     def table(done):  # (before --json is written)
         for line in [done.table] if done.table else []:
             _say(line)
 
     done = api.check_command(paths, precision=_precision(fp16, int8), json_path=json_path, json=json_path is not None,
-                             html_path=html_path, html_nodes=html.MAX_NODES if html else 0, on_file=checked,
+                             html_path=html_path, argv=sys.argv, on_file=checked,
                              warn=lambda line: click.echo(f"spec2onnx: warning: {line}", err=True), on_done=table,
                              **options)
-    if html is not None:
-        html.write_page(html_path, html.check_page(argv=sys.argv, files=drawn))
     if done.status:
         sys.exit(done.status)
-
-
-def _check_drawing(html, report, name: str) -> dict:
-    """check --html's part of one file and target (FileReport.drawn), its nodes drawn as SVG."""
-    part = dict(report.drawn[name])
-    nodes, total = part.pop("nodes"), part.pop("total")
-    left = f"; {total - len(nodes):,} more nodes not drawn" if total > len(nodes) else ""
-    part["svg"] = html.graph_svg(nodes, f"{report.path} on {name}: {total:,} nodes, in the graph's order; red: does not "
-                                        f"run, amber: a warning, green: runs{left}")
-    return part
 
 
 @main.command(epilog=EPILOG)
