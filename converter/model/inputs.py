@@ -96,9 +96,9 @@ def _tensor(info, what: str, where: str) -> Tensor:
     if which is None:  # no type at all: the runtime infers it (an output); an input without one cannot be made
         return Tensor(info.name, 0, None)
     if which != "tensor_type":
-        kind = {"sequence_type": "sequence", "map_type": "map", "optional_type": "optional",
-                "sparse_tensor_type": "sparse tensor"}.get(which, which)
-        raise UserError(f"{where}: graph {what} {info.name!r} is a {kind}; run feeds and compares tensors only")
+        kind = {"sequence_type": "a sequence", "map_type": "a map", "optional_type": "an optional",
+                "sparse_tensor_type": "a sparse tensor"}.get(which, f"a {which}")
+        raise UserError(f"{where}: graph {what} {info.name!r} is {kind}; run feeds and compares tensors only")
     ttype = info.type.tensor_type
     if not ttype.HasField("shape"):
         return Tensor(info.name, ttype.elem_type, None)
