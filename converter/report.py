@@ -1,4 +1,5 @@
-"""Reports of a validation run: the terminal (progress, lines, summary), JSON and JUnit XML.
+"""Reports of a validation run: the terminal (progress, lines, summary), JSON and JUnit XML, and --html's page
+(html_report, imported where one is asked for).
 
 The JSON schema is documented in docs/report-schema.md.
 """
@@ -97,6 +98,14 @@ def write_reports(results: list[CaseResult], *, json_path=None, junit_path=None,
         write_json(json_path, document | (extra or {}))
     if junit_path is not None:
         write_junit(junit_path, results, seconds, refused)
+
+
+def write_html(file, page: str, /, **data) -> None:
+    """``--html FILE`` (run, validate, reduce, check): html_report's ``page`` drawn from ``data``, written to ``file``
+    (checked before the run, as the other reports)."""
+    from . import html_report  # start-up time: only --html draws (tests/test_startup.py: no command imports it else)
+
+    html_report.write_page(file, getattr(html_report, page)(**data))
 
 
 def _case_json(r: CaseResult) -> dict:

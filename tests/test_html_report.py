@@ -325,3 +325,20 @@ def test_heatmap_png_decodes_to_the_colour_table():
     assert np.array_equal(np.asarray(image.convert("RGB")), table[indices])
     matplotlib = pytest.importorskip("matplotlib")
     assert np.array_equal(table, np.round(np.asarray(matplotlib.colormaps["inferno"].colors) * 255).astype(np.uint8))
+
+
+def test_the_library_call_writes_the_page_as_the_command_does(failing_run, tmp_path):
+    """--html is written by each command's one library call, as --json is (issue 32, item 5: the CLI parses and
+    prints): check_command and run_spec, called from Python, write the pages `check --html` and `run SPEC --html`
+    write. run_spec's case is the spec's first, whose expected output (written in the spec) spans 9 to 361."""
+    from converter import api
+
+    page = tmp_path / "check.html"
+    api.check_command([failing_run], ["ort-cpu"], html_path=page, argv=["spec2onnx", "check"], json=False)
+    text = page.read_text()
+    assert "every node runs on ort-cpu" in text and "on ort-cpu: 1 nodes" in text and "<script" not in text
+    written = api.run_spec(REPO / "specs" / "trt_scale" / "seed-scale-4d.yaml", None, (), tmp_path / "out",
+                           html_path=tmp_path / "spec.html")
+    assert [name for name, _, _ in written] == ["scale"]
+    text = (tmp_path / "spec.html").read_text()
+    assert "Outputs written" in text and "scale.npy" in text and ">9<" in text and ">361<" in text

@@ -106,6 +106,14 @@ def test_model_options_on_a_spec_are_refused(tmp_path, option):
     assert "is a spec file" in result.output and len(result.output.strip().splitlines()) == 1
 
 
+def test_debug_is_every_commands_option_not_a_model_option(tmp_path):
+    """--debug (the traceback of an internal error) was refused for a SPEC as if it were MODEL-only: exit 2."""
+    spec = write_spec(tmp_path / "right.json", RIGHT)
+    result = invoke("reduce", spec, "--debug", "-o", tmp_path / "small.onnx")
+    assert result.exit_code == 0, result.output
+    assert "case hand: the lowering agrees with the reference" in result.output
+
+
 def test_spec_options_on_a_model_are_refused(tmp_path):
     from tests.test_reduce import chain
 

@@ -36,8 +36,7 @@ _NAMES = {
     **dict.fromkeys(("convert_command", "validate_command", "list_command", "run_spec", "merge_command",
                      "describe_layers", "load_plugins", "convert_spec", "run_validation", "run_targets",
                      "intra_op_threads", "usable_cores", "verdict", "host_line", "unwritten_host_models",
-                     "save_host_models", "save_host_models_per_target", "check_report_paths",
-                     "check_tolerance_outputs"), "api.specs"),
+                     "save_host_models", "save_host_models_per_target", "check_tolerance_outputs"), "api.specs"),
     **dict.fromkeys(("make_options", "precision_unused", "auto_candidates"), "pipeline.stages"),
     "run_command": "model.run",
     "reduce_command": "model.reduce",
@@ -45,7 +44,6 @@ _NAMES = {
     "begin_run": "model.start",
     **dict.fromkeys(("Live", "case_lines"), "report"),  # the terminal's lines of a run's results
     "parse_size": "budget",  # --max-memory SIZE
-    "value_stats": "compare",  # run SPEC --html: the outputs' statistics
     "is_onnx_model": "untrusted.reading",
 }
 
@@ -53,15 +51,9 @@ __all__ = ["load_spec", "convert", "validate", "check", "plain_data", "Conversio
            "CheckReport", "CheckRun", "SpecSource"]
 
 _RENAMED = {"begin_run": "begin"}  # the name here -> its name in its module
-# modules offered whole: --html's renderer (numpy and the standard library; imported only where --html is given)
-_MODULES = {"html_report": "html_report"}
 
 
 def __getattr__(name: str):
-    if name in _MODULES:
-        value = importlib.import_module(f"{__name__.rpartition('.')[0]}.{_MODULES[name]}")
-        globals()[name] = value
-        return value
     if name not in _NAMES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module = importlib.import_module(f"{__name__.rpartition('.')[0]}.{_NAMES[name]}")
@@ -71,4 +63,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_NAMES) | set(_MODULES))
+    return sorted(set(globals()) | set(_NAMES))

@@ -86,7 +86,7 @@ def check(source: "SpecSource | onnx.ModelProto | Iterable[str | os.PathLike]", 
 
 def check_command(paths, targets: Iterable[str] = (), *, precision: Iterable[str] = (), verbose: bool = False,
                   quiet: bool = False, probe: bool = False, layers: bool = False, json_path=None, json: bool = True,
-                  html_path=None, html_nodes: int = 200,
+                  html_path=None, html_nodes: int = 200, argv=(),
                   max_memory: int | None = None, plugins: Iterable[str] = (),
                   on_file: "Callable | None" = None, warn: "Callable | None" = None,
                   on_done: "Callable | None" = None) -> CheckRun:
@@ -103,5 +103,5 @@ def check_command(paths, targets: Iterable[str] = (), *, precision: Iterable[str
         warn(unused)
     return check_paths(paths, list(chosen.values()), verbose=verbose, quiet=quiet, probe_runtime=probe, layers=layers,
                        max_memory=max_memory, json=json, json_path=json_path, warnings=[unused] if unused else [],
-                       html_path=html_path, html_nodes=html_nodes,
+                       html_path=html_path, html_nodes=html_nodes, argv=argv,
                        on_file=on_file or (lambda report: None), on_done=on_done or (lambda run: None))

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Union
 import numpy as np
 
 from ..pipeline import stages as pipeline
-from ..compare import Tolerance, command_line_stats, command_line_tolerance, refuse_unknown_outputs
+from ..compare import Tolerance, command_line_stats, command_line_tolerance, refuse_unknown_outputs, value_stats
 from ..dtypes import BFLOAT16
 from ..errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, SpecError, UserError
 from ..files import bundled_specs_dir, check_distinct, check_output, default_suite, save_npy_atomic, write_atomic
@@ -39,8 +39,8 @@ from ..pipeline.pool import Job, Pool, run_in_process
 from ..pipeline.quantization import LAYER_HELP
 from ..registry import layer_kinds
 from ..process.interrupts import exit_status
-from ..report import (counts, disagreement_lines, merged_status, summary_line, summary_table, write_json, write_junit,
-                     write_reports)
+from ..report import (counts, disagreement_lines, merged_status, summary_line, summary_table, write_html, write_json,
+                     write_junit, write_reports)
 from ..report import merge as _merge, read_report, refusal_policy
 from ..results import REFUSED, CaseResult, bad_outcomes
 from ..pipeline.safe_yaml import MAX_DEPTH, MAX_NODES
@@ -374,10 +374,15 @@ def _name_clash(path: str, name: str, first: str) -> CaseResult:
 
 
 def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str], output_dir: str | Path = ".",
-             *, provider: str = "cpu", opset: int | None = None, max_memory: int | None = None):
-    """Run a spec's model on the inputs of a case (or .npy files) and write each output as <name>.npy.
+             *, provider: str = "cpu", opset: int | None = None, max_memory: int | None = None, html_path=None,
+             argv=()):
+    """Run a spec's model on the inputs of a case (or .npy files) and write each output as <name>.npy; returns
+    (output name, path, array written) of each.
 
-    ``output_dir`` is created when missing. A spec without cases runs on ``--input`` files alone."""
+    ``output_dir`` is created when missing. A spec without cases runs on ``--input`` files alone. ``html_path``
+    (checked first): a page of the outputs written, with their value statistics (html_report.spec_page)."""
+    if html_path is not None:
+        check_report_paths({"--html": html_path}, [spec_path], specs=[spec_path])
     spec = load_spec_file(spec_path, max_memory=max_memory, require_cases=False)
     options = pipeline.make_options(provider=provider, opset=opset)
     feeds = dict(_pick_case(spec, case_name).inputs) if spec.cases or case_name is not None else {}
@@ -415,6 +420,9 @@ def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str],
         except OSError as exc:
             raise UserError(f"-o {output_dir}: cannot write {path.name} ({exc.strerror or exc})") from None
         written.append((name, path, array))
+    if html_path is not None:
+        write_html(html_path, "spec_page", path=str(spec_path), argv=argv, written=[
+            (name, str(path), f"{array.dtype}{list(array.shape)}", value_stats(array)) for name, path, array in written])
     return written
 
 
@@ -690,8 +698,8 @@ def validate_command(paths=(), *, jobs: int, timeout, patterns=(), excludes=(), 
     ``on_start(plan)`` once the files are found and the report paths checked; ``on_result(result)`` as each case
     finishes; ``on_done(run)`` with the ValidationRun before the report files are written (so that a report written
     to /dev/stdout follows what was printed). Ctrl-C (or SIGTERM) ends the run: what finished is reported,
-    ``interrupted`` says why. ``html_path``: checked with the other report paths, and the comparisons' statistics and
-    pictures gathered for it; the page is the caller's to write (html_report.validate_page)."""
+    ``interrupted`` says why. ``html_path``: checked with the other report paths, the comparisons' statistics and
+    pictures gathered for it, and the page written after the reports (html_report.validate_page)."""
     refused = options.get("refused", "skip")
     plan, roots = _plan(paths, statistics=json_path is not None or html_path is not None,  # (only they show them)
                         pictures=html_path is not None, **options)
@@ -727,6 +735,8 @@ def validate_command(paths=(), *, jobs: int, timeout, patterns=(), excludes=(), 
     write_reports(results, json_path=json_path, junit_path=junit_path, started=started, seconds=seconds,
                   argv=list(argv), interrupted=interrupted is not None, refused=refused,
                   shard="/".join(map(str, shard_spec)) if shard_spec else None)
+    if html_path is not None:
+        write_html(html_path, "validate_page", results=results, argv=argv, summary=run.summary)
     return run
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from . import plots
+from .graph import graph_svg
 
 _STATS = ("max_abs", "mean_abs", "median_abs", "max_rel", "max_ulp", "min_atol", "min_rtol")
 _STYLE = """
@@ -205,29 +206,35 @@ def validate_page(*, results, argv, summary: str) -> str:
     return _document("spec2onnx validate", argv, body)
 
 
-def reduce_page(*, path: str, argv, summary: str, results, graph_svg: str, reproduce: str) -> str:
-    """``reduce --html``: the reduced subgraph drawn (the differing node highlighted), and its comparison."""
+def reduce_page(*, path: str, argv, summary: str, results, graph: list[dict], reproduce: str) -> str:
+    """``reduce --html``: the reduced subgraph drawn (``graph``: its nodes, Reduction.graph; the nodes whose outputs
+    differ highlighted), and its comparison."""
+    drawn = graph_svg(graph, "the reduced model, in topological order (#: the node's index in the original model); "
+                             "red: a node whose output differs")
     body = [f"<p>{e(summary)}</p>", f"<p>reproduce: <code>{e(reproduce)}</code></p>",
-            "<h2>The reduced subgraph</h2>", graph_svg]
+            "<h2>The reduced subgraph</h2>", drawn]
     if results:
         body += ["<h2>Its comparison</h2>", summary_table(results), *failures(results)]
     return _document(f"spec2onnx reduce {path}", argv, body)
 
 
-def check_page(*, argv, files: list[dict]) -> str:
-    """``check --html``: per file and target, the verdict, its problems, and the nodes coloured by verdict.
-    ``files``: {"path", "error", "targets": [{"name", "verdict", "lines", "svg"}]}."""
+def check_page(*, argv, reports) -> str:
+    """``check --html``: per file (model.check.FileReport) and target, the verdict, its problems, and the nodes
+    coloured by verdict (``report.drawn``: per target {"name", "verdict", "class", "lines", "nodes", "total"})."""
     body = []
-    for f in files:
-        body.append(f"<h2>{e(f['path'])}</h2>")
-        if f.get("error"):
-            body.append(f"<p class=\"error\">{e(f['error'])}</p>")
+    for report in reports:
+        body.append(f"<h2>{e(report.path)}</h2>")
+        if report.error is not None:
+            body.append(f"<p class=\"error\">{e(report.error.splitlines()[0])}</p>")
             continue
-        for t in f["targets"]:
-            body.append(f"<h3>{e(t['name'])}: <span class=\"{e(t['class'])}\">{e(t['verdict'])}</span></h3>")
+        for name, t in report.drawn.items():
+            body.append(f"<h3>{e(name)}: <span class=\"{e(t['class'])}\">{e(t['verdict'])}</span></h3>")
             if t["lines"]:
                 body.append("<pre>" + e("\n".join(t["lines"])) + "</pre>")
-            body.append(t["svg"])
+            nodes, total = t["nodes"], t["total"]
+            left = f"; {total - len(nodes):,} more nodes not drawn" if total > len(nodes) else ""
+            body.append(graph_svg(nodes, f"{report.path} on {name}: {total:,} nodes, in the graph's order; red: does "
+                                         f"not run, amber: a warning, green: runs{left}"))
     return _document("spec2onnx check", argv, body)
 
 

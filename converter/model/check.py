@@ -17,7 +17,7 @@ from ..errors import UserError
 from ..files import check_distinct, check_output
 from ..untrusted.profiles import model_profiles
 from ..untrusted.reading import non_utf8_field, read_model, validate_graph_tensors, without_data
-from ..report import write_json
+from ..report import write_html, write_json
 from ..targets.check import Problem, check_grouped
 from ..targets.check import expand as expand_problems
 from ..targets.checker import findings as checker_findings
@@ -386,15 +386,15 @@ class CheckRun:
 
 def check_paths(paths, targets: list, *, verbose: bool = False, quiet: bool = False, probe_runtime: bool = False,
                 layers: bool = False, max_memory: int | None = None, json: bool = True, json_path=None, warnings=(),
-                html_path=None, html_nodes: int = 200, on_file=lambda report: None,
+                html_path=None, html_nodes: int = 200, argv=(), on_file=lambda report: None,
                 on_done=lambda run: None) -> CheckRun:
     """``spec2onnx check``: each of ``paths`` (files, or folders: their *.onnx, recursively) read once and checked for
     each of ``targets`` (Target objects); ``on_file(report)`` as each is done (its ``lines``: what the command prints
     for it; its ``error``: why it was not read). One model in memory at a time. ``json``: make the --json report
     (every node's problems: the command makes it only for --json); ``json_path``: write it there after
     ``on_done(run)`` (refused before any work where it is an input or cannot be written). ``html_path``: checked
-    likewise, and each file's first ``html_nodes`` nodes kept with their verdicts (FileReport.drawn; the page is the
-    caller's to write)."""
+    likewise, each file's first ``html_nodes`` nodes kept with their verdicts (FileReport.drawn), and the page written
+    last (html_report.check_page)."""
     if verbose and quiet:
         raise UserError("-q and -v: give one of them (-q: errors only; -v: every node)")
     names = [t.name for t in targets]
@@ -422,6 +422,8 @@ def check_paths(paths, targets: list, *, verbose: bool = False, quiet: bool = Fa
     on_done(run)
     if json_path is not None:
         write_json(json_path, run.json)
+    if html_path is not None:
+        write_html(html_path, "check_page", argv=argv, reports=reports)
     return run
 
 

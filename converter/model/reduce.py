@@ -48,6 +48,7 @@ from ..errors import EXIT_FAILED, EXIT_OK, UserError, printable
 from ..process.interrupts import exit_status
 from ..files import write_atomic
 from ..process.isolated import command_status
+from ..report import write_html
 from .inputs import dtype_of_array, load_arrays, model_outputs, save_arrays
 from ..untrusted.reading import read_model_with_data
 from .run import (DEFAULT_RUNTIMES, ERROR, FAIL, RunOptions, make_run_options, check_written, run_model,
@@ -105,10 +106,11 @@ class Reduction:
 def reduce_command(path, output, *, runtimes=(), provider: str = "cpu", opt_levels=(), atol=(), rtol=(),
                    check_error_stat=(), seed: int = 1, shapes=(), val_ranges=(), load_inputs=None, load_outputs=None,
                    allow_nonfinite: bool = False, max_memory: int | None = None, check: str | None = None,
-                   html_path=None, progress: Callable[[str], None] = lambda line: None) -> Reduction:
+                   html_path=None, argv=(), progress: Callable[[str], None] = lambda line: None) -> Reduction:
     """``spec2onnx reduce MODEL``: the options as run's (make_run_options), ``reduce_model``, and the command that
     reproduces the reduced model's failure (``run`` with the same comparison on its inputs, or CMD itself).
-    ``html_path``: checked before any work, and the reduced model's comparison pictured (the page is the caller's)."""
+    ``html_path``: checked before any work, and where a model was reduced, a page of it drawn with its comparison
+    pictured (html_report.reduce_page)."""
     options = make_run_options(runtimes=runtimes or DEFAULT_RUNTIMES, provider=provider, opt_levels=opt_levels or ("all",),
                                atol=atol, rtol=rtol, seed=seed, shapes=shapes, val_ranges=val_ranges,
                                load_inputs=load_inputs, load_outputs=load_outputs, max_memory=max_memory,
@@ -125,16 +127,19 @@ def reduce_command(path, output, *, runtimes=(), provider: str = "cpu", opt_leve
         return done
     if load_outputs:  # the first runtime alone was checked, against the golden data
         runtimes = (runtimes or DEFAULT_RUNTIMES)[:1]
-    argv = ["spec2onnx", "run", done.output, *(a for r in runtimes for a in ("--runtime", r)),
-            *(("--provider", provider) if provider != "cpu" else ()),
-            *(a for o in opt_levels for a in ("--ort-opt-level", o)), *(a for v in atol for a in ("--atol", str(v))),
-            *(a for v in rtol for a in ("--rtol", str(v))),
-            *(a for v in check_error_stat for a in ("--check-error-stat", str(v))),
-            *(("--allow-nonfinite",) if allow_nonfinite else ()), "--load-inputs", done.inputs_file,
-            *(("--load-outputs", done.outputs_file) if done.outputs_file else ())]
+    words = ["spec2onnx", "run", done.output, *(a for r in runtimes for a in ("--runtime", r)),
+             *(("--provider", provider) if provider != "cpu" else ()),
+             *(a for o in opt_levels for a in ("--ort-opt-level", o)), *(a for v in atol for a in ("--atol", str(v))),
+             *(a for v in rtol for a in ("--rtol", str(v))),
+             *(a for v in check_error_stat for a in ("--check-error-stat", str(v))),
+             *(("--allow-nonfinite",) if allow_nonfinite else ()), "--load-inputs", done.inputs_file,
+             *(("--load-outputs", done.outputs_file) if done.outputs_file else ())]
     if check is not None:  # what decided: the command itself, on the reduced model
-        argv = [w.replace("{model}", done.output).replace("{inputs}", done.inputs_file) for w in shlex.split(check)]
-    done.reproduce = shlex.join(argv)
+        words = [w.replace("{model}", done.output).replace("{inputs}", done.inputs_file) for w in shlex.split(check)]
+    done.reproduce = shlex.join(words)
+    if html_path is not None:
+        write_html(html_path, "reduce_page", path=str(path), argv=argv, summary=done.summary(), results=done.results,
+                   reproduce=done.reproduce, graph=done.graph)
     return done
 
 

@@ -47,7 +47,7 @@ from .inputs import (bind_shapes, check_npz_names, dtype_of_array, generate, loa
 from ..untrusted.declared import STRING, Tensor
 from ..untrusted.profiles import CORNERS, PROFILES_KEY, model_profiles
 from ..untrusted.reading import read_model_with_data, read_test_data_set
-from ..report import summary_line, summary_table, write_reports
+from ..report import summary_line, summary_table, write_html, write_reports
 from ..results import BAD, ERROR, FAIL, PASS, CaseResult
 from .start import DEFAULT_RUNTIMES, EarlySession, RuntimeRun, SharedArrays, failed, received, run_one
 from ..runners import RunConfig, make_configs
@@ -215,7 +215,7 @@ def run_command(path, early: EarlySession | None = None, *, json_path=None, juni
     """``spec2onnx run MODEL``: the options as make_run_options takes them (no runtime: DEFAULT_RUNTIMES; no level:
     all), ``run_model`` with the report files checked before any work (check_files) and written after (validate's
     JSON and JUnit, one case per comparison; the JSON's ``model``: json_extra), after ``on_done(run)``. ``html_path``:
-    checked with them, and each failing comparison's pictures made for it (the page is the caller's to write).
+    checked with them, each failing comparison's pictures made for it, and the page written last (model_page).
     ``progress(line)``: --mark-all's walk, a line per chunk."""
     options = make_run_options(runtimes=runtimes or DEFAULT_RUNTIMES, opt_levels=opt_levels or ("all",),
                                pictures=html_path is not None, **options)
@@ -227,6 +227,9 @@ def run_command(path, early: EarlySession | None = None, *, json_path=None, juni
     on_done(run)
     write_reports(run.results, json_path=json_path, junit_path=junit_path, started=started, seconds=run.seconds,
                   argv=list(argv), interrupted=False, extra={"model": run.json_extra()})
+    if html_path is not None:
+        write_html(html_path, "model_page", path=run.path, argv=argv, results=run.results, stats=run.stats,
+                   notes=run.notes, header=run.header())
     return run
 
 
