@@ -6,8 +6,8 @@ import onnx
 from onnx import helper, numpy_helper
 
 from .. import __version__
+from ..budget import gc_paused
 from ..errors import InternalError, UserError
-from ..memory import gc_paused
 from ..network import Network
 from ..installed.opset import DEFAULT_OPSET, MIN_OPSET, ir_version_for
 from ..registry import layer_kind

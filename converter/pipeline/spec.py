@@ -14,10 +14,10 @@ import numpy as np
 
 from .. import budget, casedata, lowering
 from . import doc_cache, safe_yaml, shapes, spec_cache  # noqa: F401  (lowering: registers the built-in layer kinds)
+from ..budget import gc_paused
 from ..compare import Tolerance
 from ..dtypes import DTYPES
 from ..errors import SpecError, UserError
-from ..memory import gc_paused
 from ..network import MAX_ELEMENTS, MAX_RANK, Case, Layer, Network, Spec, TensorType, tensor_type
 from .quantization import check_quantized_layers, parse_dynamic_range
 from ..names import NAME_RULE, did_you_mean, is_valid_name
