@@ -18,7 +18,7 @@ from .cli_options import (ONNX_FOLDER, OPT_LEVELS, RUNTIMES, for_kind, html_opti
 from .errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, InternalError, UserError
 from .process.interrupts import Terminated, exit_status, terminate_as_interrupt
 
-EPILOG = """\b
+VALIDATE_EXITS = """\b
 Exit status: 0 everything passed (known failures allowed, and REFUSED cases
 unless --refused fail);
 1 a case failed, errored or passed unexpectedly (XPASS), was REFUSED with
@@ -28,6 +28,8 @@ unless --refused fail);
 130 interrupted by Ctrl-C, 143 stopped by SIGTERM (kill, timeout, a CI
 cancel): in both cases the reports of what finished are still written.
 """
+EXITS = ("2 bad input or usage (one line naming the file and the field); 3 an internal error (a bug in spec2onnx: please "
+         "report it, with --debug output); 130 interrupted by Ctrl-C, 143 stopped by SIGTERM.")
 _err = functools.partial(click.echo, err=True)
 
 
@@ -104,7 +106,8 @@ def console() -> None:
         gc.freeze()
 
 
-@click.group(cls=_Group, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Group, epilog="Exit status, for every command: 0 everything passed; 1 a case or a comparison failed, or a "
+             f"model does not run on its target (each command's --help says which); {EXITS}", context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="spec2onnx")
 def main():
     """Lower TensorRT / DirectML layer specs to ONNX and validate them on onnxruntime.
@@ -122,7 +125,7 @@ def main():
     """
 
 
-@main.command(epilog=EPILOG)
+@main.command(epilog=f"Exit status: 0 the model written; {EXITS} Nothing is written unless the model passes.")
 @click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Output model (default: ./<spec name>.onnx).")
 @opset_option
@@ -149,7 +152,7 @@ def convert(spec, **options):
     click.echo(f"wrote {done.path} (opset {done.opset}, {done.nodes} nodes, target {done.target})")
 
 
-@main.command(epilog=EPILOG)
+@main.command(epilog=VALIDATE_EXITS)
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N", help="Worker processes (default: "
               "the CPU count; 0 runs in this process), each running whole specs; a crashed or hung one is replaced.")
@@ -319,7 +322,8 @@ def run(ctx, file, quiet, **options):
     sys.exit(done.status)
 
 
-@main.command(epilog=EPILOG)
+@main.command(epilog="Exit status: 0 nothing differs (nothing written); 1 MODEL: reduced, SMALL.onnx written; SPEC: a "
+               f"layer named, its nodes written; {EXITS} Ctrl-C keeps the smallest failing model so far.")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, metavar="SMALL.onnx",
               help="The reduced model; its inputs are written beside it, as SMALL.inputs.npz.")
@@ -344,8 +348,7 @@ def reduce(ctx, file, output, **options):
 
     MODEL: as `polygraphy debug reduce --mode bisect`, then `--mode linear`, with run's comparison as the check (the
     run with every tensor marked gives the values a candidate subgraph is fed). Writes SMALL.onnx and SMALL.inputs.npz,
-    and prints the run command that shows the failure. Progress on stderr; Ctrl-C keeps the smallest failing model so
-    far (exit 130). Exit 0: nothing differs (nothing written); 1: reduced; 2: bad input.
+    and prints the run command that shows the failure. Progress on stderr.
 
     \b
       spec2onnx reduce model.onnx --runtime onnxruntime --runtime onnx-reference -o small.onnx
@@ -436,7 +439,7 @@ def check(paths, json_path, **options):
     sys.exit(done.status)
 
 
-@main.command(epilog=EPILOG)
+@main.command()
 @handle_errors
 def layers():
     """List the supported layer kinds with their inputs, attributes and allowed values."""
