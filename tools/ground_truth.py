@@ -80,8 +80,6 @@ KNOWN: dict[str, dict[str, str]] = {
            "the size's static shape, so the branch not taken fails (2-D: a Split of 4 elements into 5, 'The split "
            "number is invalid'; 3-D: the 2-D branch's theta shapes); onnxruntime runs the taken one only. check does "
            "not look inside If branches" for d in ("2d", "2d_align_corners", "3d", "3d_align_corners")},
-        "test_col2im": "OpenVINO's Col2Im takes a 2-element image_shape only; test_col2im_5d (3 elements) was refused "
-            "in the same form (same ranks): check cannot tell a [2] from a [3] image_shape by rank, and refuses both",
     },
 }
 KNOWN_BY_VERSION: dict[str, dict[str, dict[str, str]]] = {"ort-cpu": {}, "openvino": {}}

@@ -7,7 +7,8 @@ part of that: compile refuses a model with a node the plugin does not take). A o
 node; a multi-node case that compiles records all its nodes as compiled, one that does not records the
 nodes of the op types the frontend names as not converted (a node cut out of its graph would lose the
 static shapes its neighbours gave it, and OpenVINO's CPU plugin refuses dynamic ranks the graph never has). A refusal records the node's explicitly set attributes, which inputs are constants and the inputs'
-ranks, so that a combination that compiles in one form and not in another is told apart. Second, every
+ranks, so that a combination that compiles in one form and not in another is told apart; where one form both
+compiled and was refused, the refusal also records the inputs' shapes (shape_dependent). Second, every
 model the lowerings emit for the bundled suite (at the spec's opset and at 13, 17 and 21, lowered
 for each target) is compiled on the CPU plugin at f32 inference precision, as converter/runners/openvino.py
 runs models; every node of a model that compiles counts as compiled. The nodes of a model that does
@@ -140,10 +141,23 @@ def _record(core, view, node, whole_ok, seen, rows, failures, error=None, defini
     outcomes.add(outcome)
     entry = {"start": node.since, "end": node.since, "types": binding}
     if error:
-        entry |= {"attrs": attrs, "constants": constants, "ranks": ranks, "error": error}
+        entry |= {"attrs": attrs, "constants": constants, "ranks": ranks, "error": error,
+                  "shapes": [list(s) if s is not None else None for s in node.input_shapes]}
     bucket = failures if error else rows
     if entry not in bucket.setdefault(node.op, []):
         bucket[node.op].append(entry)
+
+
+def shape_dependent(seen, failures) -> None:
+    """Keep a refusal's input shapes only where the same form also compiled (Col2Im 18: 2-D compiles, 3-D is refused,
+    both float32 [N, C, L] with two 1-D inputs): there the shapes tell the two apart, and check matches them; a refusal
+    whose form never compiled stands for the form, whatever the shapes."""
+    for op, entries in failures.items():
+        for entry in entries:
+            key = (op, entry["start"], json.dumps(entry["types"]), json.dumps(entry["attrs"], sort_keys=True, default=str),
+                   tuple(entry["constants"]), tuple(entry["ranks"]))
+            if seen.get(key) != {"compiled", "refused"}:
+                entry.pop("shapes", None)
 
 
 def measure_corpus(core, seen, rows, failures) -> int:
@@ -207,6 +221,7 @@ def main(argv=None) -> None:
                 for node in view.nodes:
                     _record(core, view, node, whole_ok, seen, rows, failures)
     models = measure_models(core, light_models(), seen, rows, failures)
+    shape_dependent(seen, failures)
     table = {"source": f"measured: OpenVINO {ov.get_version()} ONNX frontend + CPU plugin (f32): the {count} cases of "
                        f"onnx {onnx.__version__}'s node test corpus, one-node models of every node the lowerings "
                        f"emit for the bundled suite and the {models} light_* models onnx ships (ResNet-50, ...), each "

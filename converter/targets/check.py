@@ -429,9 +429,21 @@ def _measured_refusal(node: NodeView, kernels: dict, exact: bool = False) -> str
             "constants": [c is not None for c in node.constants],
             "ranks": [node.rank(i) for i in range(len(node.inputs))]}
     for row in rows:
-        if all(row.get(key, value) == value for key, value in form.items()):
+        if all(row.get(key, value) == value for key, value in form.items()) and _same_shapes(row, node):
             return row["error"]
     return rows[0]["error"] if rows and not exact else None
+
+
+def _same_shapes(row: dict, node: NodeView) -> bool:
+    """A refusal measured where the same form also compiled holds the shapes it was refused at (measure_openvino's
+    shape_dependent): the node is that refusal where its shapes are those, a dimension it does not know counting
+    as the same (a refusal, not a guess that it compiles); a row without shapes stands for its whole form."""
+    shapes = row.get("shapes")
+    if shapes is None:
+        return True
+    mine = list(node.input_shapes) + [None] * (len(shapes) - len(node.input_shapes))
+    return all(want is None or have is None or (len(have) == len(want) and all(h is None or h == w for h, w in
+               zip(have, want))) for want, have in zip(shapes, mine))
 
 
 def _matrix(node: NodeView, matrix: dict) -> str | None:

@@ -84,3 +84,32 @@ def test_probe_reads_a_file_path_as_the_static_check_models(case):
     assert verdict.how.startswith("probed: OpenVINO") and "read_model(file path)" in verdict.how
     assert errors(verdict.problems)
     assert errors(check_model(model, "openvino"))
+
+
+@pytest.mark.parametrize("case", ["test_col2im", "test_col2im_5d", "test_col2im_pads", "test_col2im_strides"])
+def test_a_form_that_compiles_at_some_shapes_is_judged_at_its_own(case):
+    """Col2Im-18 float32 with a rank-3 input and two 1-D inputs compiles where image_shape and block_shape hold 2
+    values and is refused with 3 ("output_size must be a 1D input of shape [2]. Got: [3]"): one form, two
+    outcomes. check said refused for both; the table's refusal now holds the shapes it was measured at. The
+    verdict is the installed OpenVINO's (read_model of the file, compile at f32)."""
+    ov = pytest.importorskip("openvino", reason='OpenVINO is an optional extra: pip install ".[openvino]"')
+    model = node_case(case)
+    core = ov.Core()
+    try:
+        core.compile_model(core.read_model(model.SerializeToString(), b""), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+        compiled = True
+    except Exception:  # noqa: BLE001 - OpenVINO's own refusal
+        compiled = False
+    assert compiled == (case != "test_col2im_5d")  # (what OpenVINO 2026.4 answers, as measured)
+    assert (errors(check_model(model, "openvino")) == []) == compiled
+
+
+def test_a_shape_dependent_refusal_is_kept_where_the_shapes_are_unknown():
+    """The same 3-D Col2Im with its inputs' dimensions unknown: check cannot tell which shapes it gets, and keeps the
+    measured refusal (a refusal, not a guess that it compiles)."""
+    model = node_case("test_col2im_5d")
+    for value in model.graph.input:
+        for dim in value.type.tensor_type.shape.dim:
+            dim.Clear()
+            dim.dim_param = "d"
+    assert errors(check_model(model, "openvino"))
