@@ -27,11 +27,13 @@ def runner(model_bytes: bytes):
         os.unlink(path)
     # f32 precision: the CPU plugin would otherwise pick bf16 or f16 on CPUs that have them.
     compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
-    outputs = [(port, port.get_any_name()) for port in compiled.outputs]
+    outputs = [(port, _graph_name(port, _graph_outputs(model_bytes))) for port in compiled.outputs]
+    # An input the frontend dropped (an empty ReduceSum axes, an input nothing reads) has no port: it is not fed.
+    ported = set().union(*(port.get_names() for port in compiled.inputs))
 
     def run(feeds: Feeds) -> Feeds:
         inputs = {}
-        for name, array in feeds.items():
+        for name, array in ((n, a) for n, a in feeds.items() if n in ported):
             if array.dtype == BFLOAT16.numpy:
                 inputs[name] = ov.Tensor(ov.Type.bf16, array.shape)
                 inputs[name].data.view(np.uint16)[...] = array.view(np.uint16)
@@ -47,6 +49,20 @@ def runner(model_bytes: bytes):
         return out
 
     return run
+
+
+def _graph_outputs(model_bytes: bytes) -> set[str]:
+    """The names of the model's graph outputs (onnx's parse of the bytes OpenVINO read)."""
+    from onnx import ModelProto
+
+    return {o.name for o in ModelProto.FromString(model_bytes).graph.output}
+
+
+def _graph_name(port, graph_outputs: set[str]) -> str:
+    """The graph output a compiled output port is: a port holds every name of its tensor, and ``get_any_name`` may
+    give an inner one of an inlined function's body (RotaryEmbedding's expanded graph: ``..._YTransposed`` for
+    ``output``), which no caller asks for."""
+    return next((n for n in sorted(port.get_names()) if n in graph_outputs), port.get_any_name())
 
 
 # float32 values whose bfloat16 rounding tells round-to-nearest-even from what OpenVINO's CPU plugin does without
