@@ -182,7 +182,7 @@ def convert(spec, **options):
 @tolerance_options("", "overrides specs", "any spec of the run")
 @click.option("--ulp", type=click.IntRange(min=0), help="Also accept float elements at most this many ULPs apart.")
 @click.option("--xfail-file", type=click.Path(dir_okay=False, exists=True), default=None,
-              help="YAML list of known failures ({spec, case, runtime, provider, opt_level, reason}).")
+              help="YAML list of known failures ({spec, case, runtime, provider, opt_level, machine, target, reason}).")
 @click.option("--min-cases", type=click.IntRange(min=0), default=0, metavar="N", help="Fail if fewer than N cases ran.")
 @report_options("Write a JSON report (schema: docs/report-schema.md).", "Write JUnit XML for CI systems.")
 @html_option("the summary table with every comparison's error statistics and margin, and {pictures}.")

@@ -9,6 +9,7 @@ file given with ``--xfail-file`` (a YAML list, each entry naming ``spec``)::
         opt_level: disabled        # optional: an onnxruntime optimization level
         case: "tie-*"              # optional: case-name glob (default: every case)
         machine: openvino-bfloat16-rounding  # optional: only where this fact of the machine holds (MACHINE_FACTS)
+        target: ort-cpu            # optional: only for the model lowered for this target (a name or a glob)
         reason: OpenVINO's CPU plugin rounds ... (required)
 
 A matching case that fails is reported as XFAIL; one that passes as XPASS,
@@ -16,8 +17,12 @@ which fails the run (the entry is stale and should go). An entry with ``machine`
 applies only on a machine where that fact holds (asked of the runtime itself, once
 per process: converter/runners machine_has); elsewhere the case must pass.
 
+A ``target`` entry applies to the model lowered for that target (validate's --target; without it the
+target the provider implies, ort-cpu for the CPU EP): a failure of one lowering of a spec need not be
+one of another (OpenVINO refuses a native blocked DequantizeLinear that the openvino target decomposes).
+
 Entries that name nothing real are reported, not ignored: an unknown ``runtime``,
-``provider`` or ``opt_level`` is an error where the entry is read (exit status 2);
+``provider``, ``opt_level`` or ``target`` is an error where the entry is read (exit status 2);
 in a spec, a ``case`` glob that matches none of its cases is an error too. An entry
 of an xfail file whose ``spec``/``case`` globs match no case of a whole run (no -k,
 --shard or -x) gets a warning line naming it after the run (the exit status is
@@ -33,7 +38,7 @@ from typing import Any, Callable
 from .errors import SpecError
 from .installed.providers import PROVIDER_ALIASES, RUNTIMES
 
-KEYS = ("spec", "case", "runtime", "provider", "opt_level", "machine", "reason")
+KEYS = ("spec", "case", "runtime", "provider", "opt_level", "machine", "target", "reason")
 
 # Facts of the validating machine a known failure may depend on (converter/runners/__init__.py machine_has asks them).
 MACHINE_FACTS = {
@@ -52,11 +57,15 @@ class XfailRule:
     provider: str | None = None
     opt_level: str | None = None
     machine: str | None = None
+    target: str | None = None
 
     def matches(self, spec: str, case: str, runtime: str, provider: str, opt_level: str,
-                machine_has: Callable[[str], bool] | None = None) -> bool:
-        """``machine_has(fact)``: whether a MACHINE_FACTS fact holds here (asked only of a rule that names one)."""
+                machine_has: Callable[[str], bool] | None = None, target: str = "") -> bool:
+        """``machine_has(fact)``: whether a MACHINE_FACTS fact holds here (asked only of a rule that names one);
+        ``target``: the target the case's model was lowered for."""
         if not (fnmatch.fnmatchcase(spec, self.spec) and fnmatch.fnmatchcase(case, self.case)):
+            return False
+        if self.target and not fnmatch.fnmatchcase(target, self.target):
             return False
         if self.runtime and self.runtime != runtime:
             return False
@@ -67,10 +76,11 @@ class XfailRule:
         return not self.machine or (machine_has is not None and machine_has(self.machine))
 
 
-def parse_rules(doc: Any, *, spec_name: str | None = None) -> tuple[XfailRule, ...]:
-    """Rules from a list of mappings; inside a spec ``spec`` defaults to (and must be) the spec itself."""
+def parse_rules(doc: Any, *, spec_name: str | None = None, targets: tuple[str, ...] = ()) -> tuple[XfailRule, ...]:
+    """Rules from a list of mappings; inside a spec ``spec`` defaults to (and must be) the spec itself. ``targets``:
+    the registry's target names, which a ``target`` glob must match one of."""
     if not isinstance(doc, list):
-        raise SpecError("must be a list of {runtime, provider, opt_level, machine, case, reason} entries")
+        raise SpecError("must be a list of {runtime, provider, opt_level, machine, target, case, reason} entries")
     rules = []
     for i, entry in enumerate(doc):
         where = f"[{i}]"
@@ -83,7 +93,7 @@ def parse_rules(doc: Any, *, spec_name: str | None = None) -> tuple[XfailRule, .
             if not isinstance(value, str) or not value:
                 raise SpecError(f"{value!r} must be non-empty text", field=f"{where}.{key}")
         for key, check in (("runtime", _check_runtime), ("provider", _check_provider), ("opt_level", _check_opt_level),
-                           ("machine", _check_machine)):
+                           ("machine", _check_machine), ("target", lambda glob: _check_target(glob, targets))):
             if key in entry:
                 problem = check(entry[key])
                 if problem:
@@ -107,6 +117,12 @@ def _check_provider(name: str) -> str:
     if name.lower() in PROVIDER_ALIASES or name in known:
         return ""
     return f"unknown onnxruntime provider {name!r}; one of {', '.join(PROVIDER_ALIASES)} or a full name such as CUDAExecutionProvider"
+
+
+def _check_target(glob: str, targets: tuple[str, ...]) -> str:
+    if any(fnmatch.fnmatchcase(name, glob) for name in targets):
+        return ""
+    return f"{glob!r} names no target; one of {', '.join(targets)}"
 
 
 def _check_machine(name: str) -> str:

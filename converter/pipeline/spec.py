@@ -23,6 +23,7 @@ from .quantization import check_quantized_layers, parse_dynamic_range
 from ..names import NAME_RULE, did_you_mean, is_valid_name
 from ..installed.opset import check_opset, newest_onnx_opset
 from ..registry import layer_kind
+from ..targets.profiles import target_names
 from ..targets.target import PRECISIONS
 from ..xfail import XfailRule, check_cases, parse_rules
 
@@ -120,7 +121,8 @@ def parse_spec(doc: Any, path: Path, spec_dir: Path | None = None, *, max_memory
     _text(doc.get("description", ""), "description")
     opset = _at("opset", _opset, doc["opset"]) if "opset" in doc else None
     tolerance = _at("tolerance", Tolerance.parse, doc["tolerance"]) if "tolerance" in doc else None
-    xfail = _at("xfail", lambda d: parse_rules(d, spec_name=name), doc["xfail"]) if "xfail" in doc else ()
+    xfail = _at("xfail", lambda d: parse_rules(d, spec_name=name, targets=target_names()), doc["xfail"]) \
+        if "xfail" in doc else ()
     precision = _precision(doc["precision"]) if "precision" in doc else ()
     network, largest = _parse_network(doc["network"], spec_dir, max_memory)
     if "cases" not in doc and require_cases and not network.profiles:
@@ -447,6 +449,6 @@ def load_rules_file(path: str | Path) -> tuple[XfailRule, ...]:
     if not path.is_file():  # else read_document's "not a spec file" for a missing file without a suffix, or a folder
         raise UserError(f"{path}: no such file (known-failure rules: a .yaml, .yml or .json file)")
     try:
-        return parse_rules(read_document(path))
+        return parse_rules(read_document(path), targets=target_names())
     except UserError as exc:
         raise exc.located(file=str(path)) from None

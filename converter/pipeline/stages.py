@@ -384,7 +384,7 @@ def _disagreements(first: dict, got: dict, first_label: str, tolerances, case: C
 def _judge(spec: Spec, options: Options, res: CaseResult) -> CaseResult:
     """Apply the known-failure rules: a declared failure becomes XFAIL, a declared one that passes XPASS."""
     for rule in spec.xfail + options.xfail:
-        if rule.matches(spec.name, res.case, res.runtime, res.provider, res.opt_level, machine_has):
+        if rule.matches(spec.name, res.case, res.runtime, res.provider, res.opt_level, machine_has, res.target):
             res.reason = rule.reason
             if res.outcome == PASS:
                 res.outcome = XPASS
