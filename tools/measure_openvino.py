@@ -126,9 +126,7 @@ def _record(core, view, node, whole_ok, seen, rows, failures, error=None, defini
     attrs = _set_attrs(node)
     constants = [c is not None for c in node.constants]
     ranks = [node.rank(i) for i in range(len(node.inputs))]
-    key = (node.op, node.since, json.dumps(binding), json.dumps(attrs, sort_keys=True, default=str),
-           tuple(constants), tuple(ranks))
-    outcomes = seen.setdefault(key, set())
+    outcomes = seen.setdefault(_form(node.op, node.since, binding, attrs, constants, ranks), set())
     if whole_ok:
         error = None
     elif error is None:
@@ -154,10 +152,15 @@ def shape_dependent(seen, failures) -> None:
     whose form never compiled stands for the form, whatever the shapes."""
     for op, entries in failures.items():
         for entry in entries:
-            key = (op, entry["start"], json.dumps(entry["types"]), json.dumps(entry["attrs"], sort_keys=True, default=str),
-                   tuple(entry["constants"]), tuple(entry["ranks"]))
-            if seen.get(key) != {"compiled", "refused"}:
+            form = _form(op, entry["start"], entry["types"], entry["attrs"], entry["constants"], entry["ranks"])
+            if seen.get(form) != {"compiled", "refused"}:
                 entry.pop("shapes", None)
+
+
+def _form(op: str, since: int, binding: dict, attrs: dict, constants: list, ranks: list) -> tuple:
+    """A node's form, the key of what was measured of it: op, since-version, types, set attributes, which inputs are
+    constants, the inputs' ranks."""
+    return (op, since, json.dumps(binding), json.dumps(attrs, sort_keys=True, default=str), tuple(constants), tuple(ranks))
 
 
 def measure_corpus(core, seen, rows, failures) -> int:

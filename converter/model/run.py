@@ -391,7 +391,7 @@ def _profile(model, inputs: list[Tensor], options: RunOptions):
     """The optimization profile the generated inputs take their shapes (and a shape input its values) from: the
     model's metadata PROFILES_KEY, which convert writes for a dynamic spec; --profile and --profile-shapes pick it.
     Metadata that does not read as profiles of this model is bad input (UserError naming the key)."""
-    profiles, shape_inputs = model_profiles(model)
+    profiles, shape_inputs = model_profiles(model, inputs)
     profile = pick_profile(profiles, shape_inputs, options.profile, options.profile_shapes, PROFILES_KEY)
     if profile:
         for name in options.val_ranges:

@@ -27,7 +27,8 @@ def runner(model_bytes: bytes):
         os.unlink(path)
     # f32 precision: the CPU plugin would otherwise pick bf16 or f16 on CPUs that have them.
     compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
-    outputs = [(port, _graph_name(port, _graph_outputs(model_bytes))) for port in compiled.outputs]
+    graph_outputs = _graph_outputs(model_bytes)
+    outputs = [(port, _graph_name(port, graph_outputs)) for port in compiled.outputs]
     # An input the frontend dropped (an empty ReduceSum axes, an input nothing reads) has no port: it is not fed.
     ported = set().union(*(port.get_names() for port in compiled.inputs))
 

@@ -442,8 +442,14 @@ def _same_shapes(row: dict, node: NodeView) -> bool:
     if shapes is None:
         return True
     mine = list(node.input_shapes) + [None] * (len(shapes) - len(node.input_shapes))
-    return all(want is None or have is None or (len(have) == len(want) and all(h is None or h == w for h, w in
-               zip(have, want))) for want, have in zip(shapes, mine))
+    return all(_same_dims(want, have) for want, have in zip(shapes, mine))
+
+
+def _same_dims(want: list | None, have: tuple | None) -> bool:
+    """A measured shape against a node's: the same where either is unknown, or each known dimension is equal."""
+    if want is None or have is None:
+        return True
+    return len(have) == len(want) and all(h is None or h == w for h, w in zip(have, want))
 
 
 def _matrix(node: NodeView, matrix: dict) -> str | None:

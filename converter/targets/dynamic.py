@@ -24,9 +24,10 @@ from ..untrusted.profiles import CORNERS, model_profiles
 from .dla import DYNAMIC_RULE, GENERAL_RESTRICTIONS
 from .dla_guide import MAX_DIM as DLA_MAX_DIM
 
+
 def profiles_metadata(profiles, shape_inputs) -> str:
     """The metadata value for a network's profiles (converter/network.py Network.profiles)."""
-    doc = [{name: dict(zip(("min", "opt", "max"), (list(c) for c in corners))) for name, corners in p.items()}
+    doc = [{name: dict(zip(CORNERS, (list(c) for c in corners))) for name, corners in p.items()}
            for p in profiles]
     return json.dumps({"profiles": doc, "shape_inputs": list(shape_inputs)}, separators=(",", ":"))
 

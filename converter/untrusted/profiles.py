@@ -19,13 +19,16 @@ _INT64_MAX = 2**63 - 1
 _SHAPE_TYPES = {TensorProto.INT32: (-2**31, 2**31 - 1), TensorProto.INT64: (-2**63, _INT64_MAX)}
 
 
-def model_profiles(model) -> tuple[list[dict], frozenset]:
-    """(profiles, shape inputs) of ``model``'s ``PROFILES_KEY`` metadata (read_profiles); ([], frozenset()) where it
-    has none. A key given twice is refused (which would the runtime take?)."""
+def model_profiles(model, inputs: list[Tensor] | None = None) -> tuple[list[dict], frozenset]:
+    """(profiles, shape inputs) of ``model``'s ``PROFILES_KEY`` metadata (read_profiles), checked against ``inputs``
+    (default: its fed tensors, declared.fed_tensors); ([], frozenset()) where it has none. A key given twice is
+    refused (which would the runtime take?)."""
     texts = [p.value for p in model.metadata_props if p.key == PROFILES_KEY]
     if len(texts) > 1:
         raise UserError(f"metadata {PROFILES_KEY}: given {len(texts)} times")
-    return read_profiles(texts[0], fed_tensors(model)) if texts else ([], frozenset())
+    if not texts:
+        return [], frozenset()
+    return read_profiles(texts[0], fed_tensors(model) if inputs is None else inputs)
 
 
 def read_profiles(text: str, inputs: list[Tensor], key: str = PROFILES_KEY) -> tuple[list[dict], frozenset]:
