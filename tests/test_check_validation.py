@@ -430,3 +430,35 @@ def test_a_loop_whose_condition_a_constant_makes_float_is_refused_as_onnxruntime
     result = check(tmp_path, mutated, "ort-cpu", name="mutated.onnx")
     assert result.exit_code == 1 and "(Loop): onnx's shape inference refuses the node" in result.output, result.output
     assert "tensor(float)" in onnxruntime_refuses(mutated)
+
+
+def _split_of_a_split(axis: int):
+    """x [2,3,4,8] split on its last axis by lengths given at run time (onnx's inference gives the parts no shape),
+    the first part split again on ``axis``: the expanded RotaryEmbedding's pair of Splits."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4, 8])
+    lengths = helper.make_tensor_value_info("lengths", TensorProto.INT64, [2])
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("b", "c", "d")]
+    nodes = [helper.make_node("Split", ["x", "lengths"], ["a", "b"], axis=-1),
+             helper.make_node("Split", ["a"], ["c", "d"], axis=axis, num_outputs=2)]
+    return model(nodes, inputs=(x, lengths), outputs=outs)
+
+
+@pytest.mark.parametrize("axis, refusal", [(-1, None), (-4, None), (3, None), (-7, "axis=-7"), (4, "axis=4")])
+def test_a_split_axis_outside_the_rank_of_an_earlier_splits_part_is_refused_as_onnxruntime_fails(tmp_path, axis,
+                                                                                                refusal):
+    # (fuzz seed 173269825: a Split's axis of -7 in test_rotary_embedding_no_position_ids_expanded, which check said
+    # ran on ort-cpu: onnx's inference left the first Split's parts without a rank, onnxruntime's knew it was 4 there
+    # (it folds the lengths) and refused the model at load; here the lengths are an input: it fails the run)
+    m = _split_of_a_split(axis)
+    result = check(tmp_path, m, "ort-cpu")
+    assert result.exit_code == (1 if refusal else 0), result.output
+    assert refusal is None or f"(Split): attribute {refusal}: " in result.output, result.output
+    ort = pytest.importorskip("onnxruntime")
+    feeds = {"x": np.zeros((2, 3, 4, 8), np.float32), "lengths": np.array([4, 4], np.int64)}
+    try:
+        ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
+        failed = None
+    except Exception as exc:  # noqa: BLE001 - the failure is the answer
+        failed = str(exc)
+    assert (failed is not None) == (refusal is not None), failed
+    assert failed is None or "is not in valid range [-4,3]" in failed, failed

@@ -141,9 +141,34 @@ def infer_whole(model: onnx.ModelProto, data: bytes | None = None) -> onnx.Model
     node onnx would crash on inferred without that attribute, which validation refuses; ``data``: the model
     serialized, cheaper to infer), or the model itself where onnx cannot infer it."""
     try:
-        return infer(model, data, data_prop=needs_data_prop(model), limit=True)
+        inferred = infer(model, data, data_prop=needs_data_prop(model), limit=True)
     except Exception:  # noqa: BLE001 - a model onnx cannot infer (or not in time) is still checked, with what it declares
         return model
+    split_ranks(inferred.graph)
+    return inferred
+
+
+def split_ranks(graph: onnx.GraphProto) -> None:
+    """Give a Split's outputs its input's rank where onnx's inference gives them no shape at all (its ``split``
+    lengths computed at run time), as onnxruntime's own inference does: a later node's axis is then checked
+    against that rank (fuzz: a Split's ``axis`` of -7 after a Split, in the expanded RotaryEmbedding, which
+    onnxruntime refuses at load). The dimensions stay unknown. In node order: a Split of a Split's output too."""
+    infos = {i.name: i for part in (graph.input, graph.value_info, graph.output) for i in part}
+    ranks = {i.name: len(i.dims) for i in graph.initializer}
+    for name, info in infos.items():
+        if info.type.WhichOneof("value") == "tensor_type" and info.type.tensor_type.HasField("shape"):
+            ranks[name] = len(info.type.tensor_type.shape.dim)
+    for node in graph.node:
+        if node.op_type != "Split" or node.domain not in ("", "ai.onnx") or not node.input or node.input[0] not in ranks:
+            continue
+        for out in node.output:
+            info = infos.get(out)  # (a value onnx gave no type either is left alone)
+            if info is None or info.type.WhichOneof("value") != "tensor_type" or info.type.tensor_type.HasField("shape"):
+                continue
+            shape = info.type.tensor_type.shape  # (creates the shape: every dimension unknown)
+            for _ in range(ranks[node.input[0]]):
+                shape.dim.add()
+            ranks[out] = ranks[node.input[0]]
 
 
 _A = onnx.AttributeProto
@@ -534,9 +559,11 @@ def grouped_view(model: onnx.ModelProto, unread: dict | None = None, groups: int
                     out.type.ParseFromString(type_bytes[declared[name]])
         tg.node.append(node)
         try:
-            outputs = infer(tiny).graph.output  # one node, screened above (unsafe): no time limit
+            found = infer(tiny).graph  # one node, screened above (unsafe): no time limit
         except Exception:  # noqa: BLE001 - onnx cannot infer this node at all (a malformed attribute): whole-model
             raise _Declined from None  # inference (which tolerates it) decides
+        split_ranks(found)  # (as infer_whole does)
+        outputs = found.output
         inferred = {o.name: o.type.SerializeToString() for o in outputs}
         const = node.op_type == "Constant"
         return tuple(record(inferred.get(name, b""), ("io" if name in outputs else "", attrs if const else None))
