@@ -1,5 +1,6 @@
 """A shared cache folder as an attack surface (issue 19 items 5-7), for each cache kind: parsed YAML
-(``<xx>/...pickle``), loaded specs (``specs/``) and lowered models (``models/``).
+(``<xx>/...pickle``), loaded specs (``specs/``), lowered models (``models/``) and the graphs onnxruntime optimized
+(``optimized/``).
 
 Every attack runs the real CLI in a subprocess with a timeout (a hang fails the test rather than
 blocking it) and a 4 GiB address-space limit (reading /dev/zero fails fast rather than filling memory).
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes a
 
 SCALE = SPECS / "trt_scale" / "seed-scale-4d.yaml"  # trt-scale-seed-4d: cases doc-example and random
 ELEMENTWISE = SPECS / "trt_elementwise" / "bool-logic.yaml"  # trt-elementwise-bool-logic: case truth-table
-KINDS = ("yaml", "spec", "model")
+KINDS = ("yaml", "spec", "model", "optimized")
 
 
 def _limit_memory():  # in the child, before exec
@@ -42,6 +43,8 @@ def _kind(cache: Path, entry: Path) -> str | None:
         return "spec"
     if relative[0] == "models":
         return "model"
+    if relative[0] == "optimized":
+        return "optimized"
     return "yaml" if len(relative) == 2 and entry.suffix == ".pickle" else None
 
 
@@ -88,7 +91,7 @@ def _scale_passes(run: subprocess.CompletedProcess) -> None:
 @pytest.mark.parametrize("kind", KINDS)
 def test_an_entry_copied_over_another_specs_entry_is_a_miss(seeded, kind):
     """Issue 19 item 5: the ElementWise spec's validly signed entry copied over the Scale spec's file.
-    Used, validate would report the ElementWise spec (yaml, spec) or run its model (model)."""
+    Used, validate would report the ElementWise spec (yaml, spec) or run its model (model, optimized)."""
     cache, scale, pairs = seeded
     mine, other = pairs[kind]
     shutil.copy(other, mine)
@@ -147,7 +150,7 @@ def test_a_symlinked_subfolder_is_never_written_through(seeded, tmp_path, kind):
     mine = pairs[kind][0]
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    link = {"yaml": mine.parent, "spec": cache / "specs", "model": cache / "models"}[kind]
+    link = {"yaml": mine.parent, "spec": cache / "specs", "model": cache / "models", "optimized": cache / "optimized"}[kind]
     shutil.rmtree(link)
     if kind == "yaml":
         shutil.rmtree(cache / "specs")

@@ -237,6 +237,13 @@ def onnx_identity() -> bytes:
     return "\0".join(parts).encode()
 
 
+@functools.lru_cache(maxsize=None)
+def identity() -> bytes:
+    """This onnxruntime build, told from its files without importing it (``_identity``): what the graphs it
+    optimized (spec_cache.optimized_model) are keyed by, with the machine's CPU features."""
+    return "\0".join(_identity()).encode("utf-8", "surrogateescape")
+
+
 def _identity() -> list[str]:
     """The build: its folder, and the size and modification time of its __init__.py and native libraries."""
     spec = importlib.util.find_spec("onnxruntime")

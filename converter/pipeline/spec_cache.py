@@ -22,6 +22,8 @@ spec's name, source and network, the opset and the provider) with the code and o
 signed the same way. The numpy reference's outputs for a spec's cases (``references``) live under
 ``references/``, keyed by what the reference reads (the network, each case's inputs, the arithmetic) with
 the code, numpy's version and the CPU features numpy dispatches on (``_machine_id``), signed the same way.
+The graphs onnxruntime's CPU provider makes of a lowered model (``optimized_model``) live under ``optimized/``,
+keyed by the model's bytes, the optimization level, the onnxruntime build and the CPU features.
 
 Only specs that read no ``.npy`` file (a file can change without the spec changing), use only
 spec2onnx's own layer kinds (a plugin's code is not in the key) and pickle to at most
@@ -42,6 +44,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import signed_store
+from ..installed import ort_build
 from ..installed.ort_build import onnx_identity
 from ..network import Spec
 from ..registry import is_builtin
@@ -49,6 +52,7 @@ from ..registry import is_builtin
 MAGIC = b"s2o-spc2"
 MODEL_MAGIC = b"s2o-mdl2"
 REFERENCE_MAGIC = b"s2o-ref1"
+OPTIMIZED_MAGIC = b"s2o-opt1"
 MAX_ENTRY_BYTES = 1 << 20
 _HEADER = 16  # two 8-byte numbers: the estimate's total with one runtime configuration, and its runtime part
 _PACKAGE = __name__.split(".")[0]  # converter in a checkout, spec2onnx when installed
@@ -97,6 +101,8 @@ def warm() -> None:
     if signed_store.cache_dir() is not None:
         _code_id()
         _machine_id()
+        if ort_build.installed():
+            ort_build.identity()
 
 
 def _key(data: bytes, spec_path: Path) -> str:
@@ -121,6 +127,7 @@ def _real_path(folder: str) -> bytes:
 SPECS = signed_store.Kind(MAGIC, ("specs",), ".pickle", MAX_ENTRY_BYTES + 16)
 MODELS = signed_store.Kind(MODEL_MAGIC, ("models",), ".model", MAX_ENTRY_BYTES)
 REFERENCES = signed_store.Kind(REFERENCE_MAGIC, ("references",), ".pickle", MAX_ENTRY_BYTES)
+OPTIMIZED = signed_store.Kind(OPTIMIZED_MAGIC, ("optimized",), ".model", MAX_ENTRY_BYTES)
 
 
 def _folder_and_secret(usable: bool = True) -> tuple[Path | None, bytes | None]:
@@ -282,3 +289,26 @@ def keep_references(key: str, outputs: list[dict]) -> None:
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return
     signed_store.write(folder, secret, REFERENCES, key, payload)  # (not when over MAX_ENTRY_BYTES)
+
+
+def optimized_model(model_bytes: bytes, opt_level: str, build: Callable[[], bytes | None]) -> bytes | None:
+    """The graph ``build()`` makes of ``model_bytes``: onnxruntime's CPU provider's optimizations at ``opt_level``,
+    serialized (runners.onnxruntime.optimized_offline), from the cache where it can be; None where caching is off
+    (the session then optimizes the model itself, as it always did) or ``build`` made none.
+
+    The graph is a function of the model, the level and onnxruntime's build, and may hold optimizations for this
+    machine's CPU (onnxruntime's NCHWc blocks follow its vector width): keyed by all of them (the build told from
+    its files, ort_build.identity; the CPU by the features numpy reads, _machine_id), signed like the others."""
+    folder, secret = _folder_and_secret()
+    if secret is None or len(model_bytes) > MAX_ENTRY_BYTES:
+        return None
+    digest = hashlib.sha256(b"\0".join([ort_build.identity(), _machine_id(), opt_level.encode(),
+                                         hashlib.sha256(model_bytes).digest()]))
+    key = digest.hexdigest()
+    cached = signed_store.read(folder, secret, OPTIMIZED, key)
+    if cached is not None:
+        return cached
+    found = build()
+    if found is not None:
+        signed_store.write(folder, secret, OPTIMIZED, key, found)  # (not when over MAX_ENTRY_BYTES)
+    return found

@@ -40,7 +40,7 @@ from .repro import write_repro
 from ..results import BAD, ERROR, FAIL, OUTCOMES, PASS, REFUSAL_POLICIES, REFUSED, XFAIL, XPASS, CaseResult
 from ..files import check_writable_folder, write_atomic
 from ..runners import RunConfig, machine_has, make_configs, session
-from ..runners.onnxruntime import check_convert_opset, check_opset
+from ..runners.onnxruntime import check_convert_opset, check_opset, optimized_offline
 from .shapes import case_shapes
 from .spec import Case, Spec
 from ..targets.target import (Target, check_precision, choose_target, precision_targets,  # noqa: F401
@@ -157,7 +157,7 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
     threads = _threads(spec, options)
     for config in options.configs:
         try:
-            runners[config] = session(config, model_bytes, threads=threads)
+            runners[config] = _session(config, model_bytes, threads)
         except Exception as exc:  # noqa: BLE001
             runners[config] = describe_exception(exc, f"creating the {config.runtime} session")
     tolerances = {name: _tolerance(spec, name, options) for name in spec.network.outputs}
@@ -607,7 +607,17 @@ def run(spec: Spec, feeds: dict, options: Options) -> dict:
     """The outputs of ``spec``'s model, lowered as ``validate_spec`` lowers it, on ``options``' first runtime configuration."""
     target = options.target or target_for_provider(options.configs[0].provider)
     model_bytes, _, _, _ = _lower_for_target(spec, options, target, opset_for(spec, options))
-    return session(options.configs[0], model_bytes, threads=_threads(spec, options))(feeds)
+    return _session(options.configs[0], model_bytes, _threads(spec, options))(feeds)
+
+
+def _session(config: RunConfig, model_bytes: bytes, threads: int):
+    """runners.session; on onnxruntime's CPU provider from the graph it optimized offline, kept in the cache
+    (spec_cache.optimized_model: its optimizations are most of a small model's session; the same graph runs)."""
+    optimized = None
+    if config.runtime == "onnxruntime" and config.provider == "CPUExecutionProvider" and config.opt_level != "disabled":
+        optimized = spec_cache.optimized_model(model_bytes, config.opt_level,
+                                               lambda: optimized_offline(model_bytes, config.opt_level))
+    return session(config, model_bytes, threads=threads, optimized=optimized)
 
 
 def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels=("all",), opset: int | None = None,

@@ -71,8 +71,12 @@ def make_configs(runtimes=("onnxruntime",), provider: str = "cpu", opt_levels=("
     return tuple(configs)
 
 
-def session(config: RunConfig, model_bytes: bytes, threads: int = 1) -> Callable[[Feeds], Feeds]:
-    """A callable that runs the model under ``config`` (onnxruntime: with ``threads`` intra-op threads)."""
+def session(config: RunConfig, model_bytes: bytes, threads: int = 1, optimized: bytes | None = None) -> Callable[[Feeds], Feeds]:
+    """A callable that runs the model under ``config`` (onnxruntime: with ``threads`` intra-op threads; ``optimized``:
+    the graph onnxruntime's CPU provider made of ``model_bytes`` at the config's level, which it then runs as is:
+    onnxruntime.optimized_offline)."""
+    if config.runtime == "onnxruntime" and optimized is not None:
+        return OrtRunner(optimized, config.provider, config.opt_level, threads=threads, optimized=True).run
     if config.runtime == "onnxruntime":
         return OrtRunner(model_bytes, config.provider, config.opt_level, threads=threads).run
     if config.runtime == "onnx-reference":
