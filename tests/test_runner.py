@@ -429,7 +429,8 @@ def test_only_big_outputs_get_more_than_one_intra_op_thread(write_spec, monkeypa
     assert (validate._threads(small, options), validate._threads(big, options)) == (1, 2)
     seen = []
     real = validate.session
-    monkeypatch.setattr(validate, "session", lambda config, model, threads=1: seen.append(threads) or real(config, model, threads))
+    monkeypatch.setattr(validate, "session", lambda config, model, threads=1, optimized=None:
+                        seen.append(threads) or real(config, model, threads, optimized))
     monkeypatch.setattr(specs, "usable_cores", lambda: 4)
     for jobs in (0, 1):  # in this process: four cores, one worker
         assert [r.outcome for r in api.run_validation([big.path], api.make_options(), jobs=jobs)] == ["PASS"]

@@ -113,9 +113,9 @@ def test_one_session_serves_every_shape(monkeypatch):
     made = []
     real = pipeline.session
 
-    def counting(config, model_bytes, threads=1):
+    def counting(config, model_bytes, threads=1, optimized=None):
         made.append(config)
-        return real(config, model_bytes, threads=threads)
+        return real(config, model_bytes, threads=threads, optimized=optimized)
 
     monkeypatch.setattr(pipeline, "session", counting)
     spec = FAMILIES["resize-scales"]()
