@@ -2,8 +2,10 @@
 
 A job is one spec file: the worker loads it (so loading runs in parallel too), keeps
 the cases matching the -k patterns, and checks them; the cases of a network share
-one model and one session per runtime configuration. A worker announces each case
-before running it. When a worker dies (segfault, abort) or a case runs past the
+one model and one session per runtime configuration. A worker sends one message per
+spec (its results, and that it is done), and keeps where it is in memory it shares
+with the parent: the spec's case list once loaded, the case it runs and since when.
+When a worker dies (segfault, abort) or a case runs past the
 timeout, that case is reported as ERROR with the reason, the worker is replaced, and
 the job's remaining cases go to the queue again.
 """
@@ -39,6 +41,8 @@ MAX_WAIT_SECONDS = 3600.0  # the longest the parent waits on its workers in one 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 SEND_AHEAD_BYTES = 4096  # the largest job sent ahead: well within any OS's pipe or socket buffer
 SEND_AHEAD_JOBS = 2  # jobs a busy worker may hold in its pipe (at most 8 KiB: still within any buffer)
+INFO_BYTES = 1 << 14  # a worker's shared memory for its job's SpecInfo (a bigger one is sent as a message at once)
+_INFO_HEADER = 16  # the job's id + 1 (0: nothing there), then the length of the pickled SpecInfo after the header
 
 
 @dataclass
@@ -128,7 +132,29 @@ def _die_with_parent(parent_pid: int, inherited: tuple) -> None:
     die_with_parent(parent_pid, inherited, PR_SET_PDEATHSIG, PARENT_CHECK_SECONDS)
 
 
-def _worker_main(conn: Connection, progress, options: Options, plugins: tuple[str, ...], parent_pid: int,
+def _share_info(shared, job_id: int, info: SpecInfo) -> bool:
+    """Put the job's SpecInfo where the parent reads it if this worker is lost (True; False: too big for it).
+    The header is cleared first and written last: a reader never takes a half-written entry for a whole one."""
+    data = isolation.dumps(info)
+    view = memoryview(shared).cast("B")
+    view[:_INFO_HEADER] = bytes(_INFO_HEADER)
+    if _INFO_HEADER + len(data) > len(view):
+        return False
+    view[_INFO_HEADER:_INFO_HEADER + len(data)] = data
+    view[:_INFO_HEADER] = (job_id + 1).to_bytes(8, "little") + len(data).to_bytes(8, "little")
+    return True
+
+
+def _shared_info(shared, job_id: int) -> SpecInfo | None:
+    """The SpecInfo a worker put in ``shared`` for job ``job_id``, or None (not loaded yet, or another job's)."""
+    view = memoryview(shared).cast("B")
+    if int.from_bytes(view[:8], "little") != job_id + 1:
+        return None
+    size = int.from_bytes(view[8:_INFO_HEADER], "little")
+    return isolation.loads(view[_INFO_HEADER:_INFO_HEADER + size])
+
+
+def _worker_main(conn: Connection, progress, shared_info, options: Options, plugins: tuple[str, ...], parent_pid: int,
                  inherited: tuple = (), runtime: dict | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the workers
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler (fork copies it): a worker just ends
@@ -151,8 +177,9 @@ def _worker_main(conn: Connection, progress, options: Options, plugins: tuple[st
             # -1 while loading the spec and building the model. The parent reads it on a crash or a timeout.
             progress[0], progress[1] = -1, time.monotonic()
             for message in iter_job(job, options, lambda i: _set_progress(progress, i)):
-                # The spec's case list goes at once: without it a crash could not be pinned on a case.
-                outbox.put(job.id, message, now=message[0] == "spec")
+                # The spec's case list goes to the shared memory before any case runs (without it a crash could not
+                # be pinned on a case), and with the results; one too big for that memory goes at once.
+                outbox.put(job.id, message, now=message[0] == "spec" and not _share_info(shared_info, job.id, message[1]))
         except Exception as exc:  # noqa: BLE001 - report, and keep the worker alive
             outbox.put(job.id, ("crash", describe_exception(exc, "checking the spec")))
         # The next job (sent ahead) may already wait in the pipe: its setup is timed from now, and the parent,
@@ -181,6 +208,7 @@ class _Worker:
     process: isolation.Child  # (isolation.Serve)
     conn: Connection
     progress: object  # shared [index of the current case in info.cases, or -1 for SETUP; its start time]
+    shared_info: object  # shared bytes: the job's SpecInfo, put there by the worker once loaded (_share_info)
     job: Job | None = None  # the job the worker is on (or will start next)
     waiting: deque = field(default_factory=deque)  # jobs sent ahead, which the worker starts when ``job`` is done
     info: SpecInfo | None = None
@@ -191,8 +219,14 @@ class _Worker:
         """Now on ``job`` (None: idle): nothing known of its spec yet, its already reported cases remembered."""
         self.job, self.info, self.reported = job, None, set(job.done) if job else set()
 
+    def recall(self) -> None:
+        """The job's SpecInfo from the shared memory, where its message has not come (the worker died or hangs)."""
+        if self.info is None and self.job is not None:
+            self.info = _shared_info(self.shared_info, self.job.id)
+
     @property
     def current(self) -> str:
+        self.recall()
         index = int(self.progress[0])
         return SETUP if index < 0 or self.info is None else self.info.cases[index]
 
@@ -253,14 +287,14 @@ class Pool:
 
     def _start(self) -> _Worker:
         parent, child = isolation.pipe()
-        progress = isolation.shared_doubles(2)
+        progress, shared_info = isolation.shared_doubles(2), isolation.shared_bytes(INFO_BYTES)
         # A forked worker inherits the parent's end of its own pipe and of every other worker's: it closes them
         # (in _die_with_parent: the guards are the worker's own, with this module's PR_SET_PDEATHSIG)
         inherited = (parent, *(w.conn for w in self.workers)) if isolation.FORKS else ()
-        process = isolation.start(isolation.Serve(_worker_main, (child, progress, self.options, self.plugins, os.getpid(),
+        process = isolation.start(isolation.Serve(_worker_main, (child, progress, shared_info, self.options, self.plugins, os.getpid(),
                                                                  inherited, self.runtime)), die_with_parent=False)
         child.close()
-        return _Worker(process, parent, progress)
+        return _Worker(process, parent, progress, shared_info)
 
     def run(self, jobs: list[Job]) -> Iterator[CaseResult]:
         queue = deque(jobs)
@@ -372,6 +406,7 @@ class Pool:
         """The job's cases with no result at all (untouched) or with at least one configuration missing."""
         configs = [_config_key(c) for c in self.options.configs]
         done = worker.reported
+        worker.recall()
         cases = worker.info.cases if worker.info else []
         if untouched:
             return [c for c in cases if not any((c, k) in done for k in configs)]
@@ -398,6 +433,7 @@ class Pool:
 
     def _errors(self, worker: _Worker, cases: list[str], reason: str, job: Job | None = None) -> Iterator[CaseResult]:
         """ERROR results for the given cases, for each configuration not reported yet."""
+        worker.recall()
         info = worker.info
         if info is None:  # lost before the spec was even loaded
             path = str((job or worker.job).path)

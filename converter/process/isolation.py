@@ -12,7 +12,7 @@ raised). ``run(task, ...)`` is both in one call. The task says what the child ru
   ``run MODEL`` runs each runtime this way (converter/model/run.py), onnx's checker on a big model runs beside
   the caller so (converter/targets/checker.py).
 - ``Serve(fn, args)``: a long-lived forked child that answers through pipes its caller made (``pipe()``,
-  ``shared_doubles()``), and is watched through ``Child.sentinel`` (``wait()``): validate's workers
+  ``shared_doubles()``, ``shared_bytes()``), and is watched through ``Child.sentinel`` (``wait()``): validate's workers
   (converter/pipeline/pool.py).
 - ``Python(source, stdin)``: a fresh interpreter (this one's executable, this process's ``sys.path`` and
   environment) running ``source``: an installed runtime asked about itself (converter/process/isolated.py).
@@ -393,9 +393,19 @@ def shared_doubles(n: int):
     return _CONTEXT.Array("d", n, lock=False)
 
 
+def shared_bytes(n: int):
+    """``n`` bytes in memory shared with the ``Serve`` children started after it (no lock: one writer)."""
+    return _CONTEXT.Array("B", n, lock=False)
+
+
 def dumps(obj) -> bytes:
     """``obj`` pickled as a Connection sends it (``Connection.send_bytes`` then sends it unchanged)."""
     return bytes(ForkingPickler.dumps(obj))
+
+
+def loads(data) -> Any:
+    """The object ``dumps`` made ``data`` from (as a Connection receives it)."""
+    return ForkingPickler.loads(data)
 
 
 _ENDING: list = []  # children that have answered and are ending (Child.reply)
