@@ -298,3 +298,29 @@ def test_the_ne_bound_refuses_that_value_alone():
     a CI seed, 2953629352 #257); -1 and 3 load (measured: python -m tools.attribute_values checks the entry)."""
     assert not within({"ne": 0}, 0) and not within({"ne": 0}, [2, 0])
     assert within({"ne": 0}, -1) and within({"ne": 0}, 3) and within({"ne": 0}, [1, 2])
+
+
+@pytest.mark.parametrize("ids, refused", [([0, 1, 2], False), ([2**62, -2**63, -1], True), ([-1, 0, 0], True),
+                                          ([2**31, 0, 0], True), ([2**31 - 1, 0, 0], False)])
+def test_tree_ensemble_feature_ids_outside_int32_are_refused_as_onnxruntime_refuses(ids, refused):
+    """Fuzz (CI seed 3355536265, #145): TreeEnsemble's nodes_featureids [2^62, -2^63, -1] in onnx's
+    test_ai_onnx_ml_tree_ensemble_single_tree: check said it runs on ort-cpu; onnxruntime refuses a non-leaf node's
+    feature id outside [0, 2^31 - 1] when it makes the session (tree_ensemble_common.h:529)."""
+    import warnings
+
+    import numpy as np
+    from onnx.backend.test.case.node import collect_testcases
+
+    from converter.targets.check import check_model, errors
+
+    from ..helpers import ort_cpu_loads
+
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        model = next(c.model for c in collect_testcases(None) if c.name == "test_ai_onnx_ml_tree_ensemble_single_tree")
+    attribute = next(a for a in model.graph.node[0].attribute if a.name == "nodes_featureids")
+    del attribute.ints[:]
+    attribute.ints.extend(ids)
+    assert ort_cpu_loads(model) is not refused
+    found = [p.reason for p in errors(check_model(model, "ort-cpu"))]
+    assert bool([r for r in found if "nodes_featureids" in r]) is refused, found
