@@ -224,3 +224,39 @@ def test_a_worker_whose_results_wait_unread_is_not_timed_out_after_a_slow_consum
         if len(got) == 1:
             time.sleep(6)  # the consumer is slow with the first result
     assert sorted(got) == [("a", "fine-1", "PASS"), ("b", "c", "PASS")]
+
+
+def test_a_worker_of_fast_jobs_is_sent_more_ahead_within_the_pipes_bytes():
+    """SEND_AHEAD_JOBS while its pace is unknown or slow; SEND_AHEAD_SECONDS of its jobs at its last pace when they
+    are fast, at most SEND_AHEAD_MAX_JOBS; never more than SEND_AHEAD_TOTAL_BYTES held in its pipe; the parent
+    sleeps between reads only while each busy worker holds over twice COALESCE_SECONDS of work."""
+    from collections import deque
+
+    from converter.pipeline import pool
+
+    worker = pool._Worker(process=None, conn=None, progress=None, shared_info=None)
+    assert worker.ahead() == pool.SEND_AHEAD_JOBS and not worker.supplied()
+    worker.pace = 1.0
+    assert worker.ahead() == pool.SEND_AHEAD_JOBS
+    worker.pace = pool.SEND_AHEAD_SECONDS / 5
+    assert worker.ahead() == 5
+    worker.pace = pool.SEND_AHEAD_SECONDS / 1000
+    assert worker.ahead() == pool.SEND_AHEAD_MAX_JOBS
+
+    class Pipe:
+        sent = 0
+
+        def send_bytes(self, data):
+            Pipe.sent += len(data)
+
+    worker.conn = Pipe()
+    queue = deque(pool.Job(Path(f"s{i}.yaml"), id=i) for i in range(100))
+    sent = 0
+    while pool.Pool._send_ahead(None, worker, queue.popleft(), queue):
+        sent += 1
+    assert sent == len(worker.waiting) > pool.SEND_AHEAD_JOBS and len(queue) == 100 - sent
+    assert sum(worker.waiting_bytes) == Pipe.sent <= pool.SEND_AHEAD_TOTAL_BYTES
+    worker.pace = 4 * pool.COALESCE_SECONDS / len(worker.waiting)  # what it holds lasts 4x: the parent may sleep
+    assert worker.supplied()
+    worker.pace = pool.COALESCE_SECONDS / len(worker.waiting)
+    assert not worker.supplied()

@@ -30,7 +30,7 @@ from ..process.interrupts import drain, signal_wakeup
 from ..process import isolation
 from ..process.isolation import Connection, die_with_parent, exit_reason, wait
 from .selection import case_names
-from .spec import load_spec
+from .spec import load_spec_keyed
 from .stages import ERROR, CaseResult, Options, describe_exception, opset_for, validate_spec, warm_up
 from .plugins import load_plugins
 
@@ -40,7 +40,12 @@ PARENT_CHECK_SECONDS = 1.0  # how often a worker checks that its parent is alive
 MAX_WAIT_SECONDS = 3600.0  # the longest the parent waits on its workers in one go (then it looks at the clock again)
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 SEND_AHEAD_BYTES = 4096  # the largest job sent ahead: well within any OS's pipe or socket buffer
-SEND_AHEAD_JOBS = 2  # jobs a busy worker may hold in its pipe (at most 8 KiB: still within any buffer)
+SEND_AHEAD_TOTAL_BYTES = 8192  # what a busy worker may hold in its pipe in all: still within any buffer
+SEND_AHEAD_JOBS = 2  # jobs a busy worker may hold in its pipe, and more where its jobs are fast:
+SEND_AHEAD_SECONDS = 0.02  # as many as it did in this time (its last job's pace), up to
+SEND_AHEAD_MAX_JOBS = 16
+COALESCE_SECONDS = 0.004  # while every busy worker holds this much work ahead (twice over), the parent sleeps
+# this long between reads: each wake-up then reads several jobs' results, and the workers' writes do not wake it
 INFO_BYTES = 1 << 14  # a worker's shared memory for its job's SpecInfo (a bigger one is sent as a message at once)
 _INFO_HEADER = 16  # the job's id + 1 (0: nothing there), then the length of the pickled SpecInfo after the header
 
@@ -72,7 +77,7 @@ def iter_job(job: Job, options: Options, on_case_start: Callable[[int], None] = 
     """
     path = str(job.path)
     try:
-        spec = load_spec(job.path, max_memory=options.max_memory, runs=len(options.configs))
+        spec, file_key = load_spec_keyed(job.path, max_memory=options.max_memory, runs=len(options.configs))
     except UserError as exc:
         yield "result", CaseResult(path, "<load>", ERROR, path=path, problems=[str(exc)], bad_input=True)
         return
@@ -84,7 +89,7 @@ def iter_job(job: Job, options: Options, on_case_start: Callable[[int], None] = 
     yield "spec", SpecInfo(spec.name, str(spec.path), tuple(spec.ops), opset_for(spec, options), names)
     if names:
         index = {name: i for i, name in enumerate(names)}
-        for result in validate_spec(spec, options, names, lambda name: on_case_start(index[name])):
+        for result in validate_spec(spec, options, names, lambda name: on_case_start(index[name]), file_key):
             yield "result", result
 
 
@@ -172,10 +177,11 @@ def _worker_main(conn: Connection, progress, shared_info, options: Options, plug
             return
         if job is None:
             return
+        started = time.monotonic()
         try:
             # Where the worker is, in shared memory rather than a message per case: [case index, start time];
             # -1 while loading the spec and building the model. The parent reads it on a crash or a timeout.
-            progress[0], progress[1] = -1, time.monotonic()
+            progress[0], progress[1] = -1, started
             for message in iter_job(job, options, lambda i: _set_progress(progress, i)):
                 # The spec's case list goes to the shared memory before any case runs (without it a crash could not
                 # be pinned on a case), and with the results; one too big for that memory goes at once.
@@ -185,7 +191,7 @@ def _worker_main(conn: Connection, progress, shared_info, options: Options, plug
         # The next job (sent ahead) may already wait in the pipe: its setup is timed from now, and the parent,
         # which reads "done" later, must not time it from this job's last case.
         progress[0], progress[1] = -1, time.monotonic()
-        outbox.put(job.id, ("done", None), now=True)
+        outbox.put(job.id, ("done", progress[1] - started), now=True)
 
 
 def _set_progress(progress, index: int) -> None:
@@ -211,6 +217,8 @@ class _Worker:
     shared_info: object  # shared bytes: the job's SpecInfo, put there by the worker once loaded (_share_info)
     job: Job | None = None  # the job the worker is on (or will start next)
     waiting: deque = field(default_factory=deque)  # jobs sent ahead, which the worker starts when ``job`` is done
+    waiting_bytes: deque = field(default_factory=deque)  # the size of each, pickled
+    pace: float | None = None  # seconds its last job took (it says so with "done")
     info: SpecInfo | None = None
     reported: set = field(default_factory=set)  # (case, config) pairs of the job with a result
     eof: bool = False  # the pipe is closed: the process is gone
@@ -233,6 +241,18 @@ class _Worker:
     @property
     def since(self) -> float:
         return self.progress[1]
+
+    def ahead(self) -> int:
+        """How many jobs it may hold sent ahead: SEND_AHEAD_JOBS, or where its jobs are fast, SEND_AHEAD_SECONDS of
+        them at its last pace (on a busy machine the parent may not run for several of them; a job held by a
+        worker waits behind its current one where an idle worker could have taken it: never much time of them)."""
+        if not self.pace or self.pace * SEND_AHEAD_JOBS >= SEND_AHEAD_SECONDS:
+            return SEND_AHEAD_JOBS
+        return min(SEND_AHEAD_MAX_JOBS, int(SEND_AHEAD_SECONDS / self.pace))
+
+    def supplied(self) -> bool:
+        """Whether the jobs it holds last it well beyond COALESCE_SECONDS at its pace."""
+        return self.pace is not None and len(self.waiting) * self.pace > 2 * COALESCE_SECONDS
 
 
 def _readable(conn: Connection) -> bool:
@@ -320,11 +340,13 @@ class Pool:
                     # Only while there is more work than the workers hold: a job sent ahead waits behind its
                     # worker's current one (a case that hangs until --timeout, say), where an idle worker could
                     # have taken it. Two ahead: on a busy machine the parent may not run for longer than a spec takes.
-                    while (worker.job is not None and len(worker.waiting) < SEND_AHEAD_JOBS
+                    while (worker.job is not None and len(worker.waiting) < worker.ahead()
                            and len(queue) > len(self.workers) * (len(worker.waiting) + 1)
                            and self._send_ahead(worker, queue.popleft(), queue)):
                         pass
                 busy = [w for w in self.workers if w.job]
+                if busy and all(w.supplied() for w in busy):
+                    time.sleep(COALESCE_SECONDS)
                 ready = self._waiter.wait([w.conn for w in busy] + [w.process.sentinel for w in busy]
                                           + ([wakeup] if wakeup is not None else []), self._next_deadline(busy))
                 if wakeup in ready:  # a signal: its handler (KeyboardInterrupt) runs at the next bytecode
@@ -366,7 +388,7 @@ class Pool:
         and a bigger one (long -k patterns, a requeued job's case list) would block the parent in send
         until then, with no timeout enforced meanwhile (a hanging case: forever)."""
         data = isolation.dumps(job)
-        if len(data) > SEND_AHEAD_BYTES:
+        if len(data) > SEND_AHEAD_BYTES or sum(worker.waiting_bytes) + len(data) > SEND_AHEAD_TOTAL_BYTES:
             queue.appendleft(job)
             return False
         try:
@@ -375,6 +397,7 @@ class Pool:
             queue.appendleft(job)
             return False
         worker.waiting.append(job)
+        worker.waiting_bytes.append(len(data))
         return True
 
     def _drain(self, worker: _Worker) -> Iterator[CaseResult]:
@@ -395,12 +418,18 @@ class Pool:
                 elif kind == "crash":
                     yield from self._errors(worker, self._cases(worker, untouched=False), payload)
                 elif kind == "done":
-                    self._next_job(worker)
+                    self._next_job(worker, payload)
 
     @staticmethod
-    def _next_job(worker: _Worker) -> None:
-        """The worker finished its job: it is now on the job sent ahead, if any (it reset its progress itself)."""
-        worker.take(worker.waiting.popleft() if worker.waiting else None)
+    def _next_job(worker: _Worker, seconds) -> None:
+        """The worker finished its job in ``seconds``: it is now on the job sent ahead, if any (it reset its progress
+        itself)."""
+        worker.pace = seconds if isinstance(seconds, float) else None
+        if worker.waiting:
+            worker.waiting_bytes.popleft()
+            worker.take(worker.waiting.popleft())
+        else:
+            worker.take(None)
 
     def _cases(self, worker: _Worker, untouched: bool) -> list[str]:
         """The job's cases with no result at all (untouched) or with at least one configuration missing."""
@@ -418,6 +447,7 @@ class Pool:
         self._kill(worker)
         while worker.waiting:  # sent ahead, never started: back to the queue as they were
             queue.appendleft(worker.waiting.pop())
+        worker.waiting_bytes.clear()
         self.workers[self.workers.index(worker)] = self._start()
         if current == SETUP:
             reason += " while loading the spec, building the model or creating sessions"
