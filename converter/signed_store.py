@@ -215,11 +215,41 @@ def _open_folder(folder: Path, parts: tuple[str, ...], create: bool) -> int | No
     return fd
 
 
+_OPEN_FOLDERS: dict[tuple[str, tuple[str, ...]], int] = {}  # (cache folder, a kind's subfolders) -> its descriptor
+
+
+def _kind_folder(folder: Path, parts: tuple[str, ...]) -> int | None:
+    """An open descriptor of ``folder/parts...`` (``_open_folder``), kept for this process's next reads: a spec's
+    validation reads four entries, each had opened the cache folder and its subfolders again. A kept folder that
+    was removed (no links left) is opened afresh; one replaced by a link keeps being the folder it was."""
+    key = (str(folder), parts)
+    fd = _OPEN_FOLDERS.get(key)
+    if fd is not None:
+        try:
+            if os.fstat(fd).st_nlink > 0:
+                return fd
+        except OSError:
+            pass
+        del _OPEN_FOLDERS[key]
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    fd = _open_folder(folder, parts, create=False)
+    if fd is not None:
+        _OPEN_FOLDERS[key] = fd
+    return fd
+
+
 def _read_file(folder: Path, parts: tuple[str, ...], name: str, cap: int) -> bytes | None:
     if not _AT:
         return _read_by_path(folder, parts, name, cap)
-    dfd = _open_folder(folder, parts, create=False)
-    if dfd is None:
+    base = _kind_folder(folder, parts[:-1])
+    if base is None:
+        return None
+    try:
+        dfd = os.open(parts[-1], _DIR_FLAGS, dir_fd=base) if parts else os.dup(base)
+    except OSError:
         return None
     try:
         fd = os.open(name, _READ_FLAGS, dir_fd=dfd)

@@ -394,3 +394,52 @@ def test_kept_references_equal_the_live_reference_bit_for_bit(tmp_path_factory, 
         _same(kept, live)
         patch.setattr("converter.reference.run_network", lambda *a, **k: pytest.fail("the reference ran again"))
         assert [(r.outcome, r.problems) for r in validate_spec(load_spec(path), make_options())] == first
+
+
+def test_a_spec_loaded_with_its_file_key_is_cached_by_that_key(tmp_path, cache, monkeypatch):
+    """The pool validates a spec as its file gave it (load_spec_keyed's key): its model and reference outputs are
+    keyed by the file, not by the spec's pickle and its cases' data. The file changed: another key, a new model
+    and a new reference (the hand-computed outcomes: SUB makes 0, so d's expected 2x fails); a spec read from .npy
+    files has no key; a subset of the cases is another reference entry."""
+    from converter.api import make_options
+    from converter.pipeline.spec import load_spec_keyed
+    from converter.pipeline.stages import validate_spec
+
+    path = _write(tmp_path)
+    spec, key = load_spec_keyed(path)
+    assert key == spec_cache.file_key(path.read_bytes(), path) and load_spec_keyed(path)[1] == key  # (fresh, then a hit)
+    assert [r.outcome for r in validate_spec(spec, make_options(), file_key=key)] == ["PASS", "PASS"]
+    models, kept = _models(cache), _kept(cache)
+    assert len(models) == 1 and len(kept) == 1
+    _no_reference(monkeypatch)
+    monkeypatch.setattr("converter.pipeline.stages.model_for_target", lambda *a, **k: pytest.fail("lowered again"))
+    assert [r.outcome for r in validate_spec(load_spec_keyed(path)[0], make_options(), file_key=key)] == ["PASS", "PASS"]
+    assert _models(cache) == models and _kept(cache) == kept
+    monkeypatch.undo()
+    monkeypatch.setenv("SPEC2ONNX_CACHE", str(cache))
+    path.write_text(SPEC.replace("operation: SUM", "operation: SUB"))
+    changed, other = load_spec_keyed(path)
+    assert other not in (None, key)
+    assert [r.outcome for r in validate_spec(changed, make_options(), file_key=other)] == ["PASS", "FAIL"]
+    assert len(_models(cache)) == 2 and len(_kept(cache)) == 2
+    assert [r.outcome for r in validate_spec(changed, make_options(), ["d"], file_key=other)] == ["FAIL"]
+    assert len(_kept(cache)) == 3
+    np.save(tmp_path / "x.npy", np.ones((2, 3), np.float32))
+    npy = _write(tmp_path, SPEC.replace("bfloat16", "float32").replace("inputs: {x: [[1, 2, 3], [4, 5, 6]]}",
+                                                                       "inputs: {x: x.npy}"), "n.yaml")
+    assert load_spec_keyed(npy)[1] is None
+
+
+def test_a_cache_subfolder_removed_while_its_descriptor_is_kept_is_opened_again(tmp_path, cache):
+    """signed_store keeps each kind's folder open for the process's next reads; removed and made again (a user's
+    rm -r, another job's clean-up), it is the new folder that is read."""
+    import shutil
+
+    secret = signed_store.secret(cache)
+    kind = spec_cache.REFERENCES
+    signed_store.write(cache, secret, kind, "ab" * 32, b"one")
+    assert signed_store.read(cache, secret, kind, "ab" * 32) == b"one"
+    shutil.rmtree(cache / "references")
+    assert signed_store.read(cache, secret, kind, "ab" * 32) is None
+    signed_store.write(cache, secret, kind, "ab" * 32, b"two")
+    assert signed_store.read(cache, secret, kind, "ab" * 32) == b"two"

@@ -46,6 +46,14 @@ def load_spec(path: str | Path, *, max_memory: int | None = None, runs: int = 1,
     constant or case data is made. ``require_cases=False``: a spec without ``cases`` (or with an
     empty list) is accepted, for converting (validating needs cases).
     """
+    return load_spec_keyed(path, max_memory=max_memory, runs=runs, require_cases=require_cases)[0]
+
+
+def load_spec_keyed(path: str | Path, *, max_memory: int | None = None, runs: int = 1,
+                    require_cases: bool = True) -> tuple[Spec, str | None]:
+    """``load_spec``, and the key of its file in the spec cache where the spec depends on that file alone and the
+    cache keeps it (else None): validate_spec(file_key=) keys its model and references by it while the spec is
+    unchanged (the worker that loaded it checks it at once)."""
     path = Path(path)
     try:
         with gc_paused():
@@ -53,13 +61,14 @@ def load_spec(path: str | Path, *, max_memory: int | None = None, runs: int = 1,
             limit = budget.default_budget() if max_memory is None else max_memory
             cached = spec_cache.get(data, path, limit, runs)
             if cached is not None and (cached.cases or not require_cases):  # a case-less spec: only for converting
-                return cached
+                return cached, spec_cache.file_key(data, path)
             npy_reads = casedata.npy_reads
             spec = parse_spec(_document(data, path), path, max_memory=max_memory, runs=runs, require_cases=require_cases)
+            kept = False
             if casedata.npy_reads == npy_reads and spec.cases:  # it depends on its own file only
                 est = budget.estimate(spec.network, [{"expected": c.expected or {}} for c in spec.cases])
-                spec_cache.put(data, path, spec, est.total, est.runtime)
-            return spec
+                kept = spec_cache.put(data, path, spec, est.total, est.runtime)
+            return spec, (spec_cache.file_key(data, path) if kept else None)
     except UserError as exc:
         raise exc.located(file=str(path)) from None
 

@@ -148,6 +148,12 @@ class _SpecUnpickler(pickle.Unpickler):
 _FOUND: dict[tuple[str, str], object] = {}
 
 
+def file_key(data: bytes, spec_path: Path) -> str:
+    """The key of the spec a file holding ``data`` gives (``get``, ``put``): what ``content`` may stand on instead of
+    the spec's pickle where the caller vouches that the spec is exactly its file's (``content(spec, file_key=)``)."""
+    return _key(data, spec_path)
+
+
 def get(data: bytes, spec_path: Path, budget: int, runs: int):
     """The cached Spec for a file holding ``data``, or None."""
     folder, secret = _folder_and_secret()
@@ -166,20 +172,22 @@ def get(data: bytes, spec_path: Path, budget: int, runs: int):
     return dataclasses.replace(spec, path=spec_path) if isinstance(spec, Spec) else None
 
 
-def put(data: bytes, spec_path: Path, spec, total: int, runtime: int) -> None:
-    """Keep ``spec`` (loaded from ``data``, reading no other file) for the next load."""
+def put(data: bytes, spec_path: Path, spec, total: int, runtime: int) -> bool:
+    """Keep ``spec`` (loaded from ``data``, reading no other file) for the next load; whether it is one this cache
+    keeps (written, unless the folder refused the write)."""
     if not all(map(is_builtin, spec.ops)) or sum(a.nbytes for c in spec.cases for a in c.inputs.values()) > MAX_ENTRY_BYTES:
-        return
+        return False
     folder, secret = _folder_and_secret()
     if secret is None:
-        return
+        return False
     try:
         payload = total.to_bytes(8, "little") + runtime.to_bytes(8, "little") + pickle.dumps(spec, protocol=5)
     except (pickle.PicklingError, TypeError, AttributeError, OverflowError):
-        return
+        return False
     if len(payload) > MAX_ENTRY_BYTES:
-        return
+        return False
     signed_store.write(folder, secret, SPECS, _key(data, spec_path), payload)
+    return True
 
 
 def _canonical_pickle(obj) -> bytes:
@@ -192,13 +200,21 @@ def _canonical_pickle(obj) -> bytes:
     return out.getvalue()
 
 
-def content(spec) -> bytes | None:
+FILE_CONTENT = b"file\0"  # content() standing on the spec file's key
+
+
+def content(spec, file_key: str | None = None) -> bytes | None:
     """What the lowering and the reference read of ``spec`` (its name, source and network), pickled canonically: the
     content part of the keys of ``lowered_model`` and ``references``; None where neither is cached (caching off, a
-    plugin's layer kind, big constants, or a network that does not pickle)."""
+    plugin's layer kind, big constants, or a network that does not pickle).
+
+    ``file_key``: the spec is exactly what its file gives (``file_key`` of that file, as the loader returned it:
+    loaded and not changed since), which determines it, its cases' data too: the key stands for the pickle."""
     if _folder_and_secret(all(map(is_builtin, spec.ops)))[1] is None \
             or sum(a.nbytes for a in spec.network.constants.values()) > MAX_ENTRY_BYTES:
         return None  # (big constants: the key's pickle would be over MAX_ENTRY_BYTES; not made to be thrown away)
+    if file_key is not None:
+        return FILE_CONTENT + file_key.encode()
     try:
         # The network's fields, not the object: its __dict__ also holds lookups it fills on use (cached_property),
         # which would key the same network differently before and after a first check.
@@ -243,6 +259,9 @@ def _reference_key(spec_content: bytes, cases, variant: str) -> str | None:
     if sum(a.nbytes for c in cases for a in c.inputs.values()) > MAX_ENTRY_BYTES:
         return None  # (the outputs, of the same order, would be over it too)
     digest = hashlib.sha256(_code_id() + b"\0".join([b"", _machine_id(), variant.encode(), spec_content]))
+    if spec_content.startswith(FILE_CONTENT):  # the file determines every case's data: the chosen cases' names do
+        digest.update(repr([case.name for case in cases]).encode())
+        return digest.hexdigest()
     for case in cases:  # each case's feeds, as run_network gets them (the arrays' bytes: pickling them costs more)
         items = list(case.inputs.items())
         if any(type(a).__name__ != "ndarray" or a.dtype.hasobject for _, a in items):

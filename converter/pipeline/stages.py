@@ -112,8 +112,11 @@ def opset_for(spec: Spec, options: Options) -> int:
 
 
 def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None = None,
-               on_case_start: Callable[[str], None] = lambda name: None) -> Iterator[CaseResult]:
-    """Results for the chosen cases of ``spec`` (all by default), one per case and runtime configuration."""
+               on_case_start: Callable[[str], None] = lambda name: None, file_key: str | None = None) -> Iterator[CaseResult]:
+    """Results for the chosen cases of ``spec`` (all by default), one per case and runtime configuration.
+
+    ``file_key``: ``spec`` is exactly what its file gave (spec.load_spec_keyed's key, the spec unchanged since): its
+    lowered model and reference outputs are then cached by that key, not by the spec's pickle and its cases' data."""
     opset = opset_for(spec, options)
     chosen = None if case_names is None else set(case_names)
     cases = [c for c in spec.cases if chosen is None or c.name in chosen]
@@ -136,7 +139,7 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
         if options.auto_target:  # what convert --target auto writes for this spec: the most portable it fits
             target = _auto_target(spec, opset, fixed=options.opset is not None, hint="")[3]
             options, ran = replace(options, target=target), target.name
-        content = spec_cache.content(spec)  # (the content part of the model's and the references' cache keys)
+        content = spec_cache.content(spec, file_key)  # (the content part of the model's and the references' cache keys)
         model_bytes, opset, static, host_note = _lower_for_target(spec, options, target, opset, content)
     except Exception as exc:  # noqa: BLE001 - one broken spec must not hide the others
         if isinstance(exc, TargetRefusal):  # the target's rules refuse the spec (auto: its last candidate too)
