@@ -44,7 +44,24 @@ def _say(*lines: str, err: bool = False) -> None:
             sys.stdout = open(os.devnull, "w")
 
 
+def _line(line: str) -> None:
+    """A line of validate's live output, written without a flush: ``_flush`` sends what is written whenever the run
+    waits (a flush per line was most of the parent's work per case, on the cores the workers need)."""
+    try:
+        sys.stdout.write(line + "\n")
+    except BrokenPipeError:
+        sys.stdout = open(os.devnull, "w")
+
+
+def _flush() -> None:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # (`validate | head`: the run and its reports go on)
+        sys.stdout = open(os.devnull, "w")
+
+
 def _fail(message: str, code: int) -> None:
+    _flush()  # (what validate printed comes before the error line)
     lines = message.strip().splitlines() or [""]  # one line, always: CI logs and people grep for it
     _err(f"spec2onnx: error: {lines[0]}" + (" (...)" if len(lines) > 1 else ""))
     sys.exit(code)
@@ -224,22 +241,25 @@ def validate(paths, list_only, jobs, quiet, verbose, **options):
         click.echo("".join(f"{case_id}\n" for case_id in listed.ids), nl=False)
         _say(*(f"ERROR {message}" for _, message in listed.load_errors), listed.count, err=True)
         sys.exit(listed.status)
-    live = api.Live(_say, quiet=quiet, verbose=verbose, refused=options["refused"],
+    live = api.Live(_line, quiet=quiet, verbose=verbose, refused=options["refused"],
                     terminal=sys.stdout.isatty() and sys.stderr.isatty())
 
     def started(plan):
+        _flush()
         _say(*(f"spec2onnx: warning: {w}" for w in plan.warnings), err=True)
         _say(*([plan.suite] if plan.suite else []), *(f"SKIP  {s} (not a spec: no top-level 'network' and 'cases', or "
                                                        "--exclude)" for s in plan.skipped if verbose))
         live.start(len(plan.files) * len(plan.every))
 
     def finished(done):  # (before the reports are written: --json /dev/stdout follows the summary)
+        _flush()
         live.progress.clear()
         _say(*(["", done.table] if done.results else []), *(["\nRuntime disagreements:", *(f"  {d}" for d in
              done.disagreements)] if done.disagreements else []), *([done.host] if done.host else []), done.summary)
 
     done = api.validate_command(paths, jobs=(os.cpu_count() or 1) if jobs is None else jobs, argv=sys.argv,
-                                on_start=started, on_result=live, on_done=finished, **options)
+                                on_start=started, on_result=live, on_done=finished, on_idle=_flush, **options)
+    _flush()
     _say(*done.complaints, err=True)
     sys.exit(done.status)
 

@@ -25,7 +25,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Union
 
 import numpy as np
 
@@ -308,8 +308,9 @@ def check_report_paths(reports: dict[str, str | None], inputs, specs=()) -> None
 
 
 def run_validation(files: list[Path], options: Options, *, patterns=(), jobs: int = 1, timeout: float | None = None,
-                   plugins: tuple[str, ...] = ()) -> Iterator[CaseResult]:
-    """Results for every case of the spec files matching ``patterns``, in the order they finish.
+                   plugins: tuple[str, ...] = (), idle: Callable[[], None] = lambda: None) -> Iterator[CaseResult]:
+    """Results for every case of the spec files matching ``patterns``, in the order they finish. ``idle()`` is called
+    whenever none is ready and the run is about to wait for the next (the CLI flushes what it printed then).
 
     A spec that fails to load gives one ERROR result with ``bad_input`` set; so does a spec whose
     name an earlier spec file (in ``files`` order) already uses: names identify cases in reports, so
@@ -326,7 +327,7 @@ def run_validation(files: list[Path], options: Options, *, patterns=(), jobs: in
             claimed[name] = str(path)
         work.append(Job(path, tuple(patterns)))
     options = dataclasses.replace(options, threads=intra_op_threads(usable_cores(), jobs, len(work)))
-    results = run_in_process(work, options) if jobs <= 0 else Pool(jobs, options, timeout, plugins).run(work)
+    results = run_in_process(work, options, idle) if jobs <= 0 else Pool(jobs, options, timeout, plugins).run(work, idle)
     refused: set[str] = set()  # files whose name turned out to be taken only once they were loaded
     for result in results:
         if not result.bad_input and result.case != "<load>":
@@ -692,11 +693,12 @@ def list_command(paths=(), *, patterns=(), excludes=(), shard=None, timeout=None
 
 def validate_command(paths=(), *, jobs: int, timeout, patterns=(), excludes=(), shard=None, fail_fast=False,
                      min_cases: int = 0, json_path=None, junit_path=None, html_path=None, argv=(), on_start=lambda plan: None,
-                     on_result=lambda result: None, on_done=lambda run: None, **options) -> ValidationRun:
+                     on_result=lambda result: None, on_done=lambda run: None, on_idle=lambda: None,
+                     **options) -> ValidationRun:
     """``spec2onnx validate``: every case of the specs found in ``paths`` (default: the suite, default_suite), on
     every runtime configuration and target, the reports written, the exit status decided (``verdict``).
     ``on_start(plan)`` once the files are found and the report paths checked; ``on_result(result)`` as each case
-    finishes; ``on_done(run)`` with the ValidationRun before the report files are written (so that a report written
+    finishes; ``on_idle()`` whenever the run waits for the next (no result ready); ``on_done(run)`` with the ValidationRun before the report files are written (so that a report written
     to /dev/stdout follows what was printed). Ctrl-C (or SIGTERM) ends the run: what finished is reported,
     ``interrupted`` says why. ``html_path``: checked with the other report paths, the comparisons' statistics and
     pictures gathered for it, and the page written after the reports (html_report.validate_page)."""
@@ -715,7 +717,8 @@ def validate_command(paths=(), *, jobs: int, timeout, patterns=(), excludes=(), 
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
     results, interrupted = [], None  # interrupted: the KeyboardInterrupt (Ctrl-C) or Terminated (SIGTERM)
     try:
-        for result in run_targets(plan.files, every, patterns=patterns, jobs=jobs, timeout=timeout, plugins=plugins):
+        for result in run_targets(plan.files, every, patterns=patterns, jobs=jobs, timeout=timeout, plugins=plugins,
+                                  idle=on_idle):
             results.append(result)
             on_result(result)
             if fail_fast and result.outcome in bad_outcomes(refused):

@@ -93,9 +93,10 @@ def iter_job(job: Job, options: Options, on_case_start: Callable[[int], None] = 
             yield "result", result
 
 
-def run_in_process(jobs: list[Job], options: Options) -> Iterator[CaseResult]:
-    """No isolation (-j 0): for debugging, and where processes cannot be started."""
+def run_in_process(jobs: list[Job], options: Options, idle: Callable[[], None] = lambda: None) -> Iterator[CaseResult]:
+    """No isolation (-j 0): for debugging, and where processes cannot be started. ``idle()`` before each spec."""
     for job in jobs:
+        idle()
         yield from (payload for kind, payload in iter_job(job, options) if kind == "result")
 
 
@@ -316,14 +317,15 @@ class Pool:
         child.close()
         return _Worker(process, parent, progress, shared_info)
 
-    def run(self, jobs: list[Job]) -> Iterator[CaseResult]:
+    def run(self, jobs: list[Job], idle: Callable[[], None] = lambda: None) -> Iterator[CaseResult]:
+        """The jobs' results as they come; ``idle()`` each time the parent is about to wait for more."""
         queue = deque(jobs)
         for i, job in enumerate(queue):
             job.id = i
         with signal_wakeup() as wakeup:  # Ctrl-C wakes the wait below, whichever thread the kernel gave it to
-            yield from self._run(queue, wakeup)
+            yield from self._run(queue, wakeup, idle)
 
-    def _run(self, queue: deque, wakeup: int | None) -> Iterator[CaseResult]:
+    def _run(self, queue: deque, wakeup: int | None, idle: Callable[[], None]) -> Iterator[CaseResult]:
         self.workers = []
         # Asked here, once: each worker would otherwise start its own child process and repeat the warning
         self.runtime = ort_build.snapshot()
@@ -345,6 +347,7 @@ class Pool:
                            and self._send_ahead(worker, queue.popleft(), queue)):
                         pass
                 busy = [w for w in self.workers if w.job]
+                idle()
                 if busy and all(w.supplied() for w in busy):
                     time.sleep(COALESCE_SECONDS)
                 ready = self._waiter.wait([w.conn for w in busy] + [w.process.sentinel for w in busy]
