@@ -116,6 +116,8 @@ def outside(row: dict, model) -> object:
         return len(given.get(row["le_length_of"], [])) + 1
     if "length_of" in row:
         return [1.0] * (len(given.get(row["length_of"], [])) + 1)
+    if "index_of" in row:
+        return len(given.get(row["index_of"], []))  # (the first index past the list's end)
     if "permutation" in row:
         perm = list(given.get(row["attribute"], [0, 1]))
         return [len(perm)] + perm[1:]

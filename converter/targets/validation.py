@@ -75,7 +75,7 @@ class Enumeration:
 
 
 _BOUNDS = ("gt", "ge", "le", "lt", "ne", "odd", "permutation", "nan", "axis_of", "per_direction", "at_least", "data_type", "one_element",
-           "ge_attribute", "ne_attribute", "lt_attribute_per_axis", "le_length_of", "length_of", "count", "truncated")
+           "ge_attribute", "ne_attribute", "lt_attribute_per_axis", "le_length_of", "length_of", "index_of", "count", "truncated")
 _DATA_TYPES = set(TensorProto.DataType.values())
 
 
@@ -411,7 +411,7 @@ def _outside(entry: Enumeration, value, node: NodeView) -> str | None:
         good = not isinstance(value, TensorProto) or list(value.dims) == [1]
         return None if good else f"takes a tensor of one element, dims [1] (not {list(value.dims)})"
     other = node.attrs.get(bounds.get("ge_attribute") or bounds.get("ne_attribute") or bounds.get("le_length_of")
-                           or bounds.get("length_of") or bounds.get("lt_attribute_per_axis") or "")
+                           or bounds.get("length_of") or bounds.get("index_of") or bounds.get("lt_attribute_per_axis") or "")
     if "lt_attribute_per_axis" in bounds:  # pads [x1_begin, x2_begin, ..., x1_end, ...] against kernel_shape [k1, ...]
         bad = isinstance(value, list) and isinstance(other, list) and other and any(
             type(v) is int and type(other[i % len(other)]) is int and v >= other[i % len(other)]
@@ -425,9 +425,15 @@ def _outside(entry: Enumeration, value, node: NodeView) -> str | None:
     if "le_length_of" in bounds:
         return f"takes at most the {len(other)} values of {bounds['le_length_of']}" \
             if type(value) is int and isinstance(other, list) and value > len(other) else None
+    if "index_of" in bounds:  # each value an index into that list attribute
+        bad = isinstance(other, list) and any(type(v) is int and not 0 <= v < len(other)
+                                              for v in (value if isinstance(value, list) else [value]))
+        return f"takes indices of {bounds['index_of']} (0 to {len(other) - 1})" if bad else None
     if "length_of" in bounds:
+        # (an empty list the node sets itself counts: onnxruntime reads it as given; fuzz seed 3110137386)
+        given = bool(value) or entry.attribute in node.explicit
         return f"takes one value per value of {bounds['length_of']} ({len(other)})" \
-            if isinstance(value, list) and value and isinstance(other, list) and len(value) != len(other) else None
+            if isinstance(value, list) and given and isinstance(other, list) and len(value) != len(other) else None
     if "permutation" in bounds:
         bad = isinstance(value, list) and all(type(v) is int for v in value) and sorted(value) != list(range(len(value)))
         return f"takes a permutation of 0..{len(value) - 1}" if bad else None

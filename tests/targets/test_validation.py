@@ -329,3 +329,57 @@ def test_tree_ensemble_feature_ids_outside_int32_are_refused_as_onnxruntime_refu
     assert ort_cpu_loads(model) is not refused
     found = [p.reason for p in errors(check_model(model, "ort-cpu"))]
     assert bool([r for r in found if "nodes_featureids" in r]) is refused, found
+
+
+def _node_case(name: str):
+    import warnings
+
+    import numpy as np
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return next(c.model for c in collect_testcases(None) if c.name == name)
+
+
+@pytest.mark.parametrize("roots, refused", [([0], False), ([2], False), ([3], True), ([-1], True),
+                                            ([-7, -2**63, -2**31 - 1], True)])
+def test_tree_ensemble_roots_outside_its_nodes_are_refused_as_onnxruntime_refuses(roots, refused):
+    """Fuzz seed 3110137386 (#140): TreeEnsemble's tree_roots [-7, -2^63, -2^31 - 1] in onnx's
+    test_ai_onnx_ml_tree_ensemble_set_membership (3 nodes): check said it runs on ort-cpu; onnxruntime refuses a
+    root that is no index of the nodes_* lists (tree_ensemble_attribute.h:479). Tabled as 'index_of'."""
+    from converter.targets.check import check_model, errors
+
+    from ..helpers import ort_cpu_loads
+
+    model = _node_case("test_ai_onnx_ml_tree_ensemble_set_membership")
+    attribute = next(a for a in model.graph.node[0].attribute if a.name == "tree_roots")
+    del attribute.ints[:]
+    attribute.ints.extend(roots)
+    assert ort_cpu_loads(model) is not refused
+    found = [p.reason for p in errors(check_model(model, "ort-cpu"))]
+    assert bool([r for r in found if "tree_roots" in r and "takes indices of nodes_featureids" in r]) is refused, found
+
+
+@pytest.mark.parametrize("weights, refused", [(None, False), ([1.0] * 7, False), ([], True), ([1.0] * 6, True)])
+def test_tfidf_weights_the_node_sets_empty_are_refused_as_onnxruntime_refuses(weights, refused):
+    """Fuzz seed 3110137386 (#1460): TfIdfVectorizer's weights set to an empty list (7 n-gram indexes): check said it
+    runs on ort-cpu; onnxruntime reads the empty list as given and refuses it (tfidfvectorizer.cc:210); no weights
+    at all loads."""
+    import onnx
+    from onnx import helper
+
+    from converter.targets.check import check_model, errors
+
+    from ..helpers import ort_cpu_loads
+
+    model = _node_case("test_tfidfvectorizer_tf_batch_onlybigrams_skip5")
+    node = model.graph.node[0]
+    for attribute in [a for a in node.attribute if a.name == "weights"]:
+        node.attribute.remove(attribute)
+    if weights is not None:
+        attribute = helper.make_attribute("weights", weights, attr_type=onnx.AttributeProto.FLOATS)
+        node.attribute.append(attribute)
+    assert ort_cpu_loads(model) is not refused
+    found = [p.reason for p in errors(check_model(model, "ort-cpu"))]
+    assert bool([r for r in found if "weights" in r and "one value per value of ngram_indexes" in r]) is refused, found
