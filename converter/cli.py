@@ -15,6 +15,7 @@ from . import __version__, api  # (api: a front door that imports each name on f
 from .cli_options import (ONNX_FOLDER, OPT_LEVELS, RUNTIMES, for_kind, html_option, max_memory_option, model_options,
                           opset_option, path_option, plugin_option, precision_options, provider_option, report_options,
                           size, target_option, timeout_option, tolerance_options)
+from .cli_options import flush_stdout as _flush, live_line as _line, say as _say
 from .errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, InternalError, UserError
 from .process.interrupts import Terminated, exit_status, terminate_as_interrupt
 
@@ -31,33 +32,6 @@ cancel): in both cases the reports of what finished are still written.
 EXITS = ("2 bad input or usage (one line naming the file and the field); 3 an internal error (a bug in spec2onnx: please "
          "report it, with --debug output); 130 interrupted by Ctrl-C, 143 stopped by SIGTERM.")
 _err = functools.partial(click.echo, err=True)
-
-
-def _say(*lines: str, err: bool = False) -> None:
-    """click.echo of each line; a closed stdout (`validate | head`) stops none: the run and its reports go on."""
-    for line in lines:
-        try:
-            click.echo(line, err=err)
-        except BrokenPipeError:
-            if err:
-                raise
-            sys.stdout = open(os.devnull, "w")
-
-
-def _line(line: str) -> None:
-    """A line of validate's live output, written without a flush: ``_flush`` sends what is written whenever the run
-    waits (a flush per line was most of the parent's work per case, on the cores the workers need)."""
-    try:
-        sys.stdout.write(line + "\n")
-    except BrokenPipeError:
-        sys.stdout = open(os.devnull, "w")
-
-
-def _flush() -> None:
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:  # (`validate | head`: the run and its reports go on)
-        sys.stdout = open(os.devnull, "w")
 
 
 def _fail(message: str, code: int) -> None:

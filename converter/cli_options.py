@@ -1,11 +1,14 @@
 """The command line's parsing (cli.py's options): the click parameter types and the option groups several commands
-share, each a decorator factory given the words that differ between them, as Polygraphy's tools/args groups.
+share, each a decorator factory given the words that differ between them, as Polygraphy's tools/args groups; and
+the three ways cli.py prints to stdout (``say``, ``live_line``, ``flush_stdout``), none stopped by a closed pipe.
 A front door like cli.py: of the package it imports only ``api`` (used when a value is parsed), ``errors`` and, when
 a help or a completion shows them, the target registry; docs/cli.md has every option at length."""
 
 from __future__ import annotations
 
 import functools
+import os
+import sys
 
 import click
 
@@ -232,3 +235,29 @@ def for_kind(ctx, file, options: dict, spec_only: tuple, spec_says: str, both: t
         raise UserError(f"{option}: {file} is " + (f"an ONNX model: {spec_says} are for spec files" if model else
                         f"a spec file: that option is for ONNX models ({ctx.info_name} MODEL.onnx)"))
     return model, {k: v for k, v in options.items() if (k not in spec_only if model else k in {*spec_only, *both})}
+
+
+def say(*lines: str, err: bool = False) -> None:
+    """click.echo of each line; a closed stdout (`validate | head`) stops none: the run and its reports go on."""
+    for line in lines:
+        if err:
+            click.echo(line, err=True)
+        else:
+            _to_stdout(click.echo, line)
+
+
+def live_line(line: str) -> None:
+    """validate's live lines, unflushed: ``flush_stdout`` sends them whenever the run waits (a flush per line was
+    most of the parent's work per case, on the cores the workers need)."""
+    _to_stdout(sys.stdout.write, line + "\n")
+
+
+def flush_stdout() -> None:
+    _to_stdout(sys.stdout.flush)
+
+
+def _to_stdout(write, *args) -> None:
+    try:
+        write(*args)
+    except BrokenPipeError:
+        sys.stdout = open(os.devnull, "w")
