@@ -248,7 +248,7 @@ def _read_file(folder: Path, parts: tuple[str, ...], name: str, cap: int) -> byt
     if base is None:
         return None
     try:
-        dfd = os.open(parts[-1], _DIR_FLAGS, dir_fd=base) if parts else os.dup(base)
+        dfd = os.open(parts[-1], _DIR_FLAGS, dir_fd=base)  # (the last part: the entry's shard, key[:2])
     except OSError:
         return None
     try:

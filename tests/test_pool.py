@@ -255,7 +255,7 @@ def test_a_worker_of_fast_jobs_is_sent_more_ahead_within_the_pipes_bytes():
     while pool.Pool._send_ahead(None, worker, queue.popleft(), queue):
         sent += 1
     assert sent == len(worker.waiting) > pool.SEND_AHEAD_JOBS and len(queue) == 100 - sent
-    assert sum(worker.waiting_bytes) == Pipe.sent <= pool.SEND_AHEAD_TOTAL_BYTES
+    assert sum(size for _, size in worker.waiting) == Pipe.sent <= pool.SEND_AHEAD_TOTAL_BYTES
     worker.pace = 4 * pool.COALESCE_SECONDS / len(worker.waiting)  # what it holds lasts 4x: the parent may sleep
     assert worker.supplied()
     worker.pace = pool.COALESCE_SECONDS / len(worker.waiting)

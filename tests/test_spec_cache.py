@@ -150,7 +150,7 @@ def test_a_key_that_others_can_read_is_no_key(tmp_path, cache):
     entry.unlink()
     load_spec(path)
     assert _entries(cache) == []
-    assert spec_cache.get(path.read_bytes(), path, 2**30, 1) is None
+    assert spec_cache.get(spec_cache.file_key(path.read_bytes(), path), path, 2**30, 1) is None
 
 
 def test_the_same_bytes_as_json_and_as_yaml_are_two_entries(tmp_path, cache):

@@ -698,8 +698,9 @@ def validate_command(paths=(), *, jobs: int, timeout, patterns=(), excludes=(), 
     """``spec2onnx validate``: every case of the specs found in ``paths`` (default: the suite, default_suite), on
     every runtime configuration and target, the reports written, the exit status decided (``verdict``).
     ``on_start(plan)`` once the files are found and the report paths checked; ``on_result(result)`` as each case
-    finishes; ``on_idle()`` whenever the run waits for the next (no result ready); ``on_done(run)`` with the ValidationRun before the report files are written (so that a report written
-    to /dev/stdout follows what was printed). Ctrl-C (or SIGTERM) ends the run: what finished is reported,
+    finishes; ``on_idle()`` whenever the run waits for the next (no result ready); ``on_done(run)`` with the
+    ValidationRun before the report files are written (so that a report written to /dev/stdout follows what was
+    printed). Ctrl-C (or SIGTERM) ends the run: what finished is reported,
     ``interrupted`` says why. ``html_path``: checked with the other report paths, the comparisons' statistics and
     pictures gathered for it, and the page written after the reports (html_report.validate_page)."""
     refused = options.get("refused", "skip")

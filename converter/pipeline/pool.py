@@ -217,8 +217,7 @@ class _Worker:
     progress: object  # shared [index of the current case in info.cases, or -1 for SETUP; its start time]
     shared_info: object  # shared bytes: the job's SpecInfo, put there by the worker once loaded (_share_info)
     job: Job | None = None  # the job the worker is on (or will start next)
-    waiting: deque = field(default_factory=deque)  # jobs sent ahead, which the worker starts when ``job`` is done
-    waiting_bytes: deque = field(default_factory=deque)  # the size of each, pickled
+    waiting: deque = field(default_factory=deque)  # (job, its pickle's size) sent ahead, started when ``job`` is done
     pace: float | None = None  # seconds its last job took (it says so with "done")
     info: SpecInfo | None = None
     reported: set = field(default_factory=set)  # (case, config) pairs of the job with a result
@@ -235,7 +234,6 @@ class _Worker:
 
     @property
     def current(self) -> str:
-        self.recall()
         index = int(self.progress[0])
         return SETUP if index < 0 or self.info is None else self.info.cases[index]
 
@@ -312,8 +310,8 @@ class Pool:
         # A forked worker inherits the parent's end of its own pipe and of every other worker's: it closes them
         # (in _die_with_parent: the guards are the worker's own, with this module's PR_SET_PDEATHSIG)
         inherited = (parent, *(w.conn for w in self.workers)) if isolation.FORKS else ()
-        process = isolation.start(isolation.Serve(_worker_main, (child, progress, shared_info, self.options, self.plugins, os.getpid(),
-                                                                 inherited, self.runtime)), die_with_parent=False)
+        args = (child, progress, shared_info, self.options, self.plugins, os.getpid(), inherited, self.runtime)
+        process = isolation.start(isolation.Serve(_worker_main, args), die_with_parent=False)
         child.close()
         return _Worker(process, parent, progress, shared_info)
 
@@ -341,7 +339,8 @@ class Pool:
                 for worker in self.workers:
                     # Only while there is more work than the workers hold: a job sent ahead waits behind its
                     # worker's current one (a case that hangs until --timeout, say), where an idle worker could
-                    # have taken it. Two ahead: on a busy machine the parent may not run for longer than a spec takes.
+                    # have taken it. Some ahead (ahead()): on a busy machine the parent may not run for longer than a
+                    # spec takes, and while it sleeps between reads (supplied()) it sends none.
                     while (worker.job is not None and len(worker.waiting) < worker.ahead()
                            and len(queue) > len(self.workers) * (len(worker.waiting) + 1)
                            and self._send_ahead(worker, queue.popleft(), queue)):
@@ -391,7 +390,7 @@ class Pool:
         and a bigger one (long -k patterns, a requeued job's case list) would block the parent in send
         until then, with no timeout enforced meanwhile (a hanging case: forever)."""
         data = isolation.dumps(job)
-        if len(data) > SEND_AHEAD_BYTES or sum(worker.waiting_bytes) + len(data) > SEND_AHEAD_TOTAL_BYTES:
+        if len(data) > SEND_AHEAD_BYTES or sum(size for _, size in worker.waiting) + len(data) > SEND_AHEAD_TOTAL_BYTES:
             queue.appendleft(job)
             return False
         try:
@@ -399,8 +398,7 @@ class Pool:
         except OSError:
             queue.appendleft(job)
             return False
-        worker.waiting.append(job)
-        worker.waiting_bytes.append(len(data))
+        worker.waiting.append((job, len(data)))
         return True
 
     def _drain(self, worker: _Worker) -> Iterator[CaseResult]:
@@ -427,18 +425,13 @@ class Pool:
     def _next_job(worker: _Worker, seconds) -> None:
         """The worker finished its job in ``seconds``: it is now on the job sent ahead, if any (it reset its progress
         itself)."""
-        worker.pace = seconds if isinstance(seconds, float) else None
-        if worker.waiting:
-            worker.waiting_bytes.popleft()
-            worker.take(worker.waiting.popleft())
-        else:
-            worker.take(None)
+        worker.pace = seconds
+        worker.take(worker.waiting.popleft()[0] if worker.waiting else None)
 
     def _cases(self, worker: _Worker, untouched: bool) -> list[str]:
         """The job's cases with no result at all (untouched) or with at least one configuration missing."""
         configs = [_config_key(c) for c in self.options.configs]
         done = worker.reported
-        worker.recall()
         cases = worker.info.cases if worker.info else []
         if untouched:
             return [c for c in cases if not any((c, k) in done for k in configs)]
@@ -446,11 +439,11 @@ class Pool:
 
     def _lost(self, worker: _Worker, queue: deque, reason: str) -> Iterator[CaseResult]:
         """The worker died or hung: report its current case, replace it, requeue the rest of its job."""
+        worker.recall()  # (its case list: in the shared memory, where its message did not come)
         job, current = worker.job, worker.current
         self._kill(worker)
         while worker.waiting:  # sent ahead, never started: back to the queue as they were
-            queue.appendleft(worker.waiting.pop())
-        worker.waiting_bytes.clear()
+            queue.appendleft(worker.waiting.pop()[0])
         self.workers[self.workers.index(worker)] = self._start()
         if current == SETUP:
             reason += " while loading the spec, building the model or creating sessions"
@@ -466,7 +459,6 @@ class Pool:
 
     def _errors(self, worker: _Worker, cases: list[str], reason: str, job: Job | None = None) -> Iterator[CaseResult]:
         """ERROR results for the given cases, for each configuration not reported yet."""
-        worker.recall()
         info = worker.info
         if info is None:  # lost before the spec was even loaded
             path = str((job or worker.job).path)

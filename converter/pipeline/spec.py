@@ -59,16 +59,17 @@ def load_spec_keyed(path: str | Path, *, max_memory: int | None = None, runs: in
         with gc_paused():
             data = _read_bytes(path)
             limit = budget.default_budget() if max_memory is None else max_memory
-            cached = spec_cache.get(data, path, limit, runs)
+            key = spec_cache.file_key(data, path)
+            cached = spec_cache.get(key, path, limit, runs)
             if cached is not None and (cached.cases or not require_cases):  # a case-less spec: only for converting
-                return cached, spec_cache.file_key(data, path)
+                return cached, key
             npy_reads = casedata.npy_reads
             spec = parse_spec(_document(data, path), path, max_memory=max_memory, runs=runs, require_cases=require_cases)
             kept = False
             if casedata.npy_reads == npy_reads and spec.cases:  # it depends on its own file only
                 est = budget.estimate(spec.network, [{"expected": c.expected or {}} for c in spec.cases])
-                kept = spec_cache.put(data, path, spec, est.total, est.runtime)
-            return spec, (spec_cache.file_key(data, path) if kept else None)
+                kept = spec_cache.put(key, spec, est.total, est.runtime)
+            return spec, (key if kept else None)
     except UserError as exc:
         raise exc.located(file=str(path)) from None
 

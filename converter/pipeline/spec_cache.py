@@ -148,18 +148,19 @@ class _SpecUnpickler(pickle.Unpickler):
 _FOUND: dict[tuple[str, str], object] = {}
 
 
-def file_key(data: bytes, spec_path: Path) -> str:
-    """The key of the spec a file holding ``data`` gives (``get``, ``put``): what ``content`` may stand on instead of
-    the spec's pickle where the caller vouches that the spec is exactly its file's (``content(spec, file_key=)``)."""
-    return _key(data, spec_path)
+def file_key(data: bytes, spec_path: Path) -> str | None:
+    """The key of the spec a file holding ``data`` gives (``get``, ``put``), None where caching is off: what
+    ``content`` may stand on instead of the spec's pickle where the caller vouches that the spec is exactly its
+    file's (``content(spec, file_key=)``)."""
+    return None if _folder_and_secret()[1] is None else _key(data, spec_path)
 
 
-def get(data: bytes, spec_path: Path, budget: int, runs: int):
-    """The cached Spec for a file holding ``data``, or None."""
+def get(key: str | None, spec_path: Path, budget: int, runs: int):
+    """The cached Spec of the file whose ``file_key`` is ``key``, or None."""
     folder, secret = _folder_and_secret()
-    if secret is None:
+    if secret is None or key is None:
         return None
-    payload = signed_store.read(folder, secret, SPECS, _key(data, spec_path))
+    payload = signed_store.read(folder, secret, SPECS, key)
     if payload is None or len(payload) < _HEADER:
         return None
     total, runtime = int.from_bytes(payload[:8], "little"), int.from_bytes(payload[8:_HEADER], "little")
@@ -172,10 +173,11 @@ def get(data: bytes, spec_path: Path, budget: int, runs: int):
     return dataclasses.replace(spec, path=spec_path) if isinstance(spec, Spec) else None
 
 
-def put(data: bytes, spec_path: Path, spec, total: int, runtime: int) -> bool:
-    """Keep ``spec`` (loaded from ``data``, reading no other file) for the next load; whether it is one this cache
-    keeps (written, unless the folder refused the write)."""
-    if not all(map(is_builtin, spec.ops)) or sum(a.nbytes for c in spec.cases for a in c.inputs.values()) > MAX_ENTRY_BYTES:
+def put(key: str | None, spec, total: int, runtime: int) -> bool:
+    """Keep ``spec`` (loaded from the file whose ``file_key`` is ``key``, reading no other file) for the next load;
+    whether it is one this cache keeps (written, unless the folder refused the write)."""
+    if key is None or not all(map(is_builtin, spec.ops)) \
+            or sum(a.nbytes for c in spec.cases for a in c.inputs.values()) > MAX_ENTRY_BYTES:
         return False
     folder, secret = _folder_and_secret()
     if secret is None:
@@ -186,7 +188,7 @@ def put(data: bytes, spec_path: Path, spec, total: int, runtime: int) -> bool:
         return False
     if len(payload) > MAX_ENTRY_BYTES:
         return False
-    signed_store.write(folder, secret, SPECS, _key(data, spec_path), payload)
+    signed_store.write(folder, secret, SPECS, key, payload)
     return True
 
 

@@ -153,13 +153,16 @@ def split_ranks(graph: onnx.GraphProto) -> None:
     lengths computed at run time), as onnxruntime's own inference does: a later node's axis is then checked
     against that rank (fuzz: a Split's ``axis`` of -7 after a Split, in the expanded RotaryEmbedding, which
     onnxruntime refuses at load). The dimensions stay unknown. In node order: a Split of a Split's output too."""
+    splits = [n for n in graph.node if n.op_type == "Split" and n.domain in ("", "ai.onnx") and n.input]
+    if not splits:
+        return  # (most models: no map of their values is made)
     infos = {i.name: i for part in (graph.input, graph.value_info, graph.output) for i in part}
     ranks = {i.name: len(i.dims) for i in graph.initializer}
     for name, info in infos.items():
         if info.type.WhichOneof("value") == "tensor_type" and info.type.tensor_type.HasField("shape"):
             ranks[name] = len(info.type.tensor_type.shape.dim)
-    for node in graph.node:
-        if node.op_type != "Split" or node.domain not in ("", "ai.onnx") or not node.input or node.input[0] not in ranks:
+    for node in splits:
+        if node.input[0] not in ranks:
             continue
         for out in node.output:
             info = infos.get(out)  # (a value onnx gave no type either is left alone)
