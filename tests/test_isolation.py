@@ -90,6 +90,18 @@ def test_a_call_that_dies_of_a_signal_names_it():
     assert not reply.ok and reply.signal == signal.SIGSEGV and reply.ended("it") == "it died of SIGSEGV"
 
 
+def _allocate(size: int) -> int:
+    return len(bytearray(size))
+
+
+@pytest.mark.skipif(not isolation.FORKS, reason="the limit is Linux's (RLIMIT_AS over /proc/self/status VmSize)")
+def test_a_call_given_memory_may_grow_by_that_much_and_no_more():
+    assert isolation.run(Call(_allocate, (64 * 2**20,), memory=256 * 2**20)).value == 64 * 2**20
+    reply = isolation.run(Call(_allocate, (512 * 2**20,), memory=256 * 2**20))
+    assert not reply.ok and reply.error.startswith("MemoryError while in the child process")
+    assert isolation.run(Call(_allocate, (512 * 2**20,))).value == 512 * 2**20  # no limit given: none
+
+
 def test_call_isolated_raises_child_died_with_the_same_line():
     assert isolation.call_isolated(divmod, 7, 2) == (3, 1)
     with pytest.raises(isolation.ChildDied, match="^the process running it died of SIGSEGV$"):

@@ -53,11 +53,14 @@ class ChildDied(Exception):
 
 @dataclass(frozen=True)
 class Call:
-    """``fn(*args)`` in a forked child; with ``then``, ``then(fn(*args), *more)`` once ``Child.reply(*more)``."""
+    """``fn(*args)`` in a forked child; with ``then``, ``then(fn(*args), *more)`` once ``Child.reply(*more)``.
+    ``memory``: the bytes the child's address space may grow by past what it inherited (RLIMIT_AS, where the system
+    has it); beyond that an allocation fails (a MemoryError in ``fn``) instead of taking the machine's memory."""
 
     fn: Callable
     args: tuple = ()
     then: Callable | None = None
+    memory: int | None = None
 
 
 @dataclass(frozen=True)
@@ -333,7 +336,7 @@ def _start_forked(task, limit: float | None, guard) -> Child:
     _settle()  # one child at a time: the last one has ended (its memory is back) before the next starts
     conn, child_conn = _CONTEXT.Pipe()
     process = _CONTEXT.Process(target=_child, args=(child_conn, conn, os.getpid(), task.fn, task.args, task.then,
-                                                     guard), daemon=True)
+                                                     guard, task.memory), daemon=True)
     gc.freeze()  # the objects so far out of the collector's sight: the child's collections copy none of their pages
     try:
         process.start()
@@ -427,6 +430,20 @@ def _child_signals() -> None:
     faulthandler.disable()  # a crash is told by the parent, in one line
 
 
+def _limit_memory(more: int) -> None:
+    """Let this process's address space grow by at most ``more`` bytes (Linux: VmSize is what it holds now)."""
+    try:
+        import resource  # (POSIX only)
+
+        with open("/proc/self/status", "rb") as status:
+            size = next(int(line.split()[1]) * 1024 for line in status if line.startswith(b"VmSize:"))
+        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+        soft = size + more if hard == resource.RLIM_INFINITY else min(size + more, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    except (ImportError, OSError, StopIteration, ValueError):
+        pass  # no such limit here: the child runs unbounded, as before
+
+
 def _serve(parent_pid: int, fn, args, guard) -> None:
     _child_signals()
     if guard is not None:
@@ -434,12 +451,14 @@ def _serve(parent_pid: int, fn, args, guard) -> None:
     fn(*args)
 
 
-def _child(conn, parents_conn, parent_pid: int, fn, args, then, guard) -> None:
+def _child(conn, parents_conn, parent_pid: int, fn, args, then, guard, memory: int | None) -> None:
     _child_signals()
     if guard is not None:
         die_with_parent(parent_pid, (parents_conn,), *guard)
     else:
         parents_conn.close()
+    if memory is not None:
+        _limit_memory(memory)
     gc.disable()  # a short life: no collection walks (and copies) the parent's pages
     try:
         value = fn(*args)

@@ -19,6 +19,16 @@ file that reaches ``onnx.shape_inference``, or runs it through ``check_model(ful
   50 µs, each node screened by the table first), nor where this process has started threads since this module was
   imported (a forked child may wait forever on a lock one of them held: the same guard as onnx's checker's child,
   converter/targets/checker.py): those run here, unlimited;
+* **the memory limit** (with the time limit): the child's address space may grow by ``memory_limit(bytes)``, 2 GiB
+  and four times the model's bytes. onnx's data propagation turns a value into a shape's rank: a Constant of
+  -2147483649 subtracted from a Shape's Size and given to ConstantOfShape makes a shape of 2^31 dimensions, which
+  took 24 GB and 55 s before it failed (test_check_mutations, seed 2560429631); the child now fails in seconds
+  (``NotInferred``) instead of taking the machine's memory;
+* **Constant nodes as onnxruntime reads them**: onnxruntime makes a Constant's FIRST attribute the constant, by that
+  attribute's type, whatever its name (converter/targets/validation.py, _constant_findings); onnx's data
+  propagation takes another (the last number attribute: a stray ``zz=5`` after ``value=[1]`` made a shape [5],
+  measured with onnx 1.23). A Constant with more than one attribute, or one named otherwise than its type's
+  ``value*`` name, is inferred in the copy as its first attribute under that name (``CONSTANT_ATTRIBUTE``);
 
 and the parameters that the callers genuinely differ in, each as onnx names it:
 
@@ -48,13 +58,19 @@ from ..budget import PROTOBUF_LIMIT, show
 from ..process import isolation
 from . import walk
 
-__all__ = ["InferenceError", "NotInferred", "infer", "time_limit", "UNSAFE", "unsafe", "any_unsafe", "first_unsafe",
-           "sanitized", "within"]
+__all__ = ["InferenceError", "NotInferred", "infer", "time_limit", "memory_limit", "UNSAFE", "unsafe", "any_unsafe",
+           "first_unsafe", "sanitized", "within", "CONSTANT_ATTRIBUTE"]
 
 A = AttributeProto
 TABLE = Path(__file__).parent.parent / "targets" / "tables" / "attribute-values.json"
 BASE_SECONDS = 60.0  # the time limit: this much, and PER_NODE_SECONDS per node of the main graph
 PER_NODE_SECONDS = 20e-6
+BASE_MEMORY = 2 * 2**30  # the memory limit: this much, and MEMORY_PER_BYTE bytes per byte of the model
+MEMORY_PER_BYTE = 4  # onnx parses the model, infers into it and serializes the answer, which Python then copies
+# The name onnx gives a Constant's value of each attribute type (onnxruntime reads the first attribute by its type)
+CONSTANT_ATTRIBUTE = {A.TENSOR: "value", A.SPARSE_TENSOR: "sparse_value", A.INT: "value_int", A.INTS: "value_ints",
+                      A.FLOAT: "value_float", A.FLOATS: "value_floats", A.STRING: "value_string",
+                      A.STRINGS: "value_strings"}
 
 
 class NotInferred(Exception):
@@ -67,12 +83,17 @@ def time_limit(nodes: int) -> float:
     return BASE_SECONDS + PER_NODE_SECONDS * nodes
 
 
+def memory_limit(size: int) -> int:
+    """The bytes of memory the inference of a model of ``size`` bytes may take (``infer(limit=True)``)."""
+    return BASE_MEMORY + MEMORY_PER_BYTE * size
+
+
 def infer(model: ModelProto, data: bytes | None = None, *, strict: bool = False, check_type: bool = False,
           data_prop: bool = False, limit: bool = False, parse: bool = True):
     """onnx's shape inference of ``model`` under the rule above: the inferred ModelProto (``parse`` False: its bytes).
     ``InferenceError`` (strict): onnx refuses the model; ``NotInferred``: no answer (size, time)."""
     original = model
-    if any_unsafe(model.graph.node):
+    if any_unsafe(model.graph.node) or any_misread(model.graph.node):
         model, data = sanitized(model), None
     if data is None:
         try:
@@ -110,15 +131,19 @@ def _may_fork() -> bool:
 
 
 def _answer(data: bytes, check_type: bool, strict: bool, data_prop: bool) -> tuple[str, bytes | str]:
-    """The child's work: ("ok", onnx's answer) or ("refused", an InferenceError's text)."""
+    """The child's work: ("ok", onnx's answer), ("refused", an InferenceError's text) or ("memory", "")."""
     try:
         return "ok", _onnx_infer(data, check_type, strict, data_prop)
     except InferenceError as exc:
         return "refused", str(exc)
+    except MemoryError:  # (onnx's std::bad_alloc, past the child's memory limit)
+        return "memory", ""
 
 
 def _in_child(data: bytes, check_type: bool, strict: bool, data_prop: bool, seconds: float) -> bytes:
-    reply = isolation.run(isolation.Call(_answer, (data, check_type, strict, data_prop)), timeout=seconds)
+    memory = memory_limit(len(data))
+    reply = isolation.run(isolation.Call(_answer, (data, check_type, strict, data_prop), memory=memory),
+                          timeout=seconds)
     if reply.timed_out is not None:  # (killed)
         raise NotInferred(f"onnx's shape inference did not finish within {seconds:.0f} s")
     if not reply.ok:
@@ -126,6 +151,8 @@ def _in_child(data: bytes, check_type: bool, strict: bool, data_prop: bool, seco
     kind, value = reply.value
     if kind == "refused":
         raise InferenceError(value)
+    if kind == "memory":
+        raise NotInferred(f"onnx's shape inference needed more than {show(memory)} of memory")
     return value
 
 
@@ -223,8 +250,26 @@ def first_unsafe(nodes, onnxruntime: str | None = None) -> tuple[int, NodeProto,
     return next(((i, node, why) for i, node in enumerate(nodes) for why in [unsafe(node, onnxruntime)] if why), None)
 
 
+def misread(node: NodeProto) -> bool:
+    """Whether onnx's inference would read a Constant's value otherwise than onnxruntime (in ``node`` or, at any
+    depth, in its subgraphs): a Constant of more than one attribute, or whose one is not named for its type."""
+    if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
+        attrs = node.attribute
+        return len(attrs) > 1 or (len(attrs) == 1 and CONSTANT_ATTRIBUTE.get(attrs[0].type, attrs[0].name)
+                                  != attrs[0].name)
+    return bool(len(node.attribute)) and any(misread(inner) for attr in node.attribute
+                                             for graph in walk.subgraphs(attr) for inner in graph.node)
+
+
+def any_misread(nodes) -> bool:
+    """Whether some node (of a graph's, at any depth) is misread()."""
+    return any(misread(node) for node in nodes
+               if node.op_type == "Constant" or (len(node.attribute) and walk.has_subgraph(node)))
+
+
 def sanitized(model: ModelProto) -> ModelProto:
-    """A copy of ``model`` without the unsafe attribute values (removed: onnx's inference then takes the default)."""
+    """A copy of ``model`` without the unsafe attribute values (removed: onnx's inference then takes the default),
+    and with each misread Constant's first attribute alone, named for its type (as onnxruntime reads it)."""
     copy = ModelProto()
     copy.CopyFrom(model)
     _sanitize(copy.graph.node)
@@ -233,6 +278,11 @@ def sanitized(model: ModelProto) -> ModelProto:
 
 def _sanitize(nodes) -> None:
     for node in nodes:
+        if node.op_type == "Constant" and misread(node):  # (a Constant has no subgraph to go into)
+            first = node.attribute[0]
+            first.name = CONSTANT_ATTRIBUTE.get(first.type, first.name)
+            del node.attribute[1:]
+            continue
         entries = {e["attribute"]: e for e in UNSAFE.get(node.op_type, ())}
         kept = [a for a in node.attribute if not (a.name in entries and _breaks(entries[a.name], a, len(node.output)))]
         if len(kept) != len(node.attribute):
