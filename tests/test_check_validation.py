@@ -399,6 +399,20 @@ def test_a_constant_with_an_attribute_after_its_value_runs_on_ort_cpu_as_onnxrun
         assert result.exit_code == 1 and "ERROR openvino: #0 (Constant)" in result.output, result.output
 
 
+@pytest.mark.parametrize("shape, runs", [([1, 3], True), ([-1, -1], False)])
+def test_a_constant_whose_first_attribute_is_stray_is_read_by_check_as_onnxruntime_makes_it(tmp_path, shape, runs):
+    """A stray INTS attribute first, value=[3] after it, the Reshape's shape: onnxruntime makes the constant of the
+    first (two -1 dimensions: refused at load). check's constant values read ``value``: it refused [1, 3] (a shape
+    [1] against the [2] inference gave); and before its inference read Constants so, it said [-1, -1] runs."""
+    constant = helper.make_node("Constant", [], ["s"])
+    constant.attribute.extend([helper.make_attribute("zz", shape),
+                               helper.make_attribute("value", helper.make_tensor("v", TensorProto.INT64, [1], [3]))])
+    m = model([constant, helper.make_node("Reshape", ["x", "s"], ["y"])],
+              inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+              outputs=[helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    ort_cpu_agrees(tmp_path, m, None if runs else "ERROR ort-cpu: #1 (Reshape)")
+
+
 def test_a_constant_whose_first_attribute_is_a_graph_is_refused_on_ort_cpu_as_onnxruntime_refuses(tmp_path):
     constant = helper.make_node("Constant", [], ["c"])
     body = helper.make_graph([], "b", [], [])

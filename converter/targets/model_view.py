@@ -15,7 +15,7 @@ import onnx
 from onnx import TensorProto, defs, helper, numpy_helper
 
 from ..untrusted import walk
-from ..untrusted.infer import infer, unsafe
+from ..untrusted.infer import CONSTANT_ATTRIBUTE, infer, unsafe
 from .attributes import INVALID, decode
 
 SCHEMA_VERSION_MAX = 2**31 - 1  # onnx's get_schema takes a C int: a larger opset (2^63 - 1) finds the newest schema
@@ -180,19 +180,22 @@ _VALUE_DTYPES = {"value_float": (_A.FLOAT, np.float32), "value_floats": (_A.FLOA
 
 
 def constant_value(node: onnx.NodeProto):
-    """The value of a Constant node (its ``value`` tensor, or ``value_float(s)``/``value_int(s)``, which onnxruntime
-    folds as well): a numpy array, an Unread for external data, or None (another attribute, or none)."""
-    for attr in node.attribute:
-        if attr.name == "value" and attr.type == onnx.AttributeProto.TENSOR:
-            if attr.t.data_location == TensorProto.EXTERNAL:
-                return Unread(type_name(attr.t.data_type), attr.t.dims, node.output[0])
-            return numpy_helper.to_array(attr.t)
-        if attr.name in _VALUE_DTYPES:
-            kind, dtype = _VALUE_DTYPES[attr.name]
-            value = decode(attr, kind)
-            if value is not INVALID:
-                with np.errstate(over="ignore"):  # a float beyond float32 is an infinity there, as in onnxruntime
-                    return np.array(value, dtype=dtype)
+    """The value onnxruntime makes of a Constant node: its FIRST attribute, by that attribute's type whatever its name
+    (converter/untrusted/infer.py, CONSTANT_ATTRIBUTE): a ``value`` tensor, or ``value_float(s)``/``value_int(s)``,
+    as a numpy array, an Unread for external data, or None (another type, or no attribute)."""
+    if not len(node.attribute):
+        return None
+    attr = node.attribute[0]
+    if attr.type == onnx.AttributeProto.TENSOR:
+        if attr.t.data_location == TensorProto.EXTERNAL:
+            return Unread(type_name(attr.t.data_type), attr.t.dims, node.output[0])
+        return numpy_helper.to_array(attr.t)
+    kind, dtype = _VALUE_DTYPES.get(CONSTANT_ATTRIBUTE.get(attr.type), (None, None))
+    if kind is not None:
+        value = decode(attr, kind)
+        if value is not INVALID:
+            with np.errstate(over="ignore"):  # a float beyond float32 is an infinity there, as in onnxruntime
+                return np.array(value, dtype=dtype)
     return None
 
 

@@ -38,7 +38,7 @@ from onnx import AttributeProto, TensorProto, numpy_helper
 
 from ..errors import UserError
 from ..untrusted import walk
-from ..untrusted.infer import InferenceError, infer, unsafe, within
+from ..untrusted.infer import CONSTANT_ATTRIBUTE, InferenceError, infer, unsafe, within
 from ..untrusted.reading import check_value_types, validate_sparse, validate_tensor
 from ..installed.ort_build import newest_loadable_opset
 from .attributes import TABLE, constant_tensor, type_name
@@ -269,8 +269,7 @@ def is_constant(node: onnx.NodeProto) -> bool:
 
 
 # The attribute types onnxruntime makes an initializer of (ConstantNodeProtoToTensorProto's cases)
-_CONSTANT_TYPES = {AttributeProto.TENSOR, AttributeProto.FLOAT, AttributeProto.FLOATS, AttributeProto.INT,
-                   AttributeProto.INTS, AttributeProto.STRING, AttributeProto.STRINGS, AttributeProto.SPARSE_TENSOR}
+_CONSTANT_TYPES = frozenset(CONSTANT_ATTRIBUTE)
 
 
 def _constant_findings(node: onnx.NodeProto, found: list[Finding]) -> list[Finding]:
