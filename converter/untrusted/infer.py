@@ -75,7 +75,8 @@ CONSTANT_ATTRIBUTE = {A.TENSOR: "value", A.SPARSE_TENSOR: "sparse_value", A.INT:
 
 class NotInferred(Exception):
     """onnx's shape inference gave no answer: the model is over the size limit, or the child running it did not
-    answer within the time limit, or died. Not a verdict on the model (an ``InferenceError`` is one)."""
+    answer within the time limit, ran past its memory limit, or died. Not a verdict on the model (an
+    ``InferenceError`` is one)."""
 
 
 def time_limit(nodes: int) -> float:
@@ -91,7 +92,7 @@ def memory_limit(size: int) -> int:
 def infer(model: ModelProto, data: bytes | None = None, *, strict: bool = False, check_type: bool = False,
           data_prop: bool = False, limit: bool = False, parse: bool = True):
     """onnx's shape inference of ``model`` under the rule above: the inferred ModelProto (``parse`` False: its bytes).
-    ``InferenceError`` (strict): onnx refuses the model; ``NotInferred``: no answer (size, time)."""
+    ``InferenceError`` (strict): onnx refuses the model; ``NotInferred``: no answer (size, time, memory)."""
     original = model
     if any_unsafe(model.graph.node) or any_misread(model.graph.node):
         model, data = sanitized(model), None
