@@ -300,3 +300,34 @@ def test_nonfinite_leaves_integers_alone_and_counts_a_complex_element_once():
     assert compare_module.nonfinite(np.array([1], ml_dtypes.int4)) is None
     found = compare_module.nonfinite(np.array([1 + 1j, complex(np.inf, np.nan), complex(3, -np.inf)]))
     assert (found.nan, found.posinf, found.neginf, found.first_index) == (1, 0, 1, (1,))
+
+
+# The shortcut for equal arrays (compare_stats without statistics, as validate compares): the same verdict as the
+# full pass, which compare_stats with statistics takes element by element
+
+
+_ANY = st.sampled_from([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -2.5, 65504.0, 3e38, 1e-40])
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(_ANY, max_size=30), changed=st.lists(st.tuples(st.integers(0, 29), _ANY), max_size=3),
+       dtype=st.sampled_from([np.float16, np.float32, np.float64, ml_dtypes.bfloat16, np.int32, np.uint8, np.bool_]),
+       tol=st.sampled_from([Tolerance(0, 0), Tolerance(1e-5, 1e-5), Tolerance(0, 0, 1)]))
+def test_property_the_shortcut_for_equal_arrays_gives_the_full_passs_verdict(values, changed, dtype, tol):
+    from converter.compare import compare_stats
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = np.array(values, np.float64)
+        got = want.copy()
+        for i, v in changed:
+            if i < got.size:
+                got[i] = v
+        if np.dtype(dtype).kind in "iub":  # (no NaN or infinity there: their integer images)
+            want, got = np.nan_to_num(want), np.nan_to_num(got)
+        want, got = want.astype(dtype), got.astype(dtype)
+    quick, _ = compare_stats(got, want, tol, statistics=False)
+    full, _ = compare_stats(got, want, tol, statistics=True)
+    assert (quick is None) == (full is None)
+    assert quick is None or (quick.count, quick.worst_index) == (full.count, full.worst_index)
+    if not changed and not np.isnan(want.astype(np.float64)).any():  # the shortcut's own case, by hand: a pass
+        assert quick is None
