@@ -905,3 +905,19 @@ def test_the_issue_25_examples_raise_builder_errors_at_the_call(call, pattern):
     layer.cubic_coeff = 10**30  # issue 25: accepted, then a TypeError at the build; now a float32 value that builds
     assert layer.cubic_coeff == 1e30 and network.to_spec_dict()["network"]["layers"][0]["cubic_coeff"] == 1e30
     assert trt.Builder().build_serialized_network(network, trt.Builder().create_builder_config()).target == "tensorrt"
+
+
+@pytest.mark.parametrize("values, narrowed", [([3.4028235e38, -1.0], [3.4028234663852886e38, -1.0]),  # max, rounded to it
+                                              ([np.inf, np.nan], [np.inf, np.nan]),  # given: kept (later rules decide)
+                                              ([3.4028236e38], None), ([-1e300, 0.0], None)])  # past max + half an ulp
+def test_float64_constant_weights_are_read_as_float32_or_refused_where_a_finite_value_overflows(values, narrowed):
+    # was: a RuntimeWarning ("overflow encountered in cast") and an infinity made of 1e300 (a fuzz run's warning)
+    network = trt.Builder(trt.Logger()).create_network()
+    if narrowed is None:
+        with pytest.raises(trt.BuilderValueError, match=r"^add_constant\(\) \(layer 0\) 'constant_0': weights: .*"
+                                                          r"read as float32, whose range \(±3\.4e38\)"):
+            network.add_constant((len(values),), np.array(values, np.float64))
+        return
+    layer = network.add_constant((len(values),), np.array(values, np.float64))
+    assert layer.weights.dtype == np.float32
+    np.testing.assert_array_equal(layer.weights.astype(np.float64), np.array(narrowed))

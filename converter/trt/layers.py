@@ -344,8 +344,13 @@ class IConstantLayer(ILayer):
         array = value.array if isinstance(value, Weights) else Weights(value).array if not isinstance(value, np.ndarray) else value
         if not _numeric(array):
             raise BuilderTypeError(f"{self._where}: weights: numpy {array.dtype} is not a tensor type; allowed: {', '.join(DTYPES)}")
-        if array.dtype == np.float64:
-            array = array.astype(np.float32)  # as trt.Weights of a float64 array is refused, float32 is meant
+        if array.dtype == np.float64:  # as trt.Weights of a float64 array is refused, float32 is meant
+            with np.errstate(over="ignore"):
+                narrow = array.astype(np.float32)
+            if np.any(np.isinf(narrow) & np.isfinite(array)):  # (an infinity or a NaN given stays one)
+                raise BuilderValueError(f"{self._where}: weights: {shown(array)}: a float64 array is read as float32, "
+                                        "whose range (±3.4e38) a finite value exceeds")
+            array = narrow
         self._weights = array
 
     def _constant_doc(self) -> dict:
