@@ -15,7 +15,7 @@ import onnx
 from onnx import TensorProto, defs, helper, numpy_helper
 
 from ..untrusted import walk
-from ..untrusted.infer import CONSTANT_ATTRIBUTE, infer, unsafe
+from ..untrusted.infer import infer, unsafe
 from .attributes import INVALID, decode
 
 SCHEMA_VERSION_MAX = 2**31 - 1  # onnx's get_schema takes a C int: a larger opset (2^63 - 1) finds the newest schema
@@ -175,14 +175,14 @@ def split_ranks(graph: onnx.GraphProto) -> None:
 
 
 _A = onnx.AttributeProto
-_VALUE_DTYPES = {"value_float": (_A.FLOAT, np.float32), "value_floats": (_A.FLOATS, np.float32),
-                 "value_int": (_A.INT, np.int64), "value_ints": (_A.INTS, np.int64)}
+# The numpy type onnxruntime makes of a Constant's number attribute, by the attribute's type
+_VALUE_DTYPES = {_A.FLOAT: np.float32, _A.FLOATS: np.float32, _A.INT: np.int64, _A.INTS: np.int64}
 
 
 def constant_value(node: onnx.NodeProto):
     """The value onnxruntime makes of a Constant node: its FIRST attribute, by that attribute's type whatever its name
-    (converter/untrusted/infer.py, CONSTANT_ATTRIBUTE): a ``value`` tensor, or ``value_float(s)``/``value_int(s)``,
-    as a numpy array, an Unread for external data, or None (another type, or no attribute)."""
+    (converter/untrusted/infer.py, CONSTANT_ATTRIBUTE): a tensor, or a float(s) or int(s) as ``value_float(s)``/
+    ``value_int(s)`` hold them, as a numpy array, an Unread for external data, or None (another type, or none)."""
     if not len(node.attribute):
         return None
     attr = node.attribute[0]
@@ -190,9 +190,9 @@ def constant_value(node: onnx.NodeProto):
         if attr.t.data_location == TensorProto.EXTERNAL:
             return Unread(type_name(attr.t.data_type), attr.t.dims, node.output[0])
         return numpy_helper.to_array(attr.t)
-    kind, dtype = _VALUE_DTYPES.get(CONSTANT_ATTRIBUTE.get(attr.type), (None, None))
-    if kind is not None:
-        value = decode(attr, kind)
+    dtype = _VALUE_DTYPES.get(attr.type)
+    if dtype is not None:
+        value = decode(attr)
         if value is not INVALID:
             with np.errstate(over="ignore"):  # a float beyond float32 is an infinity there, as in onnxruntime
                 return np.array(value, dtype=dtype)

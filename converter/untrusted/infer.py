@@ -236,10 +236,17 @@ def _shown(attr: AttributeProto) -> str:
 
 
 def any_unsafe(nodes) -> bool:
-    """Whether some node (of a graph's, at any depth) is unsafe(); the loop reads only op types, attribute counts and
-    whether an attribute holds a graph."""
-    ops = set(UNSAFE) | set(_CONTROL_FLOW)
-    return any(unsafe(node) for node in nodes
+    """Whether some node (of a graph's, at any depth) is unsafe()."""
+    return _any(nodes, unsafe, _UNSAFE_OPS)
+
+
+_UNSAFE_OPS = frozenset(UNSAFE) | frozenset(_CONTROL_FLOW)  # the op types unsafe() may find something in at once
+
+
+def _any(nodes, test, ops: frozenset) -> bool:
+    """Whether ``test`` holds for some of ``nodes`` whose op type is among ``ops`` or that hold a subgraph (the loop
+    reads only op types, attribute counts and whether an attribute holds a graph)."""
+    return any(test(node) for node in nodes
                if node.op_type in ops or (len(node.attribute) and walk.has_subgraph(node)))
 
 
@@ -264,8 +271,10 @@ def misread(node: NodeProto) -> bool:
 
 def any_misread(nodes) -> bool:
     """Whether some node (of a graph's, at any depth) is misread()."""
-    return any(misread(node) for node in nodes
-               if node.op_type == "Constant" or (len(node.attribute) and walk.has_subgraph(node)))
+    return _any(nodes, misread, _CONSTANT_OPS)
+
+
+_CONSTANT_OPS = frozenset(("Constant",))
 
 
 def sanitized(model: ModelProto) -> ModelProto:
