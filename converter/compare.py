@@ -62,7 +62,7 @@ class Tolerance:
                 continue
             if isinstance(value, str):
                 try:
-                    value = float(value)  # YAML 1.1 reads 1e-5 as text
+                    value = float(value)  # (text such as "1e-5": older specs quoted it for YAML 1.1)
                 except ValueError:
                     pass
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:

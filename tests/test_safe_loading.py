@@ -2,7 +2,8 @@
 
 The one-fault-per-file corpus (tests/bad_specs/) checks the messages; these tests check what a
 corpus file cannot: memory bounds, files too large to commit, symlinks, FIFOs, and that
-the safe loader reads every ordinary spec exactly as ``yaml.safe_load`` does.
+the safe loader reads every ordinary spec exactly as ``yaml.safe_load`` does (numbers with an exponent
+excepted: YAML 1.2 reads them as numbers, as the loader does, and PyYAML's YAML 1.1 as text).
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ import numpy as np
 import pytest
 import yaml
 
+from click.testing import CliRunner
+
 from converter import casedata
+from converter.cli import main
 
 from converter.pipeline import safe_yaml
 
@@ -214,14 +218,51 @@ def test_bad_explicit_scalars_are_user_errors(text, want):
     assert want in str(info.value)
 
 
+@pytest.mark.parametrize("text, want", [
+    # YAML 1.2's core schema (and JSON) read these as numbers; YAML 1.1, which PyYAML follows, as text
+    ("1e-3", 0.001), ("2E5", 200000.0), ("-1e+2", -100.0), ("+3e0", 3.0), (".5e1", 5.0), ("1.e3", 1000.0),
+    ("1.0e-5", 1e-5), ("0e0", 0.0), ("1.0e400", math.inf), ("-1e400", -math.inf),
+    # YAML 1.1's own forms are unchanged; text that only looks like one stays text
+    ("1.5e-3", 0.0015), ("1e", "1e"), ("e5", "e5"), ("1e5x", "1e5x"), ("1_0e3", "1_0e3"), ("1e5.0", "1e5.0"),
+    ("0x1e", 30), ("'1e-3'", "1e-3"),
+])
+def test_numbers_with_an_exponent_are_numbers(text, want):
+    got = safe_yaml.load_yaml(f"a: {text}\nb: [{text}]\n")
+    assert got == {"a": want, "b": [want]} and type(got["a"]) is type(want)
+
+
+def test_a_spec_written_with_exponents_loads_them_as_numbers(tmp_path):
+    """`scale: [1e-3]` was refused ("expected a number, got '1e-3'") though `tolerance: {atol: 1e-5}` was read."""
+    path = tmp_path / "exp.yaml"
+    path.write_text("name: t\nnetwork: {inputs: {x: {dtype: float32, shape: [1,1,1,2]}}, layers: [{name: y, "
+                    "op: trt.Scale, inputs: [x], mode: UNIFORM, scale: [1e-3], shift: [2E1]}], outputs: [y]}\n"
+                    "cases: [{name: c, inputs: {x: [[[[1e3, -4e+3]]]]}, expected: {y: [[[[21.0, 16.0]]]]}}]\n")
+    spec = load_spec(path)
+    layer = spec.network.layers[0]
+    assert layer.attrs["scale"].tolist() == [np.float32(1e-3)] and layer.attrs["shift"].tolist() == [20.0]
+    assert spec.cases[0].inputs["x"].ravel().tolist() == [1000.0, -4000.0]
+    result = CliRunner().invoke(main, ["validate", "-j", "0", str(path)])  # 1000 * 0.001 + 20, -4000 * 0.001 + 20
+    assert result.exit_code == 0 and "PASS  t/c" in result.output, result.output
+
+
 def test_every_bundled_spec_loads_as_with_safe_load():
-    """The safe loader changes nothing for ordinary documents (dates aside: the suite has none)."""
+    """The safe loader changes nothing for ordinary documents (dates aside: the suite has none; nor has it a number
+    written with an exponent and no dot, which YAML 1.1 reads as text and the spec loader as a number)."""
     files = sorted(p for p in SPECS.rglob("*") if p.suffix in (".yaml", ".yml"))
     assert files
     for path in files:
         text = path.read_text(encoding="utf-8")
-        ours, theirs = safe_yaml.load_yaml(text), yaml.safe_load(text)
+        ours, theirs = safe_yaml.load_yaml(text), _exponents_read(yaml.safe_load(text))
         assert json.dumps(ours, sort_keys=True) == json.dumps(theirs, sort_keys=True), path
+
+
+def _exponents_read(doc):
+    """``doc`` (as yaml.safe_load gives it) with the text that is a number with an exponent read as one."""
+    if isinstance(doc, dict):
+        return {k: _exponents_read(v) for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [_exponents_read(v) for v in doc]
+    return float(doc) if isinstance(doc, str) and safe_yaml.EXPONENT_FLOAT.match(doc) else doc
 
 
 # --- file sizes and kinds ------------------------------------------------------------------------

@@ -20,6 +20,8 @@ on documents built to hurt the loader:
   value, are errors naming the key, the field and (YAML) both lines.
 * **Integers** must fit in 64 bits (a 5,000-digit literal would otherwise raise
   Python's int-conversion ValueError deep in the loader).
+* **Numbers with an exponent** (``1e-3``, ``2E5``) are numbers, as YAML 1.2 and JSON read
+  them; PyYAML's YAML 1.1 rules read them as text (``EXPONENT_FLOAT``).
 
 JSON: ``NaN``, ``Infinity`` and ``-Infinity`` are accepted (Python's ``json.dumps``
 writes them, and case data may hold them; the strings ``"nan"``, ``"inf"``,
@@ -31,6 +33,7 @@ ignored, and line numbers in errors still count them.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import yaml
@@ -204,9 +207,21 @@ _RESOLVERS = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != _YAML + "timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+# Numbers with an exponent are numbers, as YAML 1.2 (its core schema) and JSON read them: `1e-3`, `2E5`, `1.0e400`.
+# PyYAML follows YAML 1.1, whose floats need a dot and a signed exponent, and reads these as text, so a spec's
+# `scale: [1e-3]` was refused as "expected a number, got '1e-3'". Tried after YAML 1.1's int and float patterns.
+EXPONENT_FLOAT = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$")
+for _first in "-+.0123456789":
+    _RESOLVERS[_first] = [*_RESOLVERS.get(_first, []), (_YAML + "float", EXPONENT_FLOAT)]
 for _loader in (SpecYamlLoader, SpecYamlCLoader):
     if _loader is not None:
         _loader.yaml_implicit_resolvers = _RESOLVERS
+
+
+def plain_scalar_tag(value: str) -> str:
+    """The tag the spec loader gives ``value`` written as a plain (unquoted) scalar: ``tag:yaml.org,2002:str``,
+    ``...:float`` and so on (spec_name_of reads a name without the loader, and must read it alike)."""
+    return yaml.resolver.Resolver.resolve(SpecYamlLoader, ScalarNode, value, (True, False))
 
 
 def load_yaml(text: str) -> Any:

@@ -120,7 +120,7 @@ def spec_name_of(path: str | Path) -> str | None:
             name = doc.get("name") if isinstance(doc, dict) else None
         else:
             first = _FIRST_KEY_NAME.match(text)  # the usual layout, without starting a YAML parser
-            plain = first and yaml.SafeLoader.resolve(yaml.SafeLoader, yaml.ScalarNode, first.group(1), (True, False))
+            plain = first and safe_yaml.plain_scalar_tag(first.group(1))
             name = first.group(1) if plain == _STR_TAG else _yaml_top_level_name(text)
     except (OSError, UnicodeDecodeError, UserError, yaml.YAMLError, RecursionError):
         return None
@@ -157,8 +157,7 @@ def _yaml_top_level_name(text: str) -> str | None:
                     return None  # a merge key may bring a name in
             else:
                 if key == "name":
-                    plain = event.style is None and yaml.SafeLoader.resolve(yaml.SafeLoader, yaml.ScalarNode, event.value,
-                                                                             (True, False)) != _STR_TAG
+                    plain = event.style is None and safe_yaml.plain_scalar_tag(event.value) != _STR_TAG
                     return None if plain or event.tag not in (None, "!", _STR_TAG) else event.value
                 key_next = True
     return None
