@@ -28,6 +28,9 @@ def did_you_mean(word: str, candidates) -> str:
     if not isinstance(word, str):
         return ""
     lowered = {c.lower(): c for c in candidates}
+    member = word.rsplit(".", 1)[-1].lower()  # an enum's qualified name, as TensorRT's Python API writes it:
+    if member != word.lower() and member in lowered:  # trt.ScaleMode.UNIFORM for UNIFORM
+        return f" (did you mean {lowered[member]!r}?)"
     import difflib  # start-up time: only a refusal asks (the CLI's --help imports this module through the targets)
 
     close = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
