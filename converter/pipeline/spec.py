@@ -225,7 +225,8 @@ def _parse_network(doc: Any, spec_dir: Path, max_memory: int | None = None, *,
     for i, name in enumerate(_list(doc["outputs"], "network.outputs", nonempty=True)):
         where = f"network.outputs[{i}]"
         if not isinstance(name, str) or name not in layer_names:
-            raise SpecError(f"{name!r} is not a layer{did_you_mean(name, layer_names)}; outputs name layers", field=where)
+            raise SpecError(f"{name!r} is not a layer{did_you_mean(name, layer_names)}{_yaml_boolean_hint(name)}; "
+                           "outputs name layers", field=where)
         if name in outputs:
             raise SpecError(f"{name!r} is listed twice", field=where)
         outputs.append(name)
@@ -257,7 +258,8 @@ def _parse_layer(raw: Any, where: str, types: dict, inputs: dict, constants: dic
         raise SpecError(f"{op} takes {count} inputs ({', '.join(kind.inputs)}), got {len(layer_inputs)}", field=f"{where}.inputs")
     for j, tensor in enumerate(layer_inputs):
         if not isinstance(tensor, str):
-            raise SpecError(f"expected a tensor name, got {tensor!r}", field=f"{where}.inputs[{j}]")
+            raise SpecError(f"expected a tensor name, got {tensor!r}{_yaml_boolean_hint(tensor)}",
+                            field=f"{where}.inputs[{j}]")
     attrs = {}
     for key, value in raw.items():
         if key in LAYER_KEYS:
@@ -346,7 +348,8 @@ def _parse_cases(doc: list, network: Network, spec_dir: Path) -> list[Case]:
         inputs = {}
         for tensor in given:
             if tensor not in network.inputs:
-                raise SpecError(f"{tensor!r} is not a network input{did_you_mean(tensor, network.inputs)}", field=f"{where}.inputs.{tensor}")
+                hint = did_you_mean(tensor, network.inputs) + _yaml_boolean_hint(tensor)
+                raise SpecError(f"{tensor!r} is not a network input{hint}", field=f"{where}.inputs.{tensor}")
         for tensor, ttype in network.inputs.items():
             if tensor not in given:
                 raise SpecError(f"no data for network input {tensor!r}", field=f"{where}.inputs")
@@ -364,7 +367,8 @@ def _parse_cases(doc: list, network: Network, spec_dir: Path) -> list[Case]:
             expected = {}
             for tensor, value in _mapping(raw["expected"], f"{where}.expected").items():
                 if tensor not in network.outputs:
-                    raise SpecError(f"{tensor!r} is not a network output{did_you_mean(tensor, network.outputs)}", field=f"{where}.expected.{tensor}")
+                    hint = did_you_mean(tensor, network.outputs) + _yaml_boolean_hint(tensor)
+                    raise SpecError(f"{tensor!r} is not a network output{hint}", field=f"{where}.expected.{tensor}")
                 expected[tensor] = _at(f"{where}.expected.{tensor}", casedata.materialize, value, types[tensor], spec_dir)
         tolerance = _at(f"{where}.tolerance", Tolerance.parse, raw["tolerance"]) if "tolerance" in raw else None
         cases.append(Case(name, inputs, expected, tolerance))
@@ -410,8 +414,15 @@ def _list(doc: Any, where: str, nonempty: bool = False) -> list:
 def _name(value: Any, where: str) -> str:
     if not is_valid_name(value):
         shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:60] + "..."
-        raise SpecError(f"{shown} is not a valid name ({NAME_RULE})", field=where)
+        raise SpecError(f"{shown} is not a valid name ({NAME_RULE}){_yaml_boolean_hint(value)}", field=where)
     return value
+
+
+def _yaml_boolean_hint(value: Any) -> str:
+    """Where a name is expected and a boolean came: YAML (1.1, as PyYAML reads it) makes an unquoted on, off, yes
+    or no a boolean, so a tensor named ``on`` arrives as True."""
+    return " (in YAML an unquoted on, off, yes or no is a boolean: quote a name such as 'on')" \
+        if isinstance(value, bool) else ""
 
 
 def _text(value: Any, where: str) -> str:
