@@ -14,6 +14,7 @@ entry of the spec, the spec, the layer kind's default, the dtype default.
 
 from __future__ import annotations
 
+import decimal
 import functools
 import math
 from dataclasses import asdict, dataclass, field
@@ -139,7 +140,8 @@ class Mismatch:
         text += f"; worst at {list(self.worst_index)}: got {self.actual_value!r}, want {self.expected_value!r}"
         if self.count > 1:
             text += "; first: " + ", ".join(f"{list(i)} got {a!r} want {e!r}" for i, a, e in self.first)
-        would = [f"{name} >= {value:.3g}" for name, value in (("atol", self.min_atol), ("rtol", self.min_rtol)) if value is not None]
+        would = [f"{name} >= {_rounded_up(value)}" for name, value in (("atol", self.min_atol), ("rtol", self.min_rtol))
+                 if value is not None]
         if would:
             text += "; would pass with " + " or ".join(would)
         return text
@@ -149,6 +151,21 @@ class Mismatch:
         d["worst_index"] = list(self.worst_index)
         d["first"] = [{"index": list(i), "got": a, "want": e} for i, a, e in self.first]
         return d
+
+
+def _rounded_up(value: float) -> str:
+    """``value`` (a tolerance that passes: _least_atol, _least_rtol) in three significant digits that read back at or
+    above it, so that the hint passes when followed: to nearest where that is so, else rounded up (``.3g`` alone
+    said ``rtol >= 0.333`` where 0.33333 was needed, and the run still failed with it)."""
+    shown = f"{value:.3g}"
+    if not value > 0 or float(shown) >= value:
+        return shown
+    exact = decimal.Decimal(value)  # the double's own value, every digit
+    step = decimal.Decimal(1).scaleb(exact.adjusted() - 2)
+    up = exact.quantize(step, rounding=decimal.ROUND_CEILING)
+    while float(f"{float(up):.3g}") < value:  # (a subnormal's three digits may read back below it)
+        up += step
+    return f"{float(up):.3g}"
 
 
 def compare(actual: np.ndarray, expected: np.ndarray, tol: Tolerance) -> Mismatch | None:
@@ -315,7 +332,7 @@ class _Errors:
             return
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             rel = abs_err / np.where(ef == 0, _EPSILON, ef)
-            need_rtol = np.where(abs_err > self.atol, (abs_err - self.atol) / ef, 0.0)  # (ef 0: inf, no rtol would)
+            need_rtol = _least_rtol(abs_err, ef, self.atol)
         self.abs_all[self.n:self.n + k] = abs_err
         if self.rel_all is not None:
             self.rel_all[self.n:self.n + k] = rel
@@ -324,7 +341,7 @@ class _Errors:
         self.sum_rel += float(rel.sum())
         self.max_abs = max(self.max_abs, float(abs_err.max()))
         self.max_rel = max(self.max_rel, float(rel.max()))
-        self.min_atol = max(self.min_atol, float((abs_err - self.rtol * ef).max()))
+        self.min_atol = max(self.min_atol, float(_least_atol(abs_err, ef, self.rtol).max()))
         self.min_rtol = max(self.min_rtol, float(need_rtol.max()))
 
     def finish(self) -> ErrorStats:
@@ -549,6 +566,25 @@ class _Stats:
         self.first += [start + f for f in chunk.first[:SHOW_MISMATCHES - len(self.first)]]
 
 
+def _least_atol(abs_err: np.ndarray, ef: np.ndarray, rtol: float) -> np.ndarray:
+    """Per element, the smallest float64 atol with ``abs_err <= atol + rtol * ef`` as the comparison computes it:
+    ``abs_err - rtol * ef``, one or two ulp up where rounding leaves the sum below ``abs_err`` (the hint "would pass
+    with atol >= X" must pass when followed)."""
+    need = abs_err - rtol * ef
+    for _ in range(2):
+        need = np.where(need + rtol * ef < abs_err, np.nextafter(need, np.inf), need)
+    return need
+
+
+def _least_rtol(abs_err: np.ndarray, ef: np.ndarray, atol: float) -> np.ndarray:
+    """Per element, the smallest float64 rtol with ``abs_err <= atol + rtol * ef`` (0 where atol alone passes; inf
+    where ``ef`` is 0 and it does not: no rtol would)."""
+    need = np.where(abs_err > atol, (abs_err - atol) / ef, 0.0)
+    for _ in range(2):
+        need = np.where(atol + need * ef < abs_err, np.nextafter(need, np.inf), need)
+    return need
+
+
 def _chunk_stats(actual: np.ndarray, expected: np.ndarray, atol: float, rtol: float, ulp: int | None, is_float: bool) -> _Stats:
     """The mismatches of one 1-D chunk, in float64 (64-bit integers: exact differences, then rounded)."""
     if not is_float:
@@ -577,8 +613,8 @@ def _chunk_stats(actual: np.ndarray, expected: np.ndarray, atol: float, rtol: fl
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         rel = np.where(bad, abs_err / np.where(ef > 0, ef, np.inf), 0.0)
         rel = np.where(bad & (ef == 0) & (abs_err > 0), np.inf, rel)
-        min_atol = float(np.max(np.where(bad, abs_err - rtol * ef, 0.0)))
-        min_rtol = float(np.max(np.where(bad, (abs_err - atol) / np.where(ef > 0, ef, np.nan), 0.0)))
+        min_atol = float(np.max(np.where(bad, _least_atol(abs_err, ef, rtol), 0.0)))
+        min_rtol = float(np.max(np.where(bad, _least_rtol(abs_err, np.where(ef > 0, ef, np.nan), atol), 0.0)))
     errors = abs_err[bad]
     return _Stats(
         count=count, sum_abs=float(np.sum(errors)), max_abs=float(np.max(errors)), max_rel=float(np.max(rel)),

@@ -331,3 +331,49 @@ def test_property_the_shortcut_for_equal_arrays_gives_the_full_passs_verdict(val
     assert quick is None or (quick.count, quick.worst_index) == (full.count, full.worst_index)
     if not changed and not np.isnan(want.astype(np.float64)).any():  # the shortcut's own case, by hand: a pass
         assert quick is None
+
+
+# --- the "would pass with" hint passes when followed -------------------------------------------------------------
+
+_FINITE = st.floats(-1e6, 1e6, allow_nan=False, width=32)
+
+
+def _hint(text: str, name: str) -> float | None:
+    import re
+
+    found = re.search(rf"would pass with .*?\b{name} >= ([0-9.e+-]+)", text)
+    return float(found.group(1)) if found else None
+
+
+@given(got=st.lists(_FINITE, min_size=1, max_size=20), noise=st.lists(_FINITE, min_size=1, max_size=20),
+       atol=st.sampled_from([0.0, 1e-6, 1e-3, 0.5]), rtol=st.sampled_from([0.0, 1e-5, 1e-3, 0.1]),
+       dtype=st.sampled_from(["float16", "float32", "float64"]))
+@settings(max_examples=300, deadline=None)
+def test_property_the_would_pass_hint_passes_when_followed(got, noise, atol, rtol, dtype):
+    """`would pass with atol >= X or rtol >= Y`: the run passes with X (rtol unchanged) and with Y (atol unchanged), and
+    X and Y are within the rounding of three digits of the bounds (a hundredth). It said rtol >= 0.333 where 0.33333
+    was needed (.3g rounds to nearest), and the run still failed with 0.333."""
+    n = min(len(got), len(noise))
+    with np.errstate(over="ignore"):  # (float16 overflows to inf: such a draw is left out below)
+        want = np.array(got[:n], np.float64).astype(dtype)
+        actual = (np.array(got[:n], np.float64) + np.array(noise[:n], np.float64) * 1e-3).astype(dtype)
+    if not (np.isfinite(want).all() and np.isfinite(actual).all()):
+        return
+    mismatch = compare(actual, want, Tolerance(atol, rtol))
+    if mismatch is None:
+        return
+    text = mismatch.describe()
+    shown_atol, shown_rtol = _hint(text, "atol"), _hint(text, "rtol")
+    assert shown_atol is not None, text  # (finite values: some atol always passes)
+    assert compare(actual, want, Tolerance(shown_atol, rtol)) is None, text
+    assert mismatch.min_atol <= shown_atol <= mismatch.min_atol * 1.01, text
+    if shown_rtol is not None:
+        assert compare(actual, want, Tolerance(atol, shown_rtol)) is None, text
+        assert mismatch.min_rtol <= shown_rtol <= mismatch.min_rtol * 1.01, text
+
+
+def test_the_hint_rounds_up_where_three_digits_would_fail():
+    # got 2, want 3: |err| 1, rtol needed 1/3 at atol 0 (the newcomer's case); 0.333 fails, 0.334 passes
+    text = compare(np.array([2.0], np.float32), np.array([3.0], np.float32), Tolerance(0.0, 0.0)).describe()
+    assert "would pass with atol >= 1 or rtol >= 0.334" in text, text
+    assert compare(np.array([2.0], np.float32), np.array([3.0], np.float32), Tolerance(0.0, 0.333)) is not None

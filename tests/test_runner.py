@@ -121,7 +121,11 @@ def test_cli_tolerance_overrides_the_spec(tmp_path, write_spec):
     spec = write_spec(text)
     assert invoke("validate", spec, "-j", 0).exit_code == 1
     failing = invoke("validate", spec, "-j", 0).output
-    assert "would pass with atol >= 0.0064 or rtol >= 2.77e-05" in failing  # 0.01 - 1e-5 * 361.01; 0.01 / 361.01
+    # |err| is 361.01 - 361 in float32, 0.0100098: atol 0.0100098 - 1e-5 * 361.01 = 0.0063998, rtol (0.0100098 - 1e-6) /
+    # 361.01 = 2.7724e-05, shown rounded up (2.77e-05 fails: it said so before, and the run failed with it)
+    assert "would pass with atol >= 0.0064 or rtol >= 2.78e-05" in failing
+    assert invoke("validate", spec, "-j", 0, "--rtol", "2.77e-05").exit_code == 1
+    assert invoke("validate", spec, "-j", 0, "--rtol", "2.78e-05").exit_code == 0
     assert invoke("validate", spec, "-j", 0, "--atol", 0.02).exit_code == 0
     assert invoke("validate", spec, "-j", 0, "--ulp", 400).exit_code == 0  # 0.01 is about 328 float32 ulp at 361
 
