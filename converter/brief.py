@@ -45,3 +45,9 @@ def _same(a, b) -> bool:
         return bool(a == b or (a != a and b != b))  # (NaN equals NaN here)
     except Exception:  # noqa: BLE001 - values that do not compare are not the same
         return False
+
+
+def counted(count: int, noun: str) -> str:
+    """``1 node``, ``2 nodes``, ``1,024 nodes``: a count with its noun, plural unless the count is one (nouns made
+    plural by an s: node, error, case, comparison)."""
+    return f"{count:,} {noun}{'s' * (count != 1)}"

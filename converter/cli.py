@@ -140,7 +140,7 @@ def convert(spec, **options):
     done = api.convert_command(spec, **options)
     _say(*([f"target auto: {done.auto}"] if done.auto else []), *([f"note: {done.note}"] if done.note else []),
          *([f"spec2onnx: warning: {done.warning}"] if done.warning else []), err=True)
-    click.echo(f"wrote {done.path} (opset {done.opset}, {done.nodes} nodes, target {done.target})")
+    click.echo(done.line)
 
 
 @main.command(epilog=VALIDATE_EXITS)

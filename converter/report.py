@@ -17,6 +17,7 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, fields
 
 from . import __version__
+from .brief import counted
 from .errors import UserError, printable
 from .files import write_atomic
 from .results import MAX_SHARDS, OUTCOMES, REFUSED, CaseResult, bad_outcomes
@@ -36,7 +37,7 @@ def counts(results: list[CaseResult]) -> dict[str, int]:
 def summary_line(results: list[CaseResult], noun: str = "case") -> str:
     c = counts(results)
     total = len(results)
-    parts = [f"{c['PASS']} passed", f"{c['FAIL']} failed", f"{c['ERROR']} errors"]
+    parts = [f"{c['PASS']} passed", f"{c['FAIL']} failed", counted(c["ERROR"], "error")]
     parts += [f"{c[o]} {o.lower()}" for o in ("XFAIL", "XPASS", REFUSED) if c[o]]
     return f"{total} {noun}{'s' * (total != 1)}: " + ", ".join(parts)
 

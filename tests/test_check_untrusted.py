@@ -89,7 +89,7 @@ def test_external_data_is_never_read(tmp_path):
     assert (tmp_path / "m.onnx").stat().st_size < 1000
     proc = limited("check", tmp_path / "m.onnx", "--target", "ort-cpu", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "every node runs on ort-cpu (1 nodes)" in proc.stdout
+    assert "every node runs on ort-cpu (1 node)" in proc.stdout
     # metadata is checked: a data file too short for offset + length is a malformed model, one line
     with open(tmp_path / "big.bin", "r+b") as handle:
         handle.truncate(2**29)

@@ -231,9 +231,9 @@ def test_the_toy_target_and_kind_work_from_the_command_line(plugin_file, tmp_pat
     spec.write_text(json.dumps(_spec()))
     converted = _cli(tmp_path, "convert", spec, "--target", TARGET, "--plugin", plugin_file, "-o", "toy.onnx")
     assert converted.returncode == 0, converted.stderr
-    assert converted.stdout.strip() == f"wrote toy.onnx (opset 17, 1 nodes, target {TARGET})"
+    assert converted.stdout.strip() == f"wrote toy.onnx (opset 17, 1 node, target {TARGET})"
     checked = _cli(tmp_path, "check", "toy.onnx", "--target", TARGET, "--plugin", plugin_file)
-    assert checked.returncode == 0 and f"toy.onnx: every node runs on {TARGET} (1 nodes)" in checked.stdout
+    assert checked.returncode == 0 and f"toy.onnx: every node runs on {TARGET} (1 node)" in checked.stdout
     for jobs in ("0", "1"):
         validated = _cli(tmp_path, "validate", spec, "--target", TARGET, "--plugin", plugin_file, "-j", jobs, "-v")
         assert validated.returncode == 0, validated.stdout + validated.stderr

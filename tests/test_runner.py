@@ -400,7 +400,7 @@ def test_no_case_ran_says_why(tmp_path, write_spec):
     result = invoke("validate", bad, "-j", 0)
     assert result.exit_code == 2
     assert "no case ran" not in result.output and "no spec found" not in result.output  # its ERROR line says why
-    assert result.output.strip().splitlines()[-1].startswith("1 case: 0 passed, 0 failed, 1 errors in ")
+    assert result.output.strip().splitlines()[-1].startswith("1 case: 0 passed, 0 failed, 1 error in ")
     result = invoke("validate", SPECS / "trt_scale/seed-scale-4d.yaml", "-k", "nothing", "-j", 0)
     assert result.exit_code == 1
     assert result.output.strip().splitlines()[-1] == "spec2onnx: error: no case ran: no case of the 1 spec loaded matched -k nothing"

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Un
 import numpy as np
 
 from ..pipeline import stages as pipeline
+from ..brief import counted
 from ..compare import Tolerance, command_line_stats, command_line_tolerance, refuse_unknown_outputs, value_stats
 from ..dtypes import BFLOAT16
 from ..errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, SpecError, UserError
@@ -597,6 +598,11 @@ class Converted:
     auto: str | None = None  # --target auto: why it chose that target
     note: str | None = None  # the opset chosen below the spec's, and why
     warning: str | None = None  # --fp16/--int8 given for a target they mean nothing for
+
+    @property
+    def line(self) -> str:
+        """``wrote m.onnx (opset 17, 3 nodes, target portable)``: what the command prints."""
+        return f"wrote {self.path} (opset {self.opset}, {counted(self.nodes, 'node')}, target {self.target})"
 
 
 def convert_command(spec_path: Path, output=None, *, opset: int | None = None, provider: str | None = None,

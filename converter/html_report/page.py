@@ -11,6 +11,7 @@ import os
 import shlex
 from pathlib import Path
 
+from ..brief import counted
 from ..errors import UserError
 from . import plots
 from .graph import graph_svg
@@ -233,7 +234,7 @@ def check_page(*, argv, reports) -> str:
                 body.append("<pre>" + e("\n".join(t["lines"])) + "</pre>")
             nodes, total = t["nodes"], t["total"]
             left = f"; {total - len(nodes):,} more nodes not drawn" if total > len(nodes) else ""
-            body.append(graph_svg(nodes, f"{report.path} on {name}: {total:,} nodes, in the graph's order; red: does "
+            body.append(graph_svg(nodes, f"{report.path} on {name}: {counted(total, 'node')}, in the graph's order; red: does "
                                          f"not run, amber: a warning, green: runs{left}"))
     return _document("spec2onnx check", argv, body)
 

@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..brief import counted
 from ..errors import UserError
 from ..files import check_distinct, check_output
 from ..untrusted.profiles import model_profiles
@@ -294,7 +295,7 @@ def _labels(report: FileReport, problem, members, at_most: int) -> list[str]:
 
 def verdict_line(report: FileReport, target: str) -> str:
     failing, warned = report.counts(target)
-    nodes = f"{report.nodes:,} nodes"
+    nodes = counted(report.nodes, "node")
     if failing:
         count = f"{failing:,} problem{'s' * (failing != 1)}"
         return f"{report.path}: {count}: not every node runs on {target} ({nodes})"

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 
+from ..brief import counted
 from ..budget import default_budget, show
 from ..compare import (Mismatch, NonFinite, Tolerance, command_line_stats, command_line_tolerance, compare_stats,
                       error_stat_for, nonfinite, refuse_unknown_outputs, resolve_tolerance, value_stats)
@@ -177,7 +178,7 @@ class ModelRun:
     def header(self) -> str:
         """The run's first line: the model and the inputs fed."""
         inputs = ", ".join(f"{n} {typed(a)}" for n, a in self.feeds.items())
-        return (f"{self.path}: {self.nodes:,} nodes, opset {self.opset}; "
+        return (f"{self.path}: {counted(self.nodes, 'node')}, opset {self.opset}; "
                 + (f"inputs ({self.source}): {inputs}" if inputs else "no inputs"))
 
     def marked_line(self) -> str | None:

@@ -211,7 +211,7 @@ def test_a_model_with_external_data_is_read_and_a_missing_data_file_is_one_line(
     runner = CliRunner()
     result = runner.invoke(main, ["check", str(tmp_path / "m.onnx"), "--target", "tensorrt"])
     # external data is never read (docs/check.md): the zero point's value cannot be told, a warning
-    assert result.exit_code == 0 and "every node runs on tensorrt (1 nodes, 1 warning)" in result.output, result.output
+    assert result.exit_code == 0 and "every node runs on tensorrt (1 node, 1 warning)" in result.output, result.output
     assert "not verified" in result.output and "(not read)" in result.output
     (tmp_path / "m.data").unlink()
     result = runner.invoke(main, ["check", str(tmp_path / "m.onnx"), "--target", "tensorrt"])
