@@ -192,7 +192,7 @@ def validate(paths, list_only, jobs, quiet, verbose, **options):
     """Validate specs: run every case on a runtime and compare.
 
     PATHS: spec files (always loaded) or folders, searched recursively for .yaml, .yml and .json files with both
-    'network' and 'cases' (-v lists the others); none: ./specs in a spec2onnx checkout, else the suite installed with
+    'network' and 'cases', or a network with 'profiles' (-v lists the others); none: ./specs in a spec2onnx checkout, else the suite installed with
     it (the first line says which). Each case's output is compared with the numpy reference, and both with the spec's
     expected values where it has them. A line per case in CI logs and with -v; on a terminal, a progress bar and the
     cases that did not pass. Then a summary table per layer kind and outcome.
@@ -221,8 +221,8 @@ def validate(paths, list_only, jobs, quiet, verbose, **options):
     def started(plan):
         _flush()
         _say(*(f"spec2onnx: warning: {w}" for w in plan.warnings), err=True)
-        _say(*([plan.suite] if plan.suite else []), *(f"SKIP  {s} (not a spec: no top-level 'network' and 'cases', or "
-                                                       "--exclude)" for s in plan.skipped if verbose))
+        _say(*([plan.suite] if plan.suite else []), *(f"SKIP  {s} (not a spec: no top-level 'network' and 'cases' "
+                                                       "or network profiles, or --exclude)" for s in plan.skipped if verbose))
         live.start(len(plan.files) * len(plan.every))
 
     def finished(done):  # (before the reports are written: --json /dev/stdout follows the summary)

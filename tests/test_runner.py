@@ -394,8 +394,8 @@ def test_no_case_ran_says_why(tmp_path, write_spec):
     result = invoke("validate", empty, "-j", 0)
     assert result.exit_code == 1
     assert result.output.strip().splitlines()[-1] == ("spec2onnx: error: no case ran: no spec file found (a spec is a .yaml, "
-                                                       ".yml or .json file whose top level has 'network' and 'cases'; "
-                                                       "1 other files skipped (-v lists them))")
+                                                       ".yml or .json file whose top level has 'network' and 'cases', or a "
+                                                       "network with 'profiles'; 1 other file skipped (-v lists them))")
     bad = write_spec("name: x\nnetwork: {}\ncases: []\n")
     result = invoke("validate", bad, "-j", 0)
     assert result.exit_code == 2
