@@ -267,7 +267,8 @@ def _parse_layer(raw: Any, where: str, types: dict, inputs: dict, constants: dic
         if key not in kind.attributes:
             allowed = ", ".join(kind.attributes) or "none"
             raise SpecError(
-                f"unknown attribute {key!r} for {op}{did_you_mean(key, kind.attributes)}; allowed: {allowed}",
+                f"unknown attribute {key!r} for {op}{did_you_mean(key, [*kind.attributes, *LAYER_KEYS])}; allowed: "
+                f"{allowed} (and every layer's {', '.join(LAYER_KEYS)})",
                 field=f"{where}.{key}",
             )
         attrs[key] = _at(f"{where}.{key}", kind.attributes[key].parse, value)
