@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..brief import counted
 from ..dtypes import BFLOAT16, FLOAT16, FLOAT32, INT8, DType
 from ..errors import SpecError
 from ..network import Layer, TensorType
@@ -65,8 +66,12 @@ def check(layer: Layer, in_types) -> TensorType:
         if mode != "UNIFORM" and values.ndim > 1 and values.shape != tuple(x.shape[axis:]):
             raise SpecError(f"nested shape {list(values.shape)} does not match the input's {list(x.shape[axis:])} (axes {axis}..{x.rank - 1})", field=key)
         if values.size != count:
-            what = {"UNIFORM": "1 value", "CHANNEL": f"{count} values (one per channel, a[{axis}] = {x.shape[axis]})",
-                    "ELEMENTWISE": f"{count} values (the product of a[{axis}:] = {list(x.shape[axis:])})"}[mode]
+            name = layer.inputs[0]
+            what = {"UNIFORM": "1 value",
+                    "CHANNEL": f"{counted(count, 'value')} (one per channel: input {name!r} has {x.shape[axis]} along "
+                               f"axis {axis})",
+                    "ELEMENTWISE": f"{counted(count, 'value')} (one per element of axes {axis}..{x.rank - 1} of input "
+                                   f"{name!r}, {list(x.shape[axis:])})"}[mode]
             raise SpecError(f"{mode} needs {what} or none, got {values.size}", field=key)
     return x
 
