@@ -33,6 +33,7 @@ from .. import reference
 from . import spec_cache
 from ..compare import Tolerance, compare, compare_stats, error_stat_for, resolve_tolerance
 from ..error_map import for_comparison, summarize
+from ..brief import counted
 from ..errors import TargetRefusal, UserError, describe_exception
 from ..installed.opset import DEFAULT_OPSET, MIN_OPSET, newest_onnx_opset
 from ..registry import is_builtin, layer_kind, layer_kinds, reference_of
@@ -497,8 +498,8 @@ def refuse_unrunnable(spec, target, problems, hint: str = "", opset: int | None 
         more = f"; and {len(failing) - 1} more" if len(failing) > 1 else ""
         higher = runnable_opset_above(spec, target, opset) if opset is not None else None
         also = f"; at --opset {higher} every node runs there" if higher else ""
-        raise TargetRefusal(f"{spec.path}: {len(failing)} nodes of the model lowered for {target.name} cannot run "
-                            f"there: {failing[0]}{more}{also}{hint}")
+        raise TargetRefusal(f"{spec.path}: {counted(len(failing), 'node')} of the model lowered for {target.name} "
+                            f"cannot run there: {failing[0]}{more}{also}{hint}")
 
 
 def runnable_opset_above(spec, target, opset: int) -> int | None:
@@ -568,7 +569,8 @@ def _auto_target(spec, opset: int, *, fixed: bool, hint: str):
         chosen = resolve_target(name)
         try:
             model, used, note, problems = model_for_target(spec, chosen, opset, fixed=fixed)
-            refuse_unrunnable(spec, chosen, problems, hint, opset=used)
+            # (the hint, "nothing written", is for the last candidate's refusal: the others' only say why not them)
+            refuse_unrunnable(spec, chosen, problems, hint if i == len(candidates) - 1 else "", opset=used)
         except UserError as exc:
             if i == len(candidates) - 1:
                 raise
