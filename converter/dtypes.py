@@ -69,6 +69,19 @@ DTYPES: dict[str, DType] = {
     )
 }
 
+# Other names of these types, for a refusal's "did you mean": common shorthands, TensorRT's DataType members
+# (C++ kHALF, Python trt.DataType.HALF) and DirectML's DML_TENSOR_DATA_TYPE_*. A spec names a type one way only.
+OTHER_NAMES: dict[str, str] = {
+    "fp16": "float16", "half": "float16", "khalf": "float16", "f16": "float16",
+    "fp32": "float32", "float": "float32", "single": "float32", "kfloat": "float32", "f32": "float32",
+    "bf16": "bfloat16", "kbf16": "bfloat16",
+    "i8": "int8", "kint8": "int8", "u8": "uint8", "kuint8": "uint8", "kint32": "int32", "kint64": "int64",
+    "kbool": "bool", "boolean": "bool",
+    **{f"dml_tensor_data_type_{n}": n for n in ("float16", "float32", "uint8", "int8", "uint16", "int16", "uint32",
+                                                  "int32", "int64")},
+}
+DOUBLE_NAMES = ("float64", "double", "fp64", "f64", "kdouble", "dml_tensor_data_type_float64")  # no such type here
+
 BOOL, INT8, INT16, INT32, INT64 = (DTYPES[n] for n in ("bool", "int8", "int16", "int32", "int64"))
 UINT8, UINT16, UINT32 = (DTYPES[n] for n in ("uint8", "uint16", "uint32"))
 FLOAT16, BFLOAT16, FLOAT32 = (DTYPES[n] for n in ("float16", "bfloat16", "float32"))

@@ -16,7 +16,7 @@ from .. import budget, casedata, lowering
 from . import doc_cache, safe_yaml, shapes, spec_cache  # noqa: F401  (lowering: registers the built-in layer kinds)
 from ..budget import gc_paused
 from ..compare import Tolerance
-from ..dtypes import DTYPES
+from ..dtypes import DOUBLE_NAMES, DTYPES, OTHER_NAMES
 from ..errors import SpecError, UserError
 from ..network import MAX_ELEMENTS, MAX_RANK, Case, Layer, Network, Spec, TensorType, tensor_type
 from .quantization import check_quantized_layers, parse_dynamic_range
@@ -319,7 +319,11 @@ def _tensor_type(doc: Any, where: str, keys, required=("dtype", "shape")) -> Ten
     doc = _mapping(doc, where, keys, required=required)
     dtype_name = doc["dtype"]
     if not isinstance(dtype_name, str) or dtype_name not in DTYPES:
-        raise SpecError(f"unknown dtype {dtype_name!r}{did_you_mean(dtype_name, DTYPES)}; allowed: {', '.join(DTYPES)}", field=f"{where}.dtype")
+        plain = dtype_name.rsplit(".", 1)[-1].lower() if isinstance(dtype_name, str) else None
+        hint = (f" (did you mean {OTHER_NAMES[plain]!r}?)" if plain in OTHER_NAMES
+                else " (the layers here have no 64-bit float: float32 is the widest)" if plain in DOUBLE_NAMES
+                else did_you_mean(dtype_name, DTYPES))
+        raise SpecError(f"unknown dtype {dtype_name!r}{hint}; allowed: {', '.join(DTYPES)}", field=f"{where}.dtype")
     shape = _list(doc["shape"], f"{where}.shape")
     if len(shape) > MAX_RANK:
         raise SpecError(f"rank {len(shape)} is above {MAX_RANK}, the most dimensions numpy {np.__version__} allows "
