@@ -256,9 +256,12 @@ def test_set_dynamic_range_is_the_specs_int8_quantization_range():
     cases = {"inputs": {x: np.array([[[[1, 2, 3, -128, 127]]]], np.int8)},
              "expected": {layer.get_output(0): np.array([[[[2, 3, 4, -128, 127]]]], np.int8)}}
     assert network.validate(cases).ok
-    x.dynamic_range = (5, 1)
-    with pytest.raises(spec2onnx.UserError, match=r"^add_input\('x'\): dynamic_range: \[5, 1\]: MIN must not be above MAX"):
-        network.validate(cases)
+    # TensorRT's setDynamicRange: "Requires that min and max be finite, and min <= max ... Whether the dynamic range
+    # was set successfully": False, the range kept; the property, which cannot return False, refuses at once
+    assert x.set_dynamic_range(5, 1) is False and x.dynamic_range == (-63.5, 63.5)
+    with pytest.raises(trt.BuilderValueError, match=r"ITensor.dynamic_range \('x'\): \(5, 1\): min must not be above max"):
+        x.dynamic_range = (5, 1)
+    assert x.dynamic_range == (-63.5, 63.5) and network.validate(cases).ok
     x.reset_dynamic_range()
     assert "dynamic_range" not in network.to_spec_dict()["network"]["inputs"]["x"]
 
@@ -921,3 +924,32 @@ def test_float64_constant_weights_are_read_as_float32_or_refused_where_a_finite_
     layer = network.add_constant((len(values),), np.array(values, np.float64))
     assert layer.weights.dtype == np.float32
     np.testing.assert_array_equal(layer.weights.astype(np.float64), np.array(narrowed))
+
+
+def test_the_with_form_of_nvidias_samples_builds_as_tensorrt_10_does():
+    """`with trt.Builder(L) as builder, builder.create_network(0) as network, builder.create_builder_config() as
+    config:` (NVIDIA's samples up to TensorRT 8): TensorRT 10 keeps __enter__/__exit__ on these (deprecated, no
+    effect); a ported script failed with "'Builder' object does not support the context manager protocol"."""
+    logger = trt.Logger(trt.Logger.WARNING)
+    with trt.Builder(logger) as builder, builder.create_network(0) as network, \
+            builder.create_builder_config() as config:
+        x = network.add_input("x", trt.float32, (1, 2, 1, 1))
+        layer = network.add_scale(x, trt.ScaleMode.CHANNEL, shift=trt.Weights(np.array([1, 2], np.float32)),
+                                  scale=trt.Weights(np.array([3, 4], np.float32)))
+        network.mark_output(layer.get_output(0))
+        plan = builder.build_serialized_network(network, config)
+    session = ort.InferenceSession(bytes(plan))
+    got = session.run(None, {"x": np.array([[[[10]], [[20]]]], np.float32)})[0]
+    assert got.ravel().tolist() == [31.0, 82.0]  # 10 * 3 + 1, 20 * 4 + 2
+
+
+def test_weights_of_float64_read_as_float_the_type_layers_take_them_as():
+    """trt.Weights(np.array([1.0])) (numpy's default float64) was made, then reading .dtype raised "dtype('float64')
+    is not one of DataType's members"; the layers take such weights as float32 (docs/builder.md)."""
+    weights = trt.Weights(np.array([3.0, 4.0]))
+    assert weights.dtype == trt.DataType.FLOAT and trt.Weights(np.array([1], np.int32)).dtype == trt.DataType.INT32
+    network = trt.Builder().create_network(0)
+    x = network.add_input("x", trt.float32, (1, 2, 1, 1))
+    layer = network.add_scale(x, trt.ScaleMode.CHANNEL, scale=weights)
+    network.mark_output(layer.get_output(0))
+    assert run(network, {x: np.array([[[[1]], [[2]]]], np.float32)})[0].ravel().tolist() == [3.0, 8.0]  # 1 * 3, 2 * 4

@@ -7,7 +7,7 @@ import enum
 
 from .config import IBuilderConfig, IOptimizationProfile
 from .enums import BuilderFlag, DataType, DeviceType, NetworkDefinitionCreationFlag
-from .errors import BuilderTypeError, BuilderUnsupportedError, BuilderValueError, Strict, integer, shown
+from .errors import BuilderTypeError, BuilderUnsupportedError, BuilderValueError, Scoped, Strict, integer, shown
 from .layers import IConstantLayer
 from .network import INetworkDefinition
 from .placement import dla_dynamic_refusal, dla_node_refusals, dla_refusal, lower_for_placement
@@ -52,7 +52,7 @@ _REFUSED_BUILDER = {
 }
 
 
-class Builder(Strict):
+class Builder(Scoped, Strict):
     """``trt.Builder``: networks, builder configs, optimization profiles, and ``build_serialized_network``,
     which returns the ONNX model lowered for the configured target (serialized, like TensorRT's plan)."""
 

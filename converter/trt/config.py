@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from .enums import BuilderFlag, DeviceType, MemoryPoolType
-from .errors import (BuilderTypeError, BuilderValueError, Strict, dims, enum_value, integer, shown, text, unsupported)
+from .errors import (BuilderTypeError, BuilderValueError, Scoped, Strict, dims, enum_value, integer, shown, text, unsupported)
 from .layers import IConstantLayer, ILayer
 from .placement import dla_refusal
 
@@ -21,7 +21,7 @@ def _flag(value, call: str) -> BuilderFlag:
     return enum_value(BuilderFlag, value, call, "flag")
 
 
-class IBuilderConfig(Strict):
+class IBuilderConfig(Scoped, Strict):
     """``trt.IBuilderConfig``: what a TensorRT script sets, mapped to the exported model (docs/builder.md)."""
 
     def __init__(self):
@@ -231,9 +231,11 @@ def profiles_doc(config: IBuilderConfig | None, network, call: str, build: bool 
     shape_inputs = [n for n in inputs if network._is_shape_tensor(network._inputs[n])] if build or profiles else []
     if (dynamic or shape_inputs) and not profiles:
         which = ", ".join(repr(n) for n in dynamic + shape_inputs)
+        setters = "; ".join([*([f"profile.set_shape({dynamic[0]!r}, min, opt, max)"] if dynamic else []),
+                             *([f"profile.set_shape_input({shape_inputs[0]!r}, min, opt, max)"] if shape_inputs else [])])
         raise BuilderValueError(f"{call}: Network has dynamic or shape inputs, but no optimization profile has been "
                                 f"defined. (inputs {which}: config = builder.create_builder_config(); profile = "
-                                "builder.create_optimization_profile(); profile.set_shape(...); "
+                                f"builder.create_optimization_profile(); {setters}; "
                                 "config.add_optimization_profile(profile)" + ("; and pass config=config" if "build" not in call else "") + ")")
     out = []
     for index, profile in enumerate(profiles):

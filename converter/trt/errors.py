@@ -48,6 +48,19 @@ class Strict:
                              f"(settable: {', '.join(n for n in known if getattr(type(self), n).fset) or 'none'})")
 
 
+class Scoped:
+    """``with trt.Builder(logger) as builder, builder.create_network() as network, ...:``, as NVIDIA's samples up to
+    TensorRT 8 wrote it: TensorRT 10 keeps ``__enter__``/``__exit__`` on Builder, INetworkDefinition and
+    IBuilderConfig ("Context managers are deprecated and have no effect. Objects are automatically freed when the
+    reference count reaches 0", its Python API reference); so do these, to the same effect (none)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        return None
+
+
 def unsupported(owner: str, name: str, default, why: str) -> property:
     """A TensorRT property spec2onnx does not model: it reads as TensorRT's default, and setting that
     default is accepted; any other value raises ``BuilderUnsupportedError`` naming the property."""

@@ -84,7 +84,10 @@ class Weights(Strict):
 
     @property
     def dtype(self) -> DataType:
-        """The values' ``DataType``."""
+        """The values' ``DataType``; float64 values read as FLOAT, the type a layer takes them as (add_constant and
+        the Scale coefficients: float32, refusing a finite value beyond its range there)."""
+        if self._array.dtype == np.float64:
+            return DataType.FLOAT
         return enum_value(DataType, self._array.dtype, "Weights.dtype", "dtype")
 
     def numpy(self) -> np.ndarray:
@@ -149,18 +152,23 @@ class ITensor(Strict):
         pair = sequence(value, f"ITensor.dynamic_range ({self.name!r})", "value") if not isinstance(value, dict) else None
         if pair is None or len(pair) != 2:
             raise BuilderTypeError(f"ITensor.dynamic_range ({self.name!r}): expected (min, max), got {shown(value)}")
-        self.set_dynamic_range(*pair)
+        if not self.set_dynamic_range(*pair):  # (an assignment returns nothing: the refusal is raised here)
+            raise BuilderValueError(f"ITensor.dynamic_range ({self.name!r}): {shown(value)}: min must not be above max")
 
     def set_dynamic_range(self, min: float, max: float) -> bool:  # noqa: A002 - TensorRT's argument names
         """``ITensor.set_dynamic_range``: int8 values stand for ``q * max(|min|, |max|) / 127`` (docs/semantics.md).
 
-        Each bound is a finite number; the loader checks the rest (min <= max, an int8 tensor) when the network is used.
+        Each bound is a finite number. As TensorRT's (NvInfer.h: "Requires that min and max be finite, and min <=
+        max ... Whether the dynamic range was set successfully"): min above max sets nothing and returns False. The
+        loader checks the rest (an int8 tensor) when the network is used.
         """
         call = f"ITensor.set_dynamic_range() ({self.name!r})"
         bounds = []
         for value, which in ((min, "min"), (max, "max")):
             number(value, call, which)
             bounds.append(int(value) if is_integer(value) else float(value))
+        if bounds[0] > bounds[1]:
+            return False
         self._range = tuple(bounds)
         return True
 

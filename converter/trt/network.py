@@ -20,13 +20,13 @@ from ..registry import layer_kinds
 from ..pipeline.spec import parse_network
 from .config import IBuilderConfig, profiles_doc
 from .enums import DataType, ElementWiseOperation, ScaleMode
-from .errors import (BUILDER_ERRORS, BuilderTypeError, BuilderValueError, Strict, dims, enum_value, index, integer,
+from .errors import (BUILDER_ERRORS, BuilderTypeError, BuilderValueError, Scoped, Strict, dims, enum_value, index, integer,
                      sequence, shown, text)
 from .layers import (IConstantLayer, IElementWiseLayer, ILayer, IResizeLayer, IScaleLayer, ITensor,
                      registered_layer_class)
 
 
-class INetworkDefinition(Strict):
+class INetworkDefinition(Scoped, Strict):
     """``trt.INetworkDefinition`` (``builder.create_network()``) for the registered layer kinds (Scale, ElementWise,
     Resize, and any kind registered with a builder hook), exported as a spec or a model."""
 
