@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import tempfile
 
@@ -27,43 +28,109 @@ def runner(model_bytes: bytes):
         os.unlink(path)
     # f32 precision: the CPU plugin would otherwise pick bf16 or f16 on CPUs that have them.
     compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
-    graph_outputs = _graph_outputs(model_bytes)
-    outputs = [(port, _graph_name(port, graph_outputs)) for port in compiled.outputs]
-    # An input the frontend dropped (an empty ReduceSum axes, an input nothing reads) has no port: it is not fed.
-    ported = set().union(*(port.get_names() for port in compiled.inputs))
+    graph_inputs, graph_outputs = _graph_io(model_bytes)
+    # Which graph input each input port is (an input the frontend dropped, an empty ReduceSum axes or an input nothing
+    # reads, has no port: it is not fed), and which graph output each output port is: fed and read by port, never by
+    # a name the port may have lost.
+    bound = bind_inputs([_port(port) for port in compiled.inputs], graph_inputs)
+    outputs = list(zip(compiled.outputs, output_names([set(port.get_names()) for port in compiled.outputs],
+                                                       [port.get_any_name() for port in compiled.outputs], graph_outputs)))
 
     def run(feeds: Feeds) -> Feeds:
         inputs = {}
-        for name, array in ((n, a) for n, a in feeds.items() if n in ported):
+        for index, name in bound.items():
+            array = feeds[name]
             if array.dtype == BFLOAT16.numpy:
-                inputs[name] = ov.Tensor(ov.Type.bf16, array.shape)
-                inputs[name].data.view(np.uint16)[...] = array.view(np.uint16)
+                inputs[index] = ov.Tensor(ov.Type.bf16, array.shape)
+                inputs[index].data.view(np.uint16)[...] = array.view(np.uint16)
             else:
-                inputs[name] = array
+                inputs[index] = array
         result = compiled(inputs)
         out = {}
-        for port, name in outputs:
+        for port, names in outputs:
             value = result[port]
             if port.get_element_type() == ov.Type.bf16:
                 value = np.asarray(value).view(np.uint16).view(BFLOAT16.numpy)
-            out[name] = np.asarray(value)
+            for name in names:
+                out[name] = np.asarray(value)
         return out
 
     return run
 
 
-def _graph_outputs(model_bytes: bytes) -> set[str]:
-    """The names of the model's graph outputs (onnx's parse of the bytes OpenVINO read)."""
-    from onnx import ModelProto
-
-    return {o.name for o in ModelProto.FromString(model_bytes).graph.output}
+Port = tuple  # (its names, its numpy dtype or None, its rank or None)
 
 
-def _graph_name(port, graph_outputs: set[str]) -> str:
-    """The graph output a compiled output port is: a port holds every name of its tensor, and ``get_any_name`` may
-    give an inner one of an inlined function's body (RotaryEmbedding's expanded graph: ``..._YTransposed`` for
-    ``output``), which no caller asks for."""
-    return next((n for n in sorted(port.get_names()) if n in graph_outputs), port.get_any_name())
+def _port(port) -> Port:
+    try:
+        dtype = np.dtype(port.get_element_type().to_dtype())
+    except Exception:  # noqa: BLE001 - a type numpy has no name for (bf16, dynamic)
+        dtype = None
+    shape = port.get_partial_shape()
+    return set(port.get_names()), dtype, shape.rank.get_length() if shape.rank.is_static else None
+
+
+def bind_inputs(ports: list[Port], graph_inputs: list[Port]) -> dict[int, str]:
+    """``{input port index: the graph input it is}``, from each port's names, dtype and rank and the graph inputs'.
+
+    A port whose names hold a graph input's name is that input. A port without one was renamed by OpenVINO's ONNX
+    frontend: a graph input that a Dropout or an Identity hands straight to an output becomes a Parameter named after
+    the output (onnx's node test test_dropout_default: input x arrives as port 'y'; fed by name, it was not fed at all,
+    and OpenVINO computed on memory nobody wrote, with no error). The frontend makes its Parameters in the graph's
+    input order, some left out (an input nothing reads: Dropout's ratio), so the ports left are an ordered selection
+    of the inputs left: the one selection whose dtypes and ranks agree is taken. Where none or several do, which is
+    which cannot be told: a RuntimeError (an ERROR for the runtime) rather than a guess."""
+    bound: dict[int, str] = {}
+    for index, (names, _, _) in enumerate(ports):
+        found = next((name for name, _, _ in graph_inputs if name in names), None)
+        if found is not None:
+            bound[index] = found
+    ports_left = [index for index in range(len(ports)) if index not in bound]
+    if not ports_left:
+        return bound
+    inputs_left = [given for given in graph_inputs if given[0] not in bound.values()]
+
+    def agree(port: Port, given: Port) -> bool:
+        return all(a is None or b is None or a == b for a, b in zip(port[1:], given[1:]))
+
+    choices = [chosen for chosen in itertools.combinations(inputs_left, len(ports_left))
+               if all(agree(ports[i], given) for i, given in zip(ports_left, chosen))]
+    if len(choices) != 1:
+        raise RuntimeError(f"OpenVINO renamed the input ports {[sorted(ports[i][0]) for i in ports_left]}: which of the "
+                           f"inputs {[given[0] for given in inputs_left]} each is cannot be told ({len(choices)} fit)")
+    bound.update((i, given[0]) for i, given in zip(ports_left, choices[0]))
+    return bound
+
+
+def output_names(port_names: list[set[str]], any_names: list[str], graph_outputs: list[str]) -> list[list[str]]:
+    """The graph outputs each output port is. The frontend makes a Result per graph output in the graph's order (over
+    1,700 of onnx's test models: always): with as many ports as outputs, port i is output i, whatever its names (x ->
+    Relu r -> Dropout d with r and d both outputs, as run --mark-all makes them: two ports, both named d; r was left
+    out). Otherwise by name: a port holds every name of its tensor (``get_any_name`` may give an inner one of an
+    inlined function's body, RotaryEmbedding's expanded graph: ``..._YTransposed`` for ``output``)."""
+    if len(port_names) == len(graph_outputs):
+        return [[name] for name in graph_outputs]
+    return [sorted(n for n in names if n in graph_outputs) or [any_name] for names, any_name in zip(port_names, any_names)]
+
+
+def _graph_io(model_bytes: bytes) -> tuple[list[Port], list[str]]:
+    """The model's graph inputs in order, each ``(name, numpy dtype or None, rank or None)`` (its initializers left
+    out: OpenVINO makes no Parameter of them), and its graph outputs' names (onnx's parse of the bytes OpenVINO read)."""
+    from onnx import ModelProto, helper
+
+    graph = ModelProto.FromString(model_bytes).graph
+    initializers = {t.name for t in graph.initializer}
+    inputs = []
+    for given in graph.input:
+        if given.name in initializers:
+            continue
+        tensor = given.type.tensor_type
+        try:
+            dtype = np.dtype(helper.tensor_dtype_to_np_dtype(tensor.elem_type)) if tensor.elem_type else None
+        except Exception:  # noqa: BLE001 - a type numpy has no name for
+            dtype = None
+        inputs.append((given.name, dtype, len(tensor.shape.dim) if tensor.HasField("shape") else None))
+    return inputs, [o.name for o in graph.output]
 
 
 # float32 values whose bfloat16 rounding tells round-to-nearest-even from what OpenVINO's CPU plugin does without
