@@ -264,6 +264,12 @@ def test_loaded_inputs_are_never_unpickled(tmp_path):
     assert result.exit_code == 2 and "array 'x' holds Python objects" in result.stderr
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     assert "not a .npz (zip) file" in invoke("run", model, "--load-inputs", tmp_path / "junk.npz").stderr
+    # onnx's light models ship their golden output as one TensorProto file: the message says how to give it
+    from onnx import numpy_helper
+
+    (tmp_path / "out_0.pb").write_bytes(numpy_helper.from_array(np.zeros((2, 3), np.float32), "z").SerializeToString())
+    result = invoke("run", model, "--load-outputs", tmp_path / "out_0.pb")
+    assert result.exit_code == 2 and "give the folder" in result.stderr and "output_K.pb" in result.stderr
 
 
 def _corrupt_npz(path, name, how):

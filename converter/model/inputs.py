@@ -425,6 +425,9 @@ def load_arrays(option: str, path, budget: int) -> dict[str, "_Member"]:
         archive = zipfile.ZipFile(path)
     except (OSError, zipfile.BadZipFile, ValueError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a .npz (zip) file"
+        if str(path).endswith(".pb") and not (isinstance(exc, OSError) and exc.strerror):  # onnx's one-tensor files
+            why += ("; onnx's TensorProto files are read from a test_data_set_N folder, the K-th input or output as "
+                    "input_K.pb or output_K.pb: put it in one as such and give the folder")
         raise UserError(f"{option} {path}: cannot read ({why})") from None
     found, total = {}, 0
     with archive:

@@ -43,6 +43,7 @@ from typing import Callable
 import numpy as np
 import onnx
 
+from ..brief import counted
 from ..budget import default_budget
 from ..errors import EXIT_FAILED, EXIT_OK, UserError, printable
 from ..process.interrupts import exit_status
@@ -298,7 +299,7 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
     model, _, _, data_files = read_model_with_data(path, budget)
     if data_files:
         check_reduce_files(path, output, options, data_files)
-    progress(f"reduce: running the whole model ({len(model.graph.node):,} nodes) with every tensor marked"
+    progress(f"reduce: running the whole model ({counted(len(model.graph.node), 'node')}) with every tensor marked"
              + (f", {options.configs[0].label} against --load-outputs {options.load_outputs}"
                 if options.load_outputs else ""))
     with tempfile.TemporaryDirectory(prefix="spec2onnx-reduce-") as folder:  # every tensor of the first runtime:
