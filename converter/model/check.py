@@ -268,8 +268,8 @@ def _merged(report: FileReport, grouped) -> dict:
 
 def _summary_line(tag: str, member: str, entry: dict) -> str:
     problem, count, forms = entry["first"], entry["count"], entry["forms"]
-    if count == 1:
-        return f"{tag} {problem}"
+    if count == 1:  # (the WARN tag says what str()'s " [warning]" says for the API's lists)
+        return f"{tag} {str(problem).removesuffix(' [warning]') if problem.severity != 'error' else problem}"
     reason = problem.reason if len(entry["reasons"]) == 1 else (problem.summary or problem.reason)
     if len(forms) == 1:
         (op, types), (_, shown) = next(iter(forms.items()))
