@@ -676,3 +676,22 @@ def test_a_model_onnxruntimes_load_never_returns_on_is_reported_not_waited_for(t
     checked = subprocess.run([sys.executable, "-c", RUN_CLI, "check", str(model)], capture_output=True, text=True,
                              cwd=tmp_path, env=child_env(PYTHONPATH=str(REPO)), timeout=120)
     assert checked.returncode == 1 and "onnx's shape inference cannot take the node" in checked.stdout, checked
+
+
+def test_a_model_newer_than_onnxruntime_loads_says_so_in_checks_words(tmp_path):
+    """An opset onnxruntime does not load: its ERROR said onnxruntime's C++ signature text; it now says what check
+    says (a user's walk-through), and onnx's reference still runs it."""
+    import onnxruntime as ort
+
+    from converter.installed.opset import ORT_MAX_OPSET
+    from converter.installed.ort_build import newest_loadable_opset
+
+    newest = newest_loadable_opset()  # (the installed onnxruntime's own answer, probed)
+    opset = max(newest, ORT_MAX_OPSET) + 1
+    model = save_model(tmp_path / "new.onnx", [helper.make_node("Relu", ["x"], ["y"])],
+                       [tensor("x", TensorProto.FLOAT, [2, 3])], [tensor("y", TensorProto.FLOAT, [2, 3])], opset=opset)
+    result = invoke("run", model)
+    assert result.exit_code == 1
+    assert (f"ort[cpu] cannot load the model (not tried): opset {opset} is newer than onnxruntime "
+            f"{ort.__version__} loads (at most {newest})") in result.output
+    assert "ran onnx-reference" in result.output

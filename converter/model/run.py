@@ -41,6 +41,8 @@ from ..compare import (Mismatch, NonFinite, Tolerance, command_line_stats, comma
 from ..error_map import summarize
 from ..errors import EXIT_FAILED, EXIT_OK, UserError
 from ..files import check_distinct, check_output
+from ..installed.opset import ORT_MAX_IR_VERSION, ORT_MAX_OPSET
+from ..installed.ort_build import build, newest_loadable_ir, newest_loadable_opset
 from ..process import isolation
 from .inputs import (bind_shapes, check_npz_names, dtype_of_array, generate, load_arrays, loaded_inputs, model_inputs,
                      model_outputs, parse_shapes, parse_val_ranges, pick_profile, profile_shapes, profile_values,
@@ -404,9 +406,16 @@ def _profile(model, inputs: list[Tensor], options: RunOptions):
 
 
 def _load_hazard(model) -> str:
-    """Why onnxruntime's load would never return on the model ("" where nothing says so): it runs onnx's shape
-    inference, and a node holds an attribute value that inference hangs on (untrusted/infer.unsafe, each one measured:
-    tests/targets/test_validation.py). That runtime is reported, not waited for; a crash is measured (isolation)."""
+    """Why onnxruntime would not load the model ("" where nothing says so), reported without trying: its opset or IR
+    version is newer than the installed onnxruntime loads (check's words; onnxruntime's own are its C++ signature's),
+    or its load would never return: it runs onnx's shape inference, and a node holds an attribute value that inference
+    hangs on (untrusted/infer.unsafe, each one measured: tests/targets/test_validation.py). A crash is measured
+    (isolation)."""
+    for what, value, committed, newest in (("opset", _opset(model), ORT_MAX_OPSET, newest_loadable_opset),
+                                           ("IR version", model.ir_version, ORT_MAX_IR_VERSION, newest_loadable_ir)):
+        if value > committed and value > newest():  # (the probe only above the committed tables' limit)
+            found = build()
+            return f"{what} {value} is newer than {found.name if found else 'the installed onnxruntime'} loads (at most {newest()})"
     found = first_unsafe(model.graph.node, "hangs")
     if found is None:
         return ""
