@@ -415,7 +415,8 @@ def _load_hazard(model) -> str:
                                            ("IR version", model.ir_version, ORT_MAX_IR_VERSION, newest_loadable_ir)):
         if value > committed and value > newest():  # (the probe only above the committed tables' limit)
             found = build()
-            return f"{what} {value} is newer than {found.name if found else 'the installed onnxruntime'} loads (at most {newest()})"
+            installed = found.name if found else "the installed onnxruntime"
+            return f"{what} {value} is newer than {installed} loads (at most {newest()})"
     found = first_unsafe(model.graph.node, "hangs")
     if found is None:
         return ""

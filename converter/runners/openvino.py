@@ -39,6 +39,8 @@ def runner(model_bytes: bytes):
     def run(feeds: Feeds) -> Feeds:
         inputs = {}
         for index, name in bound.items():
+            if name not in feeds:  # (never run on memory nobody wrote, as OpenVINO does with an input left unset)
+                raise RuntimeError(f"no value given for the model's input {name!r}")
             array = feeds[name]
             if array.dtype == BFLOAT16.numpy:
                 inputs[index] = ov.Tensor(ov.Type.bf16, array.shape)
