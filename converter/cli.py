@@ -192,8 +192,8 @@ def validate(paths, list_only, jobs, quiet, verbose, **options):
     """Validate specs: run every case on a runtime and compare.
 
     PATHS: spec files (always loaded) or folders, searched recursively for .yaml, .yml and .json files with both
-    'network' and 'cases', or a network with 'profiles' (-v lists the others); none: ./specs in a spec2onnx checkout, else the suite installed with
-    it (the first line says which). Each case's output is compared with the numpy reference, and both with the spec's
+    'network' and 'cases', or a network with 'profiles' (-v lists the others); none: ./specs in a spec2onnx
+    checkout, else the suite installed with it (the first line says which). Each case's output is compared with the numpy reference, and both with the spec's
     expected values where it has them. A line per case in CI logs and with -v; on a terminal, a progress bar and the
     cases that did not pass. Then a summary table per layer kind and outcome.
 

@@ -525,7 +525,8 @@ def why_none_ran(files, skipped, results, patterns) -> str | None:
     not_loaded = {r.path for r in results if r.case == "<load>"}
     if not files:
         more = f"; {counted(len(skipped), 'other file')} skipped (-v lists them)" if skipped else ""
-        return f"no spec file found (a spec is a .yaml, .yml or .json file whose top level has 'network' and 'cases', or a network with 'profiles'{more})"
+        return (f"no spec file found (a spec is a .yaml, .yml or .json file whose top level has 'network' and 'cases', "
+                f"or a network with 'profiles'{more})")
     if len(not_loaded) == len(files):
         return None
     refused = [r for r in results if r.outcome == REFUSED]

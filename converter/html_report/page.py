@@ -195,7 +195,8 @@ def _counts(results) -> str:
 
 def model_page(*, path: str, argv, results, stats: dict, notes=(), header: str = "", command: str = "run") -> str:
     """``run MODEL --html``: the comparisons, their statistics and margins, each failure drawn."""
-    body = [f"<p>{e(header)}</p>" if header else "", f"<p>{counted(len(results), 'comparison')}: {_counts(results)}</p>"]
+    body = [f"<p>{e(header)}</p>" if header else "",
+            f"<p>{counted(len(results), 'comparison')}: {_counts(results)}</p>"]
     body += [f"<p class=\"warning\">note: {e(n)}</p>" for n in notes]
     body += ["<h2>Summary</h2>", summary_table(results), _value_stats(stats), *failures(results)]
     return _document(f"spec2onnx {command} {path}", argv, body)

@@ -33,8 +33,9 @@ def runner(model_bytes: bytes):
     # reads, has no port: it is not fed), and which graph output each output port is: fed and read by port, never by
     # a name the port may have lost.
     bound = bind_inputs([_port(port) for port in compiled.inputs], graph_inputs)
-    outputs = list(zip(compiled.outputs, output_names([set(port.get_names()) for port in compiled.outputs],
-                                                       [port.get_any_name() for port in compiled.outputs], graph_outputs)))
+    names = output_names([set(port.get_names()) for port in compiled.outputs],
+                         [port.get_any_name() for port in compiled.outputs], graph_outputs)
+    outputs = list(zip(compiled.outputs, names))
 
     def run(feeds: Feeds) -> Feeds:
         inputs = {}
@@ -112,7 +113,8 @@ def output_names(port_names: list[set[str]], any_names: list[str], graph_outputs
     inlined function's body, RotaryEmbedding's expanded graph: ``..._YTransposed`` for ``output``)."""
     if len(port_names) == len(graph_outputs):
         return [[name] for name in graph_outputs]
-    return [sorted(n for n in names if n in graph_outputs) or [any_name] for names, any_name in zip(port_names, any_names)]
+    return [sorted(n for n in names if n in graph_outputs) or [any_name]
+            for names, any_name in zip(port_names, any_names)]
 
 
 def _graph_io(model_bytes: bytes) -> tuple[list[Port], list[str]]:

@@ -5,7 +5,8 @@
 from __future__ import annotations
 
 from .enums import BuilderFlag, DeviceType, MemoryPoolType
-from .errors import (BuilderTypeError, BuilderValueError, Scoped, Strict, dims, enum_value, integer, shown, text, unsupported)
+from .errors import (BuilderTypeError, BuilderValueError, Scoped, Strict, dims, enum_value, integer, shown, text,
+                     unsupported)
 from .layers import IConstantLayer, ILayer
 from .placement import dla_refusal
 
