@@ -953,3 +953,18 @@ def test_weights_of_float64_read_as_float_the_type_layers_take_them_as():
     layer = network.add_scale(x, trt.ScaleMode.CHANNEL, scale=weights)
     network.mark_output(layer.get_output(0))
     assert run(network, {x: np.array([[[[1]], [[2]]]], np.float32)})[0].ravel().tolist() == [3.0, 8.0]  # 1 * 3, 2 * 4
+
+
+def test_layer_types_and_the_network_as_a_sequence_as_in_tensorrts_python_api():
+    """`layer.type == trt.LayerType.SCALE`, `len(network)`, `network[i]`, `for layer in network` (TensorRT's Python
+    INetworkDefinition and ILayer.type); a ported script's checks of them failed (no trt.LayerType, no __len__)."""
+    network = trt.Builder().create_network(0)
+    x = network.add_input("x", trt.float32, (1, 2, 1, 1))
+    scale = network.add_scale(x, trt.ScaleMode.UNIFORM, scale=trt.Weights(np.array([2], np.float32)))
+    total = network.add_elementwise(scale.get_output(0), x, trt.ElementWiseOperation.SUM)
+    assert len(network) == network.num_layers == 2
+    assert network[0] is scale and network[1] is total and list(network) == [scale, total]
+    assert scale.type == trt.LayerType.SCALE and total.type == trt.LayerType.ELEMENTWISE
+    assert scale.type == "SCALE"  # (a str enum: what .type gave before still compares equal)
+    with pytest.raises(trt.BuilderValueError, match=r"get_layer\(2\): the network has 2 layers"):
+        network[2]

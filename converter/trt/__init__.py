@@ -42,7 +42,7 @@ precision), ``placement`` (GPU or DLA: the tensorrt-dla rules), ``builder`` (Bui
 
 from .builder import Builder, IHostMemory, Logger
 from .config import IBuilderConfig, IOptimizationProfile
-from .enums import (BuilderFlag, DataType, DeviceType, ElementWiseOperation, InterpolationMode, MemoryPoolType,
+from .enums import (BuilderFlag, DataType, DeviceType, ElementWiseOperation, InterpolationMode, LayerType, MemoryPoolType,
                     NetworkDefinitionCreationFlag, ResizeCoordinateTransformation, ResizeMode, ResizeRoundMode,
                     ResizeSelector, ScaleMode, bfloat16, bool, float16, float32, int8, int32, int64, nptype, uint8)
 from .errors import BuilderTypeError, BuilderUnsupportedError, BuilderValueError
@@ -51,7 +51,7 @@ from .layers import (Dims, Dims2, Dims3, Dims4, DimsHW, IConstantLayer, IElement
 from .network import INetworkDefinition
 
 __all__ = ["DataType", "float32", "float16", "bfloat16", "int8", "int32", "int64", "uint8", "bool", "nptype",
-           "ScaleMode", "ElementWiseOperation", "InterpolationMode", "ResizeMode", "ResizeCoordinateTransformation",
+           "LayerType", "ScaleMode", "ElementWiseOperation", "InterpolationMode", "ResizeMode", "ResizeCoordinateTransformation",
            "ResizeSelector", "ResizeRoundMode", "Logger", "Builder", "NetworkDefinitionCreationFlag", "Weights",
            "INetworkDefinition", "ITensor", "ILayer", "IConstantLayer", "IScaleLayer", "IElementWiseLayer", "IResizeLayer",
            "BuilderFlag", "DeviceType", "MemoryPoolType", "IBuilderConfig", "IOptimizationProfile", "IHostMemory",

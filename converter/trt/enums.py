@@ -39,6 +39,16 @@ def nptype(dtype: DataType):
     return DTYPES[enum_value(DataType, dtype, "nptype()", "dtype").value].numpy.type
 
 
+class LayerType(str, enum.Enum):
+    """TensorRT's layer kinds (``trt.LayerType``) of the layers the builder makes (``ILayer.type``); a str enum, so
+    that ``layer.type == "SCALE"`` holds as well as ``layer.type == trt.LayerType.SCALE``."""
+
+    SCALE = "SCALE"
+    ELEMENTWISE = "ELEMENTWISE"
+    RESIZE = "RESIZE"
+    CONSTANT = "CONSTANT"
+
+
 class ScaleMode(enum.Enum):
     """How IScaleLayer shares its coefficients: one set, one per channel, one per element."""
 

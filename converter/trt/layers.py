@@ -16,8 +16,8 @@ import numpy as np
 from .._export import generator
 from ..dtypes import BY_NUMPY, DTYPES
 from ..registry import layer_kind
-from .enums import (DataType, ElementWiseOperation, InterpolationMode, ResizeCoordinateTransformation, ResizeRoundMode,
-                    ResizeSelector, ScaleMode, nptype)
+from .enums import (DataType, ElementWiseOperation, InterpolationMode, LayerType, ResizeCoordinateTransformation,
+                    ResizeRoundMode, ResizeSelector, ScaleMode, nptype)
 from .errors import (BuilderTypeError, BuilderValueError, Strict, coefficients, dims, enum_of, enum_value, index, integer,
                      is_integer, number, sequence, shown, text, unsupported)
 
@@ -290,9 +290,11 @@ class ILayer(Strict):
                             "declare float16 tensors (add_input/add_constant) to compute in float16")
 
     @property
-    def type(self) -> str:
-        """The layer kind (TensorRT's ``LayerType`` name: SCALE, ELEMENTWISE, RESIZE, CONSTANT)."""
-        return self._kind.upper()
+    def type(self) -> "LayerType | str":
+        """The layer kind: TensorRT's ``LayerType`` (SCALE, ELEMENTWISE, RESIZE, CONSTANT), or a registered kind's name
+        in capitals (a plugin's: TensorRT has no LayerType member for it)."""
+        kind = self._kind.upper()
+        return LayerType(kind) if kind in LayerType.__members__ else kind
 
     def _recheck(self, restore) -> None:
         """After a property assignment: check the network with this layer as it now stands (the spec loader's

@@ -115,6 +115,18 @@ class INetworkDefinition(Scoped, Strict):
         """The layer at ``index``, in the order added."""
         return _at(self._layers, index, "get_layer", "layers")
 
+    def __len__(self) -> int:
+        """``len(network)``: ``num_layers``, as TensorRT's Python network."""
+        return self.num_layers
+
+    def __getitem__(self, index: int) -> ILayer:
+        """``network[i]``: ``get_layer(i)``, as TensorRT's Python network."""
+        return self.get_layer(index)
+
+    def __iter__(self):
+        """``for layer in network``: the layers in the order added, as TensorRT's Python network."""
+        return iter(list(self._layers))
+
     def __getattr__(self, name: str):
         """``add_<kind>`` of a kind registered with a builder hook and no method above (a plugin's, or a new kind's:
         converter/registry.py BuilderHook), with TensorRT's calling convention: tensors first, then the arguments."""
