@@ -270,7 +270,7 @@ bug in spec2onnx: please report it, with --debug output); 130 interrupted by Ctr
 @html_option("MODEL: the summary table with every comparison's error statistics and margin, the outputs' value "
              "statistics, and {pictures}. SPEC: the outputs written and their value statistics.")
 @click.option("-q", "--quiet", is_flag=True, help="MODEL: print only what failed and the summary.")
-@click.option("--case", "case_name", default=None, help="SPEC: take the inputs from this case (default: the first).")
+@click.option("--case", "case_name", default=None, help="SPEC: take the inputs from this case (default: the first, named on stderr).")
 @click.option("--input", "input_files", multiple=True, metavar="NAME=FILE.npy",
               help="SPEC: feed input NAME from a .npy file (overrides the case's data). Repeatable.")
 @click.option("-o", "--output-dir", type=click.Path(file_okay=False), default=".", show_default=True,
@@ -302,7 +302,10 @@ def run(ctx, file, quiet, **options):
     model, options = for_kind(ctx, file, options, ("case_name", "input_files", "output_dir", "opset"),
                               "--case, --input, -o and --opset", ("provider", "html_path", "max_memory"))
     if not model:
-        for name, path, array in api.run_spec(file, argv=sys.argv, **options):
+        def chosen(case: str) -> None:  # (no --case: say which ran)
+            _say(f"case {case} (the spec's first; --case picks another)", err=True)
+
+        for name, path, array in api.run_spec(file, argv=sys.argv, on_case=chosen, **options):
             click.echo(f"wrote {path}  {array.dtype}{list(array.shape)}  ({name})")
         return
 

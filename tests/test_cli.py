@@ -328,3 +328,17 @@ def test_validate_without_paths_prefers_the_checkouts_specs(tmp_path, monkeypatc
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[0] == "validating specs (this checkout's suite; name paths to validate others)"
     assert "2 cases: 2 passed" in result.output
+
+
+def test_run_says_which_case_ran_when_none_was_named(tmp_path):
+    """Without --case, run SPEC takes the spec's first case; it said nothing of it (a newcomer's report)."""
+    spec = SPECS / "trt_elementwise/seed-broadcast-prod.yaml"
+    result = CliRunner().invoke(main, ["run", str(spec), "-o", str(tmp_path)])
+    assert result.exit_code == 0 and "case doc-example (the spec's first; --case picks another)" in result.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "prod.npy"), [[-12, -10, -6], [0, 5, 12]])  # doc-example's
+    named = CliRunner().invoke(main, ["run", str(spec), "--case", "doc-example", "-o", str(tmp_path)])
+    assert named.exit_code == 0 and "the spec's first" not in named.stderr
+    a, b = tmp_path / "a.npy", tmp_path / "b.npy"  # every input from a file: no case ran
+    np.save(a, np.ones((2, 3), np.float32)), np.save(b, np.ones((1, 3), np.float32))
+    files = CliRunner().invoke(main, ["run", str(spec), "--input", f"input1={a}", "--input", f"input2={b}", "-o", str(tmp_path)])
+    assert files.exit_code == 0 and "the spec's first" not in files.stderr

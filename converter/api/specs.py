@@ -377,24 +377,29 @@ def _name_clash(path: str, name: str, first: str) -> CaseResult:
 
 def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str], output_dir: str | Path = ".",
              *, provider: str = "cpu", opset: int | None = None, max_memory: int | None = None, html_path=None,
-             argv=()):
+             argv=(), on_case: Callable[[str], None] = lambda name: None):
     """Run a spec's model on the inputs of a case (or .npy files) and write each output as <name>.npy; returns
     (output name, path, array written) of each.
 
     ``output_dir`` is created when missing. A spec without cases runs on ``--input`` files alone. ``html_path``
-    (checked first): a page of the outputs written, with their value statistics (html_report.spec_page)."""
+    (checked first): a page of the outputs written, with their value statistics (html_report.spec_page).
+    ``on_case(name)``: told which case runs where ``case_name`` is None (the spec's first)."""
     if html_path is not None:
         check_report_paths({"--html": html_path}, [spec_path], specs=[spec_path])
     spec = load_spec_file(spec_path, max_memory=max_memory, require_cases=False)
     options = pipeline.make_options(provider=provider, opset=opset)
-    feeds = dict(_pick_case(spec, case_name).inputs) if spec.cases or case_name is not None else {}
-    read = [Path(spec_path), *data_files(spec_path)]
+    case = _pick_case(spec, case_name) if spec.cases or case_name is not None else None
+    feeds = dict(case.inputs) if case is not None else {}
+    read, given = [Path(spec_path), *data_files(spec_path)], set()
     for item in input_files:
         name, sep, file = item.partition("=")
         if not sep or name not in spec.network.inputs:
             raise UserError(f"--input {item}: expected NAME=FILE.npy with NAME one of {', '.join(spec.network.inputs)}")
         feeds[name] = _load_input(file, spec, name)
         read.append(Path(file))
+        given.add(name)
+    if case is not None and case_name is None and set(spec.network.inputs) - given:  # (the case gave some input)
+        on_case(case.name)
     missing = [n for n in spec.network.inputs if n not in feeds]
     if missing:
         raise UserError(f"no data for input {missing[0]!r}: give --case or --input {missing[0]}=FILE.npy")
