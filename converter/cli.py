@@ -270,7 +270,8 @@ bug in spec2onnx: please report it, with --debug output); 130 interrupted by Ctr
 @html_option("MODEL: the summary table with every comparison's error statistics and margin, the outputs' value "
              "statistics, and {pictures}. SPEC: the outputs written and their value statistics.")
 @click.option("-q", "--quiet", is_flag=True, help="MODEL: print only what failed and the summary.")
-@click.option("--case", "case_name", default=None, help="SPEC: take the inputs from this case (default: the first, named on stderr).")
+@click.option("--case", "case_name", default=None,
+              help="SPEC: take the inputs from this case (default: the first, named on stderr).")
 @click.option("--input", "input_files", multiple=True, metavar="NAME=FILE.npy",
               help="SPEC: feed input NAME from a .npy file (overrides the case's data). Repeatable.")
 @click.option("-o", "--output-dir", type=click.Path(file_okay=False), default=".", show_default=True,

@@ -340,5 +340,6 @@ def test_run_says_which_case_ran_when_none_was_named(tmp_path):
     assert named.exit_code == 0 and "the spec's first" not in named.stderr
     a, b = tmp_path / "a.npy", tmp_path / "b.npy"  # every input from a file: no case ran
     np.save(a, np.ones((2, 3), np.float32)), np.save(b, np.ones((1, 3), np.float32))
-    files = CliRunner().invoke(main, ["run", str(spec), "--input", f"input1={a}", "--input", f"input2={b}", "-o", str(tmp_path)])
+    files = CliRunner().invoke(main, ["run", str(spec), "--input", f"input1={a}", "--input", f"input2={b}",
+                                      "-o", str(tmp_path)])
     assert files.exit_code == 0 and "the spec's first" not in files.stderr
