@@ -383,7 +383,7 @@ def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str],
 
     ``output_dir`` is created when missing. A spec without cases runs on ``--input`` files alone. ``html_path``
     (checked first): a page of the outputs written, with their value statistics (html_report.spec_page).
-    ``on_case(name)``: told which case runs where ``case_name`` is None (the spec's first)."""
+    ``on_case(name)``: told which case ran where ``case_name`` is None (the spec's first), once the outputs are written."""
     if html_path is not None:
         check_report_paths({"--html": html_path}, [spec_path], specs=[spec_path])
     spec = load_spec_file(spec_path, max_memory=max_memory, require_cases=False)
@@ -398,8 +398,6 @@ def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str],
         feeds[name] = _load_input(file, spec, name)
         read.append(Path(file))
         given.add(name)
-    if case is not None and case_name is None and set(spec.network.inputs) - given:  # (the case gave some input)
-        on_case(case.name)
     missing = [n for n in spec.network.inputs if n not in feeds]
     if missing:
         raise UserError(f"no data for input {missing[0]!r}: give --case or --input {missing[0]}=FILE.npy")
@@ -430,6 +428,8 @@ def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str],
     if html_path is not None:
         write_html(html_path, "spec_page", path=str(spec_path), argv=argv, written=[
             (name, str(path), f"{array.dtype}{list(array.shape)}", value_stats(array)) for name, path, array in written])
+    if case is not None and case_name is None and set(spec.network.inputs) - given:  # (the case gave some input)
+        on_case(case.name)  # once it ran: a refusal stays one line
     return written
 
 
