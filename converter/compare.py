@@ -332,7 +332,7 @@ class _Errors:
             return
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             rel = abs_err / np.where(ef == 0, _EPSILON, ef)
-            need_rtol = _least_rtol(abs_err, ef, self.atol)
+            least_atol, least_rtol = _least_atol(abs_err, ef, self.rtol), _least_rtol(abs_err, ef, self.atol)
         self.abs_all[self.n:self.n + k] = abs_err
         if self.rel_all is not None:
             self.rel_all[self.n:self.n + k] = rel
@@ -341,8 +341,8 @@ class _Errors:
         self.sum_rel += float(rel.sum())
         self.max_abs = max(self.max_abs, float(abs_err.max()))
         self.max_rel = max(self.max_rel, float(rel.max()))
-        self.min_atol = max(self.min_atol, float(_least_atol(abs_err, ef, self.rtol).max()))
-        self.min_rtol = max(self.min_rtol, float(need_rtol.max()))
+        self.min_atol = max(self.min_atol, least_atol)
+        self.min_rtol = max(self.min_rtol, least_rtol)
 
     def finish(self) -> ErrorStats:
         if not self.n:
@@ -566,22 +566,28 @@ class _Stats:
         self.first += [start + f for f in chunk.first[:SHOW_MISMATCHES - len(self.first)]]
 
 
-def _least_atol(abs_err: np.ndarray, ef: np.ndarray, rtol: float) -> np.ndarray:
-    """Per element, the smallest float64 atol with ``abs_err <= atol + rtol * ef`` as the comparison computes it:
-    ``abs_err - rtol * ef``, one or two ulp up where rounding leaves the sum below ``abs_err`` (the hint "would pass
-    with atol >= X" must pass when followed)."""
-    need = abs_err - rtol * ef
-    for _ in range(2):
-        need = np.where(need + rtol * ef < abs_err, np.nextafter(need, np.inf), need)
-    return need
+def _least_atol(abs_err: np.ndarray, ef: np.ndarray, rtol: float) -> float:
+    """The smallest float64 atol with ``abs_err <= atol + rtol * ef`` at every element (non-empty), as the comparison
+    computes it: the largest ``abs_err - rtol * ef``, one or two ulp up where rounding leaves a sum below its
+    ``abs_err`` (the hint "would pass with atol >= X" must pass when followed). One pass more than the maximum alone,
+    on the scalar: correcting every element first cost compare_stats 45% on a 4M-element output."""
+    scaled = rtol * ef
+    return _stepped_up(float(np.max(abs_err - scaled)), lambda need: bool(np.any(need + scaled < abs_err)))
 
 
-def _least_rtol(abs_err: np.ndarray, ef: np.ndarray, atol: float) -> np.ndarray:
-    """Per element, the smallest float64 rtol with ``abs_err <= atol + rtol * ef`` (0 where atol alone passes; inf
-    where ``ef`` is 0 and it does not: no rtol would)."""
-    need = np.where(abs_err > atol, (abs_err - atol) / ef, 0.0)
+def _least_rtol(abs_err: np.ndarray, ef: np.ndarray, atol: float) -> float:
+    """The smallest float64 rtol with ``abs_err <= atol + rtol * ef`` at every element (non-empty; 0 where atol alone
+    passes; inf where an ``ef`` is 0 and atol does not pass it: no rtol would)."""
+    need = float(np.max(np.where(abs_err > atol, (abs_err - atol) / ef, 0.0)))
+    return _stepped_up(need, lambda rtol: bool(np.any(atol + rtol * ef < abs_err)))
+
+
+def _stepped_up(need: float, short) -> float:
+    """``need``, one or two ulp up while ``short(need)`` (some element's sum, rounded, still falls below its error)."""
     for _ in range(2):
-        need = np.where(atol + need * ef < abs_err, np.nextafter(need, np.inf), need)
+        if not short(need):
+            break
+        need = float(np.nextafter(need, np.inf))
     return need
 
 
@@ -613,8 +619,8 @@ def _chunk_stats(actual: np.ndarray, expected: np.ndarray, atol: float, rtol: fl
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         rel = np.where(bad, abs_err / np.where(ef > 0, ef, np.inf), 0.0)
         rel = np.where(bad & (ef == 0) & (abs_err > 0), np.inf, rel)
-        min_atol = float(np.max(np.where(bad, _least_atol(abs_err, ef, rtol), 0.0)))
-        min_rtol = float(np.max(np.where(bad, _least_rtol(abs_err, np.where(ef > 0, ef, np.nan), atol), 0.0)))
+        min_atol = _least_atol(abs_err[bad], ef[bad], rtol)
+        min_rtol = _least_rtol(abs_err[bad], np.where(ef > 0, ef, np.nan)[bad], atol)
     errors = abs_err[bad]
     return _Stats(
         count=count, sum_abs=float(np.sum(errors)), max_abs=float(np.max(errors)), max_rel=float(np.max(rel)),
