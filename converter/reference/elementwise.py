@@ -13,10 +13,11 @@ import numpy as np
 
 from ..dtypes import quantize_int8
 from ..network import Layer
+from .powf import powf
 
 _FLOAT_OPS = {
     "SUM": np.add, "PROD": np.multiply, "MAX": np.maximum, "MIN": np.minimum, "SUB": np.subtract,
-    "DIV": np.divide, "POWER": np.power, "FLOOR_DIV": lambda a, b: np.floor(np.divide(a, b)),
+    "DIV": np.divide, "POWER": powf, "FLOOR_DIV": lambda a, b: np.floor(np.divide(a, b)),
     "EQUAL": np.equal, "GREATER": np.greater, "LESS": np.less,
 }
 _BOOL_OPS = {"AND": np.logical_and, "OR": np.logical_or, "XOR": np.logical_xor}

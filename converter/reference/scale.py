@@ -5,10 +5,11 @@ updated in place (allocating fresh 64 MiB temporaries costs more than the arithm
 and in CHANNEL mode one channel slice at a time, so each slice is multiplied, shifted and
 raised while it is in cache (benchmarks/reference.py).
 
-A uniform power is applied as a scalar exponent, for which numpy's power is exactly
-``x*x`` (2), ``1/x`` (-1) and ``sqrt`` (0.5) -- the same operations the lowering emits
-(docs/semantics.md, Scale); per-channel and per-element powers use C ``powf`` (skipped
-for a channel's power of 1, and ``x*x`` for 2: both exactly what ``powf`` gives).
+A uniform power of 2, -1 or 0.5 is ``x*x``, ``1/x`` and ``sqrt``: the operations the lowering emits
+(docs/semantics.md, Scale), written out rather than left to numpy's ``power`` (whose shortcuts change
+with its version). Every other power is C ``powf`` (powf.py), per-channel and per-element ones too,
+also where they are all 0.5 (skipped for a channel's power of 1, and ``x*x`` for 2: both exactly
+what ``powf`` gives).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 
 from ..dtypes import quantize_int8
 from ..network import Layer
+from .powf import powf
 
 _DEFAULTS = {"scale": 1.0, "shift": 0.0, "power": 1.0}
 _BLOCK = 1 << 15  # elements per channel slice from which slicing pays for its Python loop
@@ -68,13 +70,21 @@ def _affine_power(x: np.ndarray, y: np.ndarray, c: dict) -> None:
     power = c["power"]
     if power is None:
         return
-    if power.ndim == 0:  # uniform: a scalar exponent
-        np.power(y, float(power), out=y)
+    if power.ndim == 0:  # uniform: what the lowering emits for 2, -1 and 0.5 (lowering/scale.py, _power)
+        p = float(power)
+        if p == 2.0:
+            np.multiply(y, y, out=y)
+        elif p == -1.0:
+            np.divide(np.float32(1), y, out=y)
+        elif p == 0.5:
+            np.sqrt(y, out=y)  # (sqrt(-inf) is NaN and sqrt(-0) -0, where powf gives +inf and +0)
+        elif p != 1.0:
+            powf(y, power, out=y)
     elif power.size == 1 and power[0] in (1.0, 2.0):  # one channel: powf(x, 1) is x, powf(x, 2) is exactly x*x
         if power[0] == 2.0:
             np.multiply(y, y, out=y)
     else:
-        np.power(y, power, out=y)
+        powf(y, power, out=y)
 
 
 def _broadcastable(values: np.ndarray | None, mode: str, shape: tuple[int, ...], axis: int) -> np.ndarray | None:

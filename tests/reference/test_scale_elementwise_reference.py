@@ -77,3 +77,59 @@ def test_int8_division_saturates_and_nan_becomes_zero():
 def test_comparisons_output_bool():
     out = ew("GREATER", np.array([1, 2], np.int32), np.array([2, 1], np.int32))
     assert out.dtype == np.bool_ and out.tolist() == [False, True]
+
+
+# x ^ 0.5 at -inf and -0: C powf gives +inf and +0 (C99 F.9.4.4, onnxruntime's Pow), a square root NaN and -0.
+# numpy 2 takes the square root for an exponent broadcast from one element and numpy 1.26 does not: the reference
+# must give powf's values whatever the exponent's shape, the tensor's size or numpy's version (the one shortcut is
+# Scale's uniform 0.5, which the lowering writes as Sqrt: docs/semantics.md, Scale).
+_HALF_BASES = np.array([-np.inf, -0.0, 0.0, 4.0, np.inf], np.float32)
+_POWF_HALF = np.array([np.inf, 0.0, 0.0, 2.0, np.inf], np.float32)  # by hand, C99 F.9.4.4; sqrt(4) = 2
+
+
+def _same_bits(actual, expected):
+    np.testing.assert_array_equal(actual, expected)
+    numbers = ~np.isnan(expected)  # (+0 and -0 compare equal; a NaN's sign is no value)
+    np.testing.assert_array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))
+
+
+@pytest.mark.parametrize("exponent_shape", [(1, 1), (1, 5)])
+def test_elementwise_power_of_a_half_is_powf_whatever_the_exponent_shape(exponent_shape):
+    layer = Layer("p", "trt.ElementWise", ("a", "b"), {"operation": "POWER"})
+    out = elementwise.reference(layer, [_HALF_BASES.reshape(1, 5), np.full(exponent_shape, 0.5, np.float32)])
+    _same_bits(out.ravel(), _POWF_HALF)
+
+
+def test_elementwise_power_of_a_half_in_float16_is_powf():
+    layer = Layer("p", "trt.ElementWise", ("a", "b"), {"operation": "POWER"})
+    out = elementwise.reference(layer, [_HALF_BASES.astype(np.float16), np.full((1,), 0.5, np.float16)])
+    _same_bits(out.astype(np.float32), _POWF_HALF)
+
+
+@pytest.mark.parametrize("mode", ["CHANNEL", "ELEMENTWISE"])
+def test_scale_per_channel_and_per_element_powers_of_a_half_are_powf(mode):
+    x = _HALF_BASES.reshape(1, 1, 1, 5)  # one channel: the coefficient broadcasts from one element
+    power = [0.5] if mode == "CHANNEL" else np.full(5, 0.5)
+    out = scale.reference(scale_layer(mode, 3 if mode == "ELEMENTWISE" else 1, power=power), [x])
+    _same_bits(out.ravel(), _POWF_HALF)
+
+
+def test_scale_channel_power_is_powf_in_the_sliced_path_for_big_channels_too():
+    x = np.full((1, 2, 256, 128), 4.0, np.float32)  # 2^15 elements a channel: computed one channel slice at a time
+    x[0, :, 0, :5] = _HALF_BASES
+    out = scale.reference(scale_layer("CHANNEL", power=[0.5, 0.5]), [x])
+    for channel in range(2):
+        _same_bits(out[0, channel, 0, :5], _POWF_HALF)
+    assert np.all(out[0, :, 1:] == 2)
+
+
+def test_scale_uniform_power_of_a_half_is_a_square_root_as_lowered():
+    out = scale.reference(scale_layer("UNIFORM", power=[0.5]), [_HALF_BASES.reshape(1, 1, 1, 5)])
+    _same_bits(out.ravel(), np.array([np.nan, -0.0, 0.0, 2.0, np.inf], np.float32))  # sqrt's, by hand (IEEE 754)
+
+
+def test_scale_uniform_powers_two_and_minus_one_are_the_lowered_products():
+    x = np.array([-np.inf, -0.0, 3.0, 1e-30], np.float32).reshape(1, 1, 1, 4)
+    _same_bits(scale.reference(scale_layer("UNIFORM", power=[2]), [x]).ravel(), np.array([np.inf, 0.0, 9.0, 0.0], np.float32))
+    _same_bits(scale.reference(scale_layer("UNIFORM", power=[-1]), [x]).ravel(),
+               np.array([-0.0, -np.inf, np.float32(1) / np.float32(3), np.float32(1) / np.float32(1e-30)], np.float32))
