@@ -28,6 +28,7 @@ unless --refused fail);
 3 an internal error (a bug in spec2onnx: please report it, with --debug output);
 130 interrupted by Ctrl-C, 143 stopped by SIGTERM (kill, timeout, a CI
 cancel): in both cases the reports of what finished are still written.
+Where several apply, the first in this order: 130/143, 3, 2, 1.
 """
 EXITS = ("2 bad input or usage (one line naming the file and the field); 3 an internal error (a bug in spec2onnx: please "
          "report it, with --debug output); 130 interrupted by Ctrl-C, 143 stopped by SIGTERM.")

@@ -130,3 +130,14 @@ def test_validate_reports_an_internal_error_per_case_and_exits_3(broken_scale, s
     assert "ERROR t/c" in result.output
     assert "KeyError while building the model" in result.output and f"please report it with {spec_file}" in result.output
     assert "Traceback" not in result.output
+
+
+def test_validate_exits_3_for_an_internal_error_beside_a_malformed_spec(broken_scale, spec_file, tmp_path):
+    """A bug of spec2onnx outranks a user's malformed spec in the exit status (docs/cli.md): a CI that sends exit 3 to
+    the tool's owners must not lose it because another spec of the run did not load."""
+    broken_scale(_raise(KeyError("oops")))
+    malformed = tmp_path / "malformed.yaml"
+    malformed.write_text(SPEC.replace("name: t", "name: u").replace("UNIFORM", "UNIFORMX"))
+    result = CliRunner().invoke(main, ["validate", str(spec_file), str(malformed), "-j", "0"])
+    assert f"ERROR {malformed} (not loaded)" in result.output and "ERROR t/c" in result.output, result.output
+    assert result.exit_code == EXIT_INTERNAL, result.output

@@ -18,7 +18,7 @@ import pytest
 
 
 from .conftest import REPO, alive
-from .test_runner import MISBEHAVING_SPEC, PLUGIN
+from .test_runner import MISBEHAVING_SPEC, PLUGIN, _as_a_foreground_job
 
 linux = pytest.mark.skipif(sys.platform != "linux", reason="reads worker pids from /proc")
 
@@ -124,6 +124,29 @@ def test_sigterm_during_convert_exits_143_with_one_line(tmp_path):
     assert proc.returncode == 143, out + err
     assert err.strip() == "spec2onnx: error: terminated (SIGTERM)"
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@linux
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl-c"])
+def test_a_signal_after_the_last_case_waits_for_the_reports_to_be_written(tmp_path, signum):
+    """Every case finished, then the signal comes while the verdict is made (a CI cancel at the end of the job): the
+    reports of the whole run are still written, then the command ends with 143 / 130. Before, none was written."""
+    spec = REPO / "specs" / "trt_scale" / "seed-scale-4d.yaml"
+    script = (f"import os, sys; sys.path.insert(0, {str(REPO)!r}); import converter.api.specs as api; "
+              "verdict = api.verdict; "
+              f"api.verdict = lambda *a, **k: (os.kill(os.getpid(), {int(signum)}), verdict(*a, **k))[1]; "
+              f"from cli import main; main(['validate', {str(spec)!r}, '-j', '1', '--json', 'r.json', '--junit', 'r.xml'])")
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_as_a_foreground_job)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signum, out + err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == ("spec2onnx: error: terminated (SIGTERM)" if signum == signal.SIGTERM
+                                            else "spec2onnx: error: interrupted")
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["interrupted"] is False  # (every case had finished: the report is the whole run's)
+    assert sorted(c["case"] for c in report["cases"]) == ["doc-example", "random"]
+    assert (tmp_path / "r.xml").read_text().count("<testcase ") == 2
 
 
 def test_terminate_as_interrupt_raises_a_keyboard_interrupt_and_restores_the_handler():

@@ -23,6 +23,7 @@ import dataclasses
 import datetime
 import os
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Union
@@ -39,7 +40,7 @@ from ..pipeline.plugins import load_plugins
 from ..pipeline.pool import Job, Pool, run_in_process
 from ..pipeline.quantization import LAYER_HELP
 from ..registry import layer_kinds
-from ..process.interrupts import exit_status
+from ..process.interrupts import exit_status, held_interrupts
 from ..report import (counts, disagreement_lines, merged_status, summary_line, summary_table, write_html, write_json,
                      write_junit, write_reports)
 from ..report import merge as _merge, read_report, refusal_policy
@@ -515,10 +516,10 @@ def verdict(results: list[CaseResult], *, files, skipped, patterns, options: Opt
         lines.append(f"spec2onnx: error: no case ran: {why_none}")
     if interrupted is not None:
         return exit_status(interrupted), lines
+    if any(r.internal for r in results):  # (before bad input: a bug of ours is never hidden behind a user's mistake)
+        return EXIT_INTERNAL, lines
     if any(r.bad_input for r in results):
         return EXIT_BAD_INPUT, lines
-    if any(r.internal for r in results):
-        return EXIT_INTERNAL, lines
     if min_cases and ran < min_cases:
         return EXIT_FAILED, lines + [f"spec2onnx: error: only {ran} cases ran, fewer than --min-cases {min_cases}"]
     failing = bad_outcomes(options.refused)
@@ -738,21 +739,25 @@ def validate_command(paths=(), *, jobs: int, timeout, patterns=(), excludes=(), 
                 break
     except KeyboardInterrupt as exc:
         interrupted = exc
+    # Every case has finished (or the run stopped): a Ctrl-C or SIGTERM from here waits until the reports are written
+    # whole, then ends the command (130/143). After an interrupt, a second one still ends it at once.
     seconds = time.perf_counter() - t0
-    stopped = "" if interrupted is None else " (terminated)" if exit_status(interrupted) != 130 else " (interrupted)"
-    status, complaints = verdict(results, files=plan.files, skipped=plan.skipped, patterns=patterns, options=every[0],
-                                 xfail_file=xfail_file, min_cases=min_cases,
-                                 partial=bool(patterns or shard or fail_fast), interrupted=interrupted)
-    unwritten = unwritten_host_models(results, every[0])  # once per run, not per spec
-    run = ValidationRun(results, seconds, status, summary_line(results) + f" in {seconds:.2f} s" + stopped,
-                        disagreement_lines(results), host_line(results, every),
-                        complaints + ([unwritten] if unwritten else []), interrupted)
-    on_done(run)
-    write_reports(results, json_path=json_path, junit_path=junit_path, started=started, seconds=seconds,
-                  argv=list(argv), interrupted=interrupted is not None, refused=refused,
-                  shard="/".join(map(str, shard_spec)) if shard_spec else None)
-    if html_path is not None:
-        write_html(html_path, "validate_page", results=results, argv=argv, summary=run.summary)
+    with held_interrupts() if interrupted is None else nullcontext():
+        stopped = "" if interrupted is None else (" (terminated)" if exit_status(interrupted) != 130
+                                                  else " (interrupted)")
+        status, complaints = verdict(results, files=plan.files, skipped=plan.skipped, patterns=patterns,
+                                     options=every[0], xfail_file=xfail_file, min_cases=min_cases,
+                                     partial=bool(patterns or shard or fail_fast), interrupted=interrupted)
+        unwritten = unwritten_host_models(results, every[0])  # once per run, not per spec
+        run = ValidationRun(results, seconds, status, summary_line(results) + f" in {seconds:.2f} s" + stopped,
+                            disagreement_lines(results), host_line(results, every),
+                            complaints + ([unwritten] if unwritten else []), interrupted)
+        on_done(run)
+        write_reports(results, json_path=json_path, junit_path=junit_path, started=started, seconds=seconds,
+                      argv=list(argv), interrupted=interrupted is not None, refused=refused,
+                      shard="/".join(map(str, shard_spec)) if shard_spec else None)
+        if html_path is not None:
+            write_html(html_path, "validate_page", results=results, argv=argv, summary=run.summary)
     return run
 
 

@@ -52,6 +52,31 @@ def terminate_as_interrupt() -> Iterator[None]:
 
 
 @contextmanager
+def held_interrupts() -> Iterator[None]:
+    """Within the block, Ctrl-C and SIGTERM wait: the first is raised (KeyboardInterrupt, ``Terminated``) when the
+    block ends, so that what the block writes is written whole (validate's reports once every case has finished);
+    a second one is raised at once. Outside the main thread (where signals cannot be handled) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+
+    def hold(signum, frame) -> None:
+        if held:  # a second signal: no more waiting
+            raise Terminated(signum) if signum == signal.SIGTERM else KeyboardInterrupt()
+        held.append(signum)
+
+    previous = {signum: signal.signal(signum, hold) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+    if held:
+        raise Terminated(held[0]) if held[0] == signal.SIGTERM else KeyboardInterrupt()
+
+
+@contextmanager
 def signal_wakeup() -> Iterator[int | None]:
     """A file descriptor that turns readable when any handled signal (Ctrl-C, SIGTERM) reaches this process.
 
