@@ -147,7 +147,8 @@ def convert(spec, **options):
 @main.command(epilog=VALIDATE_EXITS)
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N", help="Worker processes (default: "
-              "the CPU count; 0 runs in this process), each running whole specs; a crashed or hung one is replaced.")
+              "the CPU count), each running whole specs; a crashed or hung one is replaced. 0 runs the cases in this "
+              "process (for debugging): no --timeout there, and a crash ends the run.")
 @timeout_option("Per case: a longer one is an ERROR, its worker replaced. A number > 0; inf: no timeout.", default=60.0)
 @click.option("-k", "patterns", multiple=True, metavar="PATTERN", help="Run only cases whose id (spec/case) contains "
               "PATTERN, matches it as a glob (* ? [), or, written =ID, is exactly ID. Repeat to match any.")
@@ -210,6 +211,11 @@ def validate(paths, list_only, jobs, quiet, verbose, **options):
       spec2onnx validate s.yaml --target ort-cpu --target tensorrt-dla --fp16   # each case for both
       spec2onnx validate specs/ -j 4 --json r.json --junit r.xml
     """
+    ctx = click.get_current_context()
+    if (jobs == 0 and options["timeout"] is not None  # (inf: no limit)
+            and ctx.get_parameter_source("timeout") is not click.core.ParameterSource.DEFAULT):
+        raise UserError("--timeout: -j 0 runs the cases in this process, where none can be stopped; "
+                        "-j 1 runs them in one worker process, with the time limit")
     if list_only:
         listed = api.list_command(paths, **options)
         _say(*(f"spec2onnx: warning: {w}" for w in listed.warnings), *filter(None, [listed.suite]), err=True)

@@ -254,6 +254,18 @@ def test_a_huge_timeout_means_no_timeout_rather_than_an_overflow(value):
     assert result.exit_code == 0, result.output
 
 
+def test_a_timeout_with_j_0_is_refused_rather_than_ignored():
+    """-j 0 runs the cases in this process, where a hanging one cannot be stopped: --timeout there would be a promise
+    the run cannot keep (it hung until an outer limit killed it). The default and inf promise nothing."""
+    result = invoke("validate", SCALE_4D, "-j", 0, "--timeout", "2")
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert lines == ["spec2onnx: error: --timeout: -j 0 runs the cases in this process, where none can be stopped; "
+                     "-j 1 runs them in one worker process, with the time limit"], result.output
+    assert invoke("validate", SCALE_4D, "-j", 0, "--timeout", "inf").exit_code == 0
+    assert invoke("validate", SCALE_4D, "-j", 0).exit_code == 0
+
+
 def test_an_unknown_option_is_one_line_too():
     result = invoke("validate", "--jsn", "r.json")
     assert result.exit_code == 2
