@@ -505,12 +505,12 @@ def refusal_policy(command) -> str:
 
 
 def merged_status(results: list[CaseResult], problems: list[str], refused: str = "skip") -> int:
-    """The exit status of a merged run, as the whole run would have had it: 2 a spec not loaded, 3 an internal
-    error, 1 a failure (REFUSED too under ``--refused fail``), a missing or interrupted shard, no case at all
-    or every case refused; else 0."""
-    if any(r.bad_input for r in results):
-        return 2
+    """The exit status of a merged run, as the whole run would have had it: 3 an internal error, 2 a spec not loaded,
+    1 a failure (REFUSED too under ``--refused fail``), a missing or interrupted shard, no case at all or every case
+    refused; else 0."""
     if any(r.internal for r in results):
         return 3
+    if any(r.bad_input for r in results):
+        return 2
     nothing = not results or all(r.outcome == REFUSED for r in results)
     return 1 if problems or nothing or any(r.outcome in bad_outcomes(refused) for r in results) else 0

@@ -141,6 +141,37 @@ def test_the_merged_exit_status_is_the_whole_runs(tmp_path, suite):
     assert result.exit_code == 2, result.output  # a spec that did not load: bad input, as the whole run says
 
 
+def test_a_shard_with_nothing_to_run_passes_and_the_merge_decides(tmp_path, suite):
+    """A fixed CI matrix of more shards than spec files, or a -k that leaves a shard empty: the shard passes with a
+    note saying why (it found its spec files; they went to the other shards), and the merge gives the whole run's
+    status: 0 where some shard ran cases, 1 where none did (a stale -k)."""
+    paths = shard_reports(tmp_path, suite, 5)  # 3 spec files, 5 shards: shards 4 and 5 are empty (each asserts exit 0)
+    result = invoke("validate", suite, "-j", 0, "--shard", "5/5")
+    assert result.stderr.strip() == ("spec2onnx: note: shard 5/5 has nothing to run: none of the 3 spec files found "
+                                     "falls in it (the files are dealt to the shards in turn)"), result.output
+    assert invoke("report", "merge", *paths).exit_code == 0
+    stale = []
+    for i in (1, 2):
+        stale.append(tmp_path / f"stale{i}.json")
+        result = invoke("validate", suite, "-j", 0, "--shard", f"{i}/2", "-k", "no-such-case", "--json", stale[-1])
+        assert result.exit_code == 0, result.output
+        assert "has nothing to run: no case of its" in result.stderr and "matches -k" in result.stderr
+    result = invoke("report", "merge", *stale)
+    assert result.exit_code == 1, result.output
+    assert "no case ran in any of the shards" in result.stderr
+    assert invoke("validate", suite, "-j", 0, "-k", "no-such-case").exit_code == 1  # unsharded: nothing ran, as before
+
+
+def test_an_internal_error_outranks_a_spec_not_loaded_in_the_merged_status():
+    from converter.report import merged_status
+    from converter.results import ERROR, CaseResult
+
+    bug = CaseResult("a", "c", ERROR, internal=True)
+    not_loaded = CaseResult("b.yaml", "<load>", ERROR, bad_input=True)
+    assert merged_status([not_loaded, bug], []) == 3  # as validate's own verdict (docs/cli.md: 3 before 2)
+    assert merged_status([not_loaded], []) == 2
+
+
 def test_run_options_leave_out_what_differs_between_shards():
     a = ["/usr/bin/spec2onnx", "validate", "specs", "--shard", "1/4", "--json=a.json", "-j", "8", "-q", "--atol", "1"]
     b = ["spec2onnx", "validate", "specs", "--shard=3/4", "--json", "b.json", "--junit", "b.xml", "--atol", "1"]

@@ -500,10 +500,17 @@ def write_merged(merged: dict, results: list[CaseResult], *, json_path=None, jun
 
 
 def verdict(results: list[CaseResult], *, files, skipped, patterns, options: Options, xfail_file=None,
-            min_cases: int = 0, partial: bool = False, interrupted: BaseException | None = None) -> tuple[int, list[str]]:
+            min_cases: int = 0, partial: bool = False, interrupted: BaseException | None = None,
+            shard: tuple[int, int] | None = None, found: int = 0) -> tuple[int, list[str]]:
     """(exit status, lines for stderr) of a finished validation run (cli.py's epilog lists the statuses).
 
-    ``partial``: only some cases were asked for (-k, --shard, -x), so an xfail entry that matches none is no news."""
+    ``partial``: only some cases were asked for (-k, --shard, -x), so an xfail entry that matches none is no news.
+    ``shard`` (I, N) with ``found`` spec files in all: a shard with nothing to run passes, saying why; whether the
+    whole run ran anything is for ``report merge`` of the shards to say (no case in all of them: exit 1)."""
+    if shard is not None and not results and interrupted is None and not min_cases:
+        where = (f"none of the {counted(found, 'spec file')} found falls in it (the files are dealt to the shards in turn)"
+                 if not files else f"no case of its {counted(len(files), 'spec file')} matches -k")
+        return EXIT_OK, [f"spec2onnx: note: shard {shard[0]}/{shard[1]} has nothing to run: {where}"]
     lines = []
     selected = {(r.spec, r.case) for r in results if not r.bad_input and r.case != "<load>"}
     ran = len({(r.spec, r.case) for r in results if not r.bad_input and r.case != "<load>" and r.outcome != REFUSED})
@@ -747,7 +754,8 @@ def validate_command(paths=(), *, jobs: int, timeout, patterns=(), excludes=(), 
                                                   else " (interrupted)")
         status, complaints = verdict(results, files=plan.files, skipped=plan.skipped, patterns=patterns,
                                      options=every[0], xfail_file=xfail_file, min_cases=min_cases,
-                                     partial=bool(patterns or shard or fail_fast), interrupted=interrupted)
+                                     partial=bool(patterns or shard or fail_fast), interrupted=interrupted,
+                                     shard=shard_spec, found=len(found.files))
         unwritten = unwritten_host_models(results, every[0])  # once per run, not per spec
         run = ValidationRun(results, seconds, status, summary_line(results) + f" in {seconds:.2f} s" + stopped,
                             disagreement_lines(results), host_line(results, every),
@@ -782,6 +790,8 @@ def merge_command(paths, *, json_path=None, junit_path=None, on_done=lambda merg
     ``on_done(merged)``."""
     check_report_paths({"--json": json_path, "--junit": junit_path}, paths)
     merged, results, problems = merge_reports(paths)
+    if not results and not problems:
+        problems = ["no case ran in any of the shards (no spec file found, or none matches -k): the run validated nothing"]
     summary = (f"merged {len(paths)} report{'' if len(paths) == 1 else 's'}: " + summary_line(results)
                + f" in {merged['seconds']:.2f} s")
     done = Merged(merged, results, problems, merged_status(results, problems, refusal_policy(merged["command"])), summary)
