@@ -162,6 +162,26 @@ def test_a_shard_with_nothing_to_run_passes_and_the_merge_decides(tmp_path, suit
     assert invoke("validate", suite, "-j", 0, "-k", "no-such-case").exit_code == 1  # unsharded: nothing ran, as before
 
 
+def test_a_spec_name_used_twice_is_refused_by_the_shard_of_the_second_file(tmp_path, suite):
+    """Unsharded, the second file with a name is not loaded (exit 2). Each shard sees only its own files, and both
+    passed; the merge then blamed the sharding ("each case belongs to one shard"). Now the shard holding the second
+    file refuses it as the unsharded run does, and the merge says what that run says."""
+    shutil.copy(suite / PICKED[0], suite / "trt_scale" / "seed-scale-4e.yaml")  # its name, sorted right after it:
+    # the files are dealt in turn, so the two are in different shards
+    whole = invoke("validate", suite, "-j", 0)
+    assert whole.exit_code == 2 and "is also the name of" in whole.output
+    paths, codes = [], []
+    for i in (1, 2):
+        paths.append(tmp_path / f"s{i}.json")
+        result = invoke("validate", suite, "-j", 0, "--shard", f"{i}/2", "--json", paths[-1])
+        codes.append(result.exit_code)
+    assert sorted(codes) == [0, 2]
+    merged = invoke("report", "merge", *paths)
+    assert merged.exit_code == 2, merged.output
+    got = sorted(c["id"] for c in json.loads(paths[codes.index(2)].read_text())["cases"] if c["case"] == "<load>")
+    assert got == [f"{suite / 'trt_scale' / 'seed-scale-4e.yaml'} (not loaded)"]
+
+
 def test_an_internal_error_outranks_a_spec_not_loaded_in_the_merged_status():
     from converter.report import merged_status
     from converter.results import ERROR, CaseResult

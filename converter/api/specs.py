@@ -310,24 +310,30 @@ def check_report_paths(reports: dict[str, str | None], inputs, specs=()) -> None
 
 
 def run_validation(files: list[Path], options: Options, *, patterns=(), jobs: int = 1, timeout: float | None = None,
-                   plugins: tuple[str, ...] = (), idle: Callable[[], None] = lambda: None) -> Iterator[CaseResult]:
+                   plugins: tuple[str, ...] = (), idle: Callable[[], None] = lambda: None,
+                   every_file: list[Path] | None = None) -> Iterator[CaseResult]:
     """Results for every case of the spec files matching ``patterns``, in the order they finish. ``idle()`` is called
     whenever none is ready and the run is about to wait for the next (the CLI flushes what it printed then).
 
     A spec that fails to load gives one ERROR result with ``bad_input`` set; so does a spec whose
     name an earlier spec file (in ``files`` order) already uses: names identify cases in reports, so
-    the second spec is reported once and none of its cases run.
+    the second spec is reported once and none of its cases run. ``every_file``: the files of the whole run where
+    ``files`` is one shard of them (in the same order): a name is then claimed by the first of all, so that each
+    shard reports the clash as the unsharded run does.
     """
     claimed: dict[str, str] = {}  # spec name -> the first file that declares it
+    mine = {str(path) for path in files}
     work = []
-    for path in map(Path, files):
+    for path in map(Path, files if every_file is None else every_file):
         name = spec_name_of(path)  # None where it cannot be told cheaply: checked on the results below
         if name is not None and name in claimed:
-            yield _name_clash(str(path), name, claimed[name])
+            if str(path) in mine:
+                yield _name_clash(str(path), name, claimed[name])
             continue
         if name is not None:
             claimed[name] = str(path)
-        work.append(Job(path, tuple(patterns)))
+        if str(path) in mine:
+            work.append(Job(path, tuple(patterns)))
     options = dataclasses.replace(options, threads=intra_op_threads(usable_cores(), jobs, len(work)))
     results = run_in_process(work, options, idle) if jobs <= 0 else Pool(jobs, options, timeout, plugins).run(work, idle)
     refused: set[str] = set()  # files whose name turned out to be taken only once they were loaded
@@ -739,7 +745,7 @@ def validate_command(paths=(), *, jobs: int, timeout, patterns=(), excludes=(), 
     results, interrupted = [], None  # interrupted: the KeyboardInterrupt (Ctrl-C) or Terminated (SIGTERM)
     try:
         for result in run_targets(plan.files, every, patterns=patterns, jobs=jobs, timeout=timeout, plugins=plugins,
-                                  idle=on_idle):
+                                  idle=on_idle, every_file=found.files if shard_spec else None):
             results.append(result)
             on_result(result)
             if fail_fast and result.outcome in bad_outcomes(refused):
