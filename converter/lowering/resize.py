@@ -169,7 +169,9 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
             # int8 NEAREST copies values: one Resize between the DequantizeLinear / QuantizeLinear TensorRT takes int8 by
             size = _deployment_size(b, layer, x_type, out_shape)
             return b.finish(_int8_around(b, ctx, INT8, x, lambda v: _resize_node(b, layer.attrs, v, *size, deployment=True)))
-        if layer.attrs["resize_mode"] == "NEAREST" or 0 in out_shape:
+        if 0 in out_shape:
+            return b.finish(_int8_around(b, ctx, x_type.dtype, x, lambda v: _empty(b, ctx, x_type, out_shape)))
+        if layer.attrs["resize_mode"] == "NEAREST":
             def body(v):
                 return _nearest_static(b, layer, ctx, v, x_type, out_shape, changed)
             return b.finish(_int8_around(b, ctx, x_type.dtype, x, body))
@@ -197,6 +199,20 @@ def lower(layer: Layer, ctx: LoweringContext) -> Lowered:
     if layer.attrs["resize_mode"] == "NEAREST":
         return b.finish(_int8_around(b, ctx, x_type.dtype, x, lambda v: _nearest_dynamic(b, layer, ctx, v, x_type, sizes(v), axes)))
     return b.finish(_interpolate(b, layer, ctx, x, x_type, None, None, sizes, axes))
+
+
+WHY_EMPTY_OUTPUT = ("an empty output has no value to compute: ConstantOfShape (onnxruntime refuses a Resize to a 0 "
+                    "length, and OpenVINO reads the empty index constant of a Gather as a scalar, dropping the axis)")
+
+
+def _empty(b: NodeBuilder, ctx: LoweringContext, x_type: TensorType, out_shape) -> str:
+    """The empty output of a static resize to a 0 length, in the type the body works in (_int8_around: float32 for
+    int8 taken as a quantized type)."""
+    from onnx import helper  # start-up time (builder.py)
+
+    dtype = FLOAT32 if x_type.dtype == INT8 and _int8_as_quantized(ctx) else x_type.dtype
+    return b.op("ConstantOfShape", [b.const("sizes", np.array(out_shape, np.int64))],
+                value=helper.make_tensor("value", dtype.onnx, [1], [0]), why=WHY_EMPTY_OUTPUT)
 
 
 def dynamic_axes(layer: Layer, x_type: TensorType) -> list[int]:

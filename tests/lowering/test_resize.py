@@ -418,3 +418,22 @@ def test_cubic_for_portable_is_gather_taps_bit_identical_to_the_reference(target
     assert "Resize" not in {n.op_type for n in model.graph.node}
     np.testing.assert_allclose(got, kernel_resize(dynamic.cases[0].inputs["x"], out_shape, resize_mode="CUBIC", **attrs),
                                rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("target", ["openvino", "portable", "ort-cpu", "ort-dml"])
+@pytest.mark.parametrize("mode, dtype", [("NEAREST", "float32"), ("LINEAR", "float16"), ("CUBIC", "float32"),
+                                         ("NEAREST", "int8"), ("LINEAR", "int8"), ("CUBIC", "float16")])
+def test_a_resize_to_a_0_length_keeps_every_axis_on_openvino_and_onnxruntime(target, mode, dtype):
+    """A static output with a 0 length has no value to compute. It was a Gather with an empty index constant, which
+    OpenVINO's ONNX frontend reads as a scalar: the axis vanished ([1, 3, 8] for [1, 3, 0, 8]). Both runtimes must
+    give the empty [1, 3, 0, 8] of the input's type."""
+    pytest.importorskip("openvino")
+    from converter.runners import RunConfig, session
+
+    spec = resize_spec([1, 3, 4, 4], dtype, resize_mode=mode, shape=[1, 3, 0, 8])
+    model = build_model(spec.network, opset=17, target=Target(target))
+    x = {"x": materialize([1, 3, 4, 4], dtype)}
+    for runtime in ("openvino", "onnxruntime"):
+        got = session(RunConfig(runtime=runtime), host(model, target).SerializeToString())(x)["y"]
+        assert got.shape == (1, 3, 0, 8), (runtime, got.shape)
+        assert got.dtype == x["x"].dtype, (runtime, got.dtype)
