@@ -225,7 +225,7 @@ def openvino_model(request: dict, model: bytes) -> None:  # noqa: ARG001 - every
             try:
                 ov_model = core.read_model(path)
             except Exception as exc:  # noqa: BLE001 - the ONNX frontend cannot convert it
-                answer(stage="read", ok=False, error=_reason(exc))
+                answer(stage="read", ok=False, error=_openvino_reason(exc))
                 return
         finally:
             os.unlink(path)
@@ -236,13 +236,13 @@ def openvino_model(request: dict, model: bytes) -> None:  # noqa: ARG001 - every
             missing = [op.get_friendly_name() for op in ov_model.get_ordered_ops() if op.get_friendly_name() not in supported]
             answer(stage="query", ok=True, missing=missing)
         except Exception as exc:  # noqa: BLE001
-            answer(stage="query", ok=False, error=_reason(exc))
+            answer(stage="query", ok=False, error=_openvino_reason(exc))
         stage = "compile"
         try:
             core.compile_model(ov_model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
             answer(stage="compile", ok=True)
         except Exception as exc:  # noqa: BLE001
-            answer(stage="compile", ok=False, error=_reason(exc))
+            answer(stage="compile", ok=False, error=_openvino_reason(exc))
     except Exception as exc:  # noqa: BLE001
         answer(stage="error", at=stage, error=_first_line(exc))
 
@@ -251,6 +251,24 @@ def _reason(exc: BaseException) -> str:
     """The first line of a runtime's message (without the exception's type: the message is the runtime's)."""
     lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
     return (lines[0] if lines else type(exc).__name__)[:400]
+
+
+# OpenVINO's messages open with where they were thrown and what failed ("Exception from src/.../core.cpp:84:", "Check
+# 'false' failed at ...cpp:151:", "FrontEnd API failed with OpConversionFailure:", "Model wasn't fully converted.",
+# "Summary:"), name the node ("While validating ONNX node '<Node(Pad): y>':", "-- Pad-25 with a message:") and only then
+# say why ("Unsupported padding mode: [wrap]", "-- No conversion rule found for operations: util::SequenceInsert").
+_OV_WHERE = re.compile(r"\s*(Exception from|Check '.*' failed at) \S+:\d+:?$")
+_OV_FRAMING = re.compile(r"FrontEnd API failed with \w+:|Summary:|Model wasn't fully converted\.( Failed operations "
+                         r"detailed log:)?|While validating .*:|-- .* with a message:")
+
+
+def _openvino_reason(exc: BaseException) -> str:
+    """The line of OpenVINO's message that says why (its framing lines above left out), else _reason's."""
+    for line in str(exc).splitlines():
+        line = _OV_WHERE.sub("", line.strip())
+        if line and not _OV_FRAMING.fullmatch(line):
+            return line.removeprefix("-- ").rstrip(":")[:400]
+    return _reason(exc)
 
 
 TASKS = {"onnxruntime-build": onnxruntime_build, "onnxruntime-session": onnxruntime_session,

@@ -47,7 +47,7 @@ def runner(model_bytes: bytes):
                 inputs[index] = ov.Tensor(ov.Type.bf16, array.shape)
                 inputs[index].data.view(np.uint16)[...] = array.view(np.uint16)
             else:
-                inputs[index] = array
+                inputs[index] = writeable(array)
         result = compiled(inputs)
         out = {}
         for port, names in outputs:
@@ -59,6 +59,12 @@ def runner(model_bytes: bytes):
         return out
 
     return run
+
+
+def writeable(array: np.ndarray) -> np.ndarray:
+    """``array``, or a copy where it is read-only: OpenVINO's infer (share_inputs) refuses a read-only 0-d array
+    ("array is not writeable"), as the arrays of a --load-inputs test_data_set folder are (np.frombuffer)."""
+    return array if array.flags.writeable else np.array(array)
 
 
 Port = tuple  # (its names, its numpy dtype or None, its rank or None)

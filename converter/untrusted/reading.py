@@ -494,7 +494,8 @@ class LoadedArray:
 def read_test_data_set(option: str, folder, prefix: str, names: list[str], budget: int) -> dict[str, LoadedArray]:
     """{name: array} of one ``test_data_set_N`` folder in onnx's layout (onnx/backend/test/data/*/*/test_data_set_N,
     as onnx's onnx_test_runner and the model zoo ship them): ``PREFIX_K.pb`` (input_K.pb, output_K.pb) is a
-    serialized TensorProto, the K-th of ``names`` (the model's inputs or outputs, in order). Untrusted, read
+    serialized TensorProto, the K-th of ``names`` (the model's inputs or outputs, in order); none where ``names`` is
+    empty (a model without inputs: onnx's test_constant folder holds output_0.pb alone). Untrusted, read
     bounded: each file a regular file, their bytes times READ_FACTOR within ``budget``, each tensor checked
     (validate_tensor: sizes against dims, no external data) before numpy_helper.to_array reads it."""
     from onnx import numpy_helper
@@ -515,7 +516,7 @@ def read_test_data_set(option: str, folder, prefix: str, names: list[str], budge
             raise UserError(f"{option} {entry}: the model has {len(names)} {prefix}s ({', '.join(map(repr, names))}); "
                             f"{prefix}_K.pb is the K-th, from 0")
         files[k] = entry
-    if not files:
+    if not files and names:  # (a model without inputs: onnx ships no input_K.pb, test_constant's folder)
         raise UserError(f"{option} {folder}: no {prefix}_K.pb file (onnx's test_data_set layout: {prefix}_0.pb, "
                         f"{prefix}_1.pb, ... in the model's {prefix} order)")
     found, total = {}, 0

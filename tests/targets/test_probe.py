@@ -85,3 +85,28 @@ def test_cli_names_probed_and_static_verdicts(tmp_path):
     assert "tensorrt: static" in result.output and "ort-cpu: probed" in result.output
     plain = CliRunner().invoke(main, ["check", str(path), "--target", "ort-cpu"])
     assert plain.exit_code == 0 and "probed:" not in plain.output
+
+
+@needs_ov
+def test_openvino_read_refusal_says_why_on_one_line(tmp_path):
+    """onnx's test_loop13_seq: OpenVINO's message opens with where it was thrown ('Exception from
+    src/inference/src/cpp/core.cpp:84:', which was the whole line) and says why further down; that line, taken from
+    OpenVINO here, is the one shown."""
+    import warnings
+
+    import openvino as ov
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        model = next(c.model for c in collect_testcases() if c.name == "test_loop13_seq")
+    path = tmp_path / "loop13_seq.onnx"
+    path.write_bytes(model.SerializeToString())
+    with pytest.raises(Exception) as refused:  # noqa: PT011 - whatever OpenVINO raises
+        ov.Core().read_model(str(path))
+    why = next(line for line in str(refused.value).splitlines() if "No conversion rule found" in line)
+    result = CliRunner().invoke(main, ["check", str(path), "--target", "openvino", "--probe", "-q"])
+    assert result.exit_code == 1, result.output
+    (line,) = [line for line in result.output.splitlines() if "OpenVINO cannot read the model" in line]
+    assert line.endswith(f"OpenVINO cannot read the model: {why.removeprefix('-- ')}"), result.output
+    assert "Exception from" not in result.output and "SequenceInsert" in line, result.output
