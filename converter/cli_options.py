@@ -99,8 +99,15 @@ def group(*decorators):
     return lambda fn: functools.reduce(lambda f, d: d(f), reversed(decorators), fn)
 
 
-def path_option(*names, help: str, metavar: str = "FILE", **path):
-    return click.option(*names, type=click.Path(**path), default=None, metavar=metavar, help=help)
+def path_option(*names, help: str, metavar: str = "FILE", dash_is_stdout: bool = False, **path):
+    """A file option; ``dash_is_stdout``: ``-`` names standard output, as /dev/stdout does (a report printed after
+    the run's own lines)."""
+    return click.option(*names, type=click.Path(**path), default=None, metavar=metavar, help=help,
+                        callback=_dash_to_stdout if dash_is_stdout else None)
+
+
+def _dash_to_stdout(ctx, param, value):
+    return "/dev/stdout" if value == "-" else value
 
 
 RUNTIMES = click.Choice(["onnxruntime", "onnx-reference", "openvino"])
@@ -219,8 +226,8 @@ def html_option(what: str):
 
 def report_options(json: str, junit: str):
     """--json FILE and --junit FILE (validate, run, report merge)."""
-    return group(path_option("--json", "json_path", dir_okay=False, help=json),
-                 path_option("--junit", "junit_path", dir_okay=False, help=junit))
+    return group(path_option("--json", "json_path", dir_okay=False, dash_is_stdout=True, help=json + " - is stdout."),
+                 path_option("--junit", "junit_path", dir_okay=False, dash_is_stdout=True, help=junit + " - is stdout."))
 
 
 def for_kind(ctx, file, options: dict, spec_only: tuple, spec_says: str, both: tuple) -> tuple[bool, dict]:

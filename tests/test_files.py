@@ -316,21 +316,26 @@ def test_the_python_api_convert_follows_the_same_rules(good, tmp_path):
 
 @pytest.mark.skipif(not os.path.exists("/dev/stdout"), reason="no /dev/stdout")
 @pytest.mark.parametrize("stdout_is", ["pipe", "file"])
-def test_json_to_dev_stdout_follows_the_summary(good, tmp_path, stdout_is):
-    """/dev/stdout names this process's open stdout: written in place (appended), never replaced."""
+@pytest.mark.parametrize("name", ["/dev/stdout", "-"])
+def test_json_to_dev_stdout_follows_the_summary(good, tmp_path, stdout_is, name):
+    """/dev/stdout names this process's open stdout: written in place (appended), never replaced. ``-`` is the same, as
+    in most command-line tools (it wrote a file named '-')."""
     import subprocess
 
     from .conftest import REPO
 
-    command = [sys.executable, str(REPO / "cli.py"), "validate", str(good), "-j", "0", "-q", "--json", "/dev/stdout"]
+    command = [sys.executable, str(REPO / "cli.py"), "validate", str(good), "-j", "0", "-q", "--json", name]
     if stdout_is == "pipe":
-        proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+        proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120,
+                              cwd=tmp_path)
         out = proc.stdout
     else:
         with open(tmp_path / "out.txt", "w") as handle:
-            proc = subprocess.run(command, stdout=handle, stderr=subprocess.PIPE, text=True, timeout=120)
+            proc = subprocess.run(command, stdout=handle, stderr=subprocess.PIPE, text=True, timeout=120,
+                                  cwd=tmp_path)
         out = (tmp_path / "out.txt").read_text()
     assert proc.returncode == 0, proc.stderr
+    assert not (tmp_path / "-").exists()
     summary, _, document = out.partition("\n{")
     assert summary.splitlines()[-1].startswith("1 case: 1 passed")
     assert json.loads("{" + document)["summary"]["PASS"] == 1
