@@ -157,7 +157,7 @@ def convert(spec, **options):
 @click.option("--shard", default=None, metavar="I/N", help="Run the I-th of N deterministic slices of the suite "
               "(round-robin over the sorted spec files); N at most 1,000,000.")
 @click.option("--fail-fast", "-x", is_flag=True, help="Stop at the first failure or error.")
-@click.option("--list", "list_only", is_flag=True, help="List the case ids that would run, and stop.")
+@click.option("--list", "list_only", is_flag=True, help="List the case ids that would run, and stop (exit 1 where none would).")
 @click.option("--runtime", "runtimes", multiple=True, default=("onnxruntime",), show_default=True, type=RUNTIMES,
               help="Runtime(s) to validate on; several: each compared with the reference, their disagreements listed.")
 @provider_option("; with a non-CPU provider the first run is profiled, and a compute node onnxruntime placed on the "
@@ -221,6 +221,8 @@ def validate(paths, list_only, jobs, quiet, verbose, **options):
         _say(*(f"spec2onnx: warning: {w}" for w in listed.warnings), *filter(None, [listed.suite]), err=True)
         click.echo("".join(f"{case_id}\n" for case_id in listed.ids), nl=False)
         _say(*(f"ERROR {message}" for _, message in listed.load_errors), listed.count, err=True)
+        if listed.status == EXIT_FAILED:
+            _say("spec2onnx: error: no case would run (no spec file found, or no case matches -k)", err=True)
         sys.exit(listed.status)
     live = api.Live(_line, quiet=quiet, verbose=verbose, refused=options["refused"],
                     terminal=sys.stdout.isatty() and sys.stderr.isatty())

@@ -79,6 +79,18 @@ def test_k_selects_by_substring_and_glob_and_list_shows_without_running():
                                      "trt-scale-seed-4d/random"]
 
 
+def test_list_of_nothing_fails_as_the_run_would_and_counts_in_words():
+    """A -k gone stale: validate exits 1 (no case ran), and --list of the same selection did exit 0, so a CI pre-check
+    could not see it. One case is "1 case in 1 spec", not "1 cases in 1 specs"."""
+    spec = SPECS / "trt_scale" / "seed-scale-4d.yaml"
+    stale = invoke("validate", "--list", spec, "-k", "no-such-case")
+    assert stale.exit_code == 1 == invoke("validate", spec, "-j", 0, "-k", "no-such-case").exit_code
+    assert stale.stdout == "" and "no case would run" in stale.stderr, stale.output
+    one = invoke("validate", "--list", spec, "-k", "doc-example")
+    assert one.exit_code == 0 and one.stderr.strip().splitlines()[-1] == "1 case in 1 spec", one.output
+    assert invoke("validate", "--list", spec, "--shard", "2/2").exit_code == 0  # (an empty shard: validate passes it)
+
+
 def test_shards_are_disjoint_deterministic_and_cover_the_suite():
     everything = invoke("validate", "--list", SPECS / "trt_elementwise").stdout.split()
     shards = [invoke("validate", "--list", "--shard", f"{i}/3", SPECS / "trt_elementwise").stdout.split() for i in (1, 2, 3)]

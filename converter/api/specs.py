@@ -676,10 +676,14 @@ class CaseList:
     count: str  # "N cases in M specs"
     suite: str | None = None
     warnings: list = field(default_factory=list)  # lines for stderr (--fp16/--int8 meaning nothing)
+    sharded: bool = False  # --shard: a shard with nothing to list is no failure (validate_command's verdict)
 
     @property
     def status(self) -> int:
-        return EXIT_BAD_INPUT if self.load_errors else EXIT_OK
+        """2 a spec that did not load; 1 nothing would run (as validate without --list: a -k gone stale); else 0."""
+        if self.load_errors:
+            return EXIT_BAD_INPUT
+        return EXIT_FAILED if not self.ids and not self.sharded else EXIT_OK
 
 
 def _plan(paths, *, runtimes, provider, targets, opt_levels, opset, atol, rtol, ulp, check_error_stat, xfail_file,
@@ -713,8 +717,9 @@ def list_command(paths=(), *, patterns=(), excludes=(), shard=None, timeout=None
     plan, roots = _plan(paths, statistics=False, **options)
     selection = select(roots, patterns, parse_shard(shard) if shard else None, excludes)
     ids = [case_id + (f" [{o.target_label}]" if o.target_label else "") for case_id in selection.ids() for o in plan.every]
-    return CaseList(ids, selection.load_errors, f"{selection.case_count * len(plan.every)} cases in "
-                                                f"{len(selection.specs)} specs", plan.suite, plan.warnings)
+    return CaseList(ids, selection.load_errors, f"{counted(selection.case_count * len(plan.every), 'case')} in "
+                                                f"{counted(len(selection.specs), 'spec')}", plan.suite, plan.warnings,
+                    sharded=shard is not None)
 
 
 def validate_command(paths=(), *, jobs: int, timeout, patterns=(), excludes=(), shard=None, fail_fast=False,
