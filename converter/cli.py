@@ -78,7 +78,7 @@ class _Group(click.Group):
         try:
             value = super().main(args, prog_name, complete_var, False, **extra)
         except click.UsageError as exc:
-            where = exc.ctx.command_path if exc.ctx else "spec2onnx"
+            where = exc.ctx.command_path if exc.ctx else self._command_path(prog_name, sys.argv[1:] if args is None else args)
             _fail(f"{exc.format_message().rstrip('.')} (see '{where} --help')", EXIT_BAD_INPUT)
         except click.ClickException as exc:
             exc.show()
@@ -87,6 +87,18 @@ class _Group(click.Group):
             click.echo("Aborted!", err=True)
             sys.exit(EXIT_FAILED)
         sys.exit(value if isinstance(value, int) else EXIT_OK)
+
+    def _command_path(self, prog_name: str | None, args) -> str:
+        """'spec2onnx validate' (or 'spec2onnx report merge') of the words that name a command at the front of
+        ``args``: an option given without its value fails before click knows the command's context."""
+        path, group = [prog_name or "spec2onnx"], self
+        for word in args:
+            command = group.commands.get(word) if isinstance(group, click.Group) else None
+            if command is None:
+                break
+            path.append(word)
+            group = command
+        return " ".join(path)
 
 
 def console() -> None:

@@ -254,6 +254,16 @@ def test_a_huge_timeout_means_no_timeout_rather_than_an_overflow(value):
     assert result.exit_code == 0, result.output
 
 
+@pytest.mark.parametrize("args, where", [(["validate", "--json"], "main validate"), (["validate", "-k"], "main validate"),
+                                         (["report", "merge", "--junit"], "main report merge"), (["--jsn"], "main")])
+def test_an_option_without_its_value_points_to_its_commands_help(args, where):
+    """click fails such an option before the command's context exists: the hint named the top-level help."""
+    result = invoke(*args)
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.strip().splitlines()
+    assert line.endswith(f"(see '{where} --help')"), line
+
+
 def test_a_timeout_with_j_0_is_refused_rather_than_ignored():
     """-j 0 runs the cases in this process, where a hanging one cannot be stopped: --timeout there would be a promise
     the run cannot keep (it hung until an outer limit killed it). The default and inf promise nothing."""
