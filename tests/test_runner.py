@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -106,6 +107,18 @@ def test_fail_fast_stops_at_the_first_failure(tmp_path, write_spec):
     result = invoke("validate", spec, SPECS / "trt_scale", "-j", 0, "-x")
     assert result.exit_code == 1
     assert "FAIL  aaa-wrong/doc-example" in result.output and "1 case: 0 passed, 1 failed" in result.output
+    assert result.output.strip().splitlines()[-1].endswith("(stopped at the first failure: -x)"), result.output
+
+
+def test_fail_fast_at_a_spec_that_did_not_load_gives_no_false_reason(tmp_path):
+    """The first result was a spec that did not load: -x stopped there. The run said 'no case of the 1 spec loaded
+    was run', as if it had run and found none."""
+    (tmp_path / "a-bad.yaml").write_text("name: a\nnetwork: 3\ncases: []\n")
+    shutil.copy(SPECS / "trt_scale/seed-scale-4d.yaml", tmp_path / "b.yaml")
+    result = invoke("validate", tmp_path, "-j", 0, "-x")
+    assert result.exit_code == 2, result.output
+    assert "was run" not in result.output and "no case ran" not in result.output, result.output
+    assert result.output.strip().splitlines()[-1].endswith("(stopped at the first failure: -x)"), result.output
 
 
 def test_min_cases_fails_a_run_that_shrank():

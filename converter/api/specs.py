@@ -507,10 +507,11 @@ def write_merged(merged: dict, results: list[CaseResult], *, json_path=None, jun
 
 def verdict(results: list[CaseResult], *, files, skipped, patterns, options: Options, xfail_file=None,
             min_cases: int = 0, partial: bool = False, interrupted: BaseException | None = None,
-            shard: tuple[int, int] | None = None, found: int = 0) -> tuple[int, list[str]]:
+            shard: tuple[int, int] | None = None, found: int = 0, stopped_early: bool = False) -> tuple[int, list[str]]:
     """(exit status, lines for stderr) of a finished validation run (cli.py's epilog lists the statuses).
 
-    ``partial``: only some cases were asked for (-k, --shard, -x), so an xfail entry that matches none is no news.
+    ``partial``: only some cases were asked for (-k, --shard, -x), so an xfail entry that matches none is no news;
+    ``stopped_early``: -x stopped the run (which says so), so that no case ran needs no other reason.
     ``shard`` (I, N) with ``found`` spec files in all: a shard with nothing to run passes, saying why; whether the
     whole run ran anything is for ``report merge`` of the shards to say (no case in all of them: exit 1)."""
     if shard is not None and not results and interrupted is None and not min_cases:
@@ -524,7 +525,7 @@ def verdict(results: list[CaseResult], *, files, skipped, patterns, options: Opt
         for index, rule in unmatched(options.xfail, selected):
             lines.append(f"spec2onnx: warning: --xfail-file {xfail_file}: entry [{index}] (spec {rule.spec!r}, case "
                          f"{rule.case!r}) matches no case of this run; fix or remove it")
-    why_none = why_none_ran(files, skipped, results, patterns) if not ran and interrupted is None else None
+    why_none = why_none_ran(files, skipped, results, patterns) if not (ran or interrupted or stopped_early) else None
     if why_none:
         lines.append(f"spec2onnx: error: no case ran: {why_none}")
     if interrupted is not None:
@@ -748,12 +749,14 @@ def validate_command(paths=(), *, jobs: int, timeout, patterns=(), excludes=(), 
     on_start(plan)
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
     results, interrupted = [], None  # interrupted: the KeyboardInterrupt (Ctrl-C) or Terminated (SIGTERM)
+    stopped_early = False  # -x stopped the run at a failure
     try:
         for result in run_targets(plan.files, every, patterns=patterns, jobs=jobs, timeout=timeout, plugins=plugins,
                                   idle=on_idle, every_file=found.files if shard_spec else None):
             results.append(result)
             on_result(result)
             if fail_fast and result.outcome in bad_outcomes(refused):
+                stopped_early = True
                 break
     except KeyboardInterrupt as exc:
         interrupted = exc
@@ -761,12 +764,12 @@ def validate_command(paths=(), *, jobs: int, timeout, patterns=(), excludes=(), 
     # whole, then ends the command (130/143). After an interrupt, a second one still ends it at once.
     seconds = time.perf_counter() - t0
     with held_interrupts() if interrupted is None else nullcontext():
-        stopped = "" if interrupted is None else (" (terminated)" if exit_status(interrupted) != 130
-                                                  else " (interrupted)")
+        stopped = (" (stopped at the first failure: -x)" if stopped_early else "") if interrupted is None else (
+            " (terminated)" if exit_status(interrupted) != 130 else " (interrupted)")
         status, complaints = verdict(results, files=plan.files, skipped=plan.skipped, patterns=patterns,
                                      options=every[0], xfail_file=xfail_file, min_cases=min_cases,
                                      partial=bool(patterns or shard or fail_fast), interrupted=interrupted,
-                                     shard=shard_spec, found=len(found.files))
+                                     shard=shard_spec, found=len(found.files), stopped_early=stopped_early)
         unwritten = unwritten_host_models(results, every[0])  # once per run, not per spec
         run = ValidationRun(results, seconds, status, summary_line(results) + f" in {seconds:.2f} s" + stopped,
                             disagreement_lines(results), host_line(results, every),
