@@ -51,6 +51,9 @@ class Problem:
     # the reason without what differs from node to node (since-version, types): problems of several ops that share
     # it are one line of check's summary (model_check.summary_lines); "": the reason itself
     summary: str = field(default="", compare=False)
+    # the runtime fails only when it runs the node (a limit's "at_run"): check --probe, which builds the session or
+    # compiles the model but runs nothing, keeps such an error of the static check beside its own answer
+    at_run: bool = field(default=False, compare=False)
 
     def __str__(self) -> str:
         where = f"{self.node} ({self.op})" if self.node else "model"
@@ -245,8 +248,9 @@ def _verdict(view: ModelView, node: NodeView, target: Target, depth: int = 0) ->
     name, profile, precision = target.name, target.profile, target.precision
     types = _types(node)
 
-    def problem(reason: str, severity: str = "error", summary: str = "") -> Problem:
-        return Problem(name, node.name, node.op, reason, severity, index=node.index, types=types, summary=summary)
+    def problem(reason: str, severity: str = "error", summary: str = "", at_run: bool = False) -> Problem:
+        return Problem(name, node.name, node.op, reason, severity, index=node.index, types=types, summary=summary,
+                       at_run=at_run)
 
     domain = "" if node.node.domain == "ai.onnx" else node.node.domain
     if profile.get("local_functions") and domain != "" and local_function(view, node) is not None:
@@ -316,7 +320,7 @@ def _verdict(view: ModelView, node: NodeView, target: Target, depth: int = 0) ->
             if why:
                 detail = "" if why == "always" else f": {why}"
                 severity = "warning" if isinstance(why, Unverified) else limit.get("severity", "error")
-                found.append(problem(f"{limit['why']}{detail}", severity))
+                found.append(problem(f"{limit['why']}{detail}", severity, at_run=bool(limit.get("at_run"))))
     try:
         if target.importer:
             found += [problem(tensorrt_rules.describe(rule, detail))

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import machine
-from .attributes import is_set, string_attr, value_attr
+from .attributes import axis as normal_axis
+from .attributes import ints_attr, is_set, string_attr, value_attr
 from .model_view import ModelView, NodeView, Unread
 
 
@@ -21,6 +22,18 @@ def applies(limit: dict, node: NodeView) -> bool:
     if ops != "*" and node.node.domain not in ("", "ai.onnx") and limit.get("domain") != node.node.domain:
         return False  # a limit names an ai.onnx op (its "domain" another): com.microsoft's Attention is another op
     when = limit.get("when", {})
+    if "since_min" in when and (node.since is None or node.since < when["since_min"]):
+        return False
+    for i, bound in when.get("rank_gt", {}).items():  # the input is given and its rank known and above the bound
+        rank = _given_rank(node, int(i))
+        if rank is None or rank <= bound:
+            return False
+    for i, ranks in when.get("rank_in", {}).items():
+        if _given_rank(node, int(i)) not in ranks:
+            return False
+    for i in when.get("unknown_rank", ()):  # the input is given, and its rank is unknown
+        if i >= len(node.inputs) or not node.inputs[i] or _given_rank(node, i) is not None:
+            return False
     for name, values in when.get("attr", {}).items():
         if value_attr(node, name) not in values:
             return False
@@ -118,6 +131,15 @@ def broken(limit: dict, node: NodeView, view: ModelView) -> str | None:
                                   "(external data, or over 64 KiB): not verified")
             if np.any(value.astype(np.float64) != 0):
                 return f"input {i} ({node.inputs[i]}) is not all zeros"
+    for i in require.get("static", []):  # given: its rank and every dimension known (a dim_param or unknown one is not)
+        if i < len(node.inputs) and node.inputs[i]:
+            shape = node.input_shapes[i] if i < len(node.input_shapes) else None
+            if shape is None or None in shape:
+                return f"input {i} ({node.inputs[i]}) has the dynamic shape {_shape(shape)}"
+    if require.get("resize_scales"):
+        why = _resize_scales(node, require["resize_scales"])
+        if why:
+            return why
     for i in require.get("one_element", []):
         shape = node.input_shapes[i] if i < len(node.input_shapes) and node.inputs[i] else None
         if shape is not None and all(d is not None for d in shape) and int(np.prod(shape, dtype=np.int64)) != 1:
@@ -128,6 +150,81 @@ def broken(limit: dict, node: NodeView, view: ModelView) -> str | None:
         if names:
             return f"{t} tensor {names[0]} is neither a graph input nor a graph output"
     return None
+
+
+def _given_rank(node: NodeView, i: int) -> int | None:
+    """Input ``i``'s rank; None when it is absent or its rank unknown."""
+    if i >= len(node.inputs) or not node.inputs[i]:
+        return None
+    return node.rank(i)
+
+
+def _resize_scales(node: NodeView, given: str) -> str | None:
+    """Why onnxruntime's Resize (upsamplebase.h, shared by the CPU and CUDA kernels) refuses the node's constant scales
+    (``given`` "scales") or sizes ("sizes"), or None. Constant scales: each must be > 0 (ScalesValidation, when the
+    kernel is made). Constant sizes (scales absent or empty): each resized axis's scale is size / input length, 1 for
+    a 0-long axis resized to 0; a 0-long axis resized to another length fails first
+    (ParseScalesDataAndAdjustOutputSize), then keep_aspect_ratio_policy makes every scale the least (not_larger) or
+    the greatest (not_smaller) of them, then each must be > 0 (ScalesValidation, when the node runs). An input length
+    check does not know decides nothing (a size 0 there is told at run time), but a negative size is refused whatever
+    the length."""
+    scales_at, sizes_at = (1, None) if node.since == 10 else (2, 3)
+    scales = node.constants[scales_at] if scales_at < len(node.inputs) and node.inputs[scales_at] else None
+    if isinstance(scales, Unread):  # which of scales and sizes is used is not known either
+        if given != "scales":
+            return None
+        return Unverified(f"scales ({node.inputs[scales_at]}) is {scales!r}: check does not read its data (external "
+                          "data, or over 64 KiB): not verified")
+    if scales is not None and scales.size:  # the scales are used, not the sizes
+        if given != "scales":
+            return None
+        values = [float(v) for v in np.ravel(scales)]
+        bad = next((i for i, v in enumerate(values) if not v > 0), None)
+        return None if bad is None else f"scales {_numbers(values)} hold {values[bad]:g} at {bad}"
+    if given != "sizes" or sizes_at is None or sizes_at >= len(node.inputs) or not node.inputs[sizes_at]:
+        return None
+    sizes = node.constants[sizes_at]
+    if sizes is None:
+        return None  # computed at run time
+    if isinstance(sizes, Unread):
+        return Unverified(f"sizes ({node.inputs[sizes_at]}) is {sizes!r}: check does not read its data (external "
+                          "data, or over 64 KiB): not verified")
+    sizes = [int(v) for v in np.ravel(sizes)]
+    shape = node.input_shapes[0] if node.input_shapes else None
+    rank = None if shape is None else len(shape)
+    axes = ints_attr(node, "axes") or None
+    if axes is None:
+        axes = list(range(len(sizes)))
+    if len(axes) != len(sizes):
+        return None  # onnx's inference refuses it (the validation pass)
+    policy = string_attr(node, "keep_aspect_ratio_policy", "stretch")
+    shown = f"sizes {_numbers(sizes)}" + (f" (axes {_numbers(axes)})" if ints_attr(node, "axes") else "")
+    shown += f" on input {_shape(shape)}"
+    kinds = []  # per entry: (axis, input length or None, size, "positive" | "not positive" | "unknown")
+    for a, s in zip(axes, sizes):
+        at = normal_axis(a, rank)
+        d = None if at is None else shape[at]
+        if d == 0 and s != 0:
+            return (f"{shown}: axis {at} is 0 long, resized to {s} ('Input dim is zero but required output dim is "
+                    "non-zero')")
+        if s < 0 or (d is not None and d > 0 and s == 0):
+            kinds.append((a if at is None else at, d, s, "not positive"))
+        else:
+            kinds.append((a if at is None else at, d, s, "unknown" if d is None and s == 0 else "positive"))
+    bad = [k for k in kinds if k[3] == "not positive"]
+    if not bad or (policy == "not_smaller" and len(bad) < len(kinds)):
+        return None
+    a, d, s, _ = bad[0]
+    scale = f"scale {s}/{d}" if d is not None else f"a negative size {s}"
+    if policy in ("not_larger", "not_smaller"):
+        which = "least" if policy == "not_larger" else "greatest"
+        return (f"{shown}, keep_aspect_ratio_policy {policy}: the {which} scale is not > 0 (axis {a}: {scale}) "
+                "('Scale value should be greater than 0')")
+    return f"{shown}: axis {a} gets {scale}, not > 0 ('Scale value should be greater than 0')"
+
+
+def _numbers(values) -> str:
+    return "[" + ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values) + "]"
 
 
 def _kinds(view: ModelView, names: list[str]) -> dict[str, str]:

@@ -14,7 +14,9 @@ Each runtime is asked in a child process (converter/process/isolated.py): a runt
 of a signal) gives the verdict "does not run"; one that cannot be asked (a timeout, an import that fails, an
 execution provider onnxruntime cannot create on this machine, such as CUDA without a GPU or its libraries)
 leaves the static verdict, and says why. Other targets (tensorrt, tensorrt-dla) and targets whose runtime is
-absent keep the static verdict; the output says which is which. Static warnings (known numerical differences) are kept with a probed verdict.
+absent keep the static verdict; the output says which is which. Static warnings (known numerical differences) are kept with a probed verdict,
+and so are the static errors of limits the runtime enforces only when it runs the node (``at_run`` in profiles.py: a
+Resize whose constant sizes give a scale <= 0), which neither probe sees.
 """
 
 from __future__ import annotations
@@ -52,8 +54,10 @@ def check(model: onnx.ModelProto, target: Target | str, probe: bool = False) -> 
             out.append(Verdict(name, f"static: tables and rules{why}", static))
         else:
             runtime, problems = asked
-            # known numerical differences stay; "not measured" is what the probe just answered
-            kept = [p for p in static if p.severity != "error" and not p.reason.startswith("not measured")]
+            # known numerical differences stay; "not measured" is what the probe just answered; an error the runtime
+            # gives only when it runs the node stays too (the probe runs nothing)
+            kept = [p for p in static if (p.severity != "error" and not p.reason.startswith("not measured"))
+                    or (p.severity == "error" and p.at_run)]
             out.append(Verdict(name, f"probed: {runtime}", problems + kept))
     return out
 

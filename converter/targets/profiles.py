@@ -5,7 +5,9 @@ condition holds; it is broken when a ``require`` condition fails (a limit withou
 is broken whenever it applies). Conditions (see converter/targets/limits.py):
 
   when:    attr {name: [values]}, attr_gt {name: n}, attr_nonzero [names] (an int attribute, default included, not 0),
-           attr_present [names] (set on the node, any value),
+           attr_present [names] (set on the node, any value), since_min n (the node's since-version is at least n),
+           rank_gt {input: n} / rank_in {input: [ranks]} (the input is given and its rank known, above n / one of
+           these), unknown_rank [inputs] (given, and its rank unknown),
            attr_nonempty [names] (a list attribute with at least one entry), not_constant [inputs] (given, and not
            a constant), types {constraint: [types]}, types_any [types], inputs_present [indices] /
            outputs_present [indices] (one of them given)
@@ -18,10 +20,13 @@ is broken whenever it applies). Conditions (see converter/targets/limits.py):
            case-insensitively), symmetric [names] (an ints attribute's first half equals its second: pads),
            value_kinds [kinds] (every input and output whose type is known is of these: tensor_type, sequence_type,
            optional_type, ...), dim_sum [[input, axis], [[input, axis], ...]] (that dimension is the sum of those;
-           an absent input counts 0, an unknown dimension is not checked)
+           an absent input counts 0, an unknown dimension is not checked), static [inputs] (absent, or of known rank
+           and every dimension known), resize_scales "scales" / "sizes" (a Resize's constant scales, or the scales
+           onnxruntime computes from its constant sizes, are > 0: limits.py _resize_scales)
 
 ``at_load``: the runtime refuses the model when it loads it (schema validation), before any kernel lookup or
-function expansion. ``severity`` is "error" (the node does not run there) or "warning" (it runs, but its results are
+function expansion. ``at_run``: the runtime fails only when it runs the node (check --probe, which runs nothing, keeps
+such an error beside the runtime's own answer). ``severity`` is "error" (the node does not run there) or "warning" (it runs, but its results are
 known to differ from ONNX's: the node still counts as running).
 """
 
@@ -49,6 +54,18 @@ ORT_RESIZE = [
      "why": "exclude_outside=1 needs mode cubic (or linear with antialias)", "source": UPSAMPLEBASE},
     {"op": "Resize", "when": {"attr_nonzero": ["antialias"], "attr": {"mode": ["nearest"]}},
      "why": "anti-aliasing needs mode linear or cubic", "source": UPSAMPLEBASE},
+    # every mode and type: ScalesValidation's first check, on constant scales when the kernel is made (the session
+    # fails), on the scales computed from constant sizes (size / input length) when the node runs; measured with
+    # onnxruntime 1.32.0 CPU (tests/targets/test_ort_resize_scales.py asks it on each case)
+    {"op": "Resize", "require": {"resize_scales": "scales"},
+     "why": "onnxruntime's Resize needs every scale > 0: 'Scale value should be greater than 0' when the session is "
+            "created",
+     "source": UPSAMPLEBASE + "; line 548 (ScalesValidation) as onnxruntime 1.32.0's error names it"},
+    {"op": "Resize", "require": {"resize_scales": "sizes"}, "at_run": True,
+     "why": "onnxruntime's Resize computes each scale from sizes as size / input length and needs it > 0 (a 0-long "
+            "axis resizes to 0 only): it fails when it runs",
+     "source": UPSAMPLEBASE + "; lines 548 (ScalesValidation) and 667 (ParseScalesDataAndAdjustOutputSize) as "
+               "onnxruntime 1.32.0's errors name them"},
 ]
 
 # Shown by onnxruntime 1.31.1 on onnx's node test cases (tools/ground_truth.py); the file:line is the one
@@ -228,6 +245,34 @@ OPENVINO = [
                  "avx512_core); measured with OpenVINO 2026.4.1 on an AVX2-only AMD EPYC (tests/test_runner.py)"}
       for ops, constraint in (([*_OV_ARITH, "Reciprocal", "Sqrt", "BatchNormalization", "MatMul", "Gemm"], "T"),
                               (["Cast", "CastLike"], "T2"), (["Resize"], "T1"))),
+    # DequantizeLinear as OpenVINO's ONNX frontend reads it (src/frontends/onnx/frontend/src/op/dequantize_linear.cpp,
+    # opset_21::dequantize_linear): a scale of rank 0 or 1 takes opset 13's path (per tensor, per axis), a scale of
+    # higher rank (blocked quantization) needs X static; measured with OpenVINO 2026.4.1 (tests/targets/
+    # test_openvino_rules.py asks it on each case): a dynamic dimension of X on any axis, blocked or not, or X of
+    # unknown rank is refused at read_model, per-axis and per-tensor of a dynamic X read and run
+    {"op": "DequantizeLinear", "when": {"since_min": 21, "rank_gt": {"1": 1}}, "require": {"static": [0]},
+     "why": "OpenVINO's ONNX frontend reads a blocked DequantizeLinear (a scale of rank > 1) only with X of static "
+            "shape: 'DequantizeLinear cannot operate with dynamic shapes of input X' when it reads the model",
+     "source": "openvinotoolkit/openvino src/frontends/onnx/frontend/src/op/dequantize_linear.cpp:268 "
+               "(opset_21::dequantize_linear), the line OpenVINO 2026.4.1's error names; measured with it"},
+    # a scale of rank 1 goes to opset 13's per-axis path even where block_size is set: a 1-D X quantized in blocks of
+    # 2 or more has fewer scales than elements, which that path refuses where X's length is known ("The number of
+    # dequantization scale elements '3' must match the input shape dimension '5'", dequantize_linear.cpp:119) and
+    # fails to broadcast at run time where it is not (the CPU plugin's Multiply: "Check 'input_shape[j] == 1'")
+    {"op": "DequantizeLinear", "when": {"since_min": 21, "attr_gt": {"block_size": 1}, "rank_in": {"0": [1]}},
+     "require": {"one_element": [1]},
+     "why": "OpenVINO's ONNX frontend takes the scale of a 1-D X quantized in blocks as per-axis, one scale per "
+            "element: refused when it reads the model, or a failed broadcast at run time where X's length is dynamic",
+     "source": "openvinotoolkit/openvino src/frontends/onnx/frontend/src/op/dequantize_linear.cpp:119 "
+               "(opset_13 validate_scale, reached from opset_21 for a scale of rank 1); measured with OpenVINO 2026.4.1"},
+    # a scale of unknown rank: opset 21's path checks "scale_shape.rank().is_static()" ("Rank of the input data tensor
+    # has to be known (static)", dequantize_linear.cpp:267), opset 13's asks its rank's length ("Cannot get length of
+    # dynamic dimension"), opset 10's wants a scalar; measured with OpenVINO 2026.4.1 at opsets 10, 13, 19, 21
+    {"op": "DequantizeLinear", "when": {"unknown_rank": [1]},
+     "why": "OpenVINO's ONNX frontend needs the rank of DequantizeLinear's scale: a scale of unknown rank is refused "
+            "when it reads the model",
+     "source": "openvinotoolkit/openvino src/frontends/onnx/frontend/src/op/dequantize_linear.cpp; measured with "
+               "OpenVINO 2026.4.1"},
 ]
 
 # TensorRT's per-tensor limits, checked on every tensor of a model (declared or inferred static shapes):

@@ -82,3 +82,49 @@ def test_the_runner_does_not_feed_an_input_the_frontend_dropped():
     assert axes.size == 0
     got = runner(case.model.SerializeToString())({"data": data, "axes": axes})
     np.testing.assert_allclose(got["reduced"], np.sum(data, keepdims=True), rtol=1e-5)
+
+
+
+def _dequantize(x_shape, scale_shape, axis, block_size, opset=21):
+    """One DequantizeLinear of an int8 graph input x and a float graph input scale (no zero point)."""
+    inputs = [helper.make_tensor_value_info("x", TensorProto.INT8, x_shape),
+              helper.make_tensor_value_info("scale", TensorProto.FLOAT, scale_shape)]
+    attrs = {"axis": axis} | ({} if block_size is None else {"block_size": block_size})
+    graph = helper.make_graph([helper.make_node("DequantizeLinear", ["x", "scale"], ["y"], **attrs)], "g", inputs,
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
+
+
+# (x shape, scale shape, axis, block_size, the shapes fed to x and scale). OpenVINO 2026.4.1 reads a blocked
+# DequantizeLinear (a scale of rank > 1) only with every dimension of X static, whichever axis is dynamic; per-axis and
+# per-tensor ones of a dynamic X read and run
+_DQ_CASES = [
+    ([4, 3, 4], [2, 3, 4], 0, 2, [4, 3, 4], [2, 3, 4]),           # blocked, static: runs
+    (["n", 3, 4], [2, 3, 4], 0, 2, [4, 3, 4], [2, 3, 4]),         # blocked, the blocked axis dynamic
+    ([4, "c", 4], [2, 3, 4], 0, 2, [4, 3, 4], [2, 3, 4]),         # blocked, another axis dynamic
+    ([4, 3, None], [2, 3, 4], 0, 2, [4, 3, 4], [2, 3, 4]),        # blocked, an unknown (unnamed) dimension
+    (["n", "c", 4], ["m", "c", 4], 0, 2, [4, 3, 4], [2, 3, 4]),   # blocked, scale dynamic too
+    ([4, 3, 4], [4, 3, 2], 2, 2, [4, 3, 4], [4, 3, 2]),           # blocked on the last axis, static: runs
+    ([4, 3, "w"], [4, 3, 2], 2, 2, [4, 3, 4], [4, 3, 2]),         # ... and that axis dynamic
+    (["n", 3, 4], [3], 1, None, [4, 3, 4], [3]),                  # per-axis, dynamic: runs
+    (["n", 3, 4], [3], 1, 0, [4, 3, 4], [3]),                     # per-axis with block_size=0, dynamic: runs
+    (["n", 3, 4], [], 1, None, [4, 3, 4], []),                    # per-tensor, dynamic: runs
+    ([5], [3], 0, 2, [5], [3]),      # 1-D blocked: read as per-axis, 3 scales for 5 elements: refused at read
+    (["k"], [3], 0, 2, [5], [3]),    # ... of a dynamic length: read, then the broadcast fails when it runs
+    ([4], [1], 0, 4, [4], [1]),      # 1-D, one block: a single scale, per-tensor: runs
+    (["k"], [4], 0, 1, [4], [4]),    # 1-D, blocks of 1: one scale per element: runs
+    ([4, 3, 4], None, 1, None, [4, 3, 4], []),                    # a scale of unknown rank: refused at read
+]
+
+
+@pytest.mark.parametrize("x_shape, scale_shape, axis, block_size, x_fed, scale_fed", _DQ_CASES)
+def test_dequantize_linear_is_refused_as_openvino_reads_it(x_shape, scale_shape, axis, block_size, x_fed, scale_fed):
+    """OpenVINO's ONNX frontend (dequantize_linear.cpp, opset_21) reads a scale of rank > 1 only with a static X
+    ('DequantizeLinear cannot operate with dynamic shapes of input X'), a 1-D X's blocked scale as per-axis, and no
+    scale of unknown rank; check said a blocked one of a dynamic X runs (gen-dml-dq-dynamic-*-blocked-opset21)."""
+    model = _dequantize(x_shape, scale_shape, axis, block_size)
+    feeds = {"x": np.ones(x_fed, np.int8), "scale": np.ones(scale_fed, np.float32)}
+    said = [str(p) for p in errors(check_model(model, "openvino"))]
+    runs = openvino_runs(model, feeds)
+    assert (not said) == runs, (said, runs)
+    assert all("(DequantizeLinear)" in s and "OpenVINO's ONNX frontend" in s and "\n" not in s for s in said), said
