@@ -376,7 +376,10 @@ def _decomposed(b: NodeBuilder, layer: Layer, ctx: LoweringContext, plan: Plan) 
             return int8_to_float(b, tensor, ctx.target, why)
         return b.cast(tensor, to, why=why)
 
-    if plan.use_zero_point:
+    if plan.use_zero_point and wide == INT64 and _split_for_openvino(ctx):
+        y = _split_difference(b, layer, ctx, tag, compact(ctx.constant_inputs[2], keep)
+                              if ctx.constant_inputs[2] is not None else None)
+    elif plan.use_zero_point:
         y = widen(layer.inputs[0], f"{tag} {plan.reason}; input - zero_point is computed exactly in {wide}")
         zp_const = ctx.constant_inputs[2]
         if ctx.input_types[2].dtype == FLOAT32:  # -zp: an int8 strided view dequantized for TensorRT (strides.py)
@@ -400,6 +403,51 @@ def _decomposed(b: NodeBuilder, layer: Layer, ctx: LoweringContext, plan: Plan) 
     if out == FLOAT16:
         y = b.cast(y, FLOAT16, why=f"{tag} round the float32 product once to float16")
     return y
+
+
+def _split_for_openvino(ctx: LoweringContext) -> bool:
+    """Whether the exact 32-bit difference avoids 64-bit integers (_split_difference): for openvino, whose CPU plugin
+    computes int64 in int32 (values wrap at 32 bits: measured, OpenVINO 2026.4.1). Other targets keep the int64 Sub."""
+    return ctx.target.name == "openvino"
+
+
+SPLIT_WHY = ("exact 32-bit difference without int64 (OpenVINO's CPU plugin computes int64 in int32): each operand as "
+             "65536 * h + l with h, l small, the h parts subtracted in float32 and the l parts in int32 (both exact), "
+             "the two added in float32: the exact difference rounded once")
+
+
+def _split_difference(b: NodeBuilder, layer: Layer, ctx: LoweringContext, tag: str, zp_const) -> str:
+    """input - zero_point of int32 or uint32 operands, rounded once to float32, in 32-bit arithmetic only.
+
+    Each operand x is 65536 * h + l: h = max(floor((float32(x) - 256) / 65536), LOW) (LOW = -32768 for int32, 0 for
+    uint32), and l = x - 65536 * h, computed in x's own type. float32(x) is within 128 of x and, from 2^31 on, a
+    multiple of 256, so the subtraction is exact and h is x's high half or one less: 0 <= l < 2^17, and no product or
+    difference leaves 32 bits. Then (h_x - h_z) * 65536 and l_x - l_z are exact in float32 (17 and 18 significant
+    bits) and their float32 sum is the exact difference rounded once. Every op is opset 13's; OpenVINO's int32
+    arithmetic on uint32 keeps the same low 32 bits (measured, OpenVINO 2026.4.1)."""
+    x_dtype = ctx.input_types[0].dtype
+    why = f"{tag} {SPLIT_WHY}"
+    low_bound = -32768 if x_dtype == INT32 else 0
+
+    def parts(tensor: str) -> tuple[str, str]:
+        shifted = b.op("Sub", [b.cast(tensor, FLOAT32, why=why), b.scalar("by_256", 256, FLOAT32)], why=why)
+        high = b.op("Max", [b.op("Floor", [b.op("Mul", [shifted, b.scalar("by_2_to_minus_16", 2.0**-16, FLOAT32)],
+                                                why=why)], why=why), b.scalar("low_bound", low_bound, FLOAT32)], why=why)
+        low = b.op("Sub", [tensor, b.op("Mul", [b.cast(high, x_dtype, why=why), b.scalar("by_65536", 65536, x_dtype)],
+                                        why=why)], why=why)
+        return high, (low if x_dtype == INT32 else b.cast(low, INT32, why=why))
+
+    x_high, x_low = parts(layer.inputs[0])
+    if zp_const is not None:  # (exactly the same split, in numpy)
+        z = zp_const.astype(np.int64)
+        z_high = np.maximum(np.floor((z.astype(np.float32) - np.float32(256)) * np.float32(2.0**-16)), low_bound)
+        z_high, z_low = b.const("zero_point_high", z_high.astype(np.float32)), b.const(
+            "zero_point_low", (z - z_high.astype(np.int64) * 65536).astype(np.int32))
+    else:
+        z_high, z_low = parts(layer.inputs[2])
+    high = b.op("Mul", [b.op("Sub", [x_high, z_high], why=why), b.scalar("by_65536_f", 65536, FLOAT32)], why=why)
+    low = b.cast(b.op("Sub", [x_low, z_low], why=why), FLOAT32, why=why)
+    return b.op("Add", [high, low], why=why)
 
 
 register_layer(LayerKind(

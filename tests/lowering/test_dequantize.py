@@ -368,3 +368,51 @@ def test_32_bit_differences_are_exact_then_rounded_once(x_type, zp):
             assert path_of(model) == "decomposed"
             for level in OPT_LEVELS:
                 assert_same_bits(OrtRunner(model.SerializeToString(), opt_level=level).run(feeds)["y"], want)
+
+
+# --- openvino: the 32-bit difference without int64 ---------------------------------------------------------------
+
+def _edges(dtype: str) -> np.ndarray:
+    """Values where a high/low split can go wrong: the type's ends, around 2^16, 2^24 and 2^31, and just below
+    multiples of 65536 that float32 rounds up (x = 65536 k - 1 for large k)."""
+    info = np.iinfo(dtype)
+    picks = [info.min, info.min + 1, info.max - 1, info.max, 0, 1, 255, 256, 65535, 65536, 65537, 2**24 - 1, 2**24 + 1,
+             2**31 - 65537, 2**31 - 65536, 2**31 - 129, 2**31 - 128, 2**31 - 1, 65536 * 40000 - 1, 65536 * 40000 + 127,
+             -1, -65536, -65537, -(2**31) + 65535, -(2**24) - 3]
+    return np.array([v for v in picks if info.min <= v <= info.max], np.int64)
+
+
+@pytest.mark.parametrize("x_type", ["int32", "uint32"])
+@pytest.mark.parametrize("zp", ["runtime", "const"])
+@pytest.mark.parametrize("out_type", ["float32", "float16"])
+def test_openvino_subtracts_32_bit_operands_exactly_on_openvino_and_onnxruntime(x_type, zp, out_type):
+    """OpenVINO's CPU plugin computes int64 in int32: the int64 Sub gave uint32 3000000000 - 1 as -1294967296 and int32
+    2147483647 - (-2147483648) as -1 there. The openvino model splits each operand instead (_split_difference); on
+    both runtimes every pair of edge values and random ones gives float32(x - zp) * scale, x - zp computed exactly in
+    Python integers here."""
+    pytest.importorskip("openvino")
+    from converter.targets import Target
+    from converter.runners import RunConfig, session
+
+    edges = _edges(x_type)
+    rng = np.random.default_rng(7)
+    info = np.iinfo(x_type)
+    x = np.concatenate([np.repeat(edges, len(edges)), rng.integers(info.min, info.max, 300, endpoint=True)])
+    z = np.concatenate([np.tile(edges, len(edges)), rng.integers(info.min, info.max, 300, endpoint=True)])
+    if zp == "const":
+        z = np.full_like(z, edges[len(edges) // 2 + 3])  # (a constant zero point is one value here)
+    shape = (1, x.size)
+    scale = rng.choice(np.array([1, 0.5, 3.0, 1e-3], np.float32), size=shape).astype(out_type)
+    spec = dq_spec(x_type, out_type, shape=shape, scale="runtime", zp=zp, zp_value=z.reshape(shape) if zp == "const" else None)
+    feeds = {"x": x.reshape(shape).astype(x_type), "s": scale}
+    if zp == "runtime":
+        feeds["z"] = z.reshape(shape).astype(x_type)
+    exact = [float(a) - float(b) for a, b in zip(x.tolist(), z.tolist())]  # (Python ints: exact, then one rounding)
+    with np.errstate(over="ignore"):  # (a float16 product past 65504 is inf: the rounding rule)
+        want = (np.array(exact, np.float64).astype(np.float32).reshape(shape) * scale.astype(np.float32)).astype(out_type)
+    model = build_model(spec.network, opset=17, target=Target("openvino"))
+    assert not any(t.data_type == 7 for t in model.graph.initializer)  # (no int64 constant: nothing 64-bit)
+    assert "Cast" in {n.op_type for n in model.graph.node}
+    for runtime in ("openvino", "onnxruntime"):
+        got = session(RunConfig(runtime=runtime), model.SerializeToString())(feeds)["y"]
+        assert_same_bits(got, want)
