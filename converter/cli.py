@@ -12,9 +12,10 @@ from pathlib import Path
 import click
 
 from . import __version__, api  # (api: a front door that imports each name on first use; --help imports none)
-from .cli_options import (ONNX_FOLDER, OPT_LEVELS, RUNTIMES, for_kind, html_option, max_memory_option, model_options,
-                          opset_option, path_option, plugin_option, precision_options, provider_option, report_options,
-                          size, target_option, timeout_option, tolerance_options)
+from .cli_options import (ONNX_FOLDER, OPT_LEVELS, RUNTIMES, command_path, for_kind, html_option, max_memory_option,
+                          model_options, opset_option, path_option, plugin_option, precision_options, provider_option,
+                          refuse_timeout_in_process, report_options, size, target_option, timeout_option,
+                          tolerance_options)
 from .cli_options import flush_stdout as _flush, live_line as _line, say as _say
 from .errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, InternalError, UserError
 from .process.interrupts import Terminated, exit_status, terminate_as_interrupt
@@ -27,8 +28,7 @@ unless --refused fail);
 2 bad input or usage (a malformed spec, a missing file, an unknown provider or runtime);
 3 an internal error (a bug in spec2onnx: please report it, with --debug output);
 130 interrupted by Ctrl-C, 143 stopped by SIGTERM (kill, timeout, a CI
-cancel): in both cases the reports of what finished are still written.
-Where several apply, the first in this order: 130/143, 3, 2, 1.
+cancel): in both cases the reports of what finished are still written. Where several apply: 130/143, 3, 2, 1.
 """
 EXITS = ("2 bad input or usage (one line naming the file and the field); 3 an internal error (a bug in spec2onnx: please "
          "report it, with --debug output); 130 interrupted by Ctrl-C, 143 stopped by SIGTERM.")
@@ -78,8 +78,8 @@ class _Group(click.Group):
         try:
             value = super().main(args, prog_name, complete_var, False, **extra)
         except click.UsageError as exc:
-            where = exc.ctx.command_path if exc.ctx else self._command_path(prog_name, sys.argv[1:] if args is None else args)
-            _fail(f"{exc.format_message().rstrip('.')} (see '{where} --help')", EXIT_BAD_INPUT)
+            _fail(f"{exc.format_message().rstrip('.')} (see '{command_path(self, exc, prog_name, args)} --help')",
+                  EXIT_BAD_INPUT)
         except click.ClickException as exc:
             exc.show()
             sys.exit(exc.exit_code)
@@ -87,18 +87,6 @@ class _Group(click.Group):
             click.echo("Aborted!", err=True)
             sys.exit(EXIT_FAILED)
         sys.exit(value if isinstance(value, int) else EXIT_OK)
-
-    def _command_path(self, prog_name: str | None, args) -> str:
-        """'spec2onnx validate' (or 'spec2onnx report merge') of the words that name a command at the front of
-        ``args``: an option given without its value fails before click knows the command's context."""
-        path, group = [prog_name or "spec2onnx"], self
-        for word in args:
-            command = group.commands.get(word) if isinstance(group, click.Group) else None
-            if command is None:
-                break
-            path.append(word)
-            group = command
-        return " ".join(path)
 
 
 def console() -> None:
@@ -159,8 +147,7 @@ def convert(spec, **options):
 @main.command(epilog=VALIDATE_EXITS)
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N", help="Worker processes (default: "
-              "the CPU count), each running whole specs; a crashed or hung one is replaced. 0 runs the cases in this "
-              "process (for debugging): no --timeout there, and a crash ends the run.")
+              "the CPU count), each running whole specs, a crashed or hung one replaced; 0: in this process, no --timeout.")
 @timeout_option("Per case: a longer one is an ERROR, its worker replaced. A number > 0; inf: no timeout.", default=60.0)
 @click.option("-k", "patterns", multiple=True, metavar="PATTERN", help="Run only cases whose id (spec/case) contains "
               "PATTERN, matches it as a glob (* ? [), or, written =ID, is exactly ID. Repeat to match any.")
@@ -223,18 +210,12 @@ def validate(paths, list_only, jobs, quiet, verbose, **options):
       spec2onnx validate s.yaml --target ort-cpu --target tensorrt-dla --fp16   # each case for both
       spec2onnx validate specs/ -j 4 --json r.json --junit r.xml
     """
-    ctx = click.get_current_context()
-    if (jobs == 0 and options["timeout"] is not None  # (inf: no limit)
-            and ctx.get_parameter_source("timeout") is not click.core.ParameterSource.DEFAULT):
-        raise UserError("--timeout: -j 0 runs the cases in this process, where none can be stopped; "
-                        "-j 1 runs them in one worker process, with the time limit")
+    refuse_timeout_in_process(jobs, options["timeout"])
     if list_only:
         listed = api.list_command(paths, **options)
         _say(*(f"spec2onnx: warning: {w}" for w in listed.warnings), *filter(None, [listed.suite]), err=True)
         click.echo("".join(f"{case_id}\n" for case_id in listed.ids), nl=False)
-        _say(*(f"ERROR {message}" for _, message in listed.load_errors), listed.count, err=True)
-        if listed.status == EXIT_FAILED:
-            _say("spec2onnx: error: no case would run (no spec file found, or no case matches -k)", err=True)
+        _say(*(f"ERROR {message}" for _, message in listed.load_errors), listed.count, *listed.complaints, err=True)
         sys.exit(listed.status)
     live = api.Live(_line, quiet=quiet, verbose=verbose, refused=options["refused"],
                     terminal=sys.stdout.isatty() and sys.stderr.isatty())

@@ -268,3 +268,28 @@ def _to_stdout(write, *args) -> None:
         write(*args)
     except BrokenPipeError:
         sys.stdout = open(os.devnull, "w")
+
+
+def command_path(group: click.Group, error: click.UsageError, prog_name: str | None, args) -> str:
+    """The command a usage error is about: its context's path, else (an option given without its value fails before
+    click makes the command's context) the words that name a command at the front of ``args`` (default: sys.argv's),
+    'spec2onnx validate' or 'spec2onnx report merge'."""
+    if error.ctx is not None:
+        return error.ctx.command_path
+    path = [prog_name or "spec2onnx"]
+    for word in sys.argv[1:] if args is None else args:
+        command = group.commands.get(word) if isinstance(group, click.Group) else None
+        if command is None:
+            break
+        path.append(word)
+        group = command
+    return " ".join(path)
+
+
+def refuse_timeout_in_process(jobs: int, timeout: float | None) -> None:
+    """validate -j 0 runs the cases in this process, where a hanging one cannot be stopped: a --timeout given (not
+    the default, not inf) would be a promise the run cannot keep."""
+    source = click.get_current_context().get_parameter_source("timeout")
+    if jobs == 0 and timeout is not None and source is not click.core.ParameterSource.DEFAULT:
+        raise UserError("--timeout: -j 0 runs the cases in this process, where none can be stopped; "
+                        "-j 1 runs them in one worker process, with the time limit")

@@ -686,6 +686,13 @@ class CaseList:
             return EXIT_BAD_INPUT
         return EXIT_FAILED if not self.ids and not self.sharded else EXIT_OK
 
+    @property
+    def complaints(self) -> list[str]:
+        """Lines for stderr after the count: why the status is 1."""
+        if self.status != EXIT_FAILED:
+            return []
+        return ["spec2onnx: error: no case would run (no spec file found, or no case matches -k)"]
+
 
 def _plan(paths, *, runtimes, provider, targets, opt_levels, opset, atol, rtol, ulp, check_error_stat, xfail_file,
           repro_dir, plugins, max_memory, refused, precision, statistics, pictures=False,
