@@ -252,6 +252,17 @@ def _verdict(view: ModelView, node: NodeView, target: Target, depth: int = 0) ->
         return Problem(name, node.name, node.op, reason, severity, index=node.index, types=types, summary=summary,
                        at_run=at_run)
 
+    def limit_problems() -> list[Problem]:
+        found = []
+        for limit in target.limits:
+            if not limit.get("at_load") and _shown_here(limit, name, profile) and applies(limit, node):
+                why = broken(limit, node, view)
+                if why:
+                    detail = "" if why == "always" else f": {why}"
+                    severity = "warning" if isinstance(why, Unverified) else limit.get("severity", "error")
+                    found.append(problem(f"{limit['why']}{detail}", severity, at_run=bool(limit.get("at_run"))))
+        return found
+
     domain = "" if node.node.domain == "ai.onnx" else node.node.domain
     if profile.get("local_functions") and domain != "" and local_function(view, node) is not None:
         return _local_call(view, node, target, depth, problem), True
@@ -308,19 +319,15 @@ def _verdict(view: ModelView, node: NodeView, target: Target, depth: int = 0) ->
         if refused is not None:
             return [problem(f"refused at since-version {node.since} with {bound}: {refused}")], False
         if reason:
+            known = [p for p in limit_problems() if p.severity == "error"]  # (a limit's refusal outranks "not measured")
+            if known:
+                return known, False
             return [problem(f"not measured at since-version {node.since} with {bound} ({NOT_MEASURED_HINT})", "warning",
                             summary=f"not measured (openvino.json has no row of their since-version and types; they "
                                     f"may well compile: {NOT_MEASURED_HINT})")], False
     if reason:
         return [problem(reason)], False
-    found = []
-    for limit in target.limits:
-        if not limit.get("at_load") and _shown_here(limit, name, profile) and applies(limit, node):
-            why = broken(limit, node, view)
-            if why:
-                detail = "" if why == "always" else f": {why}"
-                severity = "warning" if isinstance(why, Unverified) else limit.get("severity", "error")
-                found.append(problem(f"{limit['why']}{detail}", severity, at_run=bool(limit.get("at_run"))))
+    found = limit_problems()
     try:
         if target.importer:
             found += [problem(tensorrt_rules.describe(rule, detail))
