@@ -13,7 +13,8 @@ tools/Polygraphy/polygraphy/tools/debug/subtool/reduce.py), with ``run MODEL``'s
   it computes that none of its nodes reads;
 - a candidate is checked by ``run_model`` on it (each runtime in its child process, the same runtimes, tolerances
   and error statistics), the candidate's inputs loaded from a .npz: it still fails when the same kind of verdict
-  comes back;
+  comes back, and where the whole model's values differ, when the candidate's do (a NaN that both runtimes give
+  fails a run too, but is no difference between them);
 - bisection first: the shortest prefix (in topological order) that fails, then the shortest suffix of that
   prefix; then node by node (linear): each node whose removal keeps the failure is removed, until none is.
 
@@ -170,6 +171,12 @@ def _verdict(run) -> str:
     return FAIL if FAIL in outcomes else ERROR if ERROR in outcomes else ""
 
 
+def _values_differ(run) -> bool:
+    """Whether a comparison of ``run`` failed on its values, not only on a NaN or an infinity that run fails by
+    default (unless --allow-nonfinite) whether or not the other side gives the same."""
+    return any(c.get("passed") is False for r in run.results if r.outcome == FAIL for c in r.comparisons)
+
+
 class _Model:
     """The model as read, and what cutting a candidate out of it needs."""
 
@@ -311,6 +318,9 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
         if first.runs and first.runs[0].outputs is not None and saved.exists():
             values = {n: m.read() for n, m in load_arrays("reduce", saved, 1 << 62).items()}  # (held, as they were)
     result = Reduction(path, _verdict(first), len(model.graph.node))
+    # Where the runtimes' values differ, a candidate must keep that difference: one that only gives a NaN both
+    # runtimes agree on (an input of the node that differs) fails the run as well, but differs nowhere.
+    values_differ = _values_differ(first)
     if argv is not None:  # --check decides, on the whole model first (with the inputs the run fed it)
         with tempfile.TemporaryDirectory(prefix="spec2onnx-reduce-") as folder:
             feeds_file = Path(folder, "inputs.npz")
@@ -358,7 +368,7 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
                 run = run_model(model_file, dataclasses.replace(
                     candidate_options, load_inputs=str(feeds_file),
                     load_outputs=str(golden_file) if golden_file is not None else None))
-                failed = _verdict(run) == result.verdict
+                failed = _verdict(run) == result.verdict and (_values_differ(run) or not values_differ)
             progress(f"reduce: check {result.checks}: {len(positions)} node{'s' * (len(positions) != 1)} "
                      f"({_span(graph, positions)}): {'still fails' if failed else 'passes'}")
             return failed
