@@ -76,6 +76,30 @@ def test_well_formed_profiles_are_taken_by_both(tmp_path):
     assert dla.exit_code == 1 and "DLA does not support dynamic dimensions" in dla.output, dla.output
 
 
+def test_a_profile_leaving_out_a_dynamic_input_is_bad_input_for_both(tmp_path):
+    """Profile 1 gives x alone, and z's ? is a dimension no input of it binds: run bound it to 1 and passed, check
+    took the file. A spec's profiles are refused so (every profile gives every dynamic input); so is the metadata.
+    A dimension named by a symbol that an input the profile gives carries (z's n) is bound by it: no need to repeat."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3])
+    z = helper.make_tensor_value_info("z", TensorProto.FLOAT, ["n", None])
+    out = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", None])
+    model = helper.make_model(helper.make_graph([helper.make_node("Add", ["x", "z"], ["y"])], "g", [x, z], [out]),
+                              opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    both = {"x": {"min": [1, 3], "opt": [2, 3], "max": [4, 3]}, "z": {"min": [1, 3], "opt": [2, 3], "max": [4, 3]}}
+    model.metadata_props.add(key=KEY, value=json.dumps({"profiles": [both, {"x": both["x"]}]}))
+    path = tmp_path / "m.onnx"
+    onnx.save(model, path)
+    for result in (_check(path), _check(path, "ort-cpu"), _run(path)):
+        assert result.exit_code == 2, result.output
+        assert result.output.strip() == (f"spec2onnx: error: {path}: metadata {KEY}: profile 1: no min/opt/max for "
+                                         "input 'z' (float32[n, ?]), whose dynamic dimensions no input of the profile "
+                                         "binds: every profile gives every dynamic input"), result.output
+    del model.metadata_props[:]
+    model.metadata_props.add(key=KEY, value=json.dumps({"profiles": [both]}))
+    onnx.save(model, path)
+    assert _run(path).exit_code == 0
+
+
 _NUMBERS = st.one_of(st.integers(-3, 6), st.integers(2**62, 2**65), st.integers(-2**65, -2**62), st.booleans(),
                      st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=2), st.none())
 _CORNER = st.one_of(st.lists(_NUMBERS, max_size=3), _NUMBERS)

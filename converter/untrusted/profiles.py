@@ -68,7 +68,26 @@ def read_profiles(text: str, inputs: list[Tensor], key: str = PROFILES_KEY) -> t
                                           bad)
         _same_symbols(by_name, ranges, shape_inputs, i, bad)
         profiles.append(ranges)
+    for i, ranges in enumerate(profiles):
+        _every_dimension_bound(by_name, ranges, shape_inputs, i, bad)
     return profiles, shape_inputs
+
+
+def _every_dimension_bound(by_name: dict, ranges: dict, shape_inputs, index: int, bad) -> None:
+    """A profile gives each shape input and each input with a dimension it cannot bind otherwise (unknown rank, an
+    unnamed dimension, a symbol no input it gives carries), as a spec's profiles do (pipeline/shapes.py): a run at
+    the profile would bind such a dimension to 1, the silent run that reading profiles strictly exists to prevent."""
+    bound = {d for name in ranges if name not in shape_inputs and by_name[name].dims
+             for d in by_name[name].dims if isinstance(d, str)}
+    for name, tensor in by_name.items():
+        if name in ranges:
+            continue
+        if name in shape_inputs:
+            raise bad(f"profile {index}: no min/opt/max for input {name!r}, which is a shape input: every profile "
+                      "gives every shape input")
+        if tensor.dims is None or any(d is None or (isinstance(d, str) and d not in bound) for d in tensor.dims):
+            raise bad(f"profile {index}: no min/opt/max for input {name!r} ({tensor.describe()}), whose dynamic "
+                      "dimensions no input of the profile binds: every profile gives every dynamic input")
 
 
 def _profile_entry(tensor: Tensor, values: bool, entry, where: str, bad) -> tuple:
