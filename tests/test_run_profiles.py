@@ -391,3 +391,22 @@ def test_an_int64_shape_input_a_resize_reads_directly_takes_the_profiles_values(
     assert f"size = {opt['size']['opt']}" in result.output
     x = "x float32[" + ", ".join(map(str, opt["x"]["opt"])) + "]"
     assert x in result.output and "size int64[4]" in result.output
+
+
+def test_run_says_which_target_convert_wrote_the_model_for(converted, tmp_path):
+    """A model convert wrote carries its target (metadata spec2onnx.target): run, which may run it anywhere, says so
+    on its first line and in the JSON report's model section; a model convert did not write has none."""
+    model = converted["dynamic-shape-input"]
+    wrote_for = next(p.value for p in onnx.load(model).metadata_props if p.key == "spec2onnx.target")
+    result = invoke("run", model, "--runtime", "onnxruntime", "--json", tmp_path / "r.json")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0].startswith(f"{model}: 4 nodes, opset 17, written by spec2onnx convert for "
+                                                    f"{wrote_for}; inputs"), result.stdout
+    assert json.loads((tmp_path / "r.json").read_text())["model"]["written_for"] == wrote_for
+    plain = onnx.load(model)
+    del plain.metadata_props[:]
+    onnx.save(plain, tmp_path / "plain.onnx")
+    result = invoke("run", tmp_path / "plain.onnx", "--runtime", "onnxruntime", "--shapes", "x:1x3x4x4", "--json",
+                    tmp_path / "p.json")
+    assert "written by" not in result.stdout, result.output
+    assert json.loads((tmp_path / "p.json").read_text())["model"]["written_for"] is None

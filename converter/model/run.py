@@ -141,6 +141,12 @@ class _Node:
     uses: frozenset
 
 
+def _written_for(model) -> str:
+    """The target of a model ``convert`` wrote (its spec2onnx.target metadata, a target name), else ""."""
+    value = next((p.value for p in model.metadata_props if p.key == "spec2onnx.target"), "")
+    return value if value.replace("-", "").isalnum() and len(value) <= 64 else ""  # (an untrusted file's text)
+
+
 @dataclass
 class ModelRun:
     """What ``run MODEL`` did: the model, its inputs, each runtime's run, and one CaseResult per comparison."""
@@ -160,10 +166,12 @@ class ModelRun:
     chunk_given: bool = False  # --mark-chunk was given (else a quarter of the plain run's peak memory)
     seconds: float = 0.0
     stats: dict = field(default_factory=dict)  # label (a runtime's, or GOLDEN) -> output -> compare.value_stats
+    written_for: str = ""  # the target convert wrote the model for (its spec2onnx.target metadata); "" for others
 
     def json_extra(self) -> dict:
         """The ``model`` section of a run's JSON report (docs/report-schema.md)."""
-        return {"path": self.path, "nodes": self.nodes, "opset": self.opset, "inputs_from": self.source,
+        return {"path": self.path, "nodes": self.nodes, "opset": self.opset, "written_for": self.written_for or None,
+                "inputs_from": self.source,
                 "inputs": [{"name": n, "dtype": str(a.dtype), "shape": list(a.shape)} for n, a in self.feeds.items()],
                 "notes": self.notes, "marked": self.marked,
                 **({"mark_chunks": dict(zip(("run", "total", "bytes"), self.chunks))} if self.marked else {}),
@@ -180,7 +188,8 @@ class ModelRun:
     def header(self) -> str:
         """The run's first line: the model and the inputs fed."""
         inputs = ", ".join(f"{n} {typed(a)}" for n, a in self.feeds.items())
-        return (f"{self.path}: {counted(self.nodes, 'node')}, opset {self.opset}; "
+        written = f", written by spec2onnx convert for {self.written_for}" if self.written_for else ""
+        return (f"{self.path}: {counted(self.nodes, 'node')}, opset {self.opset}{written}; "
                 + (f"inputs ({self.source}): {inputs}" if inputs else "no inputs"))
 
     def marked_line(self) -> str | None:
@@ -318,7 +327,7 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
     if options.save_inputs:
         save_arrays("--save-inputs", options.save_inputs, feeds)
     run = ModelRun(path, Path(path).name, len(model.graph.node), _opset(model), inputs, feeds, source, notes,
-                   marked=len(plan))
+                   marked=len(plan), written_for=_written_for(model))
     ops = tuple(sorted({f"{n.domain}.{n.op_type}" if n.domain not in ("", "ai.onnx") else n.op_type
                         for n in model.graph.node}))
     hazard = _load_hazard(model)
