@@ -342,3 +342,28 @@ def test_the_library_call_writes_the_page_as_the_command_does(failing_run, tmp_p
     assert [name for name, _, _ in written] == ["scale"]
     text = (tmp_path / "spec.html").read_text()
     assert "Outputs written" in text and "scale.npy" in text and ">9<" in text and ">361<" in text
+
+
+def test_the_summary_table_shows_a_nan_output_as_such_and_a_failure_on_it_with_its_own_statistics():
+    """A run whose output holds NaN: each side's count is one row ('ort[cpu] gives 20 NaN of 32 elements', a FAIL,
+    not 'ort[cpu] vs' with an empty tolerance), and a comparison that failed on NaN against 2.0 shows the differing
+    elements' statistics (max abs err inf, as the terminal line) rather than the finite pairs' 0."""
+    import html as html_module
+    import re
+
+    from converter.html_report.page import summary_table
+    from converter.results import FAIL, CaseResult
+
+    nan_side = {"output": "z", "actual": "ort[cpu]", "nonfinite": {"nan": 20, "posinf": 0, "neginf": 0}, "total": 32,
+                "first_index": [0, 0, 0, 0]}
+    failed = {"output": "z", "actual": "openvino", "against": "ort[cpu]", "passed": False, "count": 20, "total": 32,
+              "tolerance": {"atol": 1e-6, "rtol": 1e-5, "ulp": None}, "error_stat": "elemwise",
+              "max_abs": float("inf"), "mean_abs": float("inf"), "max_rel": float("nan"),
+              "error": {"max_abs": 0.0, "mean_abs": 0.0, "median_abs": 0.0, "max_rel": 0.0, "max_ulp": 0,
+                        "min_atol": 0.0, "min_rtol": 0.0}}
+    result = CaseResult("m.onnx", "openvino vs ort[cpu]", FAIL, comparisons=[nan_side, failed], problems=["..."])
+    rows = [[html_module.unescape(re.sub(r"<[^>]+>", "", cell)).replace("\0", "").strip()
+             for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+            for row in re.findall(r"<tr>(.*?)</tr>", summary_table([result]), re.S)[1:]]
+    assert rows[0][3] == "ort[cpu] gives 20 NaN of 32 elements" and rows[0][-1].startswith("FAIL non-finite"), rows
+    assert rows[1][3] == "openvino vs ort[cpu]" and rows[1][5] == "inf" and rows[1][-1] == "FAIL 20/32 elements", rows

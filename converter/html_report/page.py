@@ -80,9 +80,24 @@ def _outcome(outcome: str) -> str:
 
 
 def _error_values(c: dict) -> dict:
-    """The statistics over every element (``error``, where gathered), else the comparison's own keys."""
+    """The statistics over every element (``error``, where gathered), else the comparison's own keys. A comparison
+    that failed on a NaN or an infinity (its own max_abs not finite: the differing elements' statistics) shows its
+    own keys: ``error`` covers the finite pairs only, all equal there, and read 0 on a failing row."""
+    own = c.get("max_abs")
+    if c.get("passed") is False and isinstance(own, (int, float)) and not math.isfinite(own):
+        return {k: c.get(k) for k in _STATS}
     every = c.get("error") or {}
     return {k: every.get(k, c.get(k)) for k in _STATS}
+
+
+def _nonfinite_row(r, c: dict) -> list[str]:
+    """An output that holds NaN or an infinity (run fails on it unless --allow-nonfinite): how many, on which side."""
+    counts = c["nonfinite"]
+    found = ", ".join(f"{counts[k]} {label}" for k, label in (("nan", "NaN"), ("posinf", "+inf"), ("neginf", "-inf"))
+                      if counts.get(k))
+    return [e(r.id), _outcome(r.outcome), e(c.get("output", "")), e(f"{c.get('actual', '')} gives {found} of "
+            f"{c.get('total', '?')} elements"), "", *([""] * len(_STATS)),
+            _outcome("FAIL") + " " + e("non-finite (--allow-nonfinite compares them as values)")]
 
 
 def margin(c: dict) -> str:
@@ -114,6 +129,9 @@ def _comparison_rows(results) -> list[list[str]]:
         if not entries:
             rows.append([e(r.id), _outcome(r.outcome), "", "", "", *([""] * len(_STATS)), e(r.problems[0] if r.problems else "")])
         for c in entries:
+            if "nonfinite" in c:
+                rows.append(_nonfinite_row(r, c))
+                continue
             tol = c.get("tolerance") or {}
             passed = c.get("passed", "count" not in c and "nonfinite" not in c)
             v = _error_values(c)
