@@ -122,6 +122,28 @@ def test_a_nan_both_runtimes_give_is_not_the_difference_reduce_keeps(tmp_path):
     assert [n.name for n in onnx.load(small).graph.node] == ["max"], result.output
 
 
+def test_a_first_runtime_that_runs_nothing_is_named_as_why_nothing_was_cut(tmp_path):
+    """onnxruntime's CPU EP has no bfloat16 Add: first, it runs nothing, so no tensor inside has a value to feed a cut.
+    reduce kept every node 'after 0 checks' and said nothing of why; now it says, and how to order the runtimes.
+    The other order reduces the model to the Add."""
+    pytest.importorskip("openvino")
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Cast", ["r"], ["b"], to=TensorProto.BFLOAT16),
+             helper.make_node("Add", ["b", "b"], ["a"]), helper.make_node("Cast", ["a"], ["y"], to=TensorProto.FLOAT),
+             helper.make_node("Neg", ["y"], ["z"])]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8])],
+                              [helper.make_tensor_value_info("z", TensorProto.FLOAT, [8])])
+    model = tmp_path / "bf.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), model)
+    first = invoke("reduce", model, "--runtime", "onnxruntime", "--runtime", "openvino", "-o", tmp_path / "a.onnx")
+    assert first.exit_code == 1, first.output
+    assert ("note: ort[cpu], the first runtime, ran nothing of the model, so no tensor inside it has a value to feed a "
+            "smaller model: nothing could be cut; put a runtime that runs it first (--runtime openvino --runtime "
+            "onnxruntime)") in first.stdout, first.output
+    second = invoke("reduce", model, "--runtime", "openvino", "--runtime", "onnxruntime", "-o", tmp_path / "b.onnx")
+    assert second.exit_code == 1 and "note:" not in second.stdout, second.output
+    assert [n.op_type for n in onnx.load(tmp_path / "b.onnx").graph.node] == ["Add"]
+
+
 def test_nothing_differs_nothing_written(tmp_path):
     model = chain(tmp_path / "agree.onnx", ["Relu", "Neg", "Abs"])
     small = tmp_path / "small.onnx"

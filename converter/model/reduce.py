@@ -79,6 +79,7 @@ class Reduction:
     reproduce: str = ""  # the command that shows the reduced model's failure
     graph: list = field(default_factory=list)  # the reduced model's nodes: {index, name, op, inputs, outputs, state}
     results: list = field(default_factory=list)  # the reduced model's run (CaseResults; with --html, their pictures)
+    uncut: str = ""  # why nothing could be cut, where that is known before any check (the first runtime ran nothing)
 
     @property
     def status(self) -> int:
@@ -102,7 +103,8 @@ class Reduction:
         still = "failing --check" if self.check is not None else self.verdict
         return ([f"{self.output}: {len(self.kept)} of {self.nodes:,} nodes ({kept}), still {still} after "
                  f"{self.checks} checks in {self.seconds:.1f} s; its inputs: {self.inputs_file}"]
-                + [f"      {printable(line)}" for line in self.problems[:8]] + [f"reproduce: {self.reproduce}"])
+                + [f"      {printable(line)}" for line in self.problems[:8]]
+                + ([f"note: {self.uncut}"] if self.uncut else []) + [f"reproduce: {self.reproduce}"])
 
 
 def reduce_command(path, output, *, runtimes=(), provider: str = "cpu", opt_levels=(), atol=(), rtol=(),
@@ -342,6 +344,13 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
                  "reads and gives only those" + ("" if inner else "; the model's outputs alone: nothing can be cut "
                                                   "(run --mark-all --save-outputs gives every tensor)"))
     graph = _Model(model, {n: np.asarray(a) for n, a in first.feeds.items()}, values, differing or set(names), golden)
+    if not values and golden is None and len(model.graph.node) > 1:  # (a cut is fed the first runtime's values)
+        others = [c.runtime for c in options.configs[1:] if c.runtime != options.configs[0].runtime]
+        result.uncut = (f"{options.configs[0].label}, the first runtime, ran nothing of the model, so no tensor "
+                        "inside it has a value to feed a smaller model: nothing could be cut"
+                        + (f"; put a runtime that runs it first (--runtime {others[0]} --runtime "
+                           f"{options.configs[0].runtime})" if others else ""))
+        progress(f"reduce: {result.uncut}")
     del first
     count = len(graph.order)
     best = list(range(count))
