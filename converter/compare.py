@@ -127,6 +127,7 @@ class Mismatch:
     min_rtol: float | None = None  # the smallest rtol that would have passed, with the atol in force
     shape_problem: str = ""
     stat_problem: str = ""  # --check-error-stat max|mean|median: the statistic above both tolerances
+    integral: bool = False  # an integer or bool output: an atol only from a spec's tolerance (the hint says so)
 
     def describe(self) -> str:
         if self.shape_problem:
@@ -141,13 +142,16 @@ class Mismatch:
         if self.count > 1:
             text += "; first: " + ", ".join(f"{list(i)} got {a!r} want {e!r}" for i, a, e in self.first)
         would = [f"{name} >= {_rounded_up(value)}" for name, value in (("atol", self.min_atol), ("rtol", self.min_rtol))
-                 if value is not None]
+                 if value is not None and not (self.integral and name == "rtol")]  # (no rtol for integers)
         if would:
             text += "; would pass with " + " or ".join(would)
+            if self.integral:  # (--atol/--rtol/--ulp apply to float outputs only: docs/cli.md)
+                text += " (an integer output's atol comes from a spec's tolerance; --atol is for float outputs)"
         return text
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        del d["integral"]  # (the report's dtype says it)
         d["worst_index"] = list(self.worst_index)
         d["first"] = [{"index": list(i), "got": a, "want": e} for i, a, e in self.first]
         return d
@@ -244,7 +248,7 @@ def _compare(actual, expected, tol: Tolerance, stat: str, want_stats: bool, sink
         worst_index=worst, actual_value=got, expected_value=want,
         first=tuple(at(f) for f in total.first),
         min_atol=total.min_atol if math.isfinite(total.min_atol) else None,
-        min_rtol=total.min_rtol if math.isfinite(total.min_rtol) else None,
+        min_rtol=total.min_rtol if math.isfinite(total.min_rtol) else None, integral=not is_float,
     ), stats
 
 

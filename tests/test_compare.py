@@ -377,3 +377,17 @@ def test_the_hint_rounds_up_where_three_digits_would_fail():
     text = compare(np.array([2.0], np.float32), np.array([3.0], np.float32), Tolerance(0.0, 0.0)).describe()
     assert "would pass with atol >= 1 or rtol >= 0.334" in text, text
     assert compare(np.array([2.0], np.float32), np.array([3.0], np.float32), Tolerance(0.0, 0.333)) is not None
+
+
+def test_an_integer_outputs_hint_names_only_an_atol_and_where_it_comes_from():
+    """rtol never applies to integers (resolve_tolerance) and --atol applies to float outputs only, so the hint
+    "would pass with atol >= 12 or rtol >= 1.01" could not be followed as written. It names the atol alone and where
+    an integer output takes one; a spec's atol of that value passes."""
+    got, want = np.array([3, 5, 100], np.int64), np.array([3, 5, 112], np.int64)
+    tol = resolve_tolerance(DTYPES["int64"])
+    text = compare(got, want, tol).describe()
+    assert text.endswith("; would pass with atol >= 12 (an integer output's atol comes from a spec's tolerance; --atol "
+                         "is for float outputs)"), text
+    assert compare(got, want, resolve_tolerance(DTYPES["int64"], Tolerance(atol=12))) is None
+    floats = compare(got.astype(np.float32), want.astype(np.float32), resolve_tolerance(DTYPES["float32"])).describe()
+    assert "rtol >=" in floats and "integer output" not in floats
