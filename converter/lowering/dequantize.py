@@ -14,7 +14,7 @@ Paths, best first; the chosen one is named in each node's doc string ("[path] wh
                                       axes / all but one: ONNX DequantizeLinear, opset >= 13
   native-blocked                      a full-shape scale as blocked quantization
                                       (block_size 1 on an axis of length >= 2), opset >= 21
-  (native paths to float16 only for GPU targets: on the CPU EP the decomposition is faster)
+  (native paths to float16 for the GPU and deployment targets: on the CPU EP the decomposition is faster)
   decomposed                          Cast / Sub / Cast / Mul (/ Cast to float16) otherwise
 """
 
@@ -165,9 +165,11 @@ DQ_FLOAT16_OPSET = 19
 DQ_BLOCKED_OPSET = 21
 
 
-# Targets whose DequantizeLinear to float16 is worth one pass (GPU kernels); elsewhere (the CPU EP, and portable,
-# which runs there too) a float16 output takes the float32 decomposition, which is faster on onnxruntime's CPU EP.
-NATIVE_FLOAT16_TARGETS = ("ort-cuda", "tensorrt", "tensorrt-dla")
+# Targets whose DequantizeLinear to float16 stays one node: one pass on a GPU, and the deployment model of DirectML
+# (the seed's own operator) and OpenVINO, whose model is the user's network (the CPU EP's speed is the validating
+# machine's concern). Elsewhere (the CPU EP, and portable, which runs there too) a float16 output takes the float32
+# decomposition, which is faster on onnxruntime's CPU EP.
+NATIVE_FLOAT16_TARGETS = ("ort-cuda", "tensorrt", "tensorrt-dla", "ort-dml", "openvino")
 
 
 @dataclass(frozen=True)

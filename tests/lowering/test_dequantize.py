@@ -416,3 +416,20 @@ def test_openvino_subtracts_32_bit_operands_exactly_on_openvino_and_onnxruntime(
     for runtime in ("openvino", "onnxruntime"):
         got = session(RunConfig(runtime=runtime), model.SerializeToString())(feeds)["y"]
         assert_same_bits(got, want)
+
+
+@pytest.mark.parametrize("target", ["ort-dml", "openvino"])
+def test_a_float16_output_stays_one_node_for_the_deployment_targets(target):
+    """The float16 decomposition is for onnxruntime's CPU EP's speed: it went into the ort-dml and openvino models too,
+    an onnxruntime workaround in another runtime's model. Those keep the one DequantizeLinear, with the reference's bits
+    on onnxruntime (and on OpenVINO where installed)."""
+    from converter.targets import Target
+
+    spec = dq_spec("int8", "float16", shape=(2, 3), scale="runtime", zp="runtime")
+    model = build_model(spec.network, opset=21, target=Target(target))
+    assert [n.op_type for n in model.graph.node] == ["DequantizeLinear"]
+    feeds = feeds_for(spec)
+    want = reference.run_network(spec.network, feeds)["y"]
+    assert_same_bits(OrtRunner(model.SerializeToString()).run(feeds)["y"], want)
+    cpu = build_model(spec.network, opset=21, target=Target("ort-cpu"))
+    assert "DequantizeLinear" not in {n.op_type for n in cpu.graph.node}  # (the CPU EP's decomposition stays)
