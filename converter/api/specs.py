@@ -514,7 +514,7 @@ def verdict(results: list[CaseResult], *, files, skipped, patterns, options: Opt
     ``stopped_early``: -x stopped the run (which says so), so that no case ran needs no other reason.
     ``shard`` (I, N) with ``found`` spec files in all: a shard with nothing to run passes, saying why; whether the
     whole run ran anything is for ``report merge`` of the shards to say (no case in all of them: exit 1)."""
-    if shard is not None and not results and interrupted is None and not min_cases:
+    if shard is not None and not results and interrupted is None and not min_cases and (not files or patterns):
         where = (f"none of the {counted(found, 'spec file')} found falls in it (the files are dealt to the shards in turn)"
                  if not files else f"no case of its {counted(len(files), 'spec file')} matches -k")
         return EXIT_OK, [f"spec2onnx: note: shard {shard[0]}/{shard[1]} has nothing to run: {where}"]
