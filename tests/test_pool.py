@@ -283,3 +283,43 @@ def test_a_worker_of_fast_jobs_is_sent_more_ahead_within_the_pipes_bytes():
     assert worker.supplied()
     worker.pace = pool.COALESCE_SECONDS / len(worker.waiting)
     assert not worker.supplied()
+
+
+def _ranks_in_a_daemonic_process(queue) -> None:
+    from onnx import TensorProto, helper
+
+    from converter.targets.model_view import infer_whole
+
+    nodes = [helper.make_node("Reshape", ["b", "flat"], ["r"]), helper.make_node("Gather", ["r", "idx"], ["g"])]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("b", TensorProto.FLOAT, [6])],
+                              [helper.make_tensor_value_info("g", TensorProto.FLOAT, None)],
+                              [helper.make_tensor("flat", TensorProto.INT64, [1], [6]),
+                               helper.make_tensor("idx", TensorProto.INT64, [2, 3], [0, 1, 2, 3, 4, 5])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    inferred = infer_whole(model)
+    queue.put({v.name: len(v.type.tensor_type.shape.dim) for v in [*inferred.graph.value_info, *inferred.graph.output]
+               if v.type.tensor_type.HasField("shape")})
+
+
+@linux
+def test_a_pool_worker_infers_a_models_shapes_as_the_parent_does():
+    """validate's workers are daemonic processes, which multiprocessing allows no child; the whole-model inference
+    runs in a child for its time limit, so in a worker it raised, and the static check went on without inferred
+    shapes: --target openvino -j 1 REFUSED (a scale 'of unknown rank') a spec that -j 0 and check pass."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    worker = context.Process(target=_ranks_in_a_daemonic_process, args=(queue,), daemon=True)
+    worker.start()
+    ranks = queue.get(timeout=60)
+    worker.join(30)
+    assert ranks.get("g") == 2 and ranks.get("r") == 1, ranks  # Gather of [6] by [2, 3] indices: rank 2
+    spec = REPO / "specs" / "dml_dequantize" / "strides-transposed-native-blocked-opset21.yaml"
+    outcomes = []
+    for jobs in ("0", "1"):
+        proc = subprocess.run([sys.executable, str(REPO / "cli.py"), "validate", str(spec), "--target", "openvino",
+                               "-q", "-j", jobs], capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "SPEC2ONNX_CACHE": "off"})
+        outcomes.append((proc.returncode, proc.stdout.strip().splitlines()[-1]))
+    assert outcomes[0][0] == outcomes[1][0] == 0, outcomes

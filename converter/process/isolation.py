@@ -165,6 +165,13 @@ def die_with_parent(parent_pid: int, inherited: tuple = (), pdeathsig: int = 1, 
     threading.Thread(target=watch, daemon=True).start()
 
 
+def can_have_children() -> bool:
+    """Whether this process may start children: not a worker of validate's pool (a daemonic multiprocessing process,
+    which multiprocessing refuses any: "daemonic processes are not allowed to have children"). A caller that would
+    isolate work in a child does it here instead (untrusted/infer.py, targets/checker.py)."""
+    return not multiprocessing.current_process().daemon
+
+
 def start(task, *, timeout: float | None = None, die_with_parent: bool = True, pdeathsig: int | None = None,
           check_seconds: float = 1.0) -> "Child":
     """Start ``task`` (``Call``, ``Serve``, ``Python`` or ``Command``) in a child process and return at once.

@@ -116,7 +116,7 @@ def start(data: bytes, model: onnx.ModelProto | None = None) -> Pending:
     nodes = len(model.graph.node) if model is not None else 0
     threads = _threads()
     if not isolation.FORKS or nodes < PARALLEL_NODES or not threads or threads > _THREADS_AT_IMPORT \
-            or os.environ.get("SPEC2ONNX_CHECKER_INLINE"):
+            or not isolation.can_have_children() or os.environ.get("SPEC2ONNX_CHECKER_INLINE"):
         return Pending(findings(data, model))
     with warnings.catch_warnings():  # Python 3.12+ warns of fork() in a process with threads: see above
         warnings.simplefilter("ignore", DeprecationWarning)

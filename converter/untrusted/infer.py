@@ -127,8 +127,10 @@ _THREADS_AT_IMPORT = _threads()
 
 
 def _may_fork() -> bool:
+    """A child for the time limit: not in a pool worker, which may have none (the inference raised there, and
+    validate's static check went on without shapes: a false refusal), nor with threads started since the import."""
     threads = _threads()
-    return isolation.FORKS and 0 < threads <= _THREADS_AT_IMPORT
+    return isolation.FORKS and isolation.can_have_children() and 0 < threads <= _THREADS_AT_IMPORT
 
 
 def _answer(data: bytes, check_type: bool, strict: bool, data_prop: bool) -> tuple[str, bytes | str]:
