@@ -62,6 +62,25 @@ def test_plain_data_refuses_cycles_and_shared_blowups():
         spec2onnx.plain_data(wide)
 
 
+def test_numpy_arrays_in_a_mapping_are_not_held_to_a_files_value_count(monkeypatch):
+    """An image of 1x3x416x416 as input and expected output (1,038,336 values) was refused with "more than 1000000
+    values (the limit of a spec file)": that bound is against a document that expands as it is read; an array is
+    memory the caller holds already. Arrays are bounded by the memory budget their lists would take instead."""
+    import converter.api.specs as specs
+
+    x = np.ones((1, 3, 416, 416), np.float32)
+    doc = {"name": "big", "network": {"inputs": {"x": {"dtype": "float32", "shape": list(x.shape)}},
+                                       "layers": [{"name": "y", "op": "trt.Scale", "inputs": ["x"], "mode": "UNIFORM",
+                                                   "scale": [2]}], "outputs": ["y"]},
+           "cases": [{"name": "c", "inputs": {"x": x}, "expected": {"y": x * 2}}]}
+    report = spec2onnx.validate(doc)
+    assert report.ok and [r.outcome for r in report.results] == ["PASS"]
+    monkeypatch.setattr(specs, "default_budget", lambda: 2**20)  # 1 MiB: the array's lists take 16.5 MiB
+    with pytest.raises(spec2onnx.SpecError, match=r"cases\[0\]\.inputs\.x: a numpy array of 519,168 values, as spec data "
+                                                  r"about 15\.8 MiB, above the memory budget of 1 MiB: give it as a \.npy"):
+        spec2onnx.plain_data(doc)
+
+
 def test_npy_paths_in_a_mapping_start_at_base_dir(tmp_path):
     np.save(tmp_path / "x.npy", np.ones((1, 1, 3, 3), np.float32))
     doc = copy.deepcopy(DOC)

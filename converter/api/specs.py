@@ -32,6 +32,7 @@ import numpy as np
 
 from ..pipeline import stages as pipeline
 from ..brief import counted
+from ..budget import default_budget, show
 from ..compare import Tolerance, command_line_stats, command_line_tolerance, refuse_unknown_outputs, value_stats
 from ..dtypes import BFLOAT16
 from ..errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, SpecError, UserError
@@ -208,7 +209,8 @@ def plain_data(value: Any) -> Any:
 
     Tuples become lists, numpy arrays nested lists, numpy scalars numbers, paths text. Anything
     else, a nesting deeper than a file may have, or more values than a file may hold is a ``SpecError``
-    naming where it is.
+    naming where it is. A numpy array counts as one value there (the bound is a file's, against a document that
+    expands: an array is the caller's memory already), and is bounded by the memory budget its lists take instead.
     """
     budget = [MAX_NODES]
     return _plain(value, "", 0, budget)
@@ -225,9 +227,10 @@ def _plain(value: Any, where: str, depth: int, budget: list[int]) -> Any:
     if isinstance(value, np.ndarray):
         if value.dtype.kind not in "biuf" and value.dtype != _bfloat16():
             raise SpecError(f"a numpy array of {value.dtype} is not spec data (numbers or booleans)", field=where or None)
-        budget[0] -= value.size
-        if budget[0] < 0:
-            raise SpecError(f"more than {MAX_NODES} values (the limit of a spec file)", field=where or None)
+        if value.size * PLAIN_BYTES_PER_VALUE > default_budget():
+            raise SpecError(f"a numpy array of {value.size:,} values, as spec data about "
+                            f"{show(value.size * PLAIN_BYTES_PER_VALUE)}, above the memory budget of "
+                            f"{show(default_budget())}: give it as a .npy file's path", field=where or None)
         return (value.astype(np.float32) if value.dtype == _bfloat16() else value).tolist()
     if isinstance(value, np.generic):
         return _plain(np.asarray(value), where, depth, budget)
@@ -244,6 +247,9 @@ def _plain(value: Any, where: str, depth: int, budget: list[int]) -> Any:
         return [_plain(item, f"{where}[{i}]", depth + 1, budget) for i, item in enumerate(value)]
     raise SpecError(f"{type(value).__name__} is not spec data (mappings, lists, text, numbers, booleans, null, "
                     "numpy arrays)", field=where or None)
+
+
+PLAIN_BYTES_PER_VALUE = 32  # a number in a Python list: its object and its slot
 
 
 def _bfloat16():
