@@ -55,12 +55,39 @@ def tensor_desc(data_type: str, sizes: Sequence[int]) -> dict:
     return {"DataType": f"DML_TENSOR_DATA_TYPE_{name}", "DimensionCount": len(dims), "Sizes": dims}
 
 
-class OperatorDesc(dict):
-    """An operator descriptor: a dict with the C struct's members, plus ``to_spec``, ``to_onnx``, ``validate``."""
+class _ReadOnly(dict):
+    """A dict that refuses changes: the operator was checked and lowered from its members as they were made, so a
+    member changed afterwards would describe another operator than the model and the validation (they ignored it)."""
+
+    def _refuse(self, *args, **kwargs):
+        raise UserError(f"{_CALL}: a descriptor is read-only once made (its model and checks are of these members): "
+                        "make a new one with dml.dequantize_linear(...)")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self):  # (copy, deepcopy and pickle rebuild it whole, not item by item)
+        return type(self), (dict(self),)
+
+
+def _read_only(value):
+    """``value`` with every dict in it (a member, a tensor descriptor) a read-only copy, and lists copied."""
+    if isinstance(value, dict):
+        return _ReadOnly({k: _read_only(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return [_read_only(v) for v in value]
+    return value
+
+
+class OperatorDesc(_ReadOnly):
+    """An operator descriptor: a dict with the C struct's members (read-only), plus ``to_spec``, ``to_onnx``,
+    ``validate``."""
 
     def __init__(self, members: dict, network: dict):
-        super().__init__(members)
+        super().__init__({k: _read_only(v) for k, v in members.items()})
         self._network = network
+
+    def __reduce__(self):
+        return type(self), (dict(self), self._network)
 
     def to_spec_dict(self, name: str = "dml-operator", cases=None) -> dict:
         """The spec mapping of this operator (see ``spec2onnx.load_spec``); ``cases`` as in ``spec2onnx.trt.INetworkDefinition``.

@@ -64,3 +64,27 @@ def test_strides_on_a_descriptor_are_refused_unless_dense():
     cases = {"inputs": {"input": np.full((1, 2, 2, 2), 3, np.uint8), "scale": np.arange(8, dtype=np.float32).reshape(1, 2, 2, 2)},
              "expected": {"output": 3 * np.arange(8, dtype=np.float32).reshape(1, 2, 2, 2)}}
     assert dml.dequantize_linear(x, dense).validate(cases).ok
+
+
+def test_a_descriptor_refuses_changes_rather_than_ignoring_them():
+    """Its model and checks are made from the members as they were at creation: setting InputTensor to INT8 and the
+    output to FLOAT16 afterwards left a uint8-in, float32-out model, silently. A change is refused (UserError); a
+    copy, a deep copy and a pickle keep the descriptor whole; the caller's own tensor_desc stays the caller's."""
+    import copy
+    import pickle
+
+    x = dml.tensor_desc(dml.DML_TENSOR_DATA_TYPE_UINT8, [1, 1, 2, 2])
+    desc = dml.dequantize_linear(x, np.full((1, 1, 2, 2), 0.5, np.float32))
+    for change in (lambda d: d.__setitem__("InputTensor", dml.tensor_desc(dml.DML_TENSOR_DATA_TYPE_INT8, [1, 1, 2, 2])),
+                   lambda d: d["OutputTensor"].__setitem__("DataType", dml.DML_TENSOR_DATA_TYPE_FLOAT16),
+                   lambda d: d.update(ZeroPointTensor=None), lambda d: d.pop("ScaleTensor")):
+        with pytest.raises(spec2onnx.UserError, match=r"read-only once made .* make a new one with "
+                                                       r"dml\.dequantize_linear"):
+            change(desc)
+    x["DataType"] = dml.DML_TENSOR_DATA_TYPE_INT8  # the caller's dict: the descriptor holds its own copy
+    assert desc["InputTensor"]["DataType"] == "DML_TENSOR_DATA_TYPE_UINT8"
+    model = desc.to_onnx(target="ort-cpu")
+    assert model.graph.input[0].type.tensor_type.elem_type == 2  # uint8, as the descriptor still says
+    for again in (copy.copy(desc), copy.deepcopy(desc), pickle.loads(pickle.dumps(desc))):
+        assert type(again) is type(desc) and again == desc
+        assert again.to_onnx(target="ort-cpu").graph.input[0].type.tensor_type.elem_type == 2
