@@ -67,3 +67,14 @@ def test_several_targets_for_one_model_are_refused_with_a_user_error(three):
     _, files = three
     with pytest.raises(spec2onnx.UserError, match="one target name"):
         spec2onnx.check(str(files[0]), target=["tensorrt", "openvino"])
+
+
+def test_a_list_of_models_in_memory_is_refused_naming_the_way(three):
+    """check([ModelProto, ...]) took each model for a path: a CheckRun of status 2 whose "file" was the model's text
+    dump. A list holds paths; a model in memory is checked on its own, which works."""
+    _, files = three
+    model = onnx.load(files[0])
+    with pytest.raises(spec2onnx.UserError, match=r"^check\(\[\.\.\.\]\): a list holds \.onnx files or folders "
+                                                  r"\(paths\), not ModelProto; check one model or spec on its own"):
+        spec2onnx.check([model, model], target="ort-cpu")
+    assert spec2onnx.check(model, target="ort-cpu").ok

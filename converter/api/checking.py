@@ -58,6 +58,11 @@ def check(source: "SpecSource | onnx.ModelProto | Iterable[str | os.PathLike]", 
     """
     many = isinstance(source, (list, tuple)) or (isinstance(source, (str, os.PathLike)) and Path(source).is_dir())
     if many:
+        if isinstance(source, (list, tuple)):
+            for item in source:
+                if not isinstance(item, (str, os.PathLike)):
+                    raise UserError(f"check([...]): a list holds .onnx files or folders (paths), not "
+                                    f"{type(item).__name__}; check one model or spec on its own: check(model, target)")
         return check_command([source] if isinstance(source, (str, os.PathLike)) else list(source),
                              [target] if isinstance(target, str) else list(target), precision=precision)
     if not isinstance(target, str):
