@@ -202,3 +202,14 @@ def test_convert_needs_no_cases_but_validate_does():
         spec2onnx.load_spec(doc)
     with pytest.raises(spec2onnx.UserError, match="cases"):
         spec2onnx.validate(doc)
+
+
+def test_a_wrong_typed_argument_is_a_user_error_naming_it():
+    """validate(3) and convert(spec, 5) raised a bare TypeError from deep inside; load_spec(3) and check(3) named the
+    argument. A generator of specs stays accepted (the signature's Iterable)."""
+    with pytest.raises(spec2onnx.UserError, match=r"^validate\(specs\): expected a path, a mapping, a Spec or a list "
+                                                  r"of them, got int 3"):
+        spec2onnx.validate(3)
+    with pytest.raises(spec2onnx.UserError, match=r"^convert\(output\): expected a file path, got int 5"):
+        spec2onnx.convert(SEED, 5)
+    assert spec2onnx.validate(iter([SEED])).ok

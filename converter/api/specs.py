@@ -151,6 +151,8 @@ def convert(spec: SpecSource, output: str | os.PathLike | None = None, *, target
     ``--fp16``/``--int8`` (``["fp16"]``: a float32 network runs on DLA in FP16; the model stays float32).
     With ``output`` the model is also written there, atomically (all or nothing).
     """
+    if output is not None and not isinstance(output, (str, os.PathLike)):
+        raise UserError(f"convert(output): expected a file path, got {type(output).__name__} {output!r:.60}")
     spec = load_spec(spec, require_cases=False)  # converting needs no cases (as `spec2onnx convert`)
     chosen = pipeline.resolve_target(target)
     model, used_opset, _, chosen = pipeline.convert(spec, chosen, opset, precision=precision)
@@ -186,6 +188,10 @@ def validate(specs: SpecSource | Iterable[SpecSource] | None = None, *, runtime:
     every = [pipeline.make_options(runtimes=(runtime,) if isinstance(runtime, str) else tuple(runtime), provider=provider,
                                    opset=opset, target=name, refused=refused, precision=precision) for name in targets]
     patterns = (patterns,) if isinstance(patterns, str) else tuple(patterns)  # one pattern, not one per character
+    if not (specs is None or isinstance(specs, (str, os.PathLike, Mapping, Spec))
+            or (isinstance(specs, Iterable) and not isinstance(specs, bytes))):
+        raise UserError(f"validate(specs): expected a path, a mapping, a Spec or a list of them, got "
+                        f"{type(specs).__name__} {specs!r:.60}")
     items = [specs] if specs is None or isinstance(specs, (str, os.PathLike, Mapping, Spec)) else list(specs)
     t0 = time.perf_counter()
     results: list[CaseResult] = []
