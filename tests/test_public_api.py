@@ -213,3 +213,19 @@ def test_a_wrong_typed_argument_is_a_user_error_naming_it():
     with pytest.raises(spec2onnx.UserError, match=r"^convert\(output\): expected a file path, got int 5"):
         spec2onnx.convert(SEED, 5)
     assert spec2onnx.validate(iter([SEED])).ok
+
+
+def test_convert_takes_auto_as_the_command_does(tmp_path):
+    """spec2onnx convert chooses the most portable target that takes the spec (auto); the API refused "auto" as an
+    unknown target, so a spec the command converts could not be converted the same way from Python."""
+    spec = SPECS / "trt_resize" / "dynamic-shape-input.yaml"  # portable refuses it (CPU-placed shape nodes, ort-cuda)
+    with pytest.raises(spec2onnx.UserError, match="cannot run there"):
+        spec2onnx.convert(spec)
+    conversion = spec2onnx.convert(spec, target="auto")
+    assert conversion.target == "tensorrt"
+    from click.testing import CliRunner
+
+    from cli import main
+
+    result = CliRunner().invoke(main, ["convert", str(spec), "-o", str(tmp_path / "m.onnx")])
+    assert result.exit_code == 0 and "target auto: tensorrt" in result.output, result.output

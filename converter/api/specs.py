@@ -146,7 +146,8 @@ def convert(spec: SpecSource, output: str | os.PathLike | None = None, *, target
     """Lower a spec (a path, a mapping or a ``Spec``) to an ONNX model for ``target``.
 
     ``target``: ``portable`` (runs on every target; the default), ``ort-cuda``, ``tensorrt``,
-    ``tensorrt-dla``, ... (``spec2onnx targets``). ``opset``: default the spec's, else 17.
+    ``tensorrt-dla``, ... (``spec2onnx targets``), or ``auto`` (the most portable that takes the spec, as
+    ``spec2onnx convert`` chooses: the returned ``target`` names it). ``opset``: default the spec's, else 17.
     ``precision``: what the TensorRT build allows beyond the spec's own ``precision``, as trtexec's
     ``--fp16``/``--int8`` (``["fp16"]``: a float32 network runs on DLA in FP16; the model stays float32).
     With ``output`` the model is also written there, atomically (all or nothing).
@@ -154,7 +155,7 @@ def convert(spec: SpecSource, output: str | os.PathLike | None = None, *, target
     if output is not None and not isinstance(output, (str, os.PathLike)):
         raise UserError(f"convert(output): expected a file path, got {type(output).__name__} {output!r:.60}")
     spec = load_spec(spec, require_cases=False)  # converting needs no cases (as `spec2onnx convert`)
-    chosen = pipeline.resolve_target(target)
+    chosen = "auto" if target == "auto" else pipeline.resolve_target(target)
     model, used_opset, _, chosen = pipeline.convert(spec, chosen, opset, precision=precision)
     path = None
     if output is not None:
