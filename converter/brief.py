@@ -28,6 +28,11 @@ def brief(value: Any, limit: int = LIMIT) -> str:
     return f"[{', '.join(_cut(repr(v), 15) for v in flat[:3])}, ... {len(flat)} values{dims}]"
 
 
+def shortened(text: str, width: int = WIDTH) -> str:
+    """``text`` cut after about ``width`` characters, its length said (a path or a name a user may make huge)."""
+    return _cut(text, width)
+
+
 def _cut(text: str, width: int = WIDTH) -> str:
     return text if len(text) <= width else f"{text[:max(width - 20, 8)]}... ({len(text):,} characters)"
 

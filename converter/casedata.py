@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+import stat
 from pathlib import Path
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 
-from .brief import brief
+from .brief import brief, shortened
 from .dtypes import BFLOAT16, DType
 from .errors import SpecError, printable
 from .network import MAX_ELEMENTS, TensorType
@@ -62,19 +63,23 @@ def _load_npy(path_text: str, spec_dir: Path) -> np.ndarray:
     """A plain numeric array from a .npy file inside the spec's folder, checked before numpy reads the data."""
     global npy_reads
     npy_reads += 1
-    text = printable(path_text)  # as messages show it
+    text = printable(shortened(path_text))  # as messages show it: one line, and a short one
     if not path_text.endswith(".npy"):
-        raise SpecError(f"{path_text!r}: a string must be the path of a .npy file")
+        raise SpecError(f"{shortened(path_text)!r}: a string must be the path of a .npy file")
     try:
         root = spec_dir.resolve()
         path = (spec_dir / path_text).resolve()  # follows symlinks: a link that leaves the folder is rejected
     except (OSError, ValueError, RuntimeError) as exc:  # a NUL byte, a symlink loop
-        raise SpecError(f"{path_text!r}: not a usable path ({exc})") from None
+        raise SpecError(f"{shortened(path_text)!r}: not a usable path ({_reason(exc)})") from None
     if root != path and root not in path.parents:
         raise SpecError(f"{text}: .npy files must lie inside the spec's folder ({spec_dir}), symlinks resolved")
-    if not path.exists():
-        raise SpecError(f"{text}: no such file")
-    if not path.is_file():
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise SpecError(f"{text}: no such file") from None
+    except (OSError, ValueError) as exc:  # a name longer than the file system's NAME_MAX, a component not a folder
+        raise SpecError(f"{text}: not a usable path ({_reason(exc)})") from None
+    if not stat.S_ISREG(mode):
         raise SpecError(f"{text}: not a regular file")
     try:
         size = path.stat().st_size

@@ -74,3 +74,30 @@ def test_a_literal_beyond_the_types_range_rounds_to_infinity_without_a_warning(d
     got = casedata.materialize([[big, -big, 1.5]], TensorType(DTYPES[dtype], (1, 3)), Path("."))
     assert np.isposinf(got[0, 0]) and np.isneginf(got[0, 1]) and got[0, 2] == 1.5
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize("where", ["case", "constant"])
+def test_a_npy_path_too_long_for_the_file_system_is_bad_input_not_our_bug(tmp_path, where):
+    """A path component past NAME_MAX (255 bytes on Linux): pathlib's exists() raises ENAMETOOLONG (it swallows only
+    'no such file' and its kin), so every command exited 3, 'internal error'. Now exit 2 naming the field, the path
+    shortened, in convert, validate and validate --list."""
+    from click.testing import CliRunner
+
+    from cli import main
+
+    name = "a" * 256 + ".npy"
+    data = {"case": ("", f"cases: [{{name: c, inputs: {{x: {name}}}}}]\n"),
+            "constant": (f"  constants: {{k: {{dtype: float32, shape: [1, 1, 1, 2], data: {name}}}}}\n",
+                         "cases: [{name: c, inputs: {x: [[[[1, 2]]]]}}]\n")}[where]
+    spec = tmp_path / "long.yaml"
+    spec.write_text("name: npy-long\nnetwork:\n  inputs: {x: {dtype: float32, shape: [1, 1, 1, 2]}}\n" + data[0]
+                    + "  layers: [{name: y, op: trt.ElementWise, inputs: [x, " + ("k" if where == "constant" else "x")
+                    + "], operation: SUM}]\n  outputs: [y]\n" + data[1])
+    for args in (["convert", spec, "-o", tmp_path / "m.onnx"], ["validate", spec, "-j", "0"],
+                 ["validate", "--list", spec]):
+        result = CliRunner().invoke(main, [str(a) for a in args])
+        assert result.exit_code == 2, (args, result.output)
+        assert "internal error" not in result.output and "Traceback" not in result.output
+        assert "aaaa... (260 characters): not a usable path (" in result.output and "File name too long" in result.output
+        assert max(len(line) for line in result.output.splitlines()) < 400, result.output
+    assert not (tmp_path / "m.onnx").exists()
