@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -11,7 +14,7 @@ from cli import main
 from converter.pipeline import safe_yaml
 from converter.pipeline.selection import find_specs, is_spec_file, spec_files, spec_name_of
 
-from .conftest import BAD_SPECS, SPECS
+from .conftest import BAD_SPECS, REPO, SPECS
 
 SEED = SPECS / "trt_scale/seed-scale-4d.yaml"
 
@@ -190,3 +193,36 @@ def test_a_network_with_profiles_is_a_spec_without_cases(tmp_path, text, name, w
     path = tmp_path / name
     path.write_text(text)
     assert is_spec_file(path) is want
+
+
+def test_the_names_pre_pass_stops_at_the_loaders_depth_bound(monkeypatch):
+    """validate reads each file's top-level name before it loads any (spec names must be unique); a flow nesting
+    60,000 deep before `name:` was parsed event by event in pure Python: minutes, where the loader refuses it
+    past 64 levels at once. The pre-pass now stops there too (None: the load reports the file)."""
+    import yaml
+
+    from converter.pipeline import selection
+
+    consumed = []
+    real = yaml.parse
+
+    def counting(*args, **kwargs):
+        for event in real(*args, **kwargs):
+            consumed.append(event)
+            yield event
+
+    monkeypatch.setattr(selection.yaml, "parse", counting)
+    text = "x: " + "[" * 60000 + "]" * 60000 + "\nname: a\nnetwork: {}\ncases: []\n"
+    assert selection._yaml_top_level_name(text) is None
+    assert len(consumed) <= safe_yaml.MAX_DEPTH + 8, len(consumed)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_fifo_named_on_the_command_line_is_refused_not_waited_on(tmp_path):
+    """validate's names pre-pass opened it and waited for a writer, forever (convert and --list refused it at once)."""
+    fifo = tmp_path / "f.yaml"
+    os.mkfifo(fifo)
+    proc = subprocess.run([sys.executable, str(REPO / "cli.py"), "validate", str(fifo), "-j", "1"], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "SPEC2ONNX_CACHE": "off"})
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"{fifo}: not a regular file" in proc.stdout

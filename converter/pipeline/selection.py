@@ -135,6 +135,8 @@ def _yaml_top_level_name(text: str) -> str | None:
                 return None  # the document is not a mapping
             if depth == 1 and key == "name":
                 return None
+            if depth >= safe_yaml.MAX_DEPTH:  # (past the loader's bound: it refuses the file, in milliseconds; the
+                return None                   # pure-Python parse of a deep flow took minutes here, before it)
             depth += 1
             key_next = depth == 1
             continue

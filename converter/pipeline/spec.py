@@ -6,7 +6,9 @@ Every problem is raised as ``SpecError`` naming the file and the field, e.g.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 from typing import Any, Callable
 
@@ -95,9 +97,15 @@ def _read_bytes(path: Path) -> bytes:
 
 def read_bounded(path: Path) -> bytes:
     """The file's bytes, at most MAX_SPEC_BYTES + 1 of them (one more than the limit: the caller can tell it is
-    over), whatever stat said; but no 16 MiB buffer for a 1 KiB file either (a read of the limit allocates it)."""
-    with path.open("rb") as handle:
-        first = min(os.fstat(handle.fileno()).st_size, MAX_SPEC_BYTES) + 1
+    over), whatever stat said; but no 16 MiB buffer for a 1 KiB file either (a read of the limit allocates it).
+    Opened without waiting (a FIFO with no writer blocked ``validate`` forever here, in the names' pre-pass), and
+    anything but a regular file is an OSError, as a missing file is."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        first = min(info.st_size, MAX_SPEC_BYTES) + 1
         data = handle.read(first)
         if len(data) == first:  # the file grew since stat, or is at the limit
             data += handle.read(MAX_SPEC_BYTES + 1 - len(data))
