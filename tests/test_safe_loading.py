@@ -197,7 +197,8 @@ def test_json_nan_and_comment_header_are_accepted(tmp_path):
     assert np.isnan(x[0]) and x[1] == np.inf and x[2] == -np.inf
 
 
-@pytest.mark.parametrize("text", ["a: 1" + "0" * 5000, "a: 18446744073709551616", "a: -0x8000000000000001"])
+@pytest.mark.parametrize("text", ["a: 1" + "0" * 5000, "a: 18446744073709551616", "a: 0x10000000000000000",
+                                  "a: -9223372036854775809"])
 def test_huge_yaml_integers(text):
     with pytest.raises(SpecError, match="does not fit in 64 bits"):
         safe_yaml.load_yaml(text)
@@ -464,3 +465,15 @@ def test_messages_are_one_line_for_every_corpus_file():
             load_spec(path)
         except UserError as exc:
             assert "\n" not in str(exc) and str(exc).startswith(f"{path}: "), path
+
+
+@pytest.mark.parametrize("text, want", [
+    ("010", 10), ("-010", -10), ("+3", 3), ("00", 0), ("0o17", 15), ("0x1F", 31), ("0xff", 255),  # numbers, as 1.2
+    ("0b101", "0b101"), ("1_000", "1_000"), ("1:30", "1:30"), ("-0x1F", "-0x1F"), ("0o8", "0o8"),  # 1.1's: text
+])
+def test_integers_are_read_as_yaml_1_2_reads_them(text, want):
+    """README: numbers as YAML 1.2 (its core schema) and JSON read them. PyYAML's YAML 1.1 rules read `010` as 8
+    (octal) and `1_000` as 1000, so `shape: [1, 1, 1, 010]` made an input of 8, silently, and refused `0o17`.
+    Expected values from the YAML 1.2.2 spec, 10.3.2 (core schema tag resolution)."""
+    assert safe_yaml.load_yaml(f"a: {text}") == {"a": want}
+    assert safe_yaml.plain_scalar_tag(text).endswith("int" if isinstance(want, int) else "str")

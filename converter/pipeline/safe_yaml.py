@@ -21,7 +21,9 @@ on documents built to hurt the loader:
 * **Integers** must fit in 64 bits (a 5,000-digit literal would otherwise raise
   Python's int-conversion ValueError deep in the loader).
 * **Numbers with an exponent** (``1e-3``, ``2E5``) are numbers, as YAML 1.2 and JSON read
-  them; PyYAML's YAML 1.1 rules read them as text (``EXPONENT_FLOAT``).
+  them; PyYAML's YAML 1.1 rules read them as text (``EXPONENT_FLOAT``). **Integers** are YAML 1.2's too:
+  ``010`` is 10 (YAML 1.1: 8), ``0o17`` octal, ``0x1F`` hexadecimal; ``0b101``, ``1_000`` and ``1:30`` are text
+  (``INT_1_2``).
 
 JSON: ``NaN``, ``Infinity`` and ``-Infinity`` are accepted (Python's ``json.dumps``
 writes them, and case data may hold them; the strings ``"nan"``, ``"inf"``,
@@ -175,6 +177,22 @@ class _SpecConstructor(yaml.constructor.SafeConstructor):
                             f"{str(getattr(node, 'value', ''))[:40]!r} as {_short_tag(node.tag)} ({type(exc).__name__})") from None
 
 
+def _construct_int(constructor, node) -> int:
+    """An integer as YAML 1.2's core schema reads it: decimal (a leading 0 is still decimal: ``010`` is 10), ``0o``
+    octal, ``0x`` hexadecimal. PyYAML's YAML 1.1 rules read ``010`` as 8 (octal), silently."""
+    text = str(constructor.construct_scalar(node))
+    sign, body = (-1, text[1:]) if text.startswith("-") else (1, text.removeprefix("+"))
+    if body[:2] in ("0o", "0x"):
+        return sign * int(body[2:], 8 if body[1] == "o" else 16)
+    if not body.isdigit():  # (int() would take underscores and spaces: `!!int 1_9` is no YAML 1.2 integer)
+        raise ValueError(f"invalid literal for an integer: {text!r}")
+    return sign * int(body, 10)
+
+
+_SpecConstructor.add_constructor(_INT_TAG, _construct_int)
+_SpecConstructor.construct_yaml_int = _construct_int  # (the composer's range check calls it by this name)
+
+
 class SpecYamlLoader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, _SpecComposer, _SpecConstructor,
                      yaml.resolver.Resolver):
     """The pure-Python loader: PyYAML's SafeLoader with our composer and constructor."""
@@ -211,6 +229,13 @@ _RESOLVERS = {
 # PyYAML follows YAML 1.1, whose floats need a dot and a signed exponent, and reads these as text, so a spec's
 # `scale: [1e-3]` was refused as "expected a number, got '1e-3'". Tried after YAML 1.1's int and float patterns.
 EXPONENT_FLOAT = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$")
+# Integers as YAML 1.2's core schema writes them (decimal, 0o octal, 0x hexadecimal), not YAML 1.1's (``010`` octal,
+# ``0b101``, ``1_000``, base 60 ``1:30``), which stay text: a spec's ``shape: [1, 010]`` was [1, 8] without a word.
+INT_1_2 = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
+for _first in list(_RESOLVERS):
+    _RESOLVERS[_first] = [(tag, regexp) for tag, regexp in _RESOLVERS[_first] if tag != _INT_TAG]
+for _first in "-+0123456789":
+    _RESOLVERS[_first] = [(_INT_TAG, INT_1_2), *_RESOLVERS.get(_first, [])]
 for _first in "-+.0123456789":
     _RESOLVERS[_first] = [*_RESOLVERS.get(_first, []), (_YAML + "float", EXPONENT_FLOAT)]
 for _loader in (SpecYamlLoader, SpecYamlCLoader):
