@@ -34,7 +34,7 @@ class UserError(Spec2OnnxError):
     def _render(self) -> str:
         where = ": ".join(part for part in (self.file, self.field) if part)
         text = f"{where}: {self.detail}" if where else self.detail
-        return printable(text)
+        return _bounded(printable(text))
 
     def located(self, *, file: str | None = None, field_prefix: str | None = None) -> "UserError":
         """Return a copy that also names the file, and a field path prefix."""
@@ -43,6 +43,18 @@ class UserError(Spec2OnnxError):
             joint = "" if field and field.startswith("[") else "."  # xfail[0], not xfail.[0]
             field = f"{field_prefix}{joint}{field}" if field else field_prefix
         return type(self)(self.detail, file=self.file or file, field=field)
+
+
+MAX_MESSAGE = 2000  # characters of a user error's line: a huge value it quotes (a 200,000-character name) is cut
+
+
+def _bounded(text: str) -> str:
+    """``text`` of at most about MAX_MESSAGE characters: its middle cut where a quoted value made it huge, so that
+    the start (file, field) and the end (what is allowed) stay."""
+    if len(text) <= MAX_MESSAGE:
+        return text
+    head, tail = text[:MAX_MESSAGE * 3 // 4], text[-MAX_MESSAGE // 4:]
+    return f"{head}... ({len(text) - len(head) - len(tail):,} characters cut) ...{tail}"
 
 
 def printable(text: str) -> str:

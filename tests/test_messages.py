@@ -58,3 +58,25 @@ def test_an_unnamed_node_is_named_once_with_its_op():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     lines = [str(p) for p in check_model(model, resolve_target("tensorrt"))]
     assert lines == ["tensorrt: #0 (Unique): not supported by onnx-tensorrt"], lines
+
+
+def test_a_huge_value_in_a_user_error_is_cut_in_its_middle(tmp_path):
+    """A 200,000-character output name made a 200 KB error line (the unknown key of a mapping, printed twice, 400 KB).
+    The line keeps its start (the file, the field) and its end (what is allowed), the middle cut and counted."""
+    import pytest
+
+    from converter.errors import MAX_MESSAGE, SpecError
+
+    name = "x" * 200_000
+    spec = tmp_path / "long.yaml"
+    spec.write_text("name: lo\nnetwork:\n  inputs: {x: {dtype: float32, shape: [1, 1, 1, 2]}}\n"
+                    "  layers: [{name: y, op: trt.Scale, inputs: [x], mode: UNIFORM}]\n"
+                    f"  outputs: [{name}]\ncases: [{{name: c, inputs: {{x: [[[[1, 2]]]]}}}}]\n")
+    with pytest.raises(SpecError) as caught:
+        load_spec(spec)
+    text = str(caught.value)
+    assert len(text) <= MAX_MESSAGE + 60 and "\n" not in text, len(text)
+    assert text.startswith(f"{spec}: network.outputs[0]: 'xxx") and text.endswith("' is not a layer; outputs name layers")
+    assert "characters cut) ..." in text
+    short = SpecError("a short message", field="f")
+    assert str(short) == "f: a short message"
