@@ -226,3 +226,15 @@ def test_a_fifo_named_on_the_command_line_is_refused_not_waited_on(tmp_path):
                           text=True, timeout=120, env={**os.environ, "SPEC2ONNX_CACHE": "off"})
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert f"{fifo}: not a regular file" in proc.stdout
+
+
+def test_a_spec_whose_keys_are_written_as_explicit_yaml_keys_is_found_in_a_folder(tmp_path):
+    """`? network` / `: ...` is a valid YAML key: the spec passed when named, and a folder run left it out without a
+    word (only -v said SKIP), since the cheap sniff looks for `network:` at column 0. Such a file is parsed instead."""
+    (tmp_path / "explicit.yaml").write_text(
+        "name: explicit\n? network\n: inputs: {x: {dtype: float32, shape: [1, 1, 1, 2]}}\n"
+        "  layers: [{name: y, op: trt.Scale, inputs: [x], mode: UNIFORM, scale: [2]}]\n  outputs: [y]\n"
+        "cases: [{name: c, inputs: {x: [[[[1, 2]]]]}, expected: {y: [[[[2, 4]]]]}}]\n")
+    (tmp_path / "notes.yaml").write_text("? just\n: a mapping\n")  # explicit keys, and no spec: still skipped
+    assert is_spec_file(tmp_path / "explicit.yaml") and not is_spec_file(tmp_path / "notes.yaml")
+    assert [p.name for p in find_specs([tmp_path]).files] == ["explicit.yaml"]

@@ -73,6 +73,7 @@ def matches(case_id: str, patterns: Iterable[str]) -> bool:
 _BLOCK_KEY = re.compile(r"""^(["']?)(network|cases)\1[ \t]*:""", re.MULTILINE)  # a top-level key of a YAML block mapping
 _ANY_KEY = re.compile(r"""(["']?)\b(network|cases|profiles)\1\s*:""")
 _NESTED_PROFILES = re.compile(r"""^[ \t]+(["']?)profiles\1[ \t]*:""", re.MULTILINE)  # network.profiles, block style
+_EXPLICIT_KEY = re.compile(r"^\?[ \t]", re.MULTILINE)  # `? network` then `: ...`: a key the patterns above miss
 _YAML_PREAMBLE = re.compile(r"(?:\s|#[^\n]*|---|%[^\n]*)*")  # blank lines, comments, directives, document start
 
 
@@ -98,7 +99,8 @@ def is_spec_file(path: str | Path) -> bool:
         top = {m.group(2) for m in _BLOCK_KEY.finditer(text)}
         if top == {"network", "cases"} or (top == {"network"} and _NESTED_PROFILES.search(text)):
             return True
-        if top != {"network"} and not text[_YAML_PREAMBLE.match(text).end():].startswith("{"):
+        if top != {"network"} and not text[_YAML_PREAMBLE.match(text).end():].startswith("{") \
+                and not _EXPLICIT_KEY.search(text):
             return False  # a block mapping without a network (or with one but no cases: parsed below), a list, ...
     try:
         doc = safe_yaml.load_json(text) if path.suffix == ".json" else safe_yaml.load_yaml(text)
