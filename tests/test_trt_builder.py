@@ -968,3 +968,14 @@ def test_layer_types_and_the_network_as_a_sequence_as_in_tensorrts_python_api():
     assert scale.type == "SCALE"  # (a str enum: what .type gave before still compares equal)
     with pytest.raises(trt.BuilderValueError, match=r"get_layer\(2\): the network has 2 layers"):
         network[2]
+
+
+def test_a_tensor_of_nothing_cannot_be_made_by_hand():
+    """docs/builder.md: tensors have no constructor, a network makes them. trt.ITensor(network, "ghost") was made all the
+    same, and its .shape then raised a bare KeyError; so was a second tensor for an existing input."""
+    network = trt.Builder(trt.Logger()).create_network()
+    x = network.add_input("x", trt.float32, (1, 1, 2, 2))
+    for name in ("ghost", "x"):
+        with pytest.raises(trt.BuilderTypeError, match=r"^trt\.ITensor\(\): no constructor: a network makes them"):
+            trt.ITensor(network, name)
+    assert x.shape == (1, 1, 2, 2) and network.get_input(0) is x

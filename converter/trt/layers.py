@@ -136,6 +136,10 @@ class ITensor(Strict):
 
     def __init__(self, network, name: str | None, producer: "ILayer | None" = None):
         _made_by_a_network(network, "ITensor", "network.add_input(...) or layer.get_output(0)")
+        if producer is None and (name not in network._input_types or name in network._inputs):
+            # (a network input is made once, by add_input; trt.ITensor(network, "ghost") made a tensor of nothing)
+            raise BuilderTypeError("trt.ITensor(): no constructor: a network makes them "
+                                   "(network.add_input(...) or layer.get_output(0))")
         self._network, self._name, self._producer = network, name, producer
         self._range: tuple[float, float] | None = None
 
