@@ -18,23 +18,24 @@ def brief(value: Any, limit: int = LIMIT) -> str:
     elif isinstance(value, (list, tuple)):
         shape = None
     else:
-        return _cut(repr(value))
+        return shortened(repr(value))
     flat = list(_flatten(value))
     if len(flat) <= limit:
-        return _cut(repr(list(value) if isinstance(value, tuple) else value))
+        return shortened(repr(list(value) if isinstance(value, tuple) else value))
     dims = f", shape {'x'.join(map(str, shape))}" if shape and len(shape) > 1 else ""
     if all(_same(v, flat[0]) for v in flat):
-        return f"[{_cut(repr(flat[0]), 30)} x{len(flat)}{dims}]"
-    return f"[{', '.join(_cut(repr(v), 15) for v in flat[:3])}, ... {len(flat)} values{dims}]"
+        return f"[{shortened(repr(flat[0]), 30)} x{len(flat)}{dims}]"
+    return f"[{', '.join(shortened(repr(v), 15) for v in flat[:3])}, ... {len(flat)} values{dims}]"
 
 
 def shortened(text: str, width: int = WIDTH) -> str:
     """``text`` cut after about ``width`` characters, its length said (a path or a name a user may make huge)."""
-    return _cut(text, width)
-
-
-def _cut(text: str, width: int = WIDTH) -> str:
     return text if len(text) <= width else f"{text[:max(width - 20, 8)]}... ({len(text):,} characters)"
+
+
+def nonfinite_counts(nan: int, posinf: int, neginf: int) -> str:
+    """``9 NaN, 1 +inf``: the counts of an array's non-finite elements that are not 0."""
+    return ", ".join(f"{n} {what}" for n, what in ((nan, "NaN"), (posinf, "+inf"), (neginf, "-inf")) if n)
 
 
 def _flatten(value):

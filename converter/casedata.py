@@ -74,15 +74,15 @@ def _load_npy(path_text: str, spec_dir: Path) -> np.ndarray:
     if root != path and root not in path.parents:
         raise SpecError(f"{text}: .npy files must lie inside the spec's folder ({spec_dir}), symlinks resolved")
     try:
-        mode = path.stat().st_mode
+        info = path.stat()
     except FileNotFoundError:
         raise SpecError(f"{text}: no such file") from None
     except (OSError, ValueError) as exc:  # a name longer than the file system's NAME_MAX, a component not a folder
         raise SpecError(f"{text}: not a usable path ({_reason(exc)})") from None
-    if not stat.S_ISREG(mode):
+    if not stat.S_ISREG(info.st_mode):
         raise SpecError(f"{text}: not a regular file")
     try:
-        size = path.stat().st_size
+        size = info.st_size
         if size > MAX_NPY_BYTES + NPY_HEADER_ROOM:  # (a 256 MiB tensor's file is 256 MiB and its header)
             raise SpecError(f"{text}: larger than the {MAX_NPY_BYTES // 2**20} MiB limit for .npy files")
         with path.open("rb") as handle:

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 import ml_dtypes
 import numpy as np
 
+from .brief import nonfinite_counts
 from .dtypes import DType
 from .errors import SpecError, UserError
 
@@ -700,9 +701,8 @@ class NonFinite:
 
     def describe(self) -> str:
         """``9 NaN of 16 elements, the first at [0] (nan)``: the counts that are not 0, the first element."""
-        counts = [f"{n} {what}" for n, what in ((self.nan, "NaN"), (self.posinf, "+inf"), (self.neginf, "-inf")) if n]
-        return (f"{', '.join(counts)} of {self.total} elements, the first at {list(self.first_index)} "
-                f"({self.first_value!r})")
+        return (f"{nonfinite_counts(self.nan, self.posinf, self.neginf)} of {self.total} elements, the first at "
+                f"{list(self.first_index)} ({self.first_value!r})")
 
     def to_dict(self) -> dict:
         return {"nonfinite": {"nan": self.nan, "posinf": self.posinf, "neginf": self.neginf}, "total": self.total,

@@ -189,11 +189,11 @@ def validate(specs: SpecSource | Iterable[SpecSource] | None = None, *, runtime:
     every = [pipeline.make_options(runtimes=(runtime,) if isinstance(runtime, str) else tuple(runtime), provider=provider,
                                    opset=opset, target=name, refused=refused, precision=precision) for name in targets]
     patterns = (patterns,) if isinstance(patterns, str) else tuple(patterns)  # one pattern, not one per character
-    if not (specs is None or isinstance(specs, (str, os.PathLike, Mapping, Spec))
-            or (isinstance(specs, Iterable) and not isinstance(specs, bytes))):
+    one = specs is None or isinstance(specs, (str, os.PathLike, Mapping, Spec))
+    if not (one or (isinstance(specs, Iterable) and not isinstance(specs, bytes))):
         raise UserError(f"validate(specs): expected a path, a mapping, a Spec or a list of them, got "
                         f"{type(specs).__name__} {specs!r:.60}")
-    items = [specs] if specs is None or isinstance(specs, (str, os.PathLike, Mapping, Spec)) else list(specs)
+    items = [specs] if one else list(specs)
     t0 = time.perf_counter()
     results: list[CaseResult] = []
     paths: list[Path] = []

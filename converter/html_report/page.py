@@ -11,7 +11,7 @@ import os
 import shlex
 from pathlib import Path
 
-from ..brief import counted
+from ..brief import counted, nonfinite_counts
 from ..errors import UserError
 from . import plots
 from .graph import graph_svg
@@ -92,9 +92,7 @@ def _error_values(c: dict) -> dict:
 
 def _nonfinite_row(r, c: dict) -> list[str]:
     """An output that holds NaN or an infinity (run fails on it unless --allow-nonfinite): how many, on which side."""
-    counts = c["nonfinite"]
-    found = ", ".join(f"{counts[k]} {label}" for k, label in (("nan", "NaN"), ("posinf", "+inf"), ("neginf", "-inf"))
-                      if counts.get(k))
+    found = nonfinite_counts(*(c["nonfinite"].get(k, 0) for k in ("nan", "posinf", "neginf")))
     return [e(r.id), _outcome(r.outcome), e(c.get("output", "")), e(f"{c.get('actual', '')} gives {found} of "
             f"{c.get('total', '?')} elements"), "", *([""] * len(_STATS)),
             _outcome("FAIL") + " " + e("non-finite (--allow-nonfinite compares them as values)")]

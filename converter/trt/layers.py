@@ -101,7 +101,14 @@ class Weights(Strict):
 def _made_by_a_network(network, name: str, how: str) -> None:
     """Tensors and layers are made by a network, as in TensorRT, whose classes have no Python constructor."""
     if not isinstance(getattr(network, "_layers", None), list) or not hasattr(network, "_input_types"):
-        raise BuilderTypeError(f"trt.{name}(): no constructor: a network makes them ({how})")
+        raise _no_constructor(name, how)
+
+
+def _no_constructor(name: str, how: str) -> BuilderTypeError:
+    return BuilderTypeError(f"trt.{name}(): no constructor: a network makes them ({how})")
+
+
+_TENSOR_MADE_BY = "network.add_input(...) or layer.get_output(0)"
 
 
 def setting(name: str, convert, default: Any = None, doc: str = "") -> property:
@@ -135,11 +142,10 @@ class ITensor(Strict):
     """A tensor of a network: a network input, a constant, or a layer's output."""
 
     def __init__(self, network, name: str | None, producer: "ILayer | None" = None):
-        _made_by_a_network(network, "ITensor", "network.add_input(...) or layer.get_output(0)")
+        _made_by_a_network(network, "ITensor", _TENSOR_MADE_BY)
         if producer is None and (name not in network._input_types or name in network._inputs):
             # (a network input is made once, by add_input; trt.ITensor(network, "ghost") made a tensor of nothing)
-            raise BuilderTypeError("trt.ITensor(): no constructor: a network makes them "
-                                   "(network.add_input(...) or layer.get_output(0))")
+            raise _no_constructor("ITensor", _TENSOR_MADE_BY)
         self._network, self._name, self._producer = network, name, producer
         self._range: tuple[float, float] | None = None
 
