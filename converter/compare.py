@@ -249,7 +249,8 @@ def _compare(actual, expected, tol: Tolerance, stat: str, want_stats: bool, sink
         worst_index=worst, actual_value=got, expected_value=want,
         first=tuple(at(f) for f in total.first),
         min_atol=total.min_atol if math.isfinite(total.min_atol) else None,
-        min_rtol=total.min_rtol if math.isfinite(total.min_rtol) else None, integral=not is_float,
+        # (no rtol applies to an integer or bool output, resolve_tolerance: none "would pass")
+        min_rtol=total.min_rtol if is_float and math.isfinite(total.min_rtol) else None, integral=not is_float,
     ), stats
 
 
@@ -356,7 +357,7 @@ class _Errors:
         return ErrorStats(self.n, self.max_abs, self.sum_abs / self.n,
                           float(np.median(self.abs_all[:self.n], overwrite_input=True)), self.max_rel,
                           self.sum_rel / self.n, median_rel, self.max_ulp, self.min_atol,
-                          self.min_rtol if math.isfinite(self.min_rtol) else None)
+                          self.min_rtol if self.is_float and math.isfinite(self.min_rtol) else None)  # (ints: no rtol)
 
 
 def _finite_ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:

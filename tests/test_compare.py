@@ -391,3 +391,19 @@ def test_an_integer_outputs_hint_names_only_an_atol_and_where_it_comes_from():
     assert compare(got, want, resolve_tolerance(DTYPES["int64"], Tolerance(atol=12))) is None
     floats = compare(got.astype(np.float32), want.astype(np.float32), resolve_tolerance(DTYPES["float32"])).describe()
     assert "rtol >=" in floats and "integer output" not in floats
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint16, np.int64])
+def test_an_integer_mismatch_names_no_rtol_that_would_pass(dtype):
+    """No rtol applies to an integer output (resolve_tolerance: exact unless a spec gives an atol), so neither the
+    mismatch nor the error statistics may report one that "would pass" (the reports printed min_rtol 0.125 for
+    an expected 8 off by one, a tolerance that could never be used)."""
+    from converter.compare import compare_stats
+
+    actual, expected = np.array([9, 2], dtype), np.array([8, 2], dtype)
+    tol = resolve_tolerance(DTYPES[np.dtype(dtype).name], Tolerance(0.0, 0.125))
+    assert (tol.atol, tol.rtol) == (0.0, 0.0)
+    mismatch, stats = compare_stats(actual, expected, tol, "elemwise")
+    assert mismatch.count == 1 and mismatch.min_atol == 1.0 and mismatch.min_rtol is None
+    assert mismatch.to_dict()["min_rtol"] is None
+    assert stats.max_rel == 0.125 and stats.min_atol == 1.0 and stats.min_rtol is None
