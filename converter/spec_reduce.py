@@ -43,8 +43,8 @@ import onnx
 from . import reference
 from .compare import Tolerance, compare, resolve_tolerance
 from .errors import EXIT_FAILED, EXIT_OK, InternalError, UserError, printable
-from .files import write_atomic
-from .model.inputs import dtype_of_array, load_arrays, save_arrays
+from .files import save_arrays, write_atomic
+from .model.inputs import dtype_of_array, load_arrays
 from .model.reduce import _value_info, inputs_path, outputs_path
 from .model.run import check_written, make_run_options, run_model, topological_order, _used_names
 from .network import Layer, Network

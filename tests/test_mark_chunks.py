@@ -23,7 +23,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from cli import main
 from converter.model import run as model_run
-from converter.model.inputs import save_arrays_from
+from converter.files import save_arrays_from
 
 LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 SHAPE = (2, 3)

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
 from converter.errors import UserError
-from converter.model.inputs import bind_shapes, generate, load_arrays, parse_shapes, parse_val_ranges, save_arrays
+from converter.files import save_arrays
+from converter.model.inputs import bind_shapes, generate, load_arrays, parse_shapes, parse_val_ranges
 from converter.untrusted.declared import Tensor
 from converter.model.run import mark_all, topological_order
 

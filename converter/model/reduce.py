@@ -48,10 +48,10 @@ from ..brief import counted
 from ..budget import default_budget
 from ..errors import EXIT_FAILED, EXIT_OK, UserError, printable
 from ..process.interrupts import exit_status
-from ..files import write_atomic
+from ..files import save_arrays, write_atomic
 from ..process.isolated import command_status
 from ..report import write_html
-from .inputs import dtype_of_array, load_arrays, model_outputs, save_arrays
+from .inputs import dtype_of_array, load_arrays, model_outputs
 from ..untrusted.reading import read_model_with_data
 from .run import (DEFAULT_RUNTIMES, ERROR, FAIL, RunOptions, make_run_options, check_written, run_model,
                   topological_order, _golden, _read_golden, _used_names)

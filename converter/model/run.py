@@ -40,13 +40,13 @@ from ..compare import (Mismatch, NonFinite, Tolerance, command_line_stats, comma
                       error_stat_for, nonfinite, refuse_unknown_outputs, resolve_tolerance, value_stats)
 from ..error_map import summarize
 from ..errors import EXIT_FAILED, EXIT_OK, UserError
-from ..files import check_distinct, check_output
+from ..files import check_distinct, check_npz_names, check_output, save_arrays, save_arrays_from
 from ..installed.opset import ORT_MAX_IR_VERSION, ORT_MAX_OPSET
 from ..installed.ort_build import build, newest_loadable_ir, newest_loadable_opset
 from ..process import isolation
-from .inputs import (bind_shapes, check_npz_names, dtype_of_array, generate, load_arrays, loaded_inputs, model_inputs,
+from .inputs import (bind_shapes, dtype_of_array, generate, load_arrays, loaded_inputs, model_inputs,
                      model_outputs, parse_shapes, parse_val_ranges, pick_profile, profile_shapes, profile_values,
-                     save_arrays, save_arrays_from, show_shape)
+                     show_shape)
 from ..untrusted.declared import STRING, Tensor
 from ..untrusted.profiles import CORNERS, PROFILES_KEY, model_profiles
 from ..untrusted.reading import read_model_with_data, read_test_data_set
