@@ -128,6 +128,33 @@ def test_the_budget_holds_for_cached_specs(tmp_path, cache):
         load_spec(path, max_memory=100)
 
 
+DYNAMIC = """\
+name: dynamic-spec
+network:
+  inputs: {x: {dtype: float32, shape: [n, 64]}}
+  layers:
+  - {name: y, op: trt.ElementWise, inputs: [x, x], operation: SUM}
+  outputs: [y]
+  profiles: [{x: {min: [1, 64], opt: [2, 64], max: [1000, 64]}}]
+cases:
+- name: c
+  inputs: {x: {random: uniform, seed: 4, shape: [2, 64]}}
+"""
+
+
+def test_the_budget_holds_for_cached_dynamic_specs_at_their_profiles_max(tmp_path, cache):
+    """A dynamic network is estimated at its profiles' max: x and y at [1000, 64] float32, 256,000 bytes each; the
+    cached entry kept the network's own estimate, where the dynamic tensors counted 0 bytes, and a warm cache then
+    took any budget that the same load without the cache refused."""
+    path = _write(tmp_path, DYNAMIC)
+    with pytest.raises(SpecError, match="above the memory budget of 100 KiB"):
+        load_spec(path, max_memory=100 * 1024)  # cold
+    load_spec(path, max_memory=2**30)  # cached now
+    assert _entries(cache)
+    with pytest.raises(SpecError, match="above the memory budget of 100 KiB"):
+        load_spec(path, max_memory=100 * 1024)  # warm: the same verdict
+
+
 def test_no_caching_when_off(tmp_path, monkeypatch):
     monkeypatch.setenv("SPEC2ONNX_CACHE", "off")
     load_spec(_write(tmp_path))

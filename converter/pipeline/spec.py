@@ -66,10 +66,11 @@ def load_spec_keyed(path: str | Path, *, max_memory: int | None = None, runs: in
             if cached is not None and (cached.cases or not require_cases):  # a case-less spec: only for converting
                 return cached, key
             npy_reads = casedata.npy_reads
-            spec = parse_spec(_document(data, path), path, max_memory=max_memory, runs=runs, require_cases=require_cases)
+            spec, est = _parse_spec(_document(data, path), path, None, max_memory, runs, require_cases)
             kept = False
             if casedata.npy_reads == npy_reads and spec.cases:  # it depends on its own file only
-                est = budget.estimate(spec.network, [{"expected": c.expected or {}} for c in spec.cases])
+                # (the estimate the budget was checked against: a dynamic network's at its profiles' max, which the
+                # network's own types, dynamic dimensions counting 0 bytes, are not: a warm cache took any budget)
                 kept = spec_cache.put(key, spec, est.total, est.runtime)
             return spec, (key if kept else None)
     except UserError as exc:
@@ -129,6 +130,13 @@ def parse_spec(doc: Any, path: Path, spec_dir: Path | None = None, *, max_memory
     ``path`` names the spec in results; relative ``.npy`` paths start at ``spec_dir``, by default its folder.
     ``max_memory`` and ``runs``: see ``load_spec``.
     """
+    return _parse_spec(doc, path, spec_dir, max_memory, runs, require_cases)[0]
+
+
+def _parse_spec(doc: Any, path: Path, spec_dir: Path | None, max_memory: int | None, runs: int,
+                require_cases: bool) -> tuple[Spec, budget.Estimate]:
+    """``parse_spec``, and the estimate of its peak with one runtime configuration that the budget was checked
+    against (each dynamic tensor at its profiles' max), which the spec cache keeps to check later budgets."""
     spec_dir = path.parent if spec_dir is None else spec_dir
     if isinstance(doc, dict) and "network" not in doc and ("cases" not in doc or set(doc) - set(TOP_KEYS)):
         raise SpecError("not a spec: a spec's top level is a mapping with 'name', 'network' and 'cases'; "
@@ -152,7 +160,8 @@ def parse_spec(doc: Any, path: Path, spec_dir: Path | None = None, *, max_memory
     cases = _parse_cases(raw_cases, network, spec_dir)
     if xfail and cases:
         _at("xfail", check_cases, xfail, [c.name for c in cases])
-    return Spec(name, path, network, cases, source, opset, tolerance, xfail, precision)
+    return (Spec(name, path, network, cases, source, opset, tolerance, xfail, precision),
+            budget.estimate(network, raw_cases, 1, types=largest))
 
 
 def _precision(value: Any) -> tuple[str, ...]:
