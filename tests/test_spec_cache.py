@@ -209,7 +209,8 @@ def test_a_cached_spec_is_lowered_once_per_opset(tmp_path, cache, monkeypatch):
     assert _validate(path) == ["PASS", "PASS"]
     assert lowered == []  # from the entry
     assert _validate(path, opset=13) == ["PASS", "PASS"]
-    assert lowered == ["target=ort-cpu;opset=13;fixed=True;provider=CPUExecutionProvider;static=True"] and len(_models(cache)) == 2
+    assert [v.partition(";registry=")[0] for v in lowered] == [
+        "target=ort-cpu;opset=13;fixed=True;provider=CPUExecutionProvider;static=True"] and len(_models(cache)) == 2
 
 
 def test_a_spec_checked_twice_hits_its_model_entry(tmp_path, cache, monkeypatch):
@@ -312,6 +313,31 @@ def test_a_model_lowered_for_a_target_is_cached_with_its_opset_and_check(tmp_pat
     second = list(validate_spec(load_spec(path), options))
     assert [(r.outcome, r.opset, r.problems) for r in second] == [(r.outcome, r.opset, r.problems) for r in first]
     assert len(_models(cache)) == 1
+
+
+def test_a_model_checked_against_one_onnxruntime_registry_is_not_served_for_another(tmp_path, cache, monkeypatch):
+    """ort-cpu's static check reads the installed onnxruntime's kernel registry, and its verdict (REFUSED where a
+    kernel is missing) and opset are kept with the model: another build (an upgrade, a reduced build, the GPU
+    package), or the committed table in its place (SPEC2ONNX_KERNEL_TABLES=committed), must check again. A reduced
+    build without Mul's kernel kept its REFUSED verdict for the full build after it (and the reverse)."""
+    from converter.installed import ort_build
+    from converter.targets import ort_kernels
+    from converter.targets.target import Target
+
+    path = _write(tmp_path)
+    assert _validate(path, target="ort-cpu") == ["PASS", "PASS"]
+    assert _validate(path, target="ort-cpu") == ["PASS", "PASS"] and len(_models(cache)) == 1  # the same build: a hit
+    monkeypatch.setattr(ort_build, "identity", lambda: b"another onnxruntime build")
+    assert _validate(path, target="ort-cpu") == ["PASS", "PASS"] and len(_models(cache)) == 2
+    monkeypatch.setenv("SPEC2ONNX_KERNEL_TABLES", "committed")
+    ort_kernels.kernel_table.cache_clear()
+    try:
+        assert _validate(path, target="ort-cpu") == ["PASS", "PASS"] and len(_models(cache)) == 3
+    finally:
+        monkeypatch.delenv("SPEC2ONNX_KERNEL_TABLES")
+        ort_kernels.kernel_table.cache_clear()
+    assert _validate(path, target="tensorrt") == ["PASS", "PASS"]  # a check of committed rules only: no registry
+    assert ort_kernels.registry_read(Target("tensorrt")) == "" and ort_kernels.registry_read(Target("ort-cpu"))
 
 
 # -- the numpy reference's outputs (issue 34, item 2) ---------------------------------------------------------------

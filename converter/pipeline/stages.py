@@ -46,6 +46,7 @@ from .shapes import case_shapes
 from .spec import Case, Spec
 from ..targets.target import (Target, check_precision, choose_target, precision_targets,  # noqa: F401
                              provider_for_target, resolve_target, target_for_provider)
+from ..targets.ort_kernels import registry_read
 from ..targets.profiles import target_names
 from ..targets.spec_rules import refuse_spec
 from .spec import load_rules_file
@@ -257,8 +258,9 @@ def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int,
         return json.dumps({"opset": chosen, "static": static, "host": note}).encode() + b"\n" + model.SerializeToString()
 
     precision = ",".join(sorted(set(spec.precision) | target.precision))  # (the check reads it)
+    registry = registry_read(target)  # (the check reads the installed onnxruntime's kernel registry for ort-*)
     variant = (f"target={target.name};opset={opset};fixed={fixed};provider={provider};static={options.static_check}"
-               + (f";precision={precision}" if precision else ""))
+               + (f";precision={precision}" if precision else "") + (f";registry={registry}" if registry else ""))
     head, _, model_bytes = spec_cache.lowered_model(spec, variant, build, content).partition(b"\n")  # (JSON has no raw newline)
     meta = json.loads(head)
     if options.host_model_dir and meta.get("host"):

@@ -21,6 +21,7 @@ rows replace the pinned table's; null: that version registers no kernel for the 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -102,6 +103,19 @@ def installed_registry(target: str) -> bool:
     check models that onnxruntime's own limits too (the newest opset and IR version it loads: opset.py probes
     them once with a one-node model, never the model checked)."""
     return kernel_table(target) is not committed(target)
+
+
+def registry_read(target: Target) -> str:
+    """What ``target``'s static check reads of the installed onnxruntime, for the keys of what it computed
+    (spec_cache.lowered_model keeps the check's verdict and opset with the model): "" for a target whose check
+    reads committed tables only; for one whose table is onnxruntime's registry, the build that answered (its files,
+    ort_build.identity: an upgrade, a reduced build, onnxruntime-gpu in place of onnxruntime) or "committed" where the
+    committed table stands in (SPEC2ONNX_KERNEL_TABLES=committed, or a registry that could not be read)."""
+    if not target.profile.get("registry"):
+        return ""
+    if not installed_registry(target.name):
+        return "committed"
+    return hashlib.sha256(ort_build.identity()).hexdigest()[:32]
 
 
 def table_version(table: dict) -> str | None:
