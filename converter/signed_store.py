@@ -178,15 +178,33 @@ def _read_key(path: Path) -> bytes | None:
 
 
 def _make_key(folder: Path, path: Path) -> bytes | None:
+    """A new key, whole or not at all: written to a temporary file, then linked as ``key`` (which fails where
+    another process linked its own first: theirs is read). Created empty and filled after, a key was read empty
+    by a process starting at the same moment (caching off, with a warning to remove it), and a full disk left
+    it empty for good."""
+    temp = None
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(path, _CREATE_FLAGS, 0o600)
+        temp = folder / files.temp_name("key")
+        fd = os.open(temp, _CREATE_FLAGS, 0o600)
         with os.fdopen(fd, "wb") as handle:
             handle.write(secrets.token_bytes(KEY_BYTES))
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            raise
+        except OSError:  # a file system without hard links: renamed instead (a key another process renamed at the
+            os.replace(temp, path)  # same moment is replaced: its entries are misses, made again; never a torn key)
     except FileExistsError:  # another process made it first
         pass
-    except OSError:
+    except OSError:  # (a full disk, a folder that cannot be written, no hard links: no key, no caching)
         return None
+    finally:
+        if temp is not None:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
     return secret(folder)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import pickle
 from pathlib import Path
 
@@ -496,3 +497,57 @@ def test_a_cache_subfolder_removed_while_its_descriptor_is_kept_is_opened_again(
     assert signed_store.read(cache, secret, kind, "ab" * 32) is None
     signed_store.write(cache, secret, kind, "ab" * 32, b"two")
     assert signed_store.read(cache, secret, kind, "ab" * 32) == b"two"
+
+
+# -- the key that signs the folder --------------------------------------------------------------------------------
+
+def test_the_key_is_never_seen_half_written(tmp_path, monkeypatch):
+    """Made as a temporary file and linked whole: a process starting at the same moment found it empty (created,
+    not yet written), turned caching off and said to remove it."""
+    folder = tmp_path / "cache"
+    real = signed_store.secrets.token_bytes
+    seen = []
+
+    def token_bytes(n):  # what another process sees while the key is written
+        seen.append([p.name for p in folder.iterdir() if not p.name.startswith(".")])
+        return real(n)
+
+    monkeypatch.setattr(signed_store.secrets, "token_bytes", token_bytes)
+    key = signed_store.secret(folder)
+    assert seen and all(names == [] for names in seen) and key is not None and len(key) == signed_store.KEY_BYTES
+    assert sorted(p.name for p in folder.iterdir()) == ["key"]  # (the temporary file gone)
+    assert signed_store.secret(folder) == key
+
+
+def test_a_key_that_cannot_be_written_leaves_nothing_behind(tmp_path, monkeypatch):
+    """A full disk: no key and no caching for that run, and no empty key left, which turned caching off for every
+    later run (with a warning each time) until removed by hand."""
+    import errno
+
+    folder = tmp_path / "cache"
+    real = signed_store.secrets.token_bytes
+
+    def full(n):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(signed_store.secrets, "token_bytes", full)
+    assert signed_store.secret(folder) is None
+    assert list(folder.iterdir()) == []
+    monkeypatch.setattr(signed_store.secrets, "token_bytes", real)
+    assert signed_store.secret(folder) is not None  # space again: a key, silently
+
+
+def test_a_key_linked_first_by_another_process_is_the_one_used(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    theirs = b"k" * signed_store.KEY_BYTES
+    real_link = os.link
+
+    def link(src, dst):  # another process links its key between our write and our link
+        (folder / "key").write_bytes(theirs)
+        os.chmod(folder / "key", 0o600)
+        return real_link(src, dst)
+
+    monkeypatch.setattr(signed_store.os, "link", link)
+    assert signed_store.secret(folder) == theirs
+    assert sorted(p.name for p in folder.iterdir()) == ["key"]
