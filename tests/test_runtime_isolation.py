@@ -179,3 +179,33 @@ def test_the_cuda_benchmark_measures_or_says_why_not():
     else:
         assert figures["provider"] == "CUDAExecutionProvider" and figures["specs"] == 3, figures
         assert figures["validate_ms"] > 0 and figures["bare_ms"] > 0 and len(figures["rounds"]) == 1
+
+
+def test_a_child_that_ran_out_of_time_is_asked_again_by_a_run_that_waits_longer(tmp_path, monkeypatch):
+    """A timeout says how long that run waited, not what the build is: kept for runs with the same limit (a hang is
+    paid once per build and limit), asked again with another. One run with SPEC2ONNX_RUNTIME_TIMEOUT=0.05 made every
+    later command warn and use the committed tables (opset <= 26 where onnxruntime 1.32 loads 28)."""
+    from converter.installed import ort_build
+
+    monkeypatch.setenv("SPEC2ONNX_CACHE", str(tmp_path))
+    monkeypatch.delenv("SPEC2ONNX_KERNEL_TABLES", raising=False)
+    calls = []
+
+    def ask(task, request, data=b"", seconds=None):
+        calls.append(ort_build.isolated.timeout())
+        if ort_build.isolated.timeout() < 1:
+            return ort_build.isolated.Reply(failure="the child process did not answer within 0.05 s", timed_out=True)
+        return ort_build.isolated.Reply(answers=[{"stage": "import", "version": "9.9.9", "providers": []},
+                                                 {"stage": "registry", "tables": {}}, {"stage": "done"}])
+
+    monkeypatch.setattr(ort_build.isolated, "ask", ask)
+    try:
+        for seconds, expected_calls in (("0.05", [0.05]), ("0.05", [0.05]), ("60", [0.05, 60.0]), ("60", [0.05, 60.0]),
+                                        ("0.05", [0.05, 60.0])):  # (the full answer, once had, serves every limit)
+            monkeypatch.setenv("SPEC2ONNX_RUNTIME_TIMEOUT", seconds)
+            ort_build.forget()
+            found = ort_build.build()
+            assert calls == expected_calls, seconds
+            assert (found.failure is None) == (len(calls) == 2), found
+    finally:
+        ort_build.forget()

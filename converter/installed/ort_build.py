@@ -159,18 +159,23 @@ def _resolve(wanted: bool) -> Build:
     folder = signed_store.cache_dir()
     secret = signed_store.secret(folder) if folder is not None else None
     key = _key(wanted) if secret is not None else None
-    if key is not None:
-        payload = signed_store.read(folder, secret, KIND, key)
+    # A child that ran out of time is kept apart, for runs that wait as long (a hang is paid once per build and
+    # limit): a timeout says how long that run waited, not what the build is, and a short SPEC2ONNX_RUNTIME_TIMEOUT
+    # (or a slow cold start) was replayed to every later command, whatever its limit
+    waited = f"{key}-timed-out-{isolated.timeout()!r}" if key is not None else None
+    for entry in (key, waited) if key is not None else ():
+        payload = signed_store.read(folder, secret, KIND, entry)
         found = _decode(payload) if payload is not None else None
         if found is not None:
             return found
-    found = _ask(wanted)
+    found, timed_out = _ask(wanted)
     if key is not None:
-        signed_store.write(folder, secret, KIND, key, _encode(found))
+        signed_store.write(folder, secret, KIND, waited if timed_out else key, _encode(found))
     return found
 
 
-def _ask(wanted: bool) -> Build:
+def _ask(wanted: bool) -> tuple[Build, bool]:
+    """The child's answers, and whether it ran out of time."""
     probes = {name: [(value, b64encode(model).decode()) for value, model in models]
               for name, models in loadable_probes().items()}
     request = {"probes": probes, "providers": list(PROVIDERS) if wanted else [],
@@ -200,8 +205,8 @@ def _ask(wanted: bool) -> Build:
     checked = _decode(_encode(answered))  # what the child said goes through the same checks as a cache entry
     if checked is None:
         return Build(version=version if isinstance(version, str) else None, failure="the child process gave answers "
-                     "spec2onnx cannot read", failed_at="import")
-    return checked
+                     "spec2onnx cannot read", failed_at="import"), reply.timed_out
+    return checked, reply.timed_out
 
 
 def _probed(found: dict, name: str, floor: int):

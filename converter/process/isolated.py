@@ -29,6 +29,7 @@ class Reply:
     answers: list[dict] = field(default_factory=list)  # in the order the child gave them
     failure: str | None = None  # None: the task ran to its end ("done")
     crashed: bool = False  # the child died of a signal (not a refusal, not a timeout)
+    timed_out: bool = False  # it did not answer within the time it was given (a property of that run, not of the build)
 
     def first(self, stage: str) -> dict | None:
         return next((a for a in self.answers if a.get("stage") == stage), None)
@@ -59,7 +60,7 @@ def ask(task: str, request: dict, data: bytes = b"", seconds: float | None = Non
     elif reply.first("done") is not None:
         pass
     elif ended.timed_out is not None:
-        reply.failure = f"the child process did not answer within {seconds:g} s"
+        reply.failure, reply.timed_out = f"the child process did not answer within {seconds:g} s", True
     elif ended.signal is not None:
         reply.failure, reply.crashed = ended.ended("the child process"), True
     else:
