@@ -551,3 +551,22 @@ def test_a_key_linked_first_by_another_process_is_the_one_used(tmp_path, monkeyp
     monkeypatch.setattr(signed_store.os, "link", link)
     assert signed_store.secret(folder) == theirs
     assert sorted(p.name for p in folder.iterdir()) == ["key"]
+
+
+def test_a_spec_valid_only_with_a_plugins_target_is_not_kept(tmp_path, cache, monkeypatch):
+    """Its xfail rule names a target that a --plugin registered: a run without the plugin refuses the spec, so a
+    run with it may not keep it in the cache (whose key has no plugins), where the next run took it (exit 0 for 2)."""
+    import copy
+
+    from converter.targets import profiles
+
+    monkeypatch.setitem(profiles.PROFILES, "my-target", copy.deepcopy(profiles.PROFILES["ort-cpu"]))
+    path = _write(tmp_path, SPEC + "xfail:\n- {case: c, target: my-*, reason: only on my-target}\n")
+    load_spec(path)
+    assert _entries(cache) == []
+    monkeypatch.delitem(profiles.PROFILES, "my-target")
+    with pytest.raises(SpecError, match="names no target"):
+        load_spec(path)
+    built_in = _write(tmp_path, SPEC + "xfail:\n- {case: c, target: ort-*, reason: only on ort}\n", "b.yaml")
+    load_spec(built_in)
+    assert len(_entries(cache)) == 1  # a built-in target's rule: kept as before

@@ -391,6 +391,9 @@ PROFILES = {
 }
 
 
+BUILTIN_TARGETS = frozenset(PROFILES)  # before any register_target: a plugin's targets are not spec2onnx's code
+
+
 def target_names() -> tuple[str, ...]:
     """Every target of the registry: ``portable`` first, then each profile in order, one register_target added
     included."""
