@@ -33,7 +33,8 @@ def _errors(a: np.ndarray, e: np.ndarray) -> np.ndarray:
     """compare's |actual - expected| of one block (module docstring): float32 for floats of at most 4 bytes (a
     picture needs no more; where that overflows, float64), float64 for the rest."""
     if a.dtype.kind == "f" and a.dtype.itemsize <= 4 or a.dtype.name == "bfloat16":
-        err = np.subtract(a, e, dtype=np.float32)
+        with np.errstate(invalid="ignore", over="ignore"):  # (inf - inf: NaN, judged below; --html adds no warning)
+            err = np.subtract(a, e, dtype=np.float32)
         np.abs(err, out=err)
         if np.isfinite(err.max()):
             return err

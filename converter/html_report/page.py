@@ -9,14 +9,23 @@ import html
 import math
 import os
 import shlex
+import urllib.parse
 from pathlib import Path
 
 from ..brief import counted, nonfinite_counts
 from ..errors import UserError
+from ..results import BAD, XFAIL, XPASS
 from . import plots
 from .graph import graph_svg
 
-_STATS = ("max_abs", "mean_abs", "median_abs", "max_rel", "max_ulp", "min_atol", "min_rtol")
+# The statistic columns, each one statistic on every row (docs/report-schema.md's keys, as the JSON report names them):
+# over the elements that differ (a failing comparison's own keys, the numbers of its terminal line: "mean abs err"
+# is theirs), over every element (the comparison's ``error``: a passing comparison's, and a runtime's failing one's
+# where gathered), and the tolerances that would have passed (the same statistic, passing or not).
+_DIFFER = ("max_abs", "mean_abs", "max_rel", "max_ulp")
+_EVERY = ("max_abs", "mean_abs", "median_abs", "max_rel", "max_ulp")
+_WOULD = ("min_atol", "min_rtol")
+_STAT_COLUMNS = 1 + len(_DIFFER) + len(_EVERY) + len(_WOULD)
 _STYLE = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:1.5em;color:#222;max-width:1400px}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ccc}h3{font-size:1em}
@@ -29,7 +38,10 @@ pre{background:#f7f7f7;padding:.5em;white-space:pre-wrap;word-break:break-word;f
 .plots svg{margin:0 1em .5em 0;vertical-align:top}.maps{display:flex;flex-wrap:wrap;gap:1em}figure.map{margin:0}
 figure.map figcaption{font-size:.8em;max-width:260px}.mapbox{position:relative;display:inline-block;line-height:0}
 img.map{max-width:none;image-rendering:pixelated;vertical-align:middle}img.strip{height:12px}
-svg.ring{position:absolute;left:0;top:0}
+svg.ring{position:absolute;left:0;top:0}.why{color:#555;font-size:.9em}
+th.group{text-align:center;font-weight:normal;font-style:italic}.wide{overflow-x:auto}
+table.summary td:first-child{min-width:16em}table.summary td:last-child{min-width:18em}
+span.swatch{display:inline-block;width:12px;height:12px;vertical-align:middle;border:1px solid #888}
 """
 
 
@@ -67,46 +79,74 @@ def write_page(path, text: str) -> None:
         raise UserError(f"--html {path}: cannot write it: {exc.strerror or exc}") from None
 
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    """rows: cells already as HTML (a cell starting with '\\0' is a number, right-aligned)."""
+def _table(header: list[str], rows: list[list[str]], groups: list[tuple[str, int, str]] | None = None,
+           css: str = "") -> str:
+    """rows: cells already as HTML (a cell starting with '\\0' is a number, right-aligned). ``groups``: a first header
+    row of (label, columns spanned, title) over ``header`` (a label "" spans columns without a group)."""
     head = "".join(f"<th>{e(h)}</th>" for h in header)
+    if groups:
+        top = "".join(f"<th class=\"group\" colspan=\"{n}\"" + (f" title=\"{e(title)}\"" if title else "")
+                      + f">{e(label)}</th>" for label, n, title in groups)
+        head = f"{top}</tr><tr>{head}"
     body = "".join("<tr>" + "".join(f"<td class=\"n\">{c[1:]}</td>" if c.startswith("\0") else f"<td>{c}</td>"
                                     for c in row) + "</tr>\n" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>\n{body}</tbody></table>"
+    css = f" class=\"{css}\"" if css else ""
+    return f"<table{css}><thead><tr>{head}</tr></thead><tbody>\n{body}</tbody></table>"
 
 
 def _outcome(outcome: str) -> str:
     return f"<span class=\"{e(outcome)}\">{e(outcome)}</span>"
 
 
-def _error_values(c: dict) -> dict:
-    """The statistics over every element (``error``, where gathered), else the comparison's own keys. A comparison
-    that failed on a NaN or an infinity (its own max_abs not finite: the differing elements' statistics) shows its
-    own keys: ``error`` covers the finite pairs only, all equal there, and read 0 on a failing row."""
-    own = c.get("max_abs")
-    if c.get("passed") is False and isinstance(own, (int, float)) and not math.isfinite(own):
-        return {k: c.get(k) for k in _STATS}
+# The statistic columns' two header rows (_table's groups): the JSON report's names, and where each is from.
+_STAT_HEADER = ["count/total", *_DIFFER, *(f"error.{k}" for k in _EVERY), *_WOULD]
+_STAT_GROUPS = [("the elements that differ (the terminal's line, the JSON's keys)",
+                 1 + len(_DIFFER), "a failing comparison's own statistics: blank where the comparison passed"),
+                ("every element (the JSON's error)", len(_EVERY),
+                 "NaN and infinities that differ left out (they fail on their own); blank where not gathered "
+                 "(the reference's own comparison with the expected values)"),
+                ("would pass with", len(_WOULD), "the smallest atol (with the rtol in force) and rtol (with the atol)")]
+
+
+def _failed(c: dict) -> bool:
+    """Whether a comparison entry (not a non-finite count) failed: its ``passed``, else whether it has a count
+    (the reference's own entries are failures only)."""
+    return not c["passed"] if "passed" in c else "count" in c
+
+
+def _stat_cells(c: dict) -> list[str]:
+    """A comparison's statistic cells (_STAT_HEADER), each column one statistic on every row: a failing comparison's
+    own keys over the elements that differ (blank on a passing one, and for --check-error-stat's verdict, whose
+    own keys are no statistic), ``error``'s over every element (blank where not gathered), min_atol and min_rtol."""
     every = c.get("error") or {}
-    return {k: every.get(k, c.get(k)) for k in _STATS}
+    if _failed(c):
+        differ = [f"{c.get('count', '?')}/{c.get('total', '?')}",
+                  *(("" if c.get("stat_problem") else num(c.get(k))) for k in _DIFFER)]
+    else:
+        differ = ["0" + (f"/{every['count']}" if isinstance(every.get("count"), int) else ""), *([""] * len(_DIFFER))]
+    would = [num(c[k]) if k in c else num(every.get(k)) for k in _WOULD]
+    return ["\0" + cell for cell in (*differ, *(num(every.get(k)) for k in _EVERY), *would)]
 
 
-def _nonfinite_row(r, c: dict) -> list[str]:
+def _nonfinite_row(r, c: dict, case: str) -> list[str]:
     """An output that holds NaN or an infinity (run fails on it unless --allow-nonfinite): how many, on which side."""
     found = nonfinite_counts(*(c["nonfinite"].get(k, 0) for k in ("nan", "posinf", "neginf")))
-    return [e(r.id), _outcome(r.outcome), e(c.get("output", "")), e(f"{c.get('actual', '')} gives {found} of "
-            f"{c.get('total', '?')} elements"), "", *([""] * len(_STATS)),
+    return [case, _outcome(r.outcome), e(c.get("output", "")), e(f"{c.get('actual', '')} gives {found} of "
+            f"{c.get('total', '?')} elements"), "", *([""] * _STAT_COLUMNS),
             _outcome("FAIL") + " " + e("non-finite (--allow-nonfinite compares them as values)")]
 
 
 def margin(c: dict) -> str:
     """How far inside its tolerance a passing comparison stayed (how much of atol and rtol its worst element
-    needed: min_atol of atol, min_rtol of rtol), or, with --check-error-stat, its statistic against them."""
+    needed: min_atol of atol, min_rtol of rtol, over every element), or, with --check-error-stat, its statistic
+    against them."""
     tol = c.get("tolerance") or {}
     atol, rtol = tol.get("atol") or 0.0, tol.get("rtol") or 0.0
-    v = _error_values(c)
+    every = c.get("error") or {}
+    v = {k: every.get(k, c.get(k)) for k in ("max_abs", *_WOULD)}
     stat = c.get("error_stat") or "elemwise"
     if stat != "elemwise":
-        got = (c.get("error") or {}).get(f"{stat}_abs")
+        got = every.get(f"{stat}_abs")
         return f"{stat} abs err {num(got)} of atol {num(atol)}" if got is not None else ""
     if v["max_abs"] is None:
         return ""
@@ -120,32 +160,79 @@ def margin(c: dict) -> str:
     return "; ".join(parts)
 
 
+def anchors(results) -> dict[int, str]:
+    """The id of each section failures() writes (a result that did not pass), by its place in ``results``:
+    ``case-`` and the case's id, white space as ``_`` (an id holds none), ``-2``, ``-3`` after a repeated one. The
+    summary table's rows and the list of failures link to them (no script: plain ``#`` links)."""
+    out, seen = {}, set()
+    for i, r in enumerate(results):
+        if r.outcome == "PASS":
+            continue
+        base = "case-" + "_".join(str(r.id).split())
+        name, n = base, 1
+        while name in seen:
+            n += 1
+            name = f"{base}-{n}"
+        seen.add(name)
+        out[i] = name
+    return out
+
+
+def _link(text: str, anchor: str | None) -> str:
+    """``text`` escaped, as a link to section ``anchor`` where there is one."""
+    if anchor is None:
+        return e(text)
+    return f"<a href=\"#{e(urllib.parse.quote(anchor, safe='/[]:_.-'))}\">{e(text)}</a>"
+
+
+def _case_notes(r) -> list[str]:
+    """What a case's id does not say of what ran (each line plain text): its input shapes (a dynamic network), why
+    it is a known failure."""
+    notes = []
+    if getattr(r, "shapes", ""):
+        notes.append(f"shapes: {r.shapes}")
+    if getattr(r, "reason", "") and r.outcome in (XFAIL, XPASS):
+        notes.append(f"known failure: {r.reason}")
+    return notes
+
+
+def _case_cell(r, anchor: str | None, first: bool) -> str:
+    """The summary table's case cell: the id (a link to the case's section where it has one); on the case's first
+    row its shapes and known-failure reason."""
+    notes = _case_notes(r) if first else []
+    return _link(r.id, anchor) + "".join(f"<br><span class=\"why\">{e(n)}</span>" for n in notes)
+
+
 def _comparison_rows(results) -> list[list[str]]:
     rows = []
-    for r in results:
+    links = anchors(results)
+    for i, r in enumerate(results):
+        anchor = links.get(i)
         entries = [c for c in r.comparisons if "output" in c and not c.get("first_difference")]
         if not entries:
-            rows.append([e(r.id), _outcome(r.outcome), "", "", "", *([""] * len(_STATS)), e(r.problems[0] if r.problems else "")])
-        for c in entries:
+            rows.append([_case_cell(r, anchor, True), _outcome(r.outcome), "", "", "", *([""] * _STAT_COLUMNS),
+                         e(r.problems[0] if r.problems else "")])
+        for n, c in enumerate(entries):
+            case = _case_cell(r, anchor, n == 0)
             if "nonfinite" in c:
-                rows.append(_nonfinite_row(r, c))
+                rows.append(_nonfinite_row(r, c, case))
                 continue
             tol = c.get("tolerance") or {}
-            passed = c.get("passed", "count" not in c and "nonfinite" not in c)
-            v = _error_values(c)
-            rows.append([e(r.id), _outcome(r.outcome), e(c.get("output", "")),
+            failed = _failed(c)
+            verdict = _outcome("FAIL") + (" " + e(c["stat_problem"]) if c.get("stat_problem") else "") if failed \
+                else _outcome("PASS") + " " + e(margin(c))
+            rows.append([case, _outcome(r.outcome), e(c.get("output", "")),
                          e(f"{c.get('actual', '')} vs {c.get('against', '')}"),
                          e(f"atol {num(tol.get('atol'))}, rtol {num(tol.get('rtol'))}"
                            + (f", {c['error_stat']}" if c.get("error_stat") not in (None, "elemwise") else "")),
-                         *("\0" + num(v[k]) for k in _STATS),
-                         _outcome("PASS") + " " + e(margin(c)) if passed else _outcome("FAIL")
-                         + (f" {c['count']}/{c['total']} elements" if "count" in c and "total" in c else "")])
+                         *_stat_cells(c), verdict])
     return rows
 
 
 def summary_table(results) -> str:
-    header = ["case", "outcome", "output", "compared", "tolerance", *_STATS, "verdict / margin"]
-    return _table(header, _comparison_rows(results))
+    header = ["case", "outcome", "output", "compared", "tolerance", *_STAT_HEADER, "verdict / margin"]
+    groups = [("", 5, ""), *_STAT_GROUPS, ("", 1, "")]
+    return f"<div class=\"wide\">{_table(header, _comparison_rows(results), groups, 'summary')}</div>"
 
 
 def _value_stats(stats: dict) -> str:
@@ -176,15 +263,79 @@ def _picture_html(picture: dict, comparison: dict | None) -> str:
     return "\n".join(parts)
 
 
+def _no_picture(c: dict) -> str:
+    """Why a failing comparison ``c`` (or a non-finite count) has no picture: error_map draws two numeric arrays of
+    one shape and type, not empty; run MODEL fails an output with NaN or an infinity before comparing its values."""
+    if "nonfinite" in c:
+        found = nonfinite_counts(*(c["nonfinite"].get(k, 0) for k in ("nan", "posinf", "neginf")))
+        return (f"the output holds NaN/inf ({c.get('actual', '')} gives {found} of {c.get('total', '?')} elements): a "
+                "NaN or an infinity fails the run (--allow-nonfinite compares them as values instead, and draws them)")
+    if c.get("shape_problem"):
+        return f"{c['shape_problem']}: of another shape or type"
+    if c.get("total") == 0:
+        return "the output is empty"
+    if isinstance(c.get("actual_value"), (str, bytes)) or isinstance(c.get("expected_value"), (str, bytes)):
+        return "the outputs are strings"
+    return "nothing to draw (not numbers of one shape and type)"
+
+
+def _disagreement_line(r, d: dict) -> str:
+    """The terminal's line of a runtime disagreement (its 'Runtime disagreements:' list)."""
+    worst = d.get("max_abs")
+    worst = f"{worst:.6g}" if isinstance(worst, (int, float)) else str(worst)
+    reason = f" (known: {r.reason})" if r.reason else ""
+    return (f"output {d.get('output')!r} differs from {d.get('with')}: {d.get('count')}/{d.get('total')} elements, "
+            f"max abs err {worst}{reason}")
+
+
+def disagreements(results) -> list[str]:
+    """The runtimes' disagreements (each case's ``disagreements``: its outputs against the first runtime
+    configuration's), as the terminal lists them, each case linked to its section where it has one."""
+    links = anchors(results)
+    items = [f"<li>{_link(r.id, links.get(i))}: {e(_disagreement_line(r, d))}</li>"
+             for i, r in enumerate(results) for d in r.disagreements]
+    if not items:
+        return []
+    return ["<h2 id=\"disagreements\">Runtime disagreements</h2>", "<ul>" + "".join(items) + "</ul>"]
+
+
+def _order(outcome: str) -> int:
+    """Sections and the list of failures: what fails the run first (FAIL, ERROR, XPASS), then XFAIL, then the rest."""
+    return 0 if outcome in BAD else 1 if outcome == XFAIL else 2
+
+
+def failure_list(results) -> list[str]:
+    """The results that did not pass, what fails the run first, each a link to its section (failures())."""
+    links = anchors(results)
+    shown = sorted(links, key=lambda i: _order(results[i].outcome))
+    if not shown:
+        return []
+    items = []
+    for i in shown:
+        r = results[i]
+        first = r.problems[0] if r.problems else ""
+        first = first if len(first) <= 160 else first[:159] + "…"
+        why = f"known failure: {r.reason}" if r.outcome == XFAIL and r.reason else first
+        items.append(f"<li>{_outcome(r.outcome)} {_link(r.id, links[i])}"
+                     + (f" <span class=\"why\">{e(why)}</span>" if why else "") + "</li>")
+    return [f"<h2 id=\"not-passed\">Not passed: {len(shown)}</h2>", "<ul>" + "".join(items) + "</ul>"]
+
+
 def failures(results) -> list[str]:
-    """A section per result that did not pass: its problems, each failing comparison's statistics and pictures."""
+    """A section per result that did not pass (what fails the run first; its id from anchors()): what ran (shapes),
+    why it is a known failure, its problems and runtime disagreements, each failing comparison's statistics and
+    pictures, and why a failing comparison has none."""
     body = []
-    for r in results:
-        if r.outcome == "PASS":
-            continue
-        body.append(f"<h2>{_outcome(r.outcome)} {e(r.id)}</h2>")
+    links = anchors(results)
+    for i in sorted(links, key=lambda i: _order(results[i].outcome)):
+        r = results[i]
+        body.append(f"<h2 id=\"{e(links[i])}\">{_outcome(r.outcome)} {e(r.id)}</h2>")
+        body += [f"<p class=\"why\">{e(n)}</p>" for n in _case_notes(r)]
         if r.problems:
             body.append("<pre>" + e("\n".join(r.problems)) + "</pre>")
+        if r.disagreements:
+            body.append("<p>runtime disagreements:</p><ul>" + "".join(f"<li>{e(_disagreement_line(r, d))}</li>"
+                                                                      for d in r.disagreements) + "</ul>")
         pictures = getattr(r, "pictures", None) or []
         for picture in pictures:
             comparison = next((c for c in r.comparisons if (c.get("output"), c.get("actual"), c.get("against")) ==
@@ -192,13 +343,17 @@ def failures(results) -> list[str]:
             body.append(f"<h3>output {e(picture['output'])}: {e(picture['actual'])} vs {e(picture['against'])} "
                         f"({e(picture['dtype'])}{e(picture['shape'])})</h3>")
             if comparison is not None:
-                v = _error_values(comparison)
-                body.append(_table(list(_STATS) + ["elements differ"],
-                                   [[*("\0" + num(v[k]) for k in _STATS),
-                                     "\0" + e(f"{comparison.get('count')}/{comparison.get('total')}")]]))
+                body.append(_table(_STAT_HEADER, [_stat_cells(comparison)], _STAT_GROUPS))
             body.append(_picture_html(picture, comparison))
-        if r.outcome in ("FAIL", "XPASS") and not pictures and r.comparisons:
-            body.append("<p>(no picture: the outputs that differ are strings, empty, or of another shape or type)</p>")
+        drawn = {(p["output"], p["actual"], p["against"]) for p in pictures}
+        sides = {(p["output"], side) for p in pictures for side in (p["actual"], p["against"])}  # (NaN/inf drawn there)
+        for c in r.comparisons:
+            if "output" not in c or c.get("first_difference"):
+                continue
+            if "nonfinite" in c and (c["output"], c.get("actual")) not in sides or "nonfinite" not in c and _failed(c) \
+                    and (c.get("output"), c.get("actual"), c.get("against")) not in drawn:
+                what = c.get("actual", "") + (f" vs {c['against']}" if "against" in c else "")
+                body.append(f"<p>output {e(c['output'])}: {e(what)}: no picture: {e(_no_picture(c))}</p>")
     return body
 
 
@@ -214,13 +369,16 @@ def model_page(*, path: str, argv, results, stats: dict, notes=(), header: str =
     body = [f"<p>{e(header)}</p>" if header else "",
             f"<p>{counted(len(results), 'comparison')}: {_counts(results)}</p>"]
     body += [f"<p class=\"warning\">note: {e(n)}</p>" for n in notes]
-    body += ["<h2>Summary</h2>", summary_table(results), _value_stats(stats), *failures(results)]
+    body += [*failure_list(results), "<h2>Summary</h2>", summary_table(results), _value_stats(stats),
+             *failures(results)]
     return _document(f"spec2onnx {command} {path}", argv, body)
 
 
 def validate_page(*, results, argv, summary: str) -> str:
-    """``validate --html``: every case's comparisons and margins, each failing case drawn."""
-    body = [f"<p>{e(summary)}</p>", "<h2>Summary</h2>", summary_table(results), *failures(results)]
+    """``validate --html``: the cases that did not pass (links to their sections), the runtimes' disagreements,
+    every case's comparisons and margins, each case that did not pass drawn."""
+    body = [f"<p>{e(summary)}</p>", *failure_list(results), *disagreements(results), "<h2>Summary</h2>",
+            summary_table(results), *failures(results)]
     return _document("spec2onnx validate", argv, body)
 
 

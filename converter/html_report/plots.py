@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .png import data_uri, png
+from .png import INFERNO, data_uri, png
 
 MAX_BARS = 120  # the histogram's: wider ranges merge neighbouring bins (whole powers of 2)
 _W, _H = 460, 230  # each SVG plot's size in pixels
@@ -111,24 +111,47 @@ def error_plots(picture: dict) -> str:
     return f"<div class=\"plots\">{histogram(picture)}{scatter(picture)}</div>"
 
 
+# The heatmaps' colour table: inferno's first 255 colours for the finite errors (0 to the largest finite one), and a
+# 256th, green (no colour of inferno's), for an error that is NaN or infinite (a NaN or an infinity on one side, or
+# two different ones): it has no place on a finite scale, and the legend names it.
+FINITE_COLOURS = 255
+NONFINITE_RGB = (0x00, 0xC8, 0x00)
+HEATMAP_PALETTE = INFERNO[:3 * FINITE_COLOURS] + bytes(NONFINITE_RGB)
+NONFINITE_INDEX = FINITE_COLOURS
+
+
+def heat_indices(data: np.ndarray, top: float) -> np.ndarray:
+    """A pooled |error| map as colour indices into HEATMAP_PALETTE: a finite error e at round(254 * e / top) (top:
+    the largest finite error of the maps drawn), NaN or an infinity at NONFINITE_INDEX."""
+    data = np.asarray(data, np.float64)
+    finite = np.isfinite(data)
+    scaled = np.clip(np.where(finite, data, 0.0) / (top or 1.0), 0.0, 1.0) * (FINITE_COLOURS - 1)
+    return np.where(finite, np.rint(scaled), NONFINITE_INDEX).astype(np.uint8)
+
+
 def heatmaps(picture: dict) -> str | None:
     """The |error| of each 2-D slice shown (worst first), one PNG each on one colour scale (inferno, 0 to the
-    largest finite error; a non-finite error the top colour), the worst element circled; then the colour scale.
-    None for outputs of rank < 2."""
+    largest finite error; a NaN or infinite error in a colour of its own, green, that the legend names), the worst
+    element circled; then the legend. None for outputs of rank < 2."""
     slices = picture["slices"]
     if not slices:
         return None
     finite = [float(np.max(m["map"][np.isfinite(m["map"])], initial=0.0)) for m in slices]
-    top = max(finite) or 1.0
+    top = max(finite)
+    nonfinite_shown = 0
     figures = []
-    for one in slices:
+    for one, largest in zip(slices, finite):
         data = np.asarray(one["map"], np.float64)
-        index = np.where(np.isfinite(data), np.clip(data / top, 0.0, 1.0), 1.0) * 255.0
+        index = heat_indices(data, top)
+        bad = int(np.count_nonzero(~np.isfinite(data)))
+        nonfinite_shown += bad
         rows, cols = data.shape
         scale = max(1, 240 // max(rows, cols))  # (small slices drawn bigger, pixel for pixel)
         w, h = cols * scale, rows * scale
         where = slice_text(one["index"])
         pooled = f", max of {one['pool'][0]}x{one['pool'][1]} blocks" if one["pool"] != [1, 1] else ""
+        most = f"max {_g(one['max'])}" if not bad else \
+            f"{bad} {'pixel' if bad == 1 else 'pixels'} NaN/inf (green), largest finite {_g(largest)}"
         ring = ""
         if one["worst"] is not None:
             row, col = one["worst"]
@@ -136,11 +159,17 @@ def heatmaps(picture: dict) -> str | None:
                     f"<circle cx=\"{(col + 0.5) * scale:.1f}\" cy=\"{(row + 0.5) * scale:.1f}\" r=\"{max(7, scale)}\" "
                     f"fill=\"none\" stroke=\"#00e5ff\" stroke-width=\"2\"/></svg>")
         figures.append(f"<figure class=\"map\"><div class=\"mapbox\"><img class=\"map\" width=\"{w}\" height=\"{h}\" "
-                       f"alt=\"|error| of {html.escape(where)}\" src=\"{data_uri(png(np.rint(index).astype(np.uint8)))}\">"
-                       f"{ring}</div><figcaption>{html.escape(where)} max {_g(one['max'])}{html.escape(pooled)}; "
+                       f"alt=\"|error| of {html.escape(where)}\" src=\"{data_uri(png(index, HEATMAP_PALETTE))}\">"
+                       f"{ring}</div><figcaption>{html.escape(where)} {html.escape(most)}{html.escape(pooled)}; "
                        f"rows 0-{one['size'][0] - 1} down, columns 0-{one['size'][1] - 1} across"
                        f"</figcaption></figure>")
-    scale_png = data_uri(png(np.arange(256, dtype=np.uint8).reshape(1, 256)))
-    colour_scale = (f"<p class=\"scale\">|actual - expected|: 0 <img class=\"map strip\" width=\"256\" height=\"12\" "
-                    f"alt=\"colour scale from 0 to {_g(top)}\" src=\"{scale_png}\"> {_g(top)}</p>")
-    return "<div class=\"maps\">" + "".join(figures) + "</div>" + colour_scale
+    if top > 0:
+        strip = data_uri(png(np.arange(FINITE_COLOURS, dtype=np.uint8).reshape(1, FINITE_COLOURS), HEATMAP_PALETTE))
+        legend = (f"|actual - expected|: 0 <img class=\"map strip\" width=\"{FINITE_COLOURS}\" height=\"12\" "
+                  f"alt=\"colour scale from 0 to {_g(top)}\" src=\"{strip}\"> {_g(top)} (the largest finite error)")
+    else:
+        legend = "|actual - expected|: every finite error is 0 (black)"
+    if nonfinite_shown:
+        legend += (f"; <span class=\"swatch\" style=\"background:#{bytes(NONFINITE_RGB).hex()}\"></span> "
+                   "NaN or inf (a NaN or an infinity on one side, or two different infinities): not on the scale")
+    return "<div class=\"maps\">" + "".join(figures) + "</div>" + f"<p class=\"scale\">{legend}</p>"
