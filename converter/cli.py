@@ -14,7 +14,7 @@ import click
 from . import __version__, api  # (api: a front door that imports each name on first use; --help imports none)
 from .cli_options import (ONNX_FOLDER, OPT_LEVELS, RUNTIMES, command_path, for_kind, html_option, max_memory_option,
                           model_options, opset_option, path_option, plugin_option, precision_options, provider_option,
-                          refuse_timeout_in_process, report_options, size, target_option, timeout_option,
+                          read_command, refuse_timeout_in_process, report_options, size, target_option, timeout_option,
                           tolerance_options)
 from .cli_options import flush_stdout as _flush, live_line as _line, say as _say
 from .errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, InternalError, UserError
@@ -383,15 +383,15 @@ case met an internal error.""")
 def merge(reports, json_path, junit_path):
     """Merge the JSON reports of one run's shards (validate --shard I/N --json) into one.
 
-    The reports must belong to one run: the same spec2onnx, onnx and onnxruntime versions and the same options
-    (--shard, the report paths, -j, -q and -v may differ); a shard or a case given twice is refused; the shards missing
+    The reports must belong to one run: the same spec2onnx, onnx and onnxruntime versions and options that mean the same
+    (--shard, the reports, --html, -j, -q and -v may differ; --atol=1 is --atol 1); a shard or a case given twice is refused; the shards missing
     from 1..N are named as ranges (2-9/10), and fail the merge. Prints the run's summary table.
     """
     def merged(done):  # (before the merged reports are written)
         _say(*([done.table] if done.table else []), done.summary)
         _say(*(f"spec2onnx: error: {line}" for line in done.problems), err=True)
-
-    sys.exit(api.merge_command(reports, json_path=json_path, junit_path=junit_path, on_done=merged).status)
+    read = functools.partial(read_command, main)  # (what the shards' options mean: this command line's definitions)
+    sys.exit(api.merge_command(reports, json_path=json_path, junit_path=junit_path, on_done=merged, read_command=read).status)
 
 
 @main.command(epilog="""\b

@@ -293,3 +293,174 @@ def refuse_timeout_in_process(jobs: int, timeout: float | None) -> None:
     if jobs == 0 and timeout is not None and source is not click.core.ParameterSource.DEFAULT:
         raise UserError("--timeout: -j 0 runs the cases in this process, where none can be stopped; "
                         "-j 1 runs them in one worker process, with the time limit")
+
+
+# -- what a recorded command line means (report merge compares the shards of one run by it) ------------------------
+
+class CommandReading:
+    """A report's recorded command as this command line reads it: ``name`` (validate, run), ``words`` (each
+    parameter's names, or () for a positional word, with its words as written) and ``values`` (each parameter's
+    names, its shown name and its value as a run takes it: converted, a path normalized, an option left out as its
+    default). The report layer keeps to this data: it never imports the command line."""
+
+    def __init__(self, name: str, words: list, values: list):
+        self.name, self.words, self.values = name, tuple(words), tuple(values)
+
+    def meaning(self, skip) -> tuple:
+        """(shown name, value) of every parameter whose names ``skip`` does not take (the per-shard ones)."""
+        return tuple((shown, value) for names, shown, value, _ in self.values if not skip(names))
+
+    def run_words(self, skip) -> tuple[str, ...]:
+        """The command's name and its words as written, less those of the parameters ``skip`` takes."""
+        return (self.name, *(word for names, texts in self.words if not (names and skip(names)) for word in texts))
+
+    def given(self, shown: str) -> str:
+        """What the command gave the parameter shown as ``shown``, as written ('(not given)' where it gave nothing)."""
+        return next((text for _, name, _, text in self.values if name == shown), "(not given)")
+
+
+def read_command(group: click.Group, command) -> CommandReading | None:
+    """``command`` (a report's, from argv[0]) read with ``group``'s own definitions, so that the options' meaning is
+    compared: ``--atol=0.5`` and ``--atol 0.5``, ``-x`` and ``--fail-fast``, ``-qj2``, in any order, ``30`` and ``30.0``
+    seconds, ``.`` and ``./``. None where it is not one of the group's commands or does not parse (an unknown
+    option, a missing value, a counted option): the report then compares it as written."""
+    if len(command) < 2 or command[1] not in group.commands:
+        return None
+    cmd = group.commands[command[1]]
+    options: dict[str, tuple] = {}
+    for param in cmd.params:
+        if isinstance(param, click.Option):
+            if param.count or param.nargs < 1:
+                return None
+            options |= {n: (param, True) for n in param.opts} | {n: (param, False) for n in param.secondary_opts}
+    parsed = _parse_words(list(command[2:]), options, [p for p in cmd.params if isinstance(p, click.Argument)])
+    if parsed is None:
+        return None
+    given: dict[str, list] = {}
+    for param, _, values in parsed:
+        if param is not None:
+            given.setdefault(param.name, []).extend(values)
+    words = [(tuple(getattr(param, "opts", ())) if param is not None else (), texts) for param, texts, _ in parsed]
+    values = [(tuple(p.opts), _shown(p), _param_value(p, given.get(p.name)), _given(p, given.get(p.name)))
+              for p in cmd.params]
+    return CommandReading(command[1], words, values)
+
+
+def _parse_words(args: list, options: dict, arguments: list) -> list | None:
+    """(parameter or None, its words as written, its values) in the order given; positional words get their
+    argument; None where the words do not parse."""
+    words, positional, i = [], [], 0
+
+    def value_of(param, attached: str | None) -> tuple[list, list] | None:  # (its words after the option, values)
+        nonlocal i
+        if attached is not None:
+            return ([], [attached]) if param.nargs == 1 else None
+        taken = args[i + 1:i + 1 + param.nargs]
+        if len(taken) < param.nargs:
+            return None
+        i += param.nargs
+        return taken, taken
+
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            words.append((None, [arg], []))
+            for rest in args[i + 1:]:
+                positional.append(len(words))
+                words.append((None, [rest], [rest]))
+            break
+        if arg.startswith("--"):
+            name, eq, attached = arg.partition("=")
+            if name not in options:
+                return None
+            param, on = options[name]
+            if param.is_flag:
+                if eq:
+                    return None
+                words.append((param, [arg], [on]))
+            else:
+                start = i
+                taken = value_of(param, attached if eq else None)
+                if taken is None:
+                    return None
+                words.append((param, args[start:i + 1], taken[1]))
+        elif arg.startswith("-") and len(arg) > 1:  # short options, grouped (-qx) or with their value (-j2)
+            for k in range(1, len(arg)):
+                if "-" + arg[k] not in options:
+                    return None
+                param, on = options["-" + arg[k]]
+                if param.is_flag:
+                    words.append((param, ["-" + arg[k]], [on]))
+                    continue
+                taken = value_of(param, arg[k + 1:] or None)
+                if taken is None:
+                    return None
+                words.append((param, ["-" + arg[k:]] if arg[k + 1:] else ["-" + arg[k], *taken[0]], taken[1]))
+                break
+        else:
+            positional.append(len(words))
+            words.append((None, [arg], [arg]))
+        i += 1
+    fixed = sum(p.nargs for p in arguments if p.nargs > 0)
+    if len(positional) < fixed or (len(positional) > fixed and not any(p.nargs < 0 for p in arguments)):
+        return None
+    at = 0
+    for param in arguments:
+        take = param.nargs if param.nargs > 0 else len(positional) - fixed
+        for index in positional[at:at + take]:
+            words[index] = (param, *words[index][1:])
+        at += take
+    return words
+
+
+def _param_value(param, values: list | None):
+    """A parameter's value as a run takes it: the last one given (every one, in order, for a repeatable option or
+    arguments: the first --runtime is the baseline), else its default; each normalized (_normal)."""
+    several = getattr(param, "multiple", False) or param.nargs < 0
+    if values is None:
+        default = param.default if isinstance(param.default, (str, int, float, tuple, list, type(None))) else None
+        if getattr(param, "is_flag", False):
+            return bool(default)
+        if several:
+            return tuple(_normal(param, v) for v in (default or ()))
+        return None if default is None else _normal(param, default)
+    if getattr(param, "is_flag", False):
+        return bool(values[-1])
+    return tuple(_normal(param, v) for v in values) if several else _normal(param, values[-1])
+
+
+def _normal(param, value):
+    """One value, normalized: a path as os.path.normpath writes it (``./a/`` is ``a``), else converted by its type
+    (``30`` and ``30.0`` seconds are one number) and its callback (``2G`` bytes), a per-output tolerance
+    ``[OUTPUT:]VALUE`` as (OUTPUT, number); the text itself where a conversion fails."""
+    if isinstance(param.type, click.Path):
+        return os.path.normpath(str(value))
+    try:
+        value = param.type.convert(value, param, None)
+        if param.callback is not None:
+            value = param.callback(None, param, value)
+    except Exception:  # noqa: BLE001 - a value this command line refuses: compared as written
+        return str(value)
+    if isinstance(param.type, PerOutput) and param.type.choices is None and isinstance(value, str):
+        output, _, number = value.rpartition(":")
+        try:
+            return output, float(number)
+        except ValueError:
+            return value
+    return value
+
+
+def _shown(param) -> str:
+    """An option by its long name (``--fail-fast``, not ``-x``); an argument by its name."""
+    if param.param_type_name == "argument":
+        return param.name.upper()
+    return next((o for o in param.opts if o.startswith("--")), param.opts[0])
+
+
+def _given(param, values: list | None) -> str:
+    """What a command gave a parameter, as written ('(not given)' where nothing)."""
+    if not values:
+        return "(not given)"
+    if getattr(param, "is_flag", False):
+        return "(given)" if values[-1] else "(not given)"
+    return " ".join(map(str, values))

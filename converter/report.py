@@ -90,15 +90,17 @@ def to_json(results: list[CaseResult], *, started: _dt.datetime, seconds: float,
 
 
 def write_reports(results: list[CaseResult], *, json_path=None, junit_path=None, started, seconds: float, argv,
-                  interrupted: bool, refused: str = "skip", shard: str | None = None, extra: dict | None = None) -> None:
+                  interrupted: bool, refused: str = "skip", shard: str | None = None, extra: dict | None = None,
+                  selected: int | None = None) -> None:
     """Write the JSON report (``extra``: more top-level keys, such as run's ``model``) and the JUnit XML a run
     asked for (paths checked before the run); ``refused``: the run's --refused, which makes a REFUSED case a
-    JUnit <skipped> or <failure>."""
+    JUnit <skipped> or <failure>; ``interrupted``: the run stopped before its end (Ctrl-C, SIGTERM), which the JUnit
+    report marks (to_junit), saying how many of the ``selected`` cases did not run where the caller knows it."""
     if json_path is not None:
         document = to_json(results, started=started, seconds=seconds, argv=argv, interrupted=interrupted, shard=shard)
         write_json(json_path, document | (extra or {}))
     if junit_path is not None:
-        write_junit(junit_path, results, seconds, refused)
+        write_junit(junit_path, results, seconds, refused, interrupted=interrupted, selected=selected)
 
 
 def write_html(file, page: str, /, **data) -> None:
@@ -137,14 +139,42 @@ def _escape_char(match: re.Match) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def to_junit(results: list[CaseResult], seconds: float, refused: str = "skip") -> bytes:
+INTERRUPTED_CASE = "(interrupted)"  # the JUnit testcase that marks a run stopped before its end
+
+
+def interruption_message(finished: int, selected: int | None = None) -> str:
+    """What the JUnit report of a run stopped by Ctrl-C or SIGTERM says: how many cases finished, and, where the
+    caller knows how many were selected, how many did not run."""
+    if selected is not None and selected >= finished:
+        rest = f"{selected - finished:,} of the {selected:,} cases selected did not run"
+    else:
+        rest = "the cases selected that had not finished did not run and are not in this report"
+    return (f"the run was interrupted (Ctrl-C or SIGTERM) after {finished:,} finished "
+            f"case{'s' * (finished != 1)}: {rest}")
+
+
+def to_junit(results: list[CaseResult], seconds: float, refused: str = "skip", *, interrupted: bool | str = False,
+             selected: int | None = None) -> bytes:
     """JUnit XML (well-formed whatever the paths, names and messages hold: see ``xml_text``). A REFUSED case is
-    <skipped> (``refused="skip"``, as pytest skips a test that does not apply) or a <failure> ("fail")."""
+    <skipped> (``refused="skip"``, as pytest skips a test that does not apply) or a <failure> ("fail").
+
+    ``interrupted`` (true, or the line saying what was interrupted: a merged report's shards): the run stopped
+    before its end, so that its cases are only those that finished. A CI system that reads only JUnit would show
+    such a run green; the report adds a testcase named INTERRUPTED_CASE with an <error type="INTERRUPTED"> (counted
+    in ``tests`` and ``errors``; its message says how many of the ``selected`` cases did not run where that is known:
+    interruption_message) and the suite's property ``interrupted`` = ``true``."""
     c = counts(results)
+    stopped = 1 if interrupted else 0
     failing_refusals = c[REFUSED] if refused == "fail" else 0
-    suite = ET.Element("testsuite", name="spec2onnx", tests=str(len(results)),
-                       failures=str(c["FAIL"] + c["XPASS"] + failing_refusals), errors=str(c["ERROR"]),
+    suite = ET.Element("testsuite", name="spec2onnx", tests=str(len(results) + stopped),
+                       failures=str(c["FAIL"] + c["XPASS"] + failing_refusals), errors=str(c["ERROR"] + stopped),
                        skipped=str(c["XFAIL"] + c[REFUSED] - failing_refusals), time=f"{seconds:.3f}")
+    if interrupted:
+        message = interrupted if isinstance(interrupted, str) else interruption_message(len(results), selected)
+        properties = ET.SubElement(suite, "properties")
+        ET.SubElement(properties, "property", name="interrupted", value="true")
+        case = ET.SubElement(suite, "testcase", classname="spec2onnx", name=INTERRUPTED_CASE, time="0.000000")
+        ET.SubElement(case, "error", message=message[:500], type="INTERRUPTED").text = message
     for r in results:
         name = r.case + (f" [{r.label}]" if r.label else "")
         case = ET.SubElement(suite, "testcase", classname=f"spec2onnx.{r.spec}", name=name, time=f"{r.seconds:.6f}",
@@ -162,7 +192,7 @@ def to_junit(results: list[CaseResult], seconds: float, refused: str = "skip") -
         elif r.outcome == REFUSED:
             tag = "failure" if refused == "fail" else "skipped"
             ET.SubElement(case, tag, message=(r.problems or [REFUSED])[0][:500], type=REFUSED).text = detail
-    root = ET.Element("testsuites", name="spec2onnx", tests=str(len(results)))
+    root = ET.Element("testsuites", name="spec2onnx", tests=str(len(results) + stopped))
     root.append(suite)
     for element in root.iter():
         element.attrib = {key: xml_text(value) for key, value in element.attrib.items()}
@@ -194,8 +224,9 @@ def _finite(value):
     return value
 
 
-def write_junit(path: str, results: list[CaseResult], seconds: float, refused: str = "skip") -> None:
-    _write_report(path, to_junit(results, seconds, refused))
+def write_junit(path: str, results: list[CaseResult], seconds: float, refused: str = "skip", *,
+                interrupted: bool | str = False, selected: int | None = None) -> None:
+    _write_report(path, to_junit(results, seconds, refused, interrupted=interrupted, selected=selected))
 
 
 def _json_default(value):
@@ -270,15 +301,35 @@ class Live:
 # Merging the JSON reports of one run's shards (``spec2onnx report merge``)
 
 MERGE_MAX_BYTES = 512 * 2**20  # one report file: a JSON text of half a gigabyte is no report of this tool
-# Options that do not change what a run computes: they may differ between the shards of one run.
-_PER_SHARD_VALUE = {"--shard", "--json", "--junit", "-j", "--jobs", "--repro-dir", "--save-host-model"}
-_PER_SHARD_FLAG = {"-q", "--quiet", "-v", "--verbose", "--debug"}
+# Options that do not change what a run computes: they may differ between the shards of one run (their reports and
+# pages, the workers, what the terminal shows).
+PER_SHARD_OPTIONS = {"--shard", "--json", "--junit", "--html", "-j", "--jobs", "--repro-dir", "--save-host-model", "-q",
+              "--quiet", "-v", "--verbose", "--debug"}
+_PER_SHARD_VALUE = {"--shard", "--json", "--junit", "--html", "-j", "--jobs", "--repro-dir", "--save-host-model"}
 _CASE_FIELDS = [f.name for f in fields(CaseResult)]
+_SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
 
-def run_options(command) -> tuple[str, ...]:
-    """What a report's command says about its run, the program's path and the per-shard options left out
-    (``--shard``, report paths, ``-j``, ``-q``/``-v``): the shards of one run give the same tuple."""
+def run_options(command, read=None) -> tuple[str, ...]:
+    """What a report's command says about its run, as written: the program's path and the per-shard options left out
+    (``--shard``, the reports and the page, ``-j``, ``-q``/``-v``); the merged report's command. ``read``: the command
+    line's reader of a command (merge's ``read_command``), which knows grouped short options (``-qj2``); without it,
+    or where it cannot read the command, the words are taken as written."""
+    reading = _read(read, command)
+    return reading.run_words(_per_shard) if reading is not None else _text_options(command)
+
+
+def _read(read, command):
+    return read(command) if read is not None and isinstance(command, (list, tuple)) and len(command) > 1 else None
+
+
+def _per_shard(names) -> bool:
+    """Whether a parameter (its option names) may differ between the shards of one run."""
+    return any(name in PER_SHARD_OPTIONS for name in names)
+
+
+def _text_options(command) -> tuple[str, ...]:
+    """run_options of a command read as text: its words, the per-shard ones left out."""
     out, args, i = [], list(command[1:]), 0
     while i < len(args):
         arg = args[i]
@@ -286,7 +337,7 @@ def run_options(command) -> tuple[str, ...]:
         if name in _PER_SHARD_VALUE:
             i += 1 if "=" in arg else 2
             continue
-        if arg in _PER_SHARD_FLAG:
+        if arg in PER_SHARD_OPTIONS:
             i += 1
             continue
         out.append(arg)
@@ -297,19 +348,28 @@ def run_options(command) -> tuple[str, ...]:
 def shard_of(document: dict) -> tuple[int, int] | None:
     """(I, N) of a report of ``--shard I/N`` (its ``shard`` field, else its command), None for a whole run."""
     text = document.get("shard")
-    command = document.get("command") or []
-    for i, arg in enumerate(command):
-        if text is None and arg == "--shard" and i + 1 < len(command):
-            text = command[i + 1]
-        elif text is None and isinstance(arg, str) and arg.startswith("--shard="):
-            text = arg.split("=", 1)[1]
-    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text) if isinstance(text, str) else None
+    if text is None:
+        text = _command_shard(document.get("command") or [])
+    match = _SHARD.fullmatch(text) if isinstance(text, str) else None
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 
+def _command_shard(command) -> str | None:
+    """The text of ``--shard`` in a command (its last), None where it has none."""
+    text = None
+    for i, arg in enumerate(command):
+        if arg == "--shard" and i + 1 < len(command):
+            text = command[i + 1]
+        elif isinstance(arg, str) and arg.startswith("--shard="):
+            text = arg.split("=", 1)[1]
+    return text
+
+
 def read_report(path) -> dict:
-    """A JSON report (schema SCHEMA, this version's) read and checked field by field; UserError naming the file and
-    the field."""
+    """A JSON report (schema SCHEMA, this version's) read and checked field by field, every field merge reads; a
+    report that contradicts itself (a summary that does not count its cases, a case whose id is not its spec and
+    case, a PASS whose comparison failed) refused as one that cannot be read: UserError naming the file and the
+    field."""
     path = str(path)
     try:
         with open(path, "rb") as handle:
@@ -331,16 +391,63 @@ def read_report(path) -> dict:
     if not all(isinstance(a, str) for a in document["command"]):
         raise UserError(f"{path}: command: every entry must be text")
     _check_seconds(f"{path}: seconds", document["seconds"])
+    if not isinstance(document.get("interrupted", False), bool):
+        raise UserError(f"{path}: interrupted: {_brief(document['interrupted'])} is not true or false")
+    for key in ("spec2onnx", "onnx", "onnxruntime", "python", "platform"):  # (missing: null, as onnxruntime's can be)
+        if not isinstance(document.get(key), (str, type(None))):
+            raise UserError(f"{path}: {key}: {_brief(document[key])} is not text")
+    if not isinstance(document.get("model"), (dict, type(None))):
+        raise UserError(f"{path}: model: {_brief(document['model'])} is not a mapping (run MODEL's model section)")
+    _check_shard(path, document)
+    document["cases"] = [_case(path, i, c) for i, c in enumerate(document["cases"])]
+    _check_summary(path, document)
+    _started(path, document["started"])
+    return document
+
+
+def _check_shard(path: str, document: dict) -> None:
+    """A report's shard: its ``shard`` field (null, or ``I/N``) and its command's ``--shard`` are I/N, the same one, N
+    at most MAX_SHARDS."""
+    field_text, command_text = document.get("shard"), _command_shard(document["command"])
+    for where, text in (("shard", field_text), ("command: --shard", command_text)):
+        if text is not None and (not isinstance(text, str) or not _SHARD.fullmatch(text)):
+            raise UserError(f"{path}: {where}: {_brief(text)} is not I/N (the I-th of N shards, as 2/3)")
     try:
         shard = shard_of(document)
+        other = shard_of({"shard": command_text}) if field_text is not None and command_text is not None else shard
     except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
         raise UserError(f"{path}: shard (or --shard in command): I/N with more digits than a shard number "
                         f"has (N is at most {MAX_SHARDS:,})") from None
     if shard is not None and shard[1] > MAX_SHARDS:
         raise UserError(f"{path}: shard {shard[0]}/{shard[1]}: N is above {MAX_SHARDS:,}; one report per shard, "
                         "and no run has that many")
-    document["cases"] = [_case(path, i, c) for i, c in enumerate(document["cases"])]
-    return document
+    if other != shard:
+        raise UserError(f"{path}: shard: {_brief(field_text)}, but its command has --shard {command_text}")
+
+
+def _check_summary(path: str, document: dict) -> None:
+    """A report's ``summary`` (where it has one) counts its cases: the merge recounts them, and a report whose
+    summary says otherwise has been edited or damaged."""
+    if "summary" not in document:
+        return
+    summary, want = document["summary"], counts(document["cases"]) | {"total": len(document["cases"])}
+    if not isinstance(summary, dict) or not all(type(v) is int for v in summary.values()):  # (a bool is no count)
+        raise UserError(f"{path}: summary: {_brief(summary)} is not a mapping of counts")
+    if summary != want:
+        differ = [k for k in [*want, *summary] if summary.get(k) != want.get(k)]
+        said = ", ".join(f"{k} {_brief(summary[k])}" if k in summary else f"no {k}" for k in dict.fromkeys(differ))
+        found = ", ".join(f"{k} {want[k]}" if k in want else f"no {k}" for k in dict.fromkeys(differ))
+        raise UserError(f"{path}: summary: {said}, but its {counted(len(document['cases']), 'case')} count {found}")
+
+
+def _started(path: str, text: str) -> _dt.datetime:
+    """When a report's run started: its ``started``, an ISO 8601 date and time (UTC where it names no offset)."""
+    try:
+        when = _dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise UserError(f"{path}: started: {_brief(text)} is not an ISO 8601 date and time "
+                        "(as 2026-11-21T19:50:00+00:00)") from None
+    return when if when.tzinfo is not None else when.replace(tzinfo=_dt.timezone.utc)
 
 
 def _check_seconds(where: str, value) -> None:
@@ -388,35 +495,59 @@ def _case(path: str, index: int, case) -> CaseResult:
     for name in ("problems", "ops"):
         if not all(isinstance(p, str) for p in values.get(name, ())):
             raise UserError(f"{where}.{name}: every entry must be text")
-    return CaseResult(**values)
+    for name in ("comparisons", "disagreements"):
+        for k, entry in enumerate(values.get(name, ())):
+            if not isinstance(entry, dict):
+                raise UserError(f"{where}.{name}[{k}]: {_brief(entry)} is not a mapping")
+            if not isinstance(entry.get("passed", False), bool):
+                raise UserError(f"{where}.{name}[{k}].passed: {_brief(entry['passed'])} is not true or false")
+    result = CaseResult(**values)
+    if "id" in case and case["id"] != result.id:  # (the id is made of the fields: a report edited by hand)
+        raise UserError(f"{where}.id: {_brief(case['id'])} is not {_brief(result.id)}, its spec, case and label")
+    failed = next((k for k, c in enumerate(result.comparisons) if c.get("passed") is False), None)
+    if result.outcome in ("PASS", "XPASS") and failed is not None:
+        c = result.comparisons[failed]
+        raise UserError(f"{where}.outcome: {result.outcome}, but its comparisons[{failed}] failed (passed: false: "
+                        f"output {printable(str(c.get('output')))!r}, {c.get('actual')} vs {c.get('against')})")
+    return result
 
 
 _FIELD_KINDS = {"ops": list, "opset": int, "seconds": (int, float), "problems": list, "comparisons": list,
                 "disagreements": list, "bad_input": bool, "internal": bool}
 
 
-def merge(documents: list[tuple[str, dict]]) -> tuple[dict, list[CaseResult], list[str]]:
+def merge(documents: list[tuple[str, dict]], read_command=None) -> tuple[dict, list[CaseResult], list[str]]:
     """(merged JSON report, its results, problems) of the reports of one run's shards, given as (path, report).
 
-    Refused (UserError): reports of different runs (versions, or options other than the per-shard ones:
-    ``run_options``), a shard given twice, the same case in two reports, shards of different N, a mix of
-    sharded and whole reports. A shard missing from 1..N is a problem: named, and the merge fails (exit 1)."""
+    Refused (UserError): reports of different runs (versions, or options other than the per-shard ones, compared
+    by what they mean where ``read_command(command)`` reads them: the command line's CommandReading,
+    cli_options.read_command; else as written), a shard given twice, the same case in two reports, shards of different N,
+    a mix of sharded and whole reports, reports of run MODEL whose ``model`` sections differ (the one they share
+    is kept: a single run report merges into itself). A shard missing from 1..N is a problem: named, and the merge
+    fails (exit 1)."""
     if not documents:
         raise UserError("report merge: give the JSON reports to merge")
     first_path, first = documents[0]
-    key = _run_key(first)
+    key = _run_key(first, read_command)
     shards: dict[int, str] = {}
     totals = set()
     seen: dict[str, str] = {}
     results: list[CaseResult] = []
     for path, doc in documents:
-        if _run_key(doc) != key:
-            raise UserError(f"{path}: not a shard of the same run as {first_path}: {_difference(first, doc)}")
+        if _run_key(doc, read_command) != key:
+            raise UserError(f"{path}: not a shard of the same run as {first_path}: "
+                            f"{_difference(first, doc, read_command)}")
+        if doc.get("model") != first.get("model"):
+            raise UserError(f"{path}: model: " + ("its model section differs from" if doc.get("model") is not None and
+                                                  first.get("model") is not None else
+                                                  "a report of run MODEL (a model section) merged with one without:")
+                            + f" {first_path}; reports of run MODEL merge only with one of the same model section")
         shard = shard_of(doc)
         totals.add(None if shard is None else shard[1])
         if len(totals) > 1:
             raise UserError(f"{path}: {'--shard ' + '/'.join(map(str, shard)) if shard else 'a whole run (no --shard)'}"
-                            f"; {first_path} is {_shard_text(shard_of(first))}: shards of one run share N")
+                            f"; {first_path} is {_shard_text(shard_of(first)) or 'a whole run (no --shard)'}: "
+                            "shards of one run share N")
         if shard is not None:
             if not 1 <= shard[0] <= shard[1]:
                 raise UserError(f"{path}: shard {shard[0]}/{shard[1]}: I must be between 1 and N")
@@ -443,29 +574,61 @@ def merge(documents: list[tuple[str, dict]]) -> tuple[dict, list[CaseResult], li
         problems.append(f"interrupted: {', '.join(interrupted)} (their cases are what finished)")
     merged = {key_: first.get(key_) for key_ in ("schema", "spec2onnx", "onnx", "onnxruntime", "python", "platform")}
     merged |= {
-        "started": min(d["started"] for _, d in documents),
+        "started": min((d["started"] for _, d in documents), key=lambda text: _started("", text)),
         "seconds": round(sum(float(d["seconds"]) for _, d in documents), 3),
-        "command": [first["command"][0], *run_options(first["command"])] if first["command"] else [],
+        "command": [first["command"][0], *run_options(first["command"], read_command)] if first["command"] else [],
         "interrupted": bool(interrupted),
         "shard": None,
         "merged": [{"path": p, "shard": _shard_text(shard_of(d)), "started": d["started"], "seconds": d["seconds"],
-                    "cases": len(d["cases"])} for p, d in documents],
+                    "cases": len(d["cases"]), "interrupted": bool(d.get("interrupted"))} for p, d in documents],
         "missing_shards": [_range_text(r, total) for r in missing],
         "summary": counts(results) | {"total": len(results)},
         "cases": [_case_json(r) for r in sorted(results, key=lambda r: (r.spec, r.case, r.label))],
     }
+    if first.get("model") is not None:
+        merged["model"] = first["model"]
     return merged, results, problems
 
 
-def _run_key(doc: dict) -> tuple:
-    return (doc.get("spec2onnx"), doc.get("onnx"), doc.get("onnxruntime"), run_options(doc["command"]))
+def merged_junit(merged: dict, results: list[CaseResult]) -> bytes:
+    """The JUnit XML of a merged report (merge's): REFUSED cases as the shards' --refused makes them, and the
+    interruption of any shard marked as to_junit marks an interrupted run, naming the reports interrupted."""
+    stopped = [m for m in merged.get("merged", ()) if m.get("interrupted")]
+    message = False
+    if stopped or merged.get("interrupted"):
+        named = ", ".join(m["path"] + (f" (shard {m['shard']})" if m.get("shard") else "") for m in stopped)
+        message = (f"interrupted (Ctrl-C or SIGTERM): {named or 'a report merged'}; the cases "
+                   f"{'it' if len(stopped) <= 1 else 'they'} had not finished did not run and are not in this report")
+    return to_junit(results, float(merged["seconds"]), refusal_policy(merged["command"]), interrupted=message)
 
 
-def _difference(a: dict, b: dict) -> str:
+def write_merged_junit(path: str, merged: dict, results: list[CaseResult]) -> None:
+    """``report merge --junit FILE``: merged_junit written (the path checked before)."""
+    _write_report(path, merged_junit(merged, results))
+
+
+def _run_key(doc: dict, read=None) -> tuple:
+    reading = _read(read, doc["command"])
+    return (doc.get("spec2onnx"), doc.get("onnx"), doc.get("onnxruntime"),
+            ("meaning", reading.name, reading.meaning(_per_shard)) if reading is not None else
+            ("as written", _text_options(doc["command"])))
+
+
+def _difference(a: dict, b: dict, read=None) -> str:
     for name in ("spec2onnx", "onnx", "onnxruntime"):
         if a.get(name) != b.get(name):
             return f"{name} {b.get(name)} here, {a.get(name)} there"
-    return f"options {' '.join(run_options(b['command'])) or '(none)'} here, {' '.join(run_options(a['command'])) or '(none)'} there"
+    reading_a, reading_b = _read(read, a["command"]), _read(read, b["command"])
+    if reading_a is not None and reading_b is not None:
+        if reading_a.name != reading_b.name:
+            return f"command {reading_b.name} here, {reading_a.name} there"
+        meaning_b = dict(reading_b.meaning(_per_shard))
+        for option, value in reading_a.meaning(_per_shard):
+            if value != meaning_b.get(option):
+                return (f"{option} {reading_b.given(option)} here, {reading_a.given(option)} there "
+                        "(options other than the per-shard ones must mean the same)")
+    return (f"options {' '.join(run_options(b['command'], read)) or '(none)'} here, "
+            f"{' '.join(run_options(a['command'], read)) or '(none)'} there")
 
 
 _SHOWN_RANGES = 20  # missing ranges named on the terminal; the JSON report lists them all

@@ -43,7 +43,7 @@ from ..pipeline.quantization import LAYER_HELP
 from ..registry import layer_kinds
 from ..process.interrupts import exit_status, held_interrupts
 from ..report import (counts, disagreement_lines, merged_status, summary_line, summary_table, write_html, write_json,
-                     write_junit, write_reports)
+                     write_merged_junit, write_reports)
 from ..report import merge as _merge, read_report, refusal_policy
 from ..results import REFUSED, CaseResult, bad_outcomes
 from ..pipeline.safe_yaml import MAX_DEPTH, MAX_NODES
@@ -503,10 +503,11 @@ def _show(value) -> str:
     return str(value)
 
 
-def merge_reports(paths) -> tuple[dict, list[CaseResult], list[str]]:
+def merge_reports(paths, read_command=None) -> tuple[dict, list[CaseResult], list[str]]:
     """(merged report, its results, problems) of the JSON reports at ``paths`` (``spec2onnx report merge``:
-    converter/report.py ``merge``)."""
-    return _merge([(str(p), read_report(p)) for p in paths])
+    converter/report.py ``merge``). ``read_command``: what the shards' options mean (the command line's reader,
+    cli_options.read_command; without it they are compared as written)."""
+    return _merge([(str(p), read_report(p)) for p in paths], read_command)
 
 
 def write_merged(merged: dict, results: list[CaseResult], *, json_path=None, junit_path=None) -> None:
@@ -514,8 +515,8 @@ def write_merged(merged: dict, results: list[CaseResult], *, json_path=None, jun
     --refused makes them)."""
     if json_path is not None:
         write_json(json_path, merged)
-    if junit_path is not None:
-        write_junit(junit_path, results, float(merged["seconds"]), refusal_policy(merged["command"]))
+    if junit_path is not None:  # (an interrupted shard marked, as an interrupted run's own JUnit is)
+        write_merged_junit(junit_path, merged, results)
 
 
 def verdict(results: list[CaseResult], *, files, skipped, patterns, options: Options, xfail_file=None,
@@ -819,11 +820,11 @@ class Merged:
         return summary_table(self.results) if self.results else None
 
 
-def merge_command(paths, *, json_path=None, junit_path=None, on_done=lambda merged: None) -> Merged:
-    """``spec2onnx report merge``: the shards' reports merged (report.merge), the merged reports written after
-    ``on_done(merged)``."""
+def merge_command(paths, *, json_path=None, junit_path=None, on_done=lambda merged: None, read_command=None) -> Merged:
+    """``spec2onnx report merge``: the shards' reports merged (report.merge; ``read_command``: merge_reports'), the
+    merged reports written after ``on_done(merged)``."""
     check_report_paths({"--json": json_path, "--junit": junit_path}, paths)
-    merged, results, problems = merge_reports(paths)
+    merged, results, problems = merge_reports(paths, read_command)
     if not results and not problems:
         problems = ["no case ran in any of the shards (no spec file found, or none matches -k): the run validated nothing"]
     summary = (f"merged {len(paths)} report{'' if len(paths) == 1 else 's'}: " + summary_line(results)
