@@ -276,6 +276,12 @@ def _verdict(view: ModelView, node: NodeView, target: Target, depth: int = 0) ->
         ops = kernels["domains"][domain]
         if node.since is None and domain in view.opsets:  # a domain onnx has no schemas for (com.microsoft)
             node = replace(node, since=view.opsets[domain])
+    elif profile.get("measured") and node.node.domain in profile.get("frontend_domains", ()):  # (openvino.json
+        # measured onnx's node cases, the ai.onnx domain; OpenVINO's ONNX frontend converts many com.microsoft contrib
+        # ops, ai.onnx.ml's Normalizer, its own org.openvinotoolkit ones)
+        return [problem(f"domain {node.node.domain!r}: not measured ({NOT_MEASURED_HINT})", "warning",
+                        summary=f"not measured (openvino.json has rows of the ai.onnx domain only; other domains' ops "
+                                f"may well compile: {NOT_MEASURED_HINT})")], False
     else:
         return [problem(f"domain {node.node.domain!r}: only the ai.onnx domain is supported"
                         if not (kernels and kernels.get("domains")) else f"domain {node.node.domain!r}: no kernels of this domain")], False

@@ -235,6 +235,15 @@ OPENVINO = [
      "source": "openvinotoolkit/openvino src/plugins/intel_cpu/src/node.cpp (Node::Node) and "
                "src/core/shape_inference/include/reduce_shape_inference.hpp; measured with OpenVINO 2026.4.1 "
                "(test_reduce_log_sum_asc_axes_expanded: axes [2] refused, test_reduce_sum_do_not_keepdims_example: [1] runs)"},
+    # Unsqueeze's output rank is its input's plus the length of ``axes``, known only where axes is a constant:
+    # OpenVINO's frontend then makes an Unsqueeze of dynamic output rank, which the CPU plugin refuses at every
+    # since-version ("CPU plug-in doesn't support Unsqueeze operation with dynamic rank"); Squeeze's rank is static
+    # with an axes input of known length (measured with OpenVINO 2026.4.1 at opsets 13, 21, 24 and 25)
+    {"op": "Unsqueeze", "when": {"since_min": 13, "not_constant": [1]},
+     "why": "OpenVINO's CPU plugin takes no operation of dynamic rank, and an Unsqueeze whose axes are not a constant "
+            "has a dynamic output rank ('CPU plug-in doesn't support Unsqueeze operation with dynamic rank')",
+     "source": "openvinotoolkit/openvino src/plugins/intel_cpu/src/node.cpp (Node::Node); measured with OpenVINO "
+               "2026.4.1 at opsets 13, 21, 24 and 25 (tests/targets/test_openvino_rules.py asks it)"},
     # a node that rounds its float32 result to bfloat16 (a Cast to it; arithmetic in it, computed in float32 there)
     *({"op": ops, "when": {"types": {constraint: ["bfloat16"]}}, "severity": "warning",
        "why": "on a CPU without avx512_core, OpenVINO's CPU plugin rounds a float32 result to bfloat16 with (bits + "
@@ -338,6 +347,10 @@ ONNXRUNTIME = {"family": "onnxruntime", "constants_folded": True, "max_opset": O
 #   registry          the execution provider whose kernels in the installed onnxruntime's registry are its table
 #                     where onnxruntime is installed (the committed "kernels" file otherwise; ort_kernels.py); that
 #                     provider must be among the registries installed/ort_build.py reads (PROVIDERS)
+#   measured          its kernel table is measured on the runtime itself (openvino.json): a combination it has no
+#                     row for is a warning ("not measured"), not an error
+#   frontend_domains  (measured) the domains beyond ai.onnx the runtime's ONNX reader converts: their ops are
+#                     "not measured"; another domain's node is refused
 #   and the onnxruntime family's keys (functions, fallback, placement, float16_via_float, ONNXRUNTIME's)
 PROFILES = {
     # float16_via_float: onnxruntime/core/optimizer/insert_cast_transformer.cc runs a float16 node that has
@@ -383,6 +396,11 @@ PROFILES = {
     # (runtime_child.openvino_model) and the runner (runners/openvino.py) all read a file path
     "openvino": {"summary": "OpenVINO's CPU plugin",
                  "kernels": "openvino.json", "measured": True, "limits": OPENVINO, "preferences": {"scale_batchnorm": False},
+                 # the domains beyond ai.onnx that OpenVINO's ONNX frontend registers converters in (its ops_bridge.cpp:
+                 # OPENVINO_ONNX_DOMAIN, MICROSOFT_DOMAIN, PYTORCH_ATEN_DOMAIN, MMDEPLOY_DOMAIN; ai.onnx.ml's Normalizer
+                 # measured with 2026.4.1): their ops are "not measured"; any other domain (a model-local function, a
+                 # custom one, ai.onnx.preview) has no converter
+                 "frontend_domains": ["org.openvinotoolkit", "com.microsoft", "org.pytorch.aten", "mmdeploy", "ai.onnx.ml"],
                  "probe": {"runtime": "openvino"},
                  "reads": OPENVINO_READS},
     # every node must run on each of these (tensorrt-dla is not among them: DLA runs FP16/INT8 only)

@@ -172,3 +172,46 @@ def test_sequence_and_optional_values_are_judged_as_openvino_reads_them(tmp_path
         if runs != (not errors(check_model(case.model, "openvino"))):
             disagree.append((case.name, runs))
     assert disagree == []
+
+
+@pytest.mark.parametrize("opset", [13, 21, 24, 25])
+def test_an_unsqueeze_of_dynamic_rank_is_refused_as_openvino_refuses_it(opset):
+    """Axes as a graph input: the output rank is dynamic, which the CPU plugin refuses at every since-version (check
+    said "runs" below opset 25, where the measured rows had constant axes); constant axes run."""
+    x = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    for constant in (True, False):
+        axes = np.array([0], np.int64)
+        inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4, 5])]
+        inits = [numpy_helper.from_array(axes, "axes")] if constant else []
+        if not constant:
+            inputs.append(helper.make_tensor_value_info("axes", TensorProto.INT64, [1]))
+        graph = helper.make_graph([helper.make_node("Unsqueeze", ["x", "axes"], ["y"])], "g", inputs,
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializer=inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
+        said = [str(p) for p in errors(check_model(model, "openvino"))]
+        runs = openvino_runs(model, {"x": x} if constant else {"x": x, "axes": axes})
+        assert runs == constant and (not said) == runs, (opset, constant, said)
+
+
+@pytest.mark.parametrize("op, domain, version, inputs, attrs", [
+    ("Gelu", "com.microsoft", 1, [[2, 3]], {}),
+    ("FusedMatMul", "com.microsoft", 1, [[2, 3], [3, 2]], {}),
+    ("Normalizer", "ai.onnx.ml", 3, [[2, 3]], {"norm": "L2"}),
+])
+def test_an_op_of_another_domain_is_not_measured_rather_than_refused(op, domain, version, inputs, attrs):
+    """openvino.json measured the ai.onnx domain only; OpenVINO's ONNX frontend converts these (check said 'only the
+    ai.onnx domain is supported', an error, for models of onnxruntime's transformer optimizer): a warning that
+    points to --probe, as for an ai.onnx combination never measured, and OpenVINO runs them."""
+    from converter.targets.check import check_model as check
+
+    values = [helper.make_tensor_value_info(f"x{i}", TensorProto.FLOAT, shape) for i, shape in enumerate(inputs)]
+    node = helper.make_node(op, [v.name for v in values], ["y"], domain=domain, **attrs)
+    graph = helper.make_graph([node], "g", values, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(domain, version)],
+                              ir_version=10)
+    found = check(model, "openvino")
+    assert errors(found) == [] and [p.severity for p in found] == ["warning"], [str(p) for p in found]
+    assert "not measured" in found[0].reason and "--probe" in found[0].reason
+    feeds = {v.name: np.ones(shape, np.float32) for v, shape in zip(values, inputs)}
+    assert openvino_runs(model, feeds)
+    assert [p.reason for p in errors(check(model, "tensorrt"))] == [f"domain {domain!r}: only the ai.onnx domain is supported"]
