@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import importlib.util
 import os
 import shutil
 import tempfile
@@ -17,11 +18,19 @@ from ..errors import RuntimeUnavailableError
 from ..installed.opset import newest_onnx_opset
 from ..installed.ort_build import newest_loadable_opset, unusable
 from ..installed.providers import NOT_COMPUTE_PROVIDERS, OPT_LEVELS, PROVIDER_ALIASES, short_provider
+from ..process.interrupts import held_interrupts
 
-try:
-    import onnxruntime as ort
-except ImportError:  # spec2onnx installed without the [cpu] or [cuda] extra: convert and check still work
-    ort = None
+_IMPORT_FAILED = None  # why an installed onnxruntime could not be imported (a missing shared library, a broken install)
+# Ctrl-C or SIGTERM held while onnxruntime is imported, and raised after: a KeyboardInterrupt inside the import comes
+# out of it as an ImportError (pybind11's "initialization failed", numpy's C API "import numpy failed"), which read
+# as "not installed" (exit 2), or was lost and the command went on to pass
+with held_interrupts():
+    try:
+        import onnxruntime as ort
+    except ImportError as exc:  # spec2onnx installed without the [cpu] or [cuda] extra: convert and check still work
+        ort = None
+        if importlib.util.find_spec("onnxruntime") is not None:
+            _IMPORT_FAILED = f"{type(exc).__name__}: {exc}"
 
 NO_ONNXRUNTIME = ('onnxruntime is not installed: pip install "spec2onnx[cpu]" (CPU) or "spec2onnx[cuda]" '
                   "(onnxruntime-gpu), never both in one environment (they share the onnxruntime package: "
@@ -29,8 +38,12 @@ NO_ONNXRUNTIME = ('onnxruntime is not installed: pip install "spec2onnx[cpu]" (C
 
 
 def require_onnxruntime():
-    """The onnxruntime module; a RuntimeUnavailableError (exit status 2) saying how to install it when it is missing."""
+    """The onnxruntime module; a RuntimeUnavailableError (exit status 2) saying how to install it when it is missing,
+    or why the one installed cannot be imported."""
     if ort is None:
+        if _IMPORT_FAILED is not None:
+            raise RuntimeUnavailableError(f"onnxruntime is installed but cannot be imported ({_IMPORT_FAILED}); "
+                                          "reinstall it: pip install --force-reinstall \"spec2onnx[cpu]\" (or [cuda])")
         raise RuntimeUnavailableError(NO_ONNXRUNTIME)
     return ort
 

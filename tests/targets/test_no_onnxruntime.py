@@ -57,3 +57,44 @@ def test_convert_with_an_explicit_opset_needs_no_runtime_either(tmp_path):
     assert proc.stdout.startswith(f"wrote {out} (opset 18,")
     proc = spec2onnx("convert", SPECS / "trt_scale/seed-scale-4d.yaml", "-o", out, "--opset", "12", cwd=tmp_path)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "--opset 12: supported opsets are 13 to" in proc.stderr
+
+
+BROKEN = 'raise ImportError("libcublasLt.so.12: cannot open shared object file: No such file or directory")\n'
+# What pybind11 does to a Ctrl-C that arrives while onnxruntime's extension initializes: the KeyboardInterrupt comes
+# out of the import as an ImportError (here by hand, after the signal has had its chance to be raised)
+INTERRUPTED = """import os, signal, time
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.5)
+except KeyboardInterrupt:
+    raise ImportError("initialization failed") from None
+raise ImportError("initialization failed")
+"""
+
+
+def _with_fake_onnxruntime(tmp_path, init: str, *args):
+    fake = tmp_path / "fake" / "onnxruntime"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text(init)
+    run = "import sys; sys.argv = ['spec2onnx'] + sys.argv[1:]; from converter.cli import main; main()"
+    return subprocess.run([sys.executable, "-c", run, *map(str, args)], capture_output=True, text=True, cwd=tmp_path,
+                          env=child_env(PYTHONPATH=f"{tmp_path / 'fake'}:{REPO}", PATH="/usr/bin:/bin",
+                                        SPEC2ONNX_CACHE="off"), timeout=300)
+
+
+def test_an_onnxruntime_that_cannot_be_imported_is_not_called_missing(tmp_path):
+    """A wheel missing a shared library (onnxruntime-gpu without its CUDA libraries): the import's own error, not
+    "not installed: pip install" of what is installed."""
+    proc = _with_fake_onnxruntime(tmp_path, BROKEN, "validate", SPECS / "trt_scale/seed-scale-4d.yaml", "-j", "0")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    line = [x for x in proc.stderr.splitlines() if x.startswith("spec2onnx: error:")]
+    assert line == ["spec2onnx: error: onnxruntime is installed but cannot be imported (ImportError: libcublasLt.so.12: "
+                    "cannot open shared object file: No such file or directory); reinstall it: pip install "
+                    "--force-reinstall \"spec2onnx[cpu]\" (or [cuda])"], proc.stderr
+
+
+def test_a_ctrl_c_while_onnxruntime_is_imported_ends_the_command_as_interrupted(tmp_path):
+    """Not exit 2 "onnxruntime is not installed" (the interrupt turned into an ImportError), nor a run that goes on."""
+    proc = _with_fake_onnxruntime(tmp_path, INTERRUPTED, "validate", SPECS / "trt_scale/seed-scale-4d.yaml", "-j", "0")
+    assert proc.returncode == 130, (proc.returncode, proc.stderr)
+    assert "not installed" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
