@@ -350,6 +350,14 @@ def _create_temp(folder: Path, name: str) -> tuple[int, str]:
     raise FileExistsError(f"could not create a temporary file in {folder}")
 
 
+def write_output(option: str, path, data: bytes) -> None:
+    """``write_atomic``, a failure (a full disk, a folder gone) the user's to fix: one line naming the option, exit 2."""
+    try:
+        write_atomic(path, data)
+    except OSError as exc:
+        raise UserError(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
+
+
 def check_npz_names(option: str, path, names, what: str) -> None:
     """Refuse a name a .npz member cannot carry, so that what is saved loads back: a NUL byte, where Python's
     zipfile cuts a member's name (zipfile.ZipInfo: "Terminate the file name at the first null byte"; 'a\\0b'

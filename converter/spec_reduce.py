@@ -43,7 +43,7 @@ import onnx
 from . import reference
 from .compare import Tolerance, compare, resolve_tolerance
 from .errors import EXIT_FAILED, EXIT_OK, InternalError, UserError, printable
-from .files import save_arrays, write_atomic
+from .files import save_arrays, write_output
 from .model.inputs import dtype_of_array, load_arrays
 from .model.reduce import _value_info, inputs_path, outputs_path
 from .model.run import check_written, make_run_options, run_model, topological_order, _used_names
@@ -226,7 +226,7 @@ def reduce_spec(path, output, *, case_name: str | None = None, opset: int | None
             small, feeds = _cut(model, groups[blamed.name], blamed, got, case.inputs)
             save_arrays("-o", inputs_path(output), feeds)  # (the model last: no SMALL.onnx without its inputs)
             save_arrays("-o", outputs_path(output), local)
-            write_atomic(output, small.SerializeToString())
+            write_output("-o", output, small.SerializeToString())
             result.output, result.inputs_file, result.outputs_file = str(output), inputs_path(output), outputs_path(output)
             progress(f"reduce: layer {blamed.name}'s {len(result.nodes)} lowered nodes on onnxruntime and "
                      "onnx-reference with every tensor marked")

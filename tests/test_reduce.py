@@ -337,3 +337,18 @@ def test_golden_data_of_every_tensor_from_one_runtime_reduces_another(tmp_path):
     result = invoke("reduce", SQUEEZENET, "--runtime", "onnx-reference", "--load-outputs", golden, "-o", small)
     assert result.exit_code == 1, result.output
     assert [(n.name, n.op_type) for n in onnx.load(small).graph.node] == [("n65", "Softmax")]
+
+
+def test_an_output_that_cannot_be_written_is_bad_input_not_a_bug(tmp_path):
+    """The --check command removes -o's folder (a full disk is the same failure): one line naming -o, exit 2; it
+    was 'internal error ... This is a bug' (exit 3)."""
+    model = chain(tmp_path / "agree.onnx", ["Relu", "Abs", "Softmax"], opset=13)
+    folder = tmp_path / "van"
+    folder.mkdir()
+    result = invoke("reduce", model, *BOTH, "--check", f"sh -c 'rm -rf {folder}; exit 1' {{model}}",
+                    "-o", folder / "small.onnx")
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("spec2onnx: error:")]
+    assert len(errors) == 1 and f"-o {folder / 'small.onnx'}: cannot write (No such file or directory)" in errors[0], \
+        result.output
+    assert "bug" not in result.output

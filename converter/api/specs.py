@@ -36,7 +36,8 @@ from ..budget import default_budget, show
 from ..compare import Tolerance, command_line_stats, command_line_tolerance, refuse_unknown_outputs, value_stats
 from ..dtypes import BFLOAT16
 from ..errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, SpecError, UserError
-from ..files import bundled_specs_dir, check_distinct, check_output, default_suite, save_npy_atomic, write_atomic
+from ..files import (bundled_specs_dir, check_distinct, check_output, default_suite, save_npy_atomic, write_atomic,
+                     write_output)
 from ..pipeline.plugins import load_plugins
 from ..pipeline.pool import Job, Pool, run_in_process
 from ..pipeline.quantization import LAYER_HELP
@@ -284,15 +285,8 @@ def convert_spec(spec_path: Path, output: str | Path | None = None, *, opset: in
     check_output("-o", output, [spec_path, *data_files(spec_path)])
     model, _, note, _ = pipeline.convert(spec, target, opset, provider=provider, precision=precision,
                                          hint=" (nothing written; see docs/semantics.md, Targets)")
-    _write("-o", output, model.SerializeToString())
+    write_output("-o", output, model.SerializeToString())
     return model, output, note
-
-
-def _write(option: str, path: Path, data: bytes) -> None:
-    try:
-        write_atomic(path, data)
-    except OSError as exc:
-        raise UserError(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
 
 
 def check_tolerance_outputs(files, tolerance: "Tolerance | None", error_stats=()) -> None:

@@ -48,7 +48,7 @@ from ..brief import counted
 from ..budget import default_budget
 from ..errors import EXIT_FAILED, EXIT_OK, UserError, printable
 from ..process.interrupts import exit_status
-from ..files import save_arrays, write_atomic
+from ..files import save_arrays, write_output
 from ..process.isolated import command_status
 from ..report import write_html
 from .inputs import dtype_of_array, load_arrays, model_outputs
@@ -419,7 +419,7 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
             raise UserError(f"{path}: its failing part cannot be cut out (a tensor it reads is no tensor the first "
                             "runtime gives)")
         small, feeds, wanted = made
-        write_atomic(output, small.SerializeToString())
+        write_output("-o", output, small.SerializeToString())
         save_arrays("-o", inputs_path(output), feeds)
         if golden is not None:
             save_arrays("-o", outputs_path(output), wanted)
