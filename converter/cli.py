@@ -14,15 +14,14 @@ import click
 from . import __version__, api  # (api: a front door that imports each name on first use; --help imports none)
 from .cli_options import (ONNX_FOLDER, OPT_LEVELS, RUNTIMES, command_path, for_kind, html_option, max_memory_option,
                           model_options, opset_option, path_option, plugin_option, precision_options, provider_option,
-                          read_command, refuse_timeout_in_process, report_options, size, target_option, timeout_option,
+                          names_stdout, read_command, refuse_timeout_in_process, report_options, size, target_option, timeout_option,
                           tolerance_options)
 from .cli_options import flush_stdout as _flush, live_line as _line, say as _say
 from .errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, InternalError, UserError
 from .process.interrupts import Terminated, exit_status, terminate_as_interrupt
 
 VALIDATE_EXITS = """\b
-Exit status: 0 everything passed (known failures allowed, and REFUSED cases
-unless --refused fail);
+Exit status: 0 everything passed (known failures allowed, and REFUSED cases unless --refused fail);
 1 a case failed, errored or passed unexpectedly (XPASS), was REFUSED with
 --refused fail, or no case ran (every one REFUSED), or fewer than --min-cases;
 2 bad input or usage (a malformed spec, a missing file, an unknown provider or runtime);
@@ -35,10 +34,10 @@ EXITS = ("2 bad input or usage (one line naming the file and the field); 3 an in
 _err = functools.partial(click.echo, err=True)
 
 
-def _fail(message: str, code: int) -> None:
+def _fail(message: str, code: int, whole: bool = False) -> None:
     _flush()  # (what validate printed comes before the error line)
-    lines = message.strip().splitlines() or [""]  # one line, always: CI logs and people grep for it
-    _err(f"spec2onnx: error: {lines[0]}" + (" (...)" if len(lines) > 1 else ""))
+    lines = message.strip().splitlines() or [""]  # one line, always (but the help a bare command shows, whole)
+    _err(message if whole else f"spec2onnx: error: {lines[0]}" + (" (...)" if len(lines) > 1 else ""))
     sys.exit(code)
 
 
@@ -78,8 +77,9 @@ class _Group(click.Group):
         try:
             value = super().main(args, prog_name, complete_var, False, **extra)
         except click.UsageError as exc:
-            _fail(f"{exc.format_message().rstrip('.')} (see '{command_path(self, exc, prog_name, args)} --help')",
-                  EXIT_BAD_INPUT)
+            bare = isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ()))  # `spec2onnx`, `spec2onnx report`
+            _fail(exc.format_message() if bare else f"{exc.format_message().rstrip('.')} (see "
+                  f"'{command_path(self, exc, prog_name, args)} --help')", EXIT_BAD_INPUT, whole=bare)
         except click.ClickException as exc:
             exc.show()
             sys.exit(exc.exit_code)
@@ -119,7 +119,7 @@ def main():
 
 @main.command(epilog=f"Exit status: 0 the model written; {EXITS} Nothing is written unless the model passes.")
 @click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Output model (default: ./<spec name>.onnx).")
+@path_option("-o", "--output", dir_okay=False, dash_is_stdout=True, help="Output model (default: ./<spec name>.onnx; - is stdout).")
 @opset_option
 @target_option("Also auto: portable where the spec fits it, else the spec's own runtime family (tensorrt for trt.* "
                "layers), said on stderr. Default: what --provider implies (cuda: ort-cuda), else auto.")
@@ -134,14 +134,13 @@ def convert(spec, **options):
 
     The model keeps the spec's tensor names, passes onnx's full checker and the target's static check (spec2onnx
     check) and is written atomically; a node the target cannot run is an error (exit status 2, nothing written).
-    Without --opset: for ort-cuda and tensorrt the highest opset at or below the spec's at which the target runs every
-    node (said on stderr); with no opset at all, 17 or else the lowest at which the target runs every node
-    (tensorrt-dla, DirectML's float16 DequantizeLinear: 19).
+    Without --opset: for ort-cuda and tensorrt the highest opset at or below the spec's at which the target runs
+    every node (said on stderr); with none at all, 17 or the lowest at which it does (tensorrt-dla, DirectML's f16 DQ: 19).
     """
     done = api.convert_command(spec, **options)
     _say(*([f"target auto: {done.auto}"] if done.auto else []), *([f"note: {done.note}"] if done.note else []),
          *([f"spec2onnx: warning: {done.warning}"] if done.warning else []), err=True)
-    click.echo(done.line)
+    click.echo(done.line, err=names_stdout(options["output"]))  # (a model on stdout: no text after it)
 
 
 @main.command(epilog=VALIDATE_EXITS)
@@ -383,15 +382,14 @@ case met an internal error.""")
 def merge(reports, json_path, junit_path):
     """Merge the JSON reports of one run's shards (validate --shard I/N --json) into one.
 
-    The reports must belong to one run: the same spec2onnx, onnx and onnxruntime versions and options that mean the same
-    (--shard, the reports, --html, -j, -q and -v may differ; --atol=1 is --atol 1); a shard or a case given twice is refused; the shards missing
-    from 1..N are named as ranges (2-9/10), and fail the merge. Prints the run's summary table.
-    """
+    The reports must belong to one run: the same spec2onnx, onnx and onnxruntime versions, options that mean the same
+    (--shard, reports, --html, -j, -q, -v may differ; --atol=1 is --atol 1); a shard or a case given twice is refused;
+    the shards missing from 1..N are named as ranges (2-9/10), and fail the merge. Prints the run's summary table."""
     def merged(done):  # (before the merged reports are written)
         _say(*([done.table] if done.table else []), done.summary)
         _say(*(f"spec2onnx: error: {line}" for line in done.problems), err=True)
-    read = functools.partial(read_command, main)  # (what the shards' options mean: this command line's definitions)
-    sys.exit(api.merge_command(reports, json_path=json_path, junit_path=junit_path, on_done=merged, read_command=read).status)
+    sys.exit(api.merge_command(reports, json_path=json_path, junit_path=junit_path, on_done=merged,  # (read: what
+                               read_command=functools.partial(read_command, main)).status)  # the options mean)
 
 
 @main.command(epilog="""\b
@@ -411,7 +409,7 @@ interrupted by Ctrl-C, 143 stopped by SIGTERM.""")
 @click.option("-v", "--verbose", is_flag=True, help="One line per node with a problem (default: one line per distinct "
               "problem, with its node count, op forms and first nodes).")
 @click.option("-q", "--quiet", is_flag=True, help="Errors and verdicts only (each verdict still counts the warnings).")
-@click.option("--json", "json_path", metavar="FILE", help="Write every file's verdicts and problems (docs/check.md).")
+@path_option("--json", "json_path", dir_okay=False, dash_is_stdout=True, help="Verdicts, problems (docs/check.md); - is stdout.")
 @click.option("--layers", is_flag=True, help="tensorrt, tensorrt-dla: also print the TensorRT layers onnx-tensorrt "
               "builds from each model, with their attributes (the importer view, docs/tensorrt.md).")
 @click.option("--probe", is_flag=True, help="Ask the installed runtime instead of the tables where it is installed "

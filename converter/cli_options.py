@@ -87,6 +87,14 @@ class TargetOption(click.Option):
         super().__init__(*args, shell_complete=complete, **kwargs)
         self.around = (before, after)
 
+    def process_value(self, ctx, value):
+        """An empty name is no target (it was taken as none given: validate's ids then lost their [TARGET])."""
+        value = super().process_value(ctx, value)
+        for v in value if isinstance(value, tuple) else (value,):
+            if v is not None and not v.strip():
+                raise click.BadParameter(f"{v!r}: an empty name is no target; its --help lists them", ctx=ctx, param=self)
+        return value
+
     def get_help_record(self, ctx):
         listed = "; ".join(f"{name} ({summary})" if summary else name for name, summary in target_summaries())
         self.help = " ".join(part for part in (self.around[0], f"A target: {listed}; or one a --plugin adds. The "
@@ -220,8 +228,27 @@ plugin_option = click.option("--plugin", "plugins", multiple=True, metavar="MODU
 
 
 def html_option(what: str):
-    return path_option("--html", "html_path", dir_okay=False, help="Write one self-contained HTML page (no network "
-                       "request, no script): " + what.format(pictures=PICTURES))
+    return click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+                        callback=_no_dash, help="Write one self-contained HTML page (no network request, no script): "
+                        + what.format(pictures=PICTURES))
+
+
+def _no_dash(ctx, param, value):
+    if value == "-":  # (it made a file named '-'; stdout carries the run's lines)
+        raise click.BadParameter("'-': a page is written to a FILE, not to stdout (which carries the run's lines)",
+                                 ctx=ctx, param=param)
+    return value
+
+
+def names_stdout(path) -> bool:
+    """Whether ``path`` (an output option's value) is this process's standard output: /dev/stdout (``-``), or the file
+    or pipe stdout is: a status line printed there would be written into the output."""
+    if path is None:
+        return False
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError, AttributeError):  # (no such file yet; stdout not a real file: a test's capture)
+        return str(path) in ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
 
 
 def report_options(json: str, junit: str):

@@ -365,3 +365,55 @@ def test_run_says_which_case_ran_when_none_was_named(tmp_path):
     files = CliRunner().invoke(main, ["run", str(spec), "--input", f"input1={a}", "--input", f"input2={b}",
                                       "-o", str(tmp_path)])
     assert files.exit_code == 0 and "the spec's first" not in files.stderr
+
+
+# -- outputs named "-" and /dev/stdout, empty names, a bare command (a walk-through of every option) ----------------
+
+def _console(*args, cwd, stdout=subprocess.PIPE):
+    """The real console (stdout a pipe or a file, not click's capture)."""
+    return subprocess.run([sys.executable, str(REPO / "cli.py"), *map(str, args)], cwd=cwd, stdout=stdout,
+                          stderr=subprocess.PIPE, timeout=300)
+
+
+@pytest.mark.parametrize("where", ["-", "/dev/stdout"])
+def test_convert_writes_the_model_alone_on_stdout(tmp_path, where):
+    """-o - (as --json -) or /dev/stdout: the model's bytes and nothing after them; the 'wrote' line on stderr. The
+    line followed the model in a pipe, and overwrote its first bytes in a file; '-' made a file named '-'."""
+    spec = SPECS / "trt_scale/seed-scale-4d.yaml"
+    proc = _console("convert", spec, "-o", where, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    model = onnx.load_model_from_string(proc.stdout)
+    assert [n.op_type for n in model.graph.node] and b"wrote" in proc.stderr
+    with open(tmp_path / "m.onnx", "wb") as handle:  # stdout a file: the same bytes
+        assert _console("convert", spec, "-o", where, cwd=tmp_path, stdout=handle).returncode == 0
+    assert (tmp_path / "m.onnx").read_bytes() == proc.stdout
+    assert not (tmp_path / "-").exists()
+
+
+def test_check_json_dash_is_stdout_and_html_dash_is_refused(tmp_path):
+    model = tmp_path / "m.onnx"
+    assert invoke("convert", SPECS / "trt_scale/seed-scale-4d.yaml", "-o", model).exit_code == 0
+    proc = _console("check", model, "--target", "ort-cpu", "--json", "-", cwd=tmp_path)
+    assert proc.returncode == 0 and b'"schema": "spec2onnx-check/' in proc.stdout, proc.stderr
+    for args in (("validate", SPECS / "trt_scale/seed-scale-4d.yaml"), ("run", model)):
+        result = invoke(*args, "--html", "-")
+        assert result.exit_code == 2 and "a page is written to a FILE" in result.output, result.output
+    assert not (tmp_path / "-").exists() and not (REPO / "-").exists()
+
+
+@pytest.mark.parametrize("args", [("validate", "--target", ""), ("validate", "--target", " ", "--target", "tensorrt"),
+                                  ("convert", "--target", ""), ("convert", "--provider", "")])
+def test_an_empty_target_or_provider_is_refused_not_taken_as_the_default(tmp_path, args):
+    command, *rest = args
+    result = invoke(command, SPECS / "trt_scale/seed-scale-4d.yaml", *rest, *(("-o", tmp_path / "m.onnx") if command ==
+                                                                                "convert" else ()))
+    assert result.exit_code == 2 and "empty name" in result.output and result.output.count("\n") == 1, result.output
+    assert not (tmp_path / "m.onnx").exists()
+
+
+@pytest.mark.parametrize("args", [(), ("report",)])
+def test_a_bare_command_shows_its_whole_help(args):
+    """It printed 'error: Usage: spec2onnx [OPTIONS] COMMAND [ARGS]... (...)': the help's first line, cut."""
+    proc = _console(*args, cwd=REPO)
+    assert proc.returncode == 2 and b"(...)" not in proc.stderr
+    assert b"Commands:" in proc.stderr and (b"merge" in proc.stderr if args else b"validate" in proc.stderr)

@@ -278,6 +278,9 @@ def convert_spec(spec_path: Path, output: str | Path | None = None, *, opset: in
     ``precision``: ``--fp16``/``--int8`` (see ``convert``). A node the target cannot run is a UserError
     (nothing is written). Returns (model, path, note).
     """
+    for option, value in (("--target", target), ("--provider", provider)):
+        if value is not None and not value.strip():  # (not the default: an empty name is a mistake)
+            raise UserError(f"{option} {value!r}: an empty name; spec2onnx convert --help lists the names")
     if output is not None:
         check_output("-o", output, [spec_path])  # before loading: `convert s.yaml -o s.yaml` never reads twice
     spec = load_spec_file(spec_path, max_memory=max_memory, require_cases=False)

@@ -644,6 +644,8 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
     """
     if refused not in REFUSAL_POLICIES:
         raise UserError(f"--refused {refused}: not one of {', '.join(REFUSAL_POLICIES)}")
+    if target is not None and not target.strip():  # (taken as none given, its cases' ids lost their [TARGET])
+        raise UserError(f"--target {target!r}: an empty name is no target")
     return Options(
         configs=make_configs(runtimes, provider, opt_levels),
         opset=check_opset(opset) if opset is not None else None,
