@@ -75,7 +75,8 @@ def parse_size(text: str) -> int:
     # Exact arithmetic: a float would turn 400 digits into infinity (an OverflowError) and 0.0001 into 0 bytes.
     size = int(Fraction(match.group(1)) * _UNITS[match.group(2).upper()]) if match else 0
     if size < 1:
-        raise UserError(f"--max-memory {text}: expected a size such as 512M, 4G or 1.5G (K, M, G, T: powers of 1024)")
+        raise UserError(f"--max-memory {text}: " + ("must be at least one byte; " if match else "")
+                        + "expected a size such as 512M, 4G or 1.5G (K, M, G, T: powers of 1024)")
     return size
 
 

@@ -60,8 +60,8 @@ def size(ctx, param, value):
     """A byte count written as 2G, 512M, ... (budget.parse_size); a bad one is a usage error naming the option."""
     try:
         return None if value is None else api.parse_size(value)
-    except UserError as exc:
-        raise click.BadParameter(str(exc).split(": ", 1)[-1]) from None
+    except UserError as exc:  # (the value given, then why: the option is named by click)
+        raise click.BadParameter(f"{value}: {str(exc).split(': ', 1)[-1]}") from None
 
 
 def target_summaries() -> list[tuple[str, str]]:

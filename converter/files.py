@@ -165,7 +165,8 @@ def check_distinct(outputs: dict[str, str | Path | None]) -> None:
         if not path:
             continue
         key = os.path.realpath(path)
-        if key in seen and not _in_place(Path(path)):
+        if key in seen and (not _in_place(Path(path)) or str(path) in _OPEN_FILE_PATHS):  # (stdout twice: two reports
+            # on one stream, which nothing can read; /dev/null twice is fine)
             raise UserError(f"{option} {path}: {seen[key]} writes the same file; give each report its own file")
         seen[key] = option
 

@@ -417,3 +417,24 @@ def test_a_bare_command_shows_its_whole_help(args):
     proc = _console(*args, cwd=REPO)
     assert proc.returncode == 2 and b"(...)" not in proc.stderr
     assert b"Commands:" in proc.stderr and (b"merge" in proc.stderr if args else b"validate" in proc.stderr)
+
+
+def test_max_memory_errors_repeat_the_value_given():
+    for value, why in (("0", "0: must be at least one byte"), ("abc", "abc: expected a size such as 512M")):
+        result = invoke("validate", SPECS / "trt_scale/seed-scale-4d.yaml", "--max-memory", value)
+        assert result.exit_code == 2 and f"Invalid value for '--max-memory': {why}" in result.output, result.output
+
+
+def test_two_reports_on_stdout_are_refused(tmp_path):
+    """JSON then XML then the run's lines on one stream, which nothing can read; /dev/null twice stays fine."""
+    spec = SPECS / "trt_scale/seed-scale-4d.yaml"
+    result = invoke("validate", spec, "--json", "-", "--junit", "-")
+    assert result.exit_code == 2 and "--json writes the same file" in result.output, result.output
+    assert invoke("validate", spec, "-q", "--json", "/dev/null", "--junit", "/dev/null").exit_code == 0
+
+
+def test_run_spec_refuses_one_input_given_twice(tmp_path):
+    np.save(tmp_path / "a.npy", np.ones((1, 1, 3, 3), np.float32))
+    result = invoke("run", SPECS / "trt_scale/seed-scale-4d.yaml", "--input", f"input1={tmp_path / 'a.npy'}",
+                    "--input", f"input1={tmp_path / 'a.npy'}", "-o", tmp_path / "out")
+    assert result.exit_code == 2 and "input 'input1' is given twice" in result.output, result.output

@@ -412,6 +412,8 @@ def run_spec(spec_path: Path, case_name: str | None, input_files: Iterable[str],
         name, sep, file = item.partition("=")
         if not sep or name not in spec.network.inputs:
             raise UserError(f"--input {item}: expected NAME=FILE.npy with NAME one of {', '.join(spec.network.inputs)}")
+        if name in given:  # (as run MODEL's --shapes and --val-range: which one was meant cannot be told)
+            raise UserError(f"--input {item}: input {name!r} is given twice")
         feeds[name] = _load_input(file, spec, name)
         read.append(Path(file))
         given.add(name)
