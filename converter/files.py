@@ -351,6 +351,12 @@ def _create_temp(folder: Path, name: str) -> tuple[int, str]:
     raise FileExistsError(f"could not create a temporary file in {folder}")
 
 
+def as_argument(path) -> str:
+    """``path`` as a word of a printed command: ``./-x.onnx`` for ``-x.onnx``, which a command line takes for an option."""
+    text = str(path)
+    return f"./{text}" if text.startswith("-") else text
+
+
 def write_output(option: str, path, data: bytes) -> None:
     """``write_atomic``, a failure (a full disk, a folder gone) the user's to fix: one line naming the option, exit 2."""
     try:

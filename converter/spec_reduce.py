@@ -43,7 +43,7 @@ import onnx
 from . import reference
 from .compare import Tolerance, compare, resolve_tolerance
 from .errors import EXIT_FAILED, EXIT_OK, InternalError, UserError, printable
-from .files import save_arrays, write_output
+from .files import as_argument, save_arrays, write_output
 from .model.inputs import dtype_of_array, load_arrays
 from .model.reduce import _value_info, inputs_path, outputs_path
 from .model.run import check_written, make_run_options, run_model, topological_order, _used_names
@@ -92,8 +92,8 @@ class SpecReduction:
         many = len(self.failing_outputs) > 1
         how = "differs from its reference on its own inputs" if self.on_its_own else \
             "is the first whose output differs from the reference (no layer differs on its own inputs)"
-        argv = ["spec2onnx", "run", self.output, "--runtime", "onnxruntime", "--load-inputs", self.inputs_file,
-                "--load-outputs", self.outputs_file, "--atol", f"{self.tolerance.atol:g}", "--rtol",
+        argv = ["spec2onnx", "run", as_argument(self.output), "--runtime", "onnxruntime", "--load-inputs",
+                as_argument(self.inputs_file), "--load-outputs", as_argument(self.outputs_file), "--atol", f"{self.tolerance.atol:g}", "--rtol",
                 f"{self.tolerance.rtol:g}"]
         return [f"{self.path}: case {self.case}: output{'s' * many} {', '.join(repr(o) for o in self.failing_outputs)} "
                 f"differ{'s' * (not many)} from the reference",

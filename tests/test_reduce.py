@@ -352,3 +352,18 @@ def test_an_output_that_cannot_be_written_is_bad_input_not_a_bug(tmp_path):
     assert len(errors) == 1 and f"-o {folder / 'small.onnx'}: cannot write (No such file or directory)" in errors[0], \
         result.output
     assert "bug" not in result.output
+
+
+def test_the_reproduce_command_runs_for_names_that_start_with_a_dash(tmp_path, monkeypatch):
+    """'-s m.onnx' as a word of the printed command is an option (No such option '-s'): it is written ./-s m.onnx."""
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    chain(tmp_path / "-chain.onnx", ["Relu", "Softmax"])
+    result = invoke("reduce", *BOTH, "-o", "-s m.onnx", "--", "-chain.onnx")
+    assert result.exit_code == 1, result.output
+    line = next(x for x in result.output.splitlines() if x.startswith("reproduce: "))
+    words = shlex.split(line[len("reproduce: "):])
+    assert words[2] == "./-s m.onnx" and words[words.index("--load-inputs") + 1] == "./-s m.inputs.npz"
+    again = invoke(*words[1:])
+    assert again.exit_code == 1 and "FAIL" in again.output, again.output

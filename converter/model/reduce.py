@@ -48,7 +48,7 @@ from ..brief import counted
 from ..budget import default_budget
 from ..errors import EXIT_FAILED, EXIT_OK, UserError, printable
 from ..process.interrupts import exit_status
-from ..files import save_arrays, write_output
+from ..files import as_argument, save_arrays, write_output
 from ..process.isolated import command_status
 from ..report import write_html
 from .inputs import dtype_of_array, load_arrays, model_outputs
@@ -131,15 +131,16 @@ def reduce_command(path, output, *, runtimes=(), provider: str = "cpu", opt_leve
         return done
     if load_outputs:  # the first runtime alone was checked, against the golden data
         runtimes = (runtimes or DEFAULT_RUNTIMES)[:1]
-    words = ["spec2onnx", "run", done.output, *(a for r in runtimes for a in ("--runtime", r)),
+    model, inputs = as_argument(done.output), as_argument(done.inputs_file)  # (a name starting with '-' as ./-name)
+    words = ["spec2onnx", "run", model, *(a for r in runtimes for a in ("--runtime", r)),
              *(("--provider", provider) if provider != "cpu" else ()),
              *(a for o in opt_levels for a in ("--ort-opt-level", o)), *(a for v in atol for a in ("--atol", str(v))),
              *(a for v in rtol for a in ("--rtol", str(v))),
              *(a for v in check_error_stat for a in ("--check-error-stat", str(v))),
-             *(("--allow-nonfinite",) if allow_nonfinite else ()), "--load-inputs", done.inputs_file,
-             *(("--load-outputs", done.outputs_file) if done.outputs_file else ())]
+             *(("--allow-nonfinite",) if allow_nonfinite else ()), "--load-inputs", inputs,
+             *(("--load-outputs", as_argument(done.outputs_file)) if done.outputs_file else ())]
     if check is not None:  # what decided: the command itself, on the reduced model
-        words = [w.replace("{model}", done.output).replace("{inputs}", done.inputs_file) for w in shlex.split(check)]
+        words = [w.replace("{model}", model).replace("{inputs}", inputs) for w in shlex.split(check)]
     done.reproduce = shlex.join(words)
     if html_path is not None:
         write_html(html_path, "reduce_page", path=str(path), argv=argv, summary=done.summary(), results=done.results,
