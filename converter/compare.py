@@ -450,7 +450,7 @@ def value_stats(array: np.ndarray) -> dict | None:
     min to std over the finite elements (None where none is), nan and inf the counts of the others. None for
     strings and complex numbers."""
     array = np.asarray(array)
-    if array.dtype.kind not in "biuf" and not (_holds_floats(array.dtype) and array.dtype.kind != "c"):
+    if array.dtype.kind not in "biuf" and not (holds_floats(array.dtype) and array.dtype.kind != "c"):
         return None
     flat = _flat(array)
     n, mean, m2, low, high, nan, inf = 0, 0.0, 0.0, math.inf, -math.inf, 0, 0
@@ -716,7 +716,7 @@ def nonfinite(array: np.ndarray) -> NonFinite | None:
     chunk's mask, whatever the array's size. A complex element counts once, as NaN if a part is NaN, else as the
     sign of its infinite part."""
     array = np.asarray(array)
-    if not _holds_floats(array.dtype):
+    if not holds_floats(array.dtype):
         return None
     flat = _flat(array)
     nan = posinf = neginf = 0
@@ -745,7 +745,7 @@ def nonfinite(array: np.ndarray) -> NonFinite | None:
                      complex(value) if flat.dtype.kind == "c" else float(value))
 
 
-def _holds_floats(dtype: np.dtype) -> bool:
+def holds_floats(dtype: np.dtype) -> bool:
     """float16/32/64, complex, and ml_dtypes' floats (bfloat16, float8): the types with NaN or infinities."""
     if dtype.kind in "fc":
         return True

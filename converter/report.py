@@ -180,9 +180,12 @@ def to_junit(results: list[CaseResult], seconds: float, refused: str = "skip", *
         case = ET.SubElement(suite, "testcase", classname=f"spec2onnx.{r.spec}", name=name, time=f"{r.seconds:.6f}",
                              file=r.path)
         detail = "\n".join(r.problems)
-        if r.shapes:  # a case of a dynamic network: the shapes it ran at
+        if r.shapes or r.notes:  # a case of a dynamic network: the shapes it ran at; what its values were compared as
             properties = ET.SubElement(case, "properties")
-            ET.SubElement(properties, "property", name="shapes", value=r.shapes)
+            if r.shapes:
+                ET.SubElement(properties, "property", name="shapes", value=r.shapes)
+            for note in r.notes:
+                ET.SubElement(properties, "property", name="note", value=note)
         if r.outcome in ("FAIL", "XPASS"):
             ET.SubElement(case, "failure", message=(r.problems or [r.outcome])[0][:500], type=r.outcome).text = detail
         elif r.outcome == "ERROR":
@@ -272,7 +275,8 @@ def case_lines(result: CaseResult, *, timing: bool = False, details: bool = True
     reason = f"  (known failure: {result.reason})" if result.outcome == "XFAIL" else ""
     shapes = f"  ({printable(result.shapes)})" if result.shapes else ""
     return ([f"{result.outcome:5} {printable(result.id)}{shapes}{took}{reason}"]
-            + [f"      {printable(problem)}" for problem in (result.problems if details else ())])
+            + [f"      {printable(problem)}" for problem in (result.problems if details else ())]
+            + [f"      note: {printable(note)}" for note in (result.notes if details else ())])
 
 
 class Live:
@@ -492,7 +496,7 @@ def _case(path: str, index: int, case) -> CaseResult:
         values[name] = tuple(value) if name == "ops" else value
     if values["outcome"] not in OUTCOMES:
         raise UserError(f"{where}.outcome: {values['outcome']!r} is not one of {', '.join(OUTCOMES)}")
-    for name in ("problems", "ops"):
+    for name in ("problems", "ops", "notes"):
         if not all(isinstance(p, str) for p in values.get(name, ())):
             raise UserError(f"{where}.{name}: every entry must be text")
     for name in ("comparisons", "disagreements"):
@@ -513,7 +517,7 @@ def _case(path: str, index: int, case) -> CaseResult:
 
 
 _FIELD_KINDS = {"ops": list, "opset": int, "seconds": (int, float), "problems": list, "comparisons": list,
-                "disagreements": list, "bad_input": bool, "internal": bool}
+                "disagreements": list, "bad_input": bool, "internal": bool, "notes": list}
 
 
 def merge(documents: list[tuple[str, dict]], read_command=None) -> tuple[dict, list[CaseResult], list[str]]:

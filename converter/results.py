@@ -43,6 +43,8 @@ class CaseResult:
     pictures: list[dict] = field(default_factory=list)  # --html only: each failing comparison's error_map summary
     # ({"output", "actual", "against"} + converter/error_map.summarize's keys); never in the JSON or JUnit reports
     shapes: str = ""  # the case's input shapes where the network has dynamic ones, e.g. "x [2, 3, 8, 8], size = [...]"
+    notes: list[str] = field(default_factory=list)  # what a verdict rests on beyond finite values compared: outputs
+    # holding NaN or infinities (matched as values), empty outputs (their shape compared, no value)
 
     @property
     def id(self) -> str:

@@ -193,7 +193,7 @@ def _case_notes(r) -> list[str]:
         notes.append(f"shapes: {r.shapes}")
     if getattr(r, "reason", "") and r.outcome in (XFAIL, XPASS):
         notes.append(f"known failure: {r.reason}")
-    return notes
+    return notes + [f"note: {note}" for note in getattr(r, "notes", ())]
 
 
 def _case_cell(r, anchor: str | None, first: bool) -> str:

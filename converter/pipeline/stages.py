@@ -29,11 +29,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
+import numpy as np
+
 from .. import reference
 from . import spec_cache
-from ..compare import Tolerance, compare, compare_stats, error_stat_for, resolve_tolerance
+from ..compare import Tolerance, compare, compare_stats, error_stat_for, holds_floats, nonfinite, resolve_tolerance
 from ..error_map import for_comparison, summarize
-from ..brief import counted
+from ..brief import counted, nonfinite_counts
 from ..errors import TargetRefusal, UserError, describe_exception
 from ..installed.opset import DEFAULT_OPSET, MIN_OPSET, newest_onnx_opset
 from ..registry import is_builtin, layer_kind, layer_kinds, reference_of
@@ -214,6 +216,7 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
             elif got is not None:
                 disagreements = _disagreements(first_outputs, got, first_label, tolerances, case)
             res = result(case, config, outcome, problems=problems, comparisons=stats, disagreements=disagreements,
+                         notes=value_notes(got, spec.network.outputs) if got is not None else [],
                          pictures=pictures or [], seconds=time.perf_counter() - t1 + (t1 - t0 if config == options.configs[0] else 0))
             res = res if static else _judge(spec, options, res)
             if res.outcome in BAD and options.repro_dir:
@@ -363,6 +366,24 @@ def _compare_outputs(spec: Spec, case: Case, what: str, outputs: dict, tolerance
             if mismatch or "error" in entry:
                 stats.append(entry)
     return problems, stats
+
+
+def value_notes(outputs: dict, names) -> list[str]:
+    """What a runtime's outputs were compared as beyond finite values (CaseResult.notes): those that hold NaN or an
+    infinity (the reference and the expected values decide where one may be: docs/semantics.md; a PASS then rests
+    on NaN matching NaN), and the empty ones, whose shape alone was compared. A report says so, as run MODEL's does."""
+    notes = []
+    for name in names:
+        array = outputs.get(name)
+        if array is None or not hasattr(array, "dtype"):
+            continue
+        if array.size == 0:
+            notes.append(f"output {name!r} is empty {list(array.shape)}: its shape was compared, no value")
+        elif holds_floats(array.dtype) and not np.isfinite(array).all():  # (isfinite first: the usual output, 1 us)
+            found = nonfinite(array)
+            notes.append(f"output {name!r}: {nonfinite_counts(found.nan, found.posinf, found.neginf)} of {found.total} "
+                         "elements, compared as values (NaN matches NaN, an infinity the same infinity)")
+    return notes
 
 
 def _reference_picture(pictures: list, name: str) -> dict | None:
