@@ -69,8 +69,12 @@ def _cache_dir(explicit: str | None, xdg: str | None, home: str | None) -> Path 
     # (asked twice per spec a worker loads: the answer is kept per value of the variables it reads)
     if explicit is not None:
         return None if explicit.strip().lower() in _OFF else Path(explicit)
-    base = xdg or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "spec2onnx"
+    if xdg and os.path.isabs(xdg):  # (a relative one "should be considered invalid and ignored": the XDG Base
+        return Path(xdg) / "spec2onnx"  # Directory spec; it put a cache in whatever folder the command ran from)
+    home = os.path.expanduser("~")
+    if not os.path.isdir(home):  # a home that does not exist (Debian's system users': /nonexistent) is not made
+        return None
+    return Path(home) / ".cache" / "spec2onnx"
 
 
 def sign(secret: bytes, kind: Kind, key: str, payload: bytes) -> bytes:

@@ -570,3 +570,19 @@ def test_a_spec_valid_only_with_a_plugins_target_is_not_kept(tmp_path, cache, mo
     built_in = _write(tmp_path, SPEC + "xfail:\n- {case: c, target: ort-*, reason: only on ort}\n", "b.yaml")
     load_spec(built_in)
     assert len(_entries(cache)) == 1  # a built-in target's rule: kept as before
+
+
+def test_the_cache_folder_follows_xdg_and_never_makes_a_home(tmp_path, monkeypatch):
+    """A relative XDG_CACHE_HOME is ignored (the XDG Base Directory spec; it put a cache in the folder the command ran
+    from); a HOME that does not exist is not made (caching is off, as for a folder that cannot be written)."""
+    monkeypatch.delenv("SPEC2ONNX_CACHE", raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", "rel")
+    assert signed_store.cache_dir() == home / ".cache" / "spec2onnx"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert signed_store.cache_dir() == tmp_path / "xdg" / "spec2onnx"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "nonexistent"))
+    assert signed_store.cache_dir() is None
