@@ -225,3 +225,19 @@ def test_a_call_stopped_unasked_is_killed_and_one_that_answered_is_left_as_it_en
     answered.stop()  # (nothing left to stop)
     with pytest.raises(RuntimeError, match="once"):
         answered.reply()
+
+
+def test_shared_memory_that_cannot_be_made_is_the_users_to_fix(monkeypatch):
+    """A file-size limit (ulimit -f 4: the arena is a file grown with ftruncate, EFBIG) made validate's pool an
+    'internal error ... a bug' (exit 3); it is one line naming the cause, exit 2."""
+    import errno
+
+    from converter.errors import UserError
+    from converter.process import isolation
+
+    def too_large(*args, **kwargs):
+        raise OSError(errno.EFBIG, "File too large")
+
+    monkeypatch.setattr(isolation._CONTEXT, "Array", too_large)
+    with pytest.raises(UserError, match=r"cannot make the memory worker processes share \(File too large\)"):
+        isolation.shared_bytes(16)

@@ -40,7 +40,7 @@ from multiprocessing.connection import Connection, wait  # noqa: F401 - Connecti
 from multiprocessing.reduction import ForkingPickler
 from typing import Any, Callable
 
-from ..errors import describe_exception
+from ..errors import UserError, describe_exception
 
 FORKS = sys.platform.startswith("linux")  # children are forked (else spawned: what they run is imported again)
 _CONTEXT = multiprocessing.get_context("fork" if FORKS else "spawn")
@@ -400,12 +400,20 @@ def pipe() -> tuple[Connection, Connection]:
 
 def shared_doubles(n: int):
     """``n`` floats in memory shared with the ``Serve`` children started after it (no lock: one writer)."""
-    return _CONTEXT.Array("d", n, lock=False)
+    return _shared("d", n)
 
 
 def shared_bytes(n: int):
     """``n`` bytes in memory shared with the ``Serve`` children started after it (no lock: one writer)."""
-    return _CONTEXT.Array("B", n, lock=False)
+    return _shared("B", n)
+
+
+def _shared(typecode: str, n: int):
+    try:
+        return _CONTEXT.Array(typecode, n, lock=False)
+    except OSError as exc:  # (its arena is a file grown with ftruncate: a file-size limit, a full /dev/shm)
+        raise UserError(f"cannot make the memory worker processes share ({exc.strerror or exc}): a file-size limit "
+                        "(ulimit -f) or a full /dev/shm? -j 0 validates in this process") from None
 
 
 def dumps(obj) -> bytes:
