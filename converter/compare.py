@@ -214,7 +214,8 @@ def _compare(actual, expected, tol: Tolerance, stat: str, want_stats: bool, sink
     if not want_stats and stat == "elemwise" and sink is None and np.array_equal(actual, expected):
         return None, None  # every element equal (equal infinities too; a NaN is never equal: the pass below decides)
     atol, rtol = tol.atol or 0.0, tol.rtol or 0.0
-    is_float = actual.dtype.kind == "f" or actual.dtype == ml_dtypes.bfloat16
+    is_float = actual.dtype.kind == "f" or (actual.dtype.kind == "V" and holds_floats(actual.dtype))  # (ml_dtypes':
+    # bfloat16, float8; float8 was compared as integers: 448 and NaN "equal")
     flat_a, flat_e = _flat(actual), _flat(expected)
     total = _Stats()
     errors = _Errors(flat_a.size, actual.dtype, is_float, atol, rtol, stat == "median") \
@@ -646,7 +647,7 @@ def _int_abs_diff(a: np.ndarray, e: np.ndarray) -> np.ndarray:
     return np.where(a >= e, au - eu, eu - au).astype(np.float64)
 
 
-_ORDERED_INT = {2: np.int16, 4: np.int32, 8: np.int64}
+_ORDERED_INT = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}  # (1: float8)
 _NAN_VS_NUMBER = np.iinfo(np.int64).max  # ulp_distance's mark for a NaN compared with a number
 
 

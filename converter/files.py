@@ -406,6 +406,9 @@ def save_arrays_from(option: str, path, fill) -> None:
                     raise ValueError(f"{option} {path}: array {name!r} added twice")
                 written.add(name)
                 array = np.asarray(array)
+                if array.dtype.isbuiltin == 2 and array.dtype.fields is None:  # ml_dtypes' (bfloat16, float8): as
+                    # records of their size (|V1, |V2), which numpy reads back; float8e5m2's own '<f1' it does not
+                    array = array.view(np.dtype(f"V{array.dtype.itemsize}"))
                 with archive.open(f"{name}.npy", "w", force_zip64=array.nbytes > _ZIP32_BYTES) as member:
                     np.lib.format.write_array(member, array, allow_pickle=False)
 

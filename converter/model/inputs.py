@@ -50,11 +50,19 @@ def dtype_of_array(array: np.ndarray) -> DType | None:
     return None
 
 
+PACKED = {21: "uint4", 22: "int4", 23: "float4e2m1"}  # element types stored two to a byte (onnx's TensorProto)
+
+
 def _tensor(info, what: str, where: str) -> Tensor:
     kind = not_a_tensor(info)
     if kind is not None:
         raise UserError(f"{where}: graph {what} {info.name!r} is {kind}; run feeds and compares tensors only")
-    return declared_tensor(info)
+    tensor = declared_tensor(info)
+    if tensor.elem_type in PACKED:  # (onnxruntime hands them to numpy in no form, OpenVINO as packed bytes: their
+        # values were compared as bytes, of half the shape; float8 and every other tensor type run)
+        raise UserError(f"{where}: graph {what} {info.name!r} is {PACKED[tensor.elem_type]}, packed two elements to a "
+                        "byte: run does not feed or compare such tensors (float8 and every other tensor type it does)")
+    return tensor
 
 
 def model_inputs(model, where: str) -> list[Tensor]:
@@ -426,6 +434,20 @@ class _Member:
         return array.view(ml_dtypes.bfloat16) if array.dtype == np.dtype("V2") else array
 
 
+def of_type(stored: np.dtype, want: np.dtype | None) -> bool:
+    """Whether an array stored as ``stored`` holds elements of ``want``: the same type, or (float8) the 1-byte records
+    numpy writes an ml_dtypes type as (|V1: a .npz keeps no type name; which float8 the model says)."""
+    return want is not None and (stored.newbyteorder("=") == want or (
+        stored.kind == "V" and stored.fields is None and want.isbuiltin == 2 and stored.itemsize == want.itemsize))
+
+
+def as_type(array: np.ndarray, want: np.dtype | None) -> np.ndarray:
+    """``array`` of element type ``want`` (of_type's): records viewed as it, anything else converted."""
+    if want is None or array.dtype == want:
+        return array
+    return array.view(want) if array.dtype.kind == "V" and want.isbuiltin == 2 else array.astype(want)
+
+
 def loaded_inputs(option: str, path, inputs: list[Tensor], shapes: dict, budget: int,
                   members: dict | None = None) -> dict[str, np.ndarray]:
     """The feeds of a ``--load-inputs`` file, checked against the model: every input present, no other name,
@@ -446,7 +468,7 @@ def loaded_inputs(option: str, path, inputs: list[Tensor], shapes: dict, budget:
         if tensor.elem_type == STRING:
             ok = dtype.kind in "US"
         else:
-            ok = want is not None and dtype.newbyteorder("=") == want
+            ok = of_type(dtype, want)
         if not ok:
             raise UserError(f"{option} {path}: array {tensor.name!r} is {dtype}{list(member.shape)}; input "
                             f"{tensor.name!r} is {tensor.describe()}")
@@ -455,7 +477,7 @@ def loaded_inputs(option: str, path, inputs: list[Tensor], shapes: dict, budget:
             raise UserError(f"{option} {path}: array {tensor.name!r} has shape {list(member.shape)}; input "
                             f"{tensor.name!r} is {tensor.describe()}{bound}")
         array = member.read()
-        feeds[tensor.name] = array if want is None or array.dtype == want else array.astype(want)
+        feeds[tensor.name] = as_type(array, want)
     return feeds
 
 

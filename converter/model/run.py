@@ -44,7 +44,7 @@ from ..files import check_distinct, check_npz_names, check_output, save_arrays, 
 from ..installed.opset import ORT_MAX_IR_VERSION, ORT_MAX_OPSET
 from ..installed.ort_build import build, newest_loadable_ir, newest_loadable_opset
 from ..process import isolation
-from .inputs import (bind_shapes, dtype_of_array, generate, load_arrays, loaded_inputs, model_inputs,
+from .inputs import (as_type, bind_shapes, dtype_of_array, of_type, generate, load_arrays, loaded_inputs, model_inputs,
                      model_outputs, parse_shapes, parse_val_ranges, pick_profile, profile_shapes, profile_values,
                      show_shape)
 from ..untrusted.declared import STRING, Tensor
@@ -494,7 +494,7 @@ def _golden(file, model, outputs: list[Tensor], budget: int, marked: dict | None
         tensor = declared[name]
         dtype = member.dtype
         want = tensor.dtype.numpy if tensor.dtype else None
-        ok = dtype.kind in "US" if tensor.elem_type == STRING else want is None or dtype.newbyteorder("=") == want
+        ok = dtype.kind in "US" if tensor.elem_type == STRING else want is None or of_type(dtype, want)
         if not ok:
             raise UserError(f"--load-outputs {file}: array {name!r} is {dtype}; output {name!r} is {tensor.type_name()}")
         if name in names:
@@ -506,8 +506,7 @@ def _golden(file, model, outputs: list[Tensor], budget: int, marked: dict | None
 
 def _read_golden(member, want) -> np.ndarray:
     """A golden array, read, of the element type ``want`` (None: as stored)."""
-    array = member.read()
-    return array if want is None or array.dtype == want else array.astype(want)
+    return as_type(member.read(), want)
 
 
 def _compare_pair(actual: str, against: str, got: dict, want: dict, names: list, options: RunOptions,

@@ -10,6 +10,7 @@ import shutil
 import tempfile
 import threading
 
+import ml_dtypes
 import numpy as np
 
 from ..installed import opset as opset_policy
@@ -107,6 +108,15 @@ def _session_options(provider: str, opt_level: str, threads: int):
     return options
 
 
+# Element types onnxruntime hands neither to numpy nor from it (session.run: "No corresponding Numpy type for Tensor
+# Type", or float8 as bare uint8): run through bound OrtValues over buffers of their bits. type string -> (the
+# numpy type of ml_dtypes that holds them, the bits' type, the ONNX element type)
+_BITS = {"tensor(bfloat16)": (BFLOAT16.numpy, np.dtype(np.uint16), BFLOAT16.onnx),
+         **{f"tensor({name})": (np.dtype(getattr(ml_dtypes, numpy)), np.dtype(np.uint8), onnx)
+            for name, numpy, onnx in (("float8e4m3fn", "float8_e4m3fn", 17), ("float8e4m3fnuz", "float8_e4m3fnuz", 18),
+                                      ("float8e5m2", "float8_e5m2", 19), ("float8e5m2fnuz", "float8_e5m2fnuz", 20))}}
+_BITS_OF = {numpy: (bits, onnx) for numpy, bits, onnx in _BITS.values()}  # numpy type -> (bits' type, ONNX type)
+
 # onnxruntime's type strings (NodeArg.type) of the tensors numpy holds as they are (bfloat16 and strings excepted)
 _NUMPY_TYPES = {f"tensor({name})": {"float": "float32", "double": "float64"}.get(name, name)
                 for name in ("float", "double", "float16", "int8", "int16", "int32", "int64", "uint8", "uint16",
@@ -165,7 +175,7 @@ class OrtRunner:
             self.session = ort.InferenceSession(model_bytes, sess_options=options, providers=providers)
         self._outputs = [(o.name, o.type, o.shape) for o in self.session.get_outputs()]
         self._names = [name for name, _, _ in self._outputs]
-        self._bfloat16_outputs = any(t == "tensor(bfloat16)" for _, t, _ in self._outputs)
+        self._bits_outputs = any(t in _BITS for _, t, _ in self._outputs)  # (bfloat16, float8: _run_bound)
 
     def _after_run(self) -> None:
         """After the first run on a non-CPU provider: where onnxruntime placed each node (a RuntimeError when a
@@ -200,7 +210,7 @@ class OrtRunner:
         converter/model/start.py, so that a big output is neither copied nor pickled back)."""
         arrays = {name: np.require(array, requirements="C") for name, array in feeds.items()}  # (ascontiguousarray
         # makes a rank-0 feed shape [1])
-        plain = not self._bfloat16_outputs and not any(a.dtype == BFLOAT16.numpy for a in arrays.values())
+        plain = not self._bits_outputs and not any(a.dtype in _BITS_OF for a in arrays.values())
         if out is not None and plain and not any(a.dtype.kind in "OSU" for a in arrays.values()) and \
                 all(t in _NUMPY_TYPES for _, t, _ in self._outputs):  # (I/O binding takes no string tensor)
             bound = self._run_into(arrays, out)
@@ -241,43 +251,48 @@ class OrtRunner:
                 for (name, _, _), value in zip(self._outputs, values)}
 
     def _run_bound(self, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """onnxruntime hands bfloat16 neither to numpy nor from it: bound OrtValues of uint16 buffers instead."""
+        """onnxruntime hands bfloat16 and float8 neither to numpy nor from it (_BITS): bound OrtValues over buffers of
+        their bits instead, viewed as ml_dtypes' types."""
         binding = self.session.io_binding()
         for name, array in feeds.items():
-            if array.dtype == BFLOAT16.numpy:
-                value = ort.OrtValue.ortvalue_from_numpy_with_onnx_type(array.view(np.uint16), onnx_element_type=BFLOAT16.onnx)
-                binding.bind_ortvalue_input(name, value)
+            if array.dtype in _BITS_OF:
+                bits, onnx_type = _BITS_OF[array.dtype]
+                binding.bind_ortvalue_input(name, ort.OrtValue.ortvalue_from_numpy_with_onnx_type(
+                    array.view(bits), onnx_element_type=onnx_type))
             else:
                 binding.bind_cpu_input(name, array)
-        bf16_buffers = {}
+        buffers = {}  # output -> (its buffer, or None where onnxruntime allocates it; ml_dtypes' type)
         for name, type_str, shape in self._outputs:
-            if type_str == "tensor(bfloat16)" and all(isinstance(d, int) for d in shape):
-                # onnxruntime cannot hand bfloat16 to numpy: let it write into our uint16 buffer.
-                buffer = np.empty([int(d) for d in shape], np.uint16)
-                binding.bind_ortvalue_output(name, ort.OrtValue.ortvalue_from_numpy_with_onnx_type(buffer, onnx_element_type=BFLOAT16.onnx))
-                bf16_buffers[name] = buffer
-            elif type_str == "tensor(bfloat16)":  # a dynamic shape: onnxruntime allocates it in CPU memory, read below
+            if type_str in _BITS and all(isinstance(d, int) for d in shape):
+                numpy, bits, onnx_type = _BITS[type_str]  # onnxruntime writes into a buffer of the bits' type
+                buffer = np.empty([int(d) for d in shape], bits)
+                binding.bind_ortvalue_output(name, ort.OrtValue.ortvalue_from_numpy_with_onnx_type(
+                    buffer, onnx_element_type=onnx_type))
+                buffers[name] = (buffer, numpy)
+            elif type_str in _BITS:  # a dynamic shape: onnxruntime allocates it in CPU memory, read below
                 binding.bind_output(name, "cpu")
-                bf16_buffers[name] = None
+                buffers[name] = (None, _BITS[type_str][0])
             else:
                 binding.bind_output(name)
         self.session.run_with_iobinding(binding)
         self._after_run()
         values = binding.get_outputs()  # in the order the outputs were bound
         out = {}
-        for (name, _, _), value in zip(self._outputs, values):
-            if name not in bf16_buffers:
+        for (name, type_str, _), value in zip(self._outputs, values):
+            if name not in buffers:
                 out[name] = value.numpy()
                 continue
-            buffer = bf16_buffers[name]
-            out[name] = (buffer if buffer is not None else _uint16_copy(value)).view(BFLOAT16.numpy)
+            buffer, numpy = buffers[name]
+            out[name] = (buffer if buffer is not None else _bits_copy(value, _BITS[type_str][1])).view(numpy)
         return out
 
 
-def _uint16_copy(value) -> np.ndarray:
-    """The 16-bit elements of a CPU OrtValue (a bfloat16 one: OrtValue.numpy() has no numpy type for it), copied."""
+def _bits_copy(value, bits: np.dtype) -> np.ndarray:
+    """The elements of a CPU OrtValue as their bits (``bits``: uint16 for bfloat16, uint8 for float8: OrtValue.numpy()
+    has no numpy type for them), copied."""
     shape = [int(d) for d in value.shape()]
     count = int(np.prod(shape, dtype=np.int64))
     if count == 0:
-        return np.empty(shape, np.uint16)
-    return np.ctypeslib.as_array((ctypes.c_uint16 * count).from_address(value.data_ptr())).reshape(shape).copy()
+        return np.empty(shape, bits)
+    kind = ctypes.c_uint16 if bits.itemsize == 2 else ctypes.c_uint8
+    return np.ctypeslib.as_array((kind * count).from_address(value.data_ptr())).reshape(shape).copy()

@@ -8,11 +8,17 @@ import itertools
 import os
 import tempfile
 
+import ml_dtypes
 import numpy as np
 
 from ..dtypes import BFLOAT16
 
 Feeds = dict[str, np.ndarray]
+# the element types numpy holds only through ml_dtypes, which OpenVINO takes and gives as their bits: ml_dtypes'
+# name -> (ov.Type's name, the bits' type); OpenVINO's f8e4m3 is OCP's E4M3, ONNX's float8e4m3fn (no infinity)
+_BITS = {"bfloat16": ("bf16", np.uint16), "float8_e4m3fn": ("f8e4m3", np.uint8), "float8_e5m2": ("f8e5m2", np.uint8)}
+_NUMPY_OF = {"bf16": BFLOAT16.numpy, "f8e4m3": np.dtype(ml_dtypes.float8_e4m3fn),
+             "f8e5m2": np.dtype(ml_dtypes.float8_e5m2)}  # ov.Type.get_type_name() -> numpy type
 
 
 def runner(model_bytes: bytes):
@@ -43,17 +49,19 @@ def runner(model_bytes: bytes):
             if name not in feeds:  # (never run on memory nobody wrote, as OpenVINO does with an input left unset)
                 raise RuntimeError(f"no value given for the model's input {name!r}")
             array = feeds[name]
-            if array.dtype == BFLOAT16.numpy:
-                inputs[index] = ov.Tensor(ov.Type.bf16, array.shape)
-                inputs[index].data.view(np.uint16)[...] = array.view(np.uint16)
+            if array.dtype.name in _BITS:  # bfloat16, float8: an OpenVINO tensor of that type, filled with the bits
+                type_name, bits = _BITS[array.dtype.name]
+                inputs[index] = ov.Tensor(getattr(ov.Type, type_name), array.shape)
+                inputs[index].data.view(bits)[...] = array.view(bits)
             else:
                 inputs[index] = writeable(array)
         result = compiled(inputs)
         out = {}
         for port, names in outputs:
             value = result[port]
-            if port.get_element_type() == ov.Type.bf16:
-                value = np.asarray(value).view(np.uint16).view(BFLOAT16.numpy)
+            numpy = _NUMPY_OF.get(port.get_element_type().get_type_name())
+            if numpy is not None:  # (OpenVINO hands bf16 and f8 over as their bits)
+                value = np.asarray(value).view(_BITS[numpy.name][1]).view(numpy)
             for name in names:
                 out[name] = np.asarray(value)
         return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import ml_dtypes
 import numpy as np
 from onnx import TensorProto
 
@@ -18,6 +19,11 @@ from ..names import did_you_mean
 EXTRA_DTYPES = {
     11: DType("float64", np.dtype(np.float64), 11, "float"),
     13: DType("uint64", np.dtype(np.uint64), 13, "uint"),
+    # float8, held by ml_dtypes' types (onnx's own mapping, helper.tensor_dtype_to_np_dtype); compared exactly by default
+    # (a Cast to float8 has one right answer). int4, uint4 and float4 are packed two to a byte: not run here
+    **{onnx: DType(name, np.dtype(getattr(ml_dtypes, numpy)), onnx, "float") for onnx, name, numpy in (
+        (17, "float8e4m3fn", "float8_e4m3fn"), (18, "float8e4m3fnuz", "float8_e4m3fnuz"),
+        (19, "float8e5m2", "float8_e5m2"), (20, "float8e5m2fnuz", "float8_e5m2fnuz"))},
 }
 BY_ONNX = {d.onnx: d for d in DTYPES.values()} | EXTRA_DTYPES
 STRING = 8
