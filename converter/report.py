@@ -7,6 +7,7 @@ The JSON schema is documented in docs/report-schema.md.
 from __future__ import annotations
 
 import datetime as _dt
+import importlib.metadata
 import json
 import math
 import platform
@@ -77,6 +78,7 @@ def to_json(results: list[CaseResult], *, started: _dt.datetime, seconds: float,
         "spec2onnx": __version__,
         "onnx": onnx.__version__,
         "onnxruntime": ort.__version__ if ort is not None else None,
+        "openvino": _openvino_version(results),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "started": started.isoformat(timespec="seconds"),
@@ -87,6 +89,17 @@ def to_json(results: list[CaseResult], *, started: _dt.datetime, seconds: float,
         "summary": counts(results) | {"total": len(results)},
         "cases": [_case_json(r) for r in sorted(results, key=lambda r: (r.spec, r.case, r.label))],
     }
+
+
+def _openvino_version(results: list[CaseResult]) -> str | None:
+    """The installed OpenVINO's version where a result ran on it (validate --runtime openvino; run MODEL's comparisons
+    with it on either side), else None: its answers differ by version (the project's xfails and tables name one)."""
+    if not any(r.runtime == "openvino" or "openvino" in r.case.split(" vs ") for r in results):
+        return None
+    try:
+        return importlib.metadata.version("openvino")
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 def write_reports(results: list[CaseResult], *, json_path=None, junit_path=None, started, seconds: float, argv,
@@ -397,7 +410,7 @@ def read_report(path) -> dict:
     _check_seconds(f"{path}: seconds", document["seconds"])
     if not isinstance(document.get("interrupted", False), bool):
         raise UserError(f"{path}: interrupted: {_brief(document['interrupted'])} is not true or false")
-    for key in ("spec2onnx", "onnx", "onnxruntime", "python", "platform"):  # (missing: null, as onnxruntime's can be)
+    for key in ("spec2onnx", "onnx", "onnxruntime", "openvino", "python", "platform"):  # (missing: null, as onnxruntime's can be)
         if not isinstance(document.get(key), (str, type(None))):
             raise UserError(f"{path}: {key}: {_brief(document[key])} is not text")
     if not isinstance(document.get("model"), (dict, type(None))):
@@ -577,6 +590,7 @@ def merge(documents: list[tuple[str, dict]], read_command=None) -> tuple[dict, l
     if interrupted:
         problems.append(f"interrupted: {', '.join(interrupted)} (their cases are what finished)")
     merged = {key_: first.get(key_) for key_ in ("schema", "spec2onnx", "onnx", "onnxruntime", "python", "platform")}
+    merged["openvino"] = next((d["openvino"] for _, d in documents if d.get("openvino")), None)  # (a shard that ran it)
     merged |= {
         "started": min((d["started"] for _, d in documents), key=lambda text: _started("", text)),
         "seconds": round(sum(float(d["seconds"]) for _, d in documents), 3),

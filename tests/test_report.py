@@ -53,3 +53,22 @@ def test_validate_writes_well_formed_junit_for_a_spec_named_with_odd_bytes(tmp_p
     (case,) = ET.parse(report).getroot().iter("testcase")
     xml.dom.minidom.parse(str(report))
     assert case.get("file").endswith("d\\x01\\xff/s\\x1b\\xfe.yaml")
+
+
+def test_a_report_names_the_openvino_that_ran(tmp_path):
+    """Its answers differ by version (the xfails and the measured table name 2026.4); null where it did not run."""
+    import importlib.metadata
+    import json
+
+    from click.testing import CliRunner
+
+    from cli import main
+    from .conftest import SPECS
+
+    pytest.importorskip("openvino")
+    spec = SPECS / "trt_scale" / "seed-scale-4d.yaml"
+    for runtimes, want in ((("onnxruntime",), None), (("onnxruntime", "openvino"), importlib.metadata.version("openvino"))):
+        out = tmp_path / f"{len(runtimes)}.json"
+        args = ["validate", "-j", "0", str(spec), "--json", str(out), *[a for r in runtimes for a in ("--runtime", r)]]
+        assert CliRunner().invoke(main, args).exit_code == 0
+        assert json.loads(out.read_text())["openvino"] == want
