@@ -92,7 +92,8 @@ class _Group(click.Group):
 def console() -> None:
     """The console script: ``main()``, then gc.freeze (the collections at exit walked every object of onnx,
     onnxruntime and numpy: 60-100 ms a command). Tests call ``main``, and keep collecting."""
-    try:
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")  # (onnxruntime's import wrote a device id and a database under
+    try:  # HOME, and warned where HOME cannot be written: a command writes the outputs named, its cache, nothing else)
         main()
     finally:
         gc.freeze()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -438,3 +439,18 @@ def test_run_spec_refuses_one_input_given_twice(tmp_path):
     result = invoke("run", SPECS / "trt_scale/seed-scale-4d.yaml", "--input", f"input1={tmp_path / 'a.npy'}",
                     "--input", f"input1={tmp_path / 'a.npy'}", "-o", tmp_path / "out")
     assert result.exit_code == 2 and "input 'input1' is given twice" in result.output, result.output
+
+
+def test_a_command_writes_nothing_in_home_with_the_cache_off(tmp_path):
+    """onnxruntime's import wrote ~/.cache/Microsoft/DeveloperTools/.onnxruntime/{deviceid,onnxruntime.db} (its
+    telemetry), also for layers, convert and check, which run no model: a command writes the outputs named and its
+    cache, nothing else."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("XDG_CACHE_HOME", "ORT_DISABLE_TELEMETRY")}
+    env.update(HOME=str(home), SPEC2ONNX_CACHE="off")
+    for args in (("layers",), ("validate", SPECS / "trt_scale/seed-scale-4d.yaml", "-q", "-j", "0")):
+        proc = subprocess.run([sys.executable, str(REPO / "cli.py"), *map(str, args)], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+    assert [str(p.relative_to(home)) for p in home.rglob("*")] == []
