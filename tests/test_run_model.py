@@ -695,3 +695,30 @@ def test_a_model_newer_than_onnxruntime_loads_says_so_in_checks_words(tmp_path):
     assert (f"ort[cpu] cannot load the model (not tried): opset {opset} is newer than onnxruntime "
             f"{ort.__version__} loads (at most {newest})") in result.output
     assert "ran onnx-reference" in result.output
+
+
+def test_an_interrupted_run_writes_its_reports_with_what_finished(tmp_path, monkeypatch):
+    """Ctrl-C while the second runtime runs (its child killed on the way): the first runtime's results are printed and
+    the reports written, marked interrupted, and the status is 130; nothing was written before (README: "130
+    Ctrl-C, 143 SIGTERM (reports are still written)", for every command)."""
+    from converter.model import run as model_run
+
+    path = save_model(tmp_path / "relu.onnx", [helper.make_node("Relu", ["x"], ["y"])], [tensor("x", TensorProto.FLOAT,
+                      [2, 3])], [tensor("y", TensorProto.FLOAT, [2, 3])])
+    real = model_run._run_isolated
+
+    def interrupted(config, *args, **kwargs):
+        if config.runtime == "onnx-reference":
+            raise KeyboardInterrupt
+        return real(config, *args, **kwargs)
+
+    monkeypatch.setattr(model_run, "_run_isolated", interrupted)
+    result = invoke("run", path, "--runtime", "onnxruntime", "--runtime", "onnx-reference", "--json", tmp_path / "r.json",
+                    "--junit", tmp_path / "r.xml", "--html", tmp_path / "r.html")
+    assert result.exit_code == 130, result.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["interrupted"] is True and [c["case"] for c in report["cases"]] == ["ort[cpu]"]
+    assert any(n.startswith("interrupted: 1 of the 2 runtimes finished") for n in report["model"]["notes"])
+    suite = ET.parse(tmp_path / "r.xml").getroot()
+    assert "(interrupted)" in [c.get("name") for c in suite.iter("testcase")]
+    assert (tmp_path / "r.html").exists()

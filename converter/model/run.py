@@ -44,6 +44,7 @@ from ..files import check_distinct, check_npz_names, check_output, save_arrays, 
 from ..installed.opset import ORT_MAX_IR_VERSION, ORT_MAX_OPSET
 from ..installed.ort_build import build, newest_loadable_ir, newest_loadable_opset
 from ..process import isolation
+from ..process.interrupts import held_interrupts
 from .inputs import (as_type, bind_shapes, dtype_of_array, of_type, generate, load_arrays, loaded_inputs, model_inputs,
                      model_outputs, parse_shapes, parse_val_ranges, pick_profile, profile_shapes, profile_values,
                      show_shape)
@@ -165,6 +166,7 @@ class ModelRun:
     chunks: tuple = (0, 0, 0)  # --mark-all: (chunks run, chunks the tensors walked were cut into, bytes per chunk)
     chunk_given: bool = False  # --mark-chunk was given (else a quarter of the plain run's peak memory)
     seconds: float = 0.0
+    interrupted: BaseException | None = None  # Ctrl-C or SIGTERM while the runtimes ran: what finished is compared
     stats: dict = field(default_factory=dict)  # label (a runtime's, or GOLDEN) -> output -> compare.value_stats
     written_for: str = ""  # the target convert wrote the model for (its spec2onnx.target metadata); "" for others
 
@@ -237,11 +239,14 @@ def run_command(path, early: EarlySession | None = None, *, json_path=None, juni
     run = run_model(path, options, early, reports, progress=progress)
     run.chunk_given = bool(options.mark_chunk)
     on_done(run)
-    write_reports(run.results, json_path=json_path, junit_path=junit_path, started=started, seconds=run.seconds,
-                  argv=list(argv), interrupted=False, extra={"model": run.json_extra()})
-    if html_path is not None:
-        write_html(html_path, "model_page", path=run.path, argv=argv, results=run.results, stats=run.stats,
-                   notes=run.notes, header=run.header())
+    with held_interrupts():  # (the reports written whole; Ctrl-C again: at once)
+        write_reports(run.results, json_path=json_path, junit_path=junit_path, started=started, seconds=run.seconds,
+                      argv=list(argv), interrupted=run.interrupted is not None, extra={"model": run.json_extra()})
+        if html_path is not None:
+            write_html(html_path, "model_page", path=run.path, argv=argv, results=run.results, stats=run.stats,
+                       notes=run.notes, header=run.header())
+    if run.interrupted is not None:  # (the command line's status: 130, 143)
+        raise run.interrupted
     return run
 
 
@@ -332,22 +337,29 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
                         for n in model.graph.node}))
     hazard = _load_hazard(model)
     first = None  # the first configuration's run by the early session: the file as it is, this configuration
-    if early is not None:
-        # (--mark-all's first pass runs the model as it is: its chunks are other models, run below)
-        if (options.configs[0], options.threads, external, hazard) == (early.config, early.threads, 0, ""):
-            feeds = run.feeds = early.share(feeds)  # the inputs held once, in memory the child maps
-            first = early.run(feeds, identity, options.timeout)
-        early.stop()
-    data = model.SerializeToString() if first is None or len(options.configs) > 1 else b""
     kept = model if options.mark_all else None  # the chunks' models are cut from it
-    del model
-    for i, config in enumerate(options.configs):
-        if hazard and config.runtime == "onnxruntime":
-            run.runs.append(RuntimeRun(config, error=f"{config.label} cannot load the model (not tried): {hazard}"))
-        else:
-            run.runs.append(first if i == 0 and first is not None else
-                            _run_isolated(config, data, feeds, options.threads, options.timeout))
-    del data
+    try:  # Ctrl-C or SIGTERM (a child runtime killed on its way): the runtimes that finished are compared, reported
+        if early is not None:
+            # (--mark-all's first pass runs the model as it is: its chunks are other models, run below)
+            if (options.configs[0], options.threads, external, hazard) == (early.config, early.threads, 0, ""):
+                feeds = run.feeds = early.share(feeds)  # the inputs held once, in memory the child maps
+                first = early.run(feeds, identity, options.timeout)
+            early.stop()
+        data = model.SerializeToString() if first is None or len(options.configs) > 1 else b""
+        del model
+        for i, config in enumerate(options.configs):
+            if hazard and config.runtime == "onnxruntime":
+                run.runs.append(RuntimeRun(config, error=f"{config.label} cannot load the model (not tried): {hazard}"))
+            else:
+                run.runs.append(first if i == 0 and first is not None else
+                                _run_isolated(config, data, feeds, options.threads, options.timeout))
+        del data
+    except KeyboardInterrupt as exc:
+        if early is not None:
+            early.stop()
+        run.interrupted = exc
+        run.notes.append(f"interrupted: {len(run.runs)} of the {len(options.configs)} runtimes finished; what they "
+                         "gave is compared, the others did not run")
     ran = [r for r in run.runs if r.outputs is not None]
     if options.save_outputs and ran and not options.mark_all:  # (with --mark-all: below, chunk by chunk)
         save_arrays("--save-outputs", options.save_outputs, ran[0].outputs)
@@ -387,7 +399,7 @@ def run_model(path, options: RunOptions, early: EarlySession | None = None, repo
         run.results.append(CaseResult(case=ran[0].label, outcome=FAIL if problems or empty else PASS,
                                       seconds=ran[0].seconds, problems=problems + empty, comparisons=list(stats),
                                       **_config_fields(ran[0].config), **base))
-    if options.mark_all:  # the tensors inside, chunk by chunk: the first differing node, every tensor saved
+    if options.mark_all and run.interrupted is None:  # the tensors inside, chunk by chunk: the first differing node
         walk = _MarkWalk(kept, plan, producers, names, sides, golden_marked, searches, options, feeds, run.notes,
                          progress or (lambda line: None))
         if options.save_outputs and ran:
