@@ -150,3 +150,32 @@ def test_layers_explains_the_question_mark(tmp_path):
     onnx.save(_model([helper.make_node("Relu", ["x"], ["y"], name="r")], 17, ir_version=8), plain)
     result = _check(plain, "--target", "tensorrt", "--layers")
     assert "r: IActivationLayer" in result.output and '"?OP"' not in result.output  # said only where there is one
+
+
+def test_an_interrupted_check_writes_its_reports_with_the_files_checked(tmp_path, monkeypatch):
+    """Ctrl-C on the second file: the first file's verdict is in --json (marked interrupted) and --html, status 130;
+    nothing was written before."""
+    import json
+
+    from converter.model import check as model_check
+
+    for name in ("a", "b"):
+        graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8),
+                  tmp_path / f"{name}.onnx")
+    real = model_check.check_file
+
+    def interrupted(path, *args):
+        if str(path).endswith("b.onnx"):
+            raise KeyboardInterrupt
+        return real(path, *args)
+
+    monkeypatch.setattr(model_check, "check_file", interrupted)
+    result = CliRunner().invoke(main, ["check", str(tmp_path / "a.onnx"), str(tmp_path / "b.onnx"), "--target",
+                                       "ort-cpu", "--json", str(tmp_path / "c.json"), "--html", str(tmp_path / "c.html")])
+    assert result.exit_code == 130, result.output
+    report = json.loads((tmp_path / "c.json").read_text())
+    assert report["interrupted"] is True and [f["path"] for f in report["files"]] == [str(tmp_path / "a.onnx")]
+    assert (tmp_path / "c.html").exists()

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..brief import counted
 from ..errors import UserError
 from ..files import check_distinct, check_output
+from ..process.interrupts import held_interrupts
 from ..untrusted.profiles import model_profiles
 from ..untrusted.reading import non_utf8_field, read_model, validate_graph_tensors, without_data
 from ..report import write_html, write_json
@@ -408,23 +409,31 @@ def check_paths(paths, targets: list, *, verbose: bool = False, quiet: bool = Fa
         if path is not None:
             check_output(option, path, [p for p, _ in entries])
     check_distinct({"--json": json_path, "--html": html_path})
-    reports, json_entries = [], []
-    for path, why in entries:
-        report = check_file(path, list(targets), max_memory) if why is None else FileReport(path, error=why)
-        reports.append(report)
-        if report.error is None:
-            report.lines = _file_lines(report, list(targets), verbose, quiet, probe_runtime, layers)
-            report.drawn = {n: _drawing(report, n, names, html_nodes) for n in names} if html_path is not None else {}
-        if json:
-            json_entries.append(json_entry(report, names))
-        on_file(report)
-        report.release()  # one model in memory at a time
+    reports, json_entries, interrupted = [], [], None
+    try:  # Ctrl-C or SIGTERM: the files checked by then are reported (README: reports are still written)
+        for path, why in entries:
+            report = check_file(path, list(targets), max_memory) if why is None else FileReport(path, error=why)
+            if report.error is None:
+                report.lines = _file_lines(report, list(targets), verbose, quiet, probe_runtime, layers)
+                report.drawn = {n: _drawing(report, n, names, html_nodes) for n in names} if html_path is not None else {}
+            reports.append(report)
+            if json:
+                json_entries.append(json_entry(report, names))
+            on_file(report)
+            report.release()  # one model in memory at a time
+    except KeyboardInterrupt as exc:
+        interrupted = exc
     run = CheckRun(names, reports, as_json(reports, json_entries, names) if json else None, list(warnings))
+    if run.json is not None:
+        run.json["interrupted"] = interrupted is not None  # (its files: those checked by then)
     on_done(run)
-    if json_path is not None:
-        write_json(json_path, run.json)
-    if html_path is not None:
-        write_html(html_path, "check_page", argv=argv, reports=reports)
+    with held_interrupts():  # (written whole; Ctrl-C again: at once)
+        if json_path is not None:
+            write_json(json_path, run.json)
+        if html_path is not None:
+            write_html(html_path, "check_page", argv=argv, reports=reports)
+    if interrupted is not None:  # (the command line's status: 130, 143)
+        raise interrupted
     return run
 
 
