@@ -156,3 +156,36 @@ def test_save_host_model_writes_each_targets_copies_in_a_folder_of_its_own(tmp_p
     assert written == sorted(f"{t}/gen-trt-scale-uniform-float32-r4-axis1.host.onnx" for t in ("tensorrt", "tensorrt-dla"))
     assert "host: legalized copies of 2 deployment models ran" in result.output
     assert f"written to {folder}/<target> as <spec>.host.onnx" in result.output
+
+
+F16_CHAIN = """
+name: f16-chain
+network:
+  inputs: {x: {dtype: float16, shape: [2]}}
+  layers:
+    - {name: e, op: trt.ElementWise, inputs: [x, x], operation: SUM}
+    - {name: e2, op: trt.ElementWise, inputs: [e, x], operation: SUB}
+  outputs: [e2]
+cases:
+  - name: overflow
+    inputs: {x: [60000, 1]}
+    expected: {e2: [.inf, 1]}
+"""
+
+
+def test_ort_dml_models_are_validated_through_a_host_copy(tmp_path):
+    """60000 + 60000 overflows float16 (its largest finite value is 65504): inf, then inf - 60000 = inf (by hand).
+    DirectML computes float16 Add and Sub natively, rounding each; the CPU EP has no float16 kernel for them and
+    computed both in float32 without rounding between them (60000): validate runs a legalized host copy, as for
+    tensorrt, and the model convert writes keeps DirectML's native float16 ops."""
+    import onnx
+
+    spec = tmp_path / "chain.yaml"
+    spec.write_text(F16_CHAIN)
+    host = tmp_path / "host"
+    result = _validate(spec, "--target", "ort-dml", "--save-host-model", host)
+    assert result.exit_code == 0 and "PASS  f16-chain/overflow [ort-dml]" in result.output, result.output
+    assert (host / "f16-chain.host.onnx").exists()
+    assert CliRunner().invoke(main, ["convert", str(spec), "--target", "ort-dml", "-o", str(tmp_path / "m.onnx")]).exit_code == 0
+    model = onnx.load(tmp_path / "m.onnx")
+    assert [n.op_type for n in model.graph.node] == ["Add", "Sub"]  # (float16 in, float16 out: no Cast)

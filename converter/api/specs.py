@@ -611,7 +611,7 @@ def unwritten_host_models(results: list[CaseResult], options: Options) -> str | 
         why = "--target auto chose none of them for a spec of this run"
     else:
         chosen = options.target or pipeline.target_for_provider(options.configs[0].provider)
-        why = (f"no spec of this run was lowered for {chosen.name}" if chosen.deployment else
+        why = (f"no spec of this run was lowered for {chosen.name}" if chosen.host_copy else
                f"{chosen.name} has no such copy: its host runs the very model convert writes")
     return (f"spec2onnx: warning: --save-host-model {options.host_model_dir}: nothing written: only the deployment "
             f"targets ({', '.join(deployment)}) run a host-legalized copy, and {why} (docs/deployment.md)")

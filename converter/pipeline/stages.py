@@ -255,7 +255,7 @@ def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int,
         model, chosen, _, found = model_for_target(spec, target, opset, fixed=fixed, provider=provider)
         static = [f"static check: {p}" for p in found if p.severity == "error"] if options.static_check else []
         note = ""
-        if target.deployment:  # the host runs a legalized copy; the deployment model stays as convert writes it
+        if target.host_copy:  # the host runs a legalized copy; the deployment model stays as convert writes it
             model, _, changed = host_model(model)
             note = f"host: legalized copy, {changed} nodes changed"
         return json.dumps({"opset": chosen, "static": static, "host": note}).encode() + b"\n" + model.SerializeToString()
@@ -688,7 +688,7 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
 
 def deployment_targets() -> list[str]:
     """The targets whose host runs a legalized copy of the deployment model, not the model itself (docs/deployment.md)."""
-    return [name for name in target_names() if resolve_target(name).deployment]
+    return [name for name in target_names() if resolve_target(name).host_copy]
 
 
 def precision_unused(targets, precision) -> str | None:

@@ -377,8 +377,12 @@ PROFILES = {
     # onnxruntime's DirectML EP: its kernel table (tables/ort-dml.json, from docs/OperatorKernels.md's DML section,
     # generated from DmlExecutionProvider/src/Operators/OperatorRegistration.cpp); checked statically only (no
     # DirectML here). Its Resize limits are not onnxruntime's CPU/CUDA ones (DML has its own kernel): none known.
+    # host_copy: DirectML runs float16 Add/Sub/Mul natively (one rounding each); the host's CPU EP has no float16
+    # kernel for them, computes them in float32 and does not round between two layers (a float16 SUM then SUB that
+    # overflows in between gave 60000, not inf): validate runs the host-legalized copy (converter/pipeline/legalize.py)
     "ort-dml": {"summary": "onnxruntime's DirectML execution provider, checked statically",
-                **ONNXRUNTIME, "kernels": "ort-dml.json", "limits": [], "preferences": {"scale_batchnorm": False}},
+                **ONNXRUNTIME, "kernels": "ort-dml.json", "limits": [], "preferences": {"scale_batchnorm": False},
+                "host_copy": True},
     # deployment: lowerings emit what the target's importer reads as one layer per source layer, in the source's
     # types (float16 stays float16, CUBIC is one Resize); validate runs a host-legalized copy of it on onnxruntime's
     # CPU EP (converter/pipeline/legalize.py, docs/deployment.md). scale_batchnorm: BatchNormalization is IScaleLayer there.

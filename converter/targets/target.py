@@ -150,6 +150,13 @@ class Target:
         return bool(self.profile.get("deployment"))
 
     @property
+    def host_copy(self) -> bool:
+        """Whether validate's host (onnxruntime's CPU EP) runs a legalized copy of the model convert writes, not the
+        model itself: a deployment form, or a model for another EP whose native float16 ops the CPU EP computes in
+        float32 without rounding between them (ort-dml: ``host_copy`` in its profile)."""
+        return self.deployment or bool(self.profile.get("host_copy"))
+
+    @property
     def preferences(self) -> dict:
         """Lowering preferences (converter/targets/profiles.py), e.g. ``scale_batchnorm``."""
         return self.profile.get("preferences", {})
