@@ -107,7 +107,7 @@ def floor_data(folder: Path) -> list[tuple[bytes, list[tuple[dict, list]]]]:
     out = []
     for path in sorted(folder.glob("*.yaml")):
         spec = load_spec(path)
-        model, _, _, _ = pipeline._lower_for_target(spec, options, target, pipeline.opset_for(spec, options))
+        model, _, _, _, _ = pipeline._lower_for_target(spec, options, target, pipeline.opset_for(spec, options))
         cases = []
         for case in spec.cases:
             want = reference.run_network(spec.network, case.inputs)

@@ -80,7 +80,7 @@ def _suite():
     for path in spec_files([SPECS]):
         spec = load_spec(path)
         try:
-            model, _, static, _ = _lower_for_target(spec, options, target, opset_for(spec, options))
+            model, _, static, _, _ = _lower_for_target(spec, options, target, opset_for(spec, options))
         except Exception:  # noqa: BLE001 - a spec the target refuses has no model to run
             continue
         yield spec.name, model, [dict(case.inputs) for case in spec.cases]

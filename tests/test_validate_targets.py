@@ -189,3 +189,28 @@ def test_ort_dml_models_are_validated_through_a_host_copy(tmp_path):
     assert CliRunner().invoke(main, ["convert", str(spec), "--target", "ort-dml", "-o", str(tmp_path / "m.onnx")]).exit_code == 0
     model = onnx.load(tmp_path / "m.onnx")
     assert [n.op_type for n in model.graph.node] == ["Add", "Sub"]  # (float16 in, float16 out: no Cast)
+
+
+def test_openvino_models_run_as_written_on_openvino_and_through_a_host_copy_on_onnxruntime(tmp_path, monkeypatch):
+    """The openvino target's model keeps float16 Add and Sub (OpenVINO's CPU plugin takes them); the host, whose
+    CPU EP computes them in float32 without rounding between the two layers, runs the legalized copy (it gave 60000
+    where the spec says inf, by hand: 60000 + 60000 overflows float16), and OpenVINO, where it runs, the model itself."""
+    import onnx
+    import pytest
+
+    from converter.pipeline import stages
+
+    pytest.importorskip("openvino")
+    spec = tmp_path / "chain.yaml"
+    spec.write_text(F16_CHAIN)
+    ran = {}
+    real = stages._session
+
+    def session(config, model_bytes, threads):
+        ran[config.runtime] = [n.op_type for n in onnx.load_model_from_string(model_bytes).graph.node]
+        return real(config, model_bytes, threads)
+
+    monkeypatch.setattr(stages, "_session", session)
+    result = _validate(spec, "--target", "openvino", "--runtime", "onnxruntime", "--runtime", "openvino")
+    assert "PASS  f16-chain/overflow [openvino ort[cpu]]" in result.output, result.output
+    assert ran["openvino"] == ["Add", "Sub"] and "Cast" in ran["onnxruntime"], ran

@@ -144,7 +144,7 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
             target = _auto_target(spec, opset, fixed=options.opset is not None, hint="")[3]
             options, ran = replace(options, target=target), target.name
         content = spec_cache.content(spec, file_key)  # (the content part of the model's and the references' cache keys)
-        model_bytes, opset, static, host_note = _lower_for_target(spec, options, target, opset, content)
+        model_bytes, opset, static, host_note, deployed = _lower_for_target(spec, options, target, opset, content)
     except Exception as exc:  # noqa: BLE001 - one broken spec must not hide the others
         if isinstance(exc, TargetRefusal):  # the target's rules refuse the spec (auto: its last candidate too)
             problem = str(exc).removeprefix(f"{path}: ")
@@ -162,9 +162,9 @@ def validate_spec(spec: Spec, options: Options, case_names: Sequence[str] | None
         return
     runners: dict[RunConfig, Callable | str] = {}
     threads = _threads(spec, options)
-    for config in options.configs:
+    for config in options.configs:  # (the target's own runtime runs the model convert writes, not the host's copy)
         try:
-            runners[config] = _session(config, model_bytes, threads)
+            runners[config] = _session(config, deployed if config.runtime == target.own_runtime else model_bytes, threads)
         except Exception as exc:  # noqa: BLE001
             runners[config] = describe_exception(exc, f"creating the {config.runtime} session")
     tolerances = {name: _tolerance(spec, name, options) for name in spec.network.outputs}
@@ -242,12 +242,13 @@ def _threads(spec: Spec, options: Options) -> int:
 
 
 def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int,
-                      content=spec_cache.NOT_GIVEN) -> tuple[bytes, int, list[str], str]:
-    """(model bytes to run, opset, static-check errors, host note): lowered for ``target`` at an opset where it has
+                      content=spec_cache.NOT_GIVEN) -> tuple[bytes, int, list[str], str, bytes]:
+    """(model bytes the host runs, opset, static-check errors, host note, the model convert writes): lowered for ``target`` at an opset where it has
     every kernel, and checked; kept with the spec in the cache (the choice of opset and the check are pure
-    functions of the spec, the code and the key's variant). For a target with a deployment form (tensorrt,
-    tensorrt-dla) the model run is the host-legalized copy (converter/pipeline/legalize.py); the check is of the
-    deployment model."""
+    functions of the spec, the code and the key's variant). For a target whose host runs a copy (Target.host_copy:
+    tensorrt, tensorrt-dla, ort-dml, openvino) the model run is the host-legalized copy
+    (converter/pipeline/legalize.py); the check is of the model convert writes, which the target's own runtime runs
+    (the last item; the host's bytes where the host runs that model, or no runtime of the target's own is here)."""
     provider = None if options.target else options.configs[0].provider
     fixed = options.opset is not None
 
@@ -255,21 +256,27 @@ def _lower_for_target(spec: Spec, options: Options, target: Target, opset: int,
         model, chosen, _, found = model_for_target(spec, target, opset, fixed=fixed, provider=provider)
         static = [f"static check: {p}" for p in found if p.severity == "error"] if options.static_check else []
         note = ""
+        deployed = b""
         if target.host_copy:  # the host runs a legalized copy; the deployment model stays as convert writes it
+            if target.own_runtime:  # (kept too: the target's own runtime, where installed, runs it)
+                deployed = model.SerializeToString()
             model, _, changed = host_model(model)
             note = f"host: legalized copy, {changed} nodes changed"
-        return json.dumps({"opset": chosen, "static": static, "host": note}).encode() + b"\n" + model.SerializeToString()
+        host = model.SerializeToString()
+        return json.dumps({"opset": chosen, "static": static, "host": note, "host_bytes": len(host)}).encode() + \
+            b"\n" + host + deployed
 
     precision = ",".join(sorted(set(spec.precision) | target.precision))  # (the check reads it)
     registry = registry_read(target)  # (the check reads the installed onnxruntime's kernel registry for ort-*)
     variant = (f"target={target.name};opset={opset};fixed={fixed};provider={provider};static={options.static_check}"
                + (f";precision={precision}" if precision else "") + (f";registry={registry}" if registry else ""))
-    head, _, model_bytes = spec_cache.lowered_model(spec, variant, build, content).partition(b"\n")  # (JSON has no raw newline)
+    head, _, both = spec_cache.lowered_model(spec, variant, build, content).partition(b"\n")  # (JSON has no raw newline)
     meta = json.loads(head)
+    model_bytes = both[:meta["host_bytes"]]
     if options.host_model_dir and meta.get("host"):
         Path(options.host_model_dir).mkdir(parents=True, exist_ok=True)
         write_atomic(Path(options.host_model_dir) / f"{spec.name}.host.onnx", model_bytes)
-    return model_bytes, meta["opset"], meta["static"], meta.get("host", "")
+    return model_bytes, meta["opset"], meta["static"], meta.get("host", ""), both[meta["host_bytes"]:] or model_bytes
 
 
 def _tolerance(spec: Spec, output: str, options: Options):
@@ -625,7 +632,7 @@ def with_precision(spec: Spec, precision) -> Spec:
 def lowered(spec: Spec, options: Options) -> tuple[bytes, int]:
     """(model bytes, opset) of ``spec``'s model as ``validate_spec`` lowers it for ``options`` (the cache's copy)."""
     target = options.target or target_for_provider(options.configs[0].provider)
-    model_bytes, opset, _, _ = _lower_for_target(spec, options, target, opset_for(spec, options))
+    model_bytes, opset, _, _, _ = _lower_for_target(spec, options, target, opset_for(spec, options))
     return model_bytes, opset
 
 
@@ -638,7 +645,7 @@ def tolerance_of(spec: Spec, tensor: str, case: Case, options: Options) -> Toler
 def run(spec: Spec, feeds: dict, options: Options) -> dict:
     """The outputs of ``spec``'s model, lowered as ``validate_spec`` lowers it, on ``options``' first runtime configuration."""
     target = options.target or target_for_provider(options.configs[0].provider)
-    model_bytes, _, _, _ = _lower_for_target(spec, options, target, opset_for(spec, options))
+    model_bytes, _, _, _, _ = _lower_for_target(spec, options, target, opset_for(spec, options))
     return _session(options.configs[0], model_bytes, _threads(spec, options))(feeds)
 
 

@@ -400,6 +400,7 @@ PROFILES = {
     # (runtime_child.openvino_model) and the runner (runners/openvino.py) all read a file path
     "openvino": {"summary": "OpenVINO's CPU plugin",
                  "kernels": "openvino.json", "measured": True, "limits": OPENVINO, "preferences": {"scale_batchnorm": False},
+                 "host_copy": True,  # (as ort-dml's: float16 Add/Sub/Mul kept; validate runs it as written on OpenVINO)
                  # the domains beyond ai.onnx that OpenVINO's ONNX frontend registers converters in (its ops_bridge.cpp:
                  # OPENVINO_ONNX_DOMAIN, MICROSOFT_DOMAIN, PYTORCH_ATEN_DOMAIN, MMDEPLOY_DOMAIN; ai.onnx.ml's Normalizer
                  # measured with 2026.4.1): their ops are "not measured"; any other domain (a model-local function, a

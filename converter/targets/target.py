@@ -157,6 +157,13 @@ class Target:
         return self.deployment or bool(self.profile.get("host_copy"))
 
     @property
+    def own_runtime(self) -> str | None:
+        """The runtime of this project that is the target itself (openvino), where validate may run it: it runs the
+        model convert writes, not the host's legalized copy."""
+        runtime = self.profile.get("probe", {}).get("runtime")
+        return runtime if runtime == "openvino" else None
+
+    @property
     def preferences(self) -> dict:
         """Lowering preferences (converter/targets/profiles.py), e.g. ``scale_batchnorm``."""
         return self.profile.get("preferences", {})
