@@ -340,6 +340,8 @@ ONNXRUNTIME = {"family": "onnxruntime", "constants_folded": True, "max_opset": O
 #   dla               NVIDIA's DLA rules hold (converter/targets/dla.py, dla_guide.py), and no dynamic dimension
 #   build_precisions  what its build may allow beyond the model's types (--fp16/--int8, trtexec's flags)
 #   deployment        lowerings emit its importer's form, validated through a host-legalized copy (docs/deployment.md)
+#   host_copy         (without a deployment form) validate's host runs a legalized copy of its model all the same
+#                     (ort-dml, openvino: float16 ops the CPU EP computes without rounding between them)
 #   includes, all_of  the other targets a model for it must also run on (all_of: only those, each checked)
 #   preferences       lowering preferences (below)
 #   reads             how the runtime reads a model, a note under check's verdict
