@@ -979,3 +979,27 @@ def test_a_tensor_of_nothing_cannot_be_made_by_hand():
         with pytest.raises(trt.BuilderTypeError, match=r"^trt\.ITensor\(\): no constructor: a network makes them"):
             trt.ITensor(network, name)
     assert x.shape == (1, 1, 2, 2) and network.get_input(0) is x
+
+
+def test_a_network_input_renamed_is_renamed_in_its_network():
+    """TensorRT: "For a network input, the name is assigned by the application" (NvInfer.h, ITensor::setName). The
+    rename was kept on the tensor alone, and every later call failed, blamed on the layer reading it."""
+    network = trt.Builder(trt.Logger()).create_network()
+    x = network.add_input("x", trt.float32, (1, 3, 4, 4))
+    scale = network.add_scale(x, trt.ScaleMode.UNIFORM, np.array([1.0], np.float32), np.array([2.0], np.float32))
+    network.mark_output(scale.get_output(0))
+    x.name = "image"
+    model = network.to_onnx()
+    assert [i.name for i in model.graph.input] == ["image"] and model.graph.node[0].input[0] == "image"
+    assert network.get_input(0).name == "image"
+    with pytest.raises(trt.BuilderValueError, match="already has a tensor of that name"):
+        x.name = scale.get_output(0).name
+    assert x.name == "image"
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.uint16, np.uint32])
+def test_a_constant_of_no_tensorrt_type_is_refused_at_add_constant(dtype):
+    """trt.DataType has no int16, uint16 or uint32: get_output(0).dtype then raised a plain ValueError from enum.py."""
+    network = trt.Builder(trt.Logger()).create_network()
+    with pytest.raises(trt.BuilderTypeError, match=f"weights: numpy {np.dtype(dtype).name} is no trt.DataType"):
+        network.add_constant((1, 2), np.ones((1, 2), dtype))

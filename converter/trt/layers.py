@@ -193,7 +193,12 @@ class ITensor(Strict):
 
     @name.setter
     def name(self, value: str) -> None:
-        self._name = text(value, "ITensor.name")
+        value = text(value, "ITensor.name")
+        if self._producer is None and value != self._name:  # a network input, which its network knows by name
+            # (TensorRT: "For a network input, the name is assigned by the application"): renamed there too; a
+            # rename the network kept no record of broke every later call, blamed on the layers reading it
+            self._network._rename_input(self, value)
+        self._name = value
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -371,6 +376,9 @@ class IConstantLayer(ILayer):
                 raise BuilderValueError(f"{self._where}: weights: {shown(array)}: a float64 array is read as float32, "
                                         "whose range (±3.4e38) a finite value exceeds")
             array = narrow
+        if array.dtype.name not in {t.value for t in DataType}:  # (int16, uint16, uint32: no trt.DataType holds them)
+            raise BuilderTypeError(f"{self._where}: weights: numpy {array.dtype} is no trt.DataType; allowed: "
+                                   f"{', '.join(t.value for t in DataType)} (float64 is read as float32)")
         self._weights = array
 
     def _constant_doc(self) -> dict:

@@ -50,6 +50,14 @@ class INetworkDefinition(Scoped, Strict):
         tensor = self._inputs[name] = ITensor(self, name)
         return tensor
 
+    def _rename_input(self, tensor: ITensor, name: str) -> None:
+        """``ITensor.name = name`` of a network input: the network's record of it renamed, in its place."""
+        if name in self._inputs or any(layer.get_output(0).name == name for layer in self._layers):
+            raise BuilderValueError(f"ITensor.name: {name!r}: the network already has a tensor of that name")
+        old = tensor.name
+        self._inputs = {name if n == old else n: t for n, t in self._inputs.items()}
+        self._input_types = {name if n == old else n: v for n, v in self._input_types.items()}
+
     def add_constant(self, shape: Sequence[int], weights) -> IConstantLayer:
         """A constant tensor (``get_output(0)``) of ``weights`` (an array or ``Weights``) in ``shape``."""
         return self._add(IConstantLayer(self, shape, weights, f"add_constant() (layer {len(self._layers)})"))
