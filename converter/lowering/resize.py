@@ -358,7 +358,11 @@ def _interpolate(b: NodeBuilder, layer: Layer, ctx: LoweringContext, x: str, x_t
         if mode == "CUBIC" and not _cubic_resize_allowed(ctx):
             y = _cubic_taps_dynamic(b, attrs, x, x_type, sizes, axes)
         else:
-            y = _interpolate_dynamic(b, attrs, x, x_type, sizes, inner, pad, why_fold, _never_empty(layer, axes, rank))
+            # (where onnxruntime would put the shape computation on the CPU, which a CUDA session without CPU
+            # fallback refuses, a run-time empty input is left unhandled: it fails there as it did)
+            empty_ok = not any(t.profile.get("placement") for t in ctx.target.checked)
+            y = _interpolate_dynamic(b, attrs, x, x_type, sizes, inner, pad, why_fold, _never_empty(layer, axes, rank),
+                                     allowzero=ctx.opset >= 14, empty_input=empty_ok)
     if dtype == INT8:
         return _float_to_int8(b, ctx, y)
     if dtype == FLOAT16:
@@ -472,30 +476,18 @@ def _never_empty(layer: Layer, axes: list[int], rank: int) -> bool:
 
 
 def _interpolate_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, sizes: str, inner: int, pad: int, why: str,
-                         never_empty: bool = False) -> str:
+                         never_empty: bool = False, allowzero: bool = False, empty_input: bool = True) -> str:
     """``never_empty``: no output length is 0 unless the input's is (``_never_empty``); then the sizes are given to
-    the Resize as they are and no Slice copies its result again (onnxruntime resizes a 0 length to 0 only)."""
+    the Resize as they are and no Slice copies its result again (onnxruntime resizes a 0 length to 0 only).
+    ``allowzero`` (opset >= 14): the folding Reshapes take a 0 in their shape as a length 0, where an input empty at
+    run time puts one (without it a 0 copies the input's dimension there). ``empty_input``: an input whose resized
+    length is 0 at run time (a previous layer's empty output) gives an empty output (a shape computation more)."""
+    zero = {"allowzero": 1} if allowzero else {}
     rank = x_type.rank
 
     def part(tensor: str, start: int, end: int) -> str:
         return b.op("Slice", [tensor, b.const("start", np.array([start], np.int64)), b.const("end", np.array([end], np.int64))])
 
-    if inner <= rank - 2 and rank in ((4, 5) if attrs["resize_mode"] == "LINEAR" else (4,)) and not (
-            x_type.is_static and x_type.size == 0):
-        # onnxruntime runs it as it is, at the input's own rank, as the static lowering's ``native`` does: the same
-        # kernel, so the same bits (folding the outer dimensions into one gave onnxruntime's bilinear kernel one row
-        # where the static model has H, and its 0.5/0.5 weights for a single row rounded 2 ulp apart: a CI seed,
-        # LINEAR ASYMMETRIC 1x2x2x4 -> 1x2x2x3); and no Reshape, whose copy into the graph's output cost 12% of the
-        # Resize (4x8x128x128 x2 LINEAR, benchmarks/dynamic.py)
-        if never_empty:
-            return _resize_node(b, attrs, x, sizes)
-        wanted = part(sizes, rank - inner, rank)
-        positive = b.op("Concat", [part(sizes, 0, rank - inner), b.op(
-            "Max", [wanted, b.const("one", np.ones(1, np.int64))], why="onnxruntime's Resize needs sizes > 0")], axis=0)
-        y = _resize_node(b, attrs, x, positive)
-        axes = b.const("axes", np.arange(rank - inner, rank, dtype=np.int64))
-        return b.op("Slice", [y, b.const("zeros", np.zeros(inner, np.int64)), wanted, axes],
-                    why="an output length of 0 at run time")
     shape = []  # Shape(x), made once and only when a dimension is unknown until run time
 
     def dims(start: int, end: int) -> str:
@@ -507,25 +499,51 @@ def _interpolate_dynamic(b: NodeBuilder, attrs, x: str, x_type: TensorType, size
         shape or shape.append(b.op("Shape", [x]))
         return part(shape[0], start, end)
 
+    def at_least_one(wanted: str) -> str:
+        """``wanted`` lengths raised to 1 (onnxruntime's Resize needs sizes > 0; a Slice cuts the output to 0 after),
+        but left at 0 where the input's length is 0 at run time (a previous layer's empty output: onnxruntime resizes
+        a 0 length to 0 only): Max(wanted, Min(input length, 1))."""
+        known = x_type.shape[rank - inner:]
+        floor = b.const("one", np.ones(1, np.int64)) if not empty_input or (None not in known and all(known)) else b.op(
+            "Min", [dims(rank - inner, rank), b.const("one", np.ones(1, np.int64))])
+        return b.op("Max", [wanted, floor], why="onnxruntime's Resize needs sizes > 0 (0 where the input is empty)")
+
+    if inner <= rank - 2 and rank in ((4, 5) if attrs["resize_mode"] == "LINEAR" else (4,)) and not (
+            x_type.is_static and x_type.size == 0):
+        # onnxruntime runs it as it is, at the input's own rank, as the static lowering's ``native`` does: the same
+        # kernel, so the same bits (folding the outer dimensions into one gave onnxruntime's bilinear kernel one row
+        # where the static model has H, and its 0.5/0.5 weights for a single row rounded 2 ulp apart: a CI seed,
+        # LINEAR ASYMMETRIC 1x2x2x4 -> 1x2x2x3); and no Reshape, whose copy into the graph's output cost 12% of the
+        # Resize (4x8x128x128 x2 LINEAR, benchmarks/dynamic.py)
+        if never_empty:
+            return _resize_node(b, attrs, x, sizes)
+        wanted = part(sizes, rank - inner, rank)
+        positive = b.op("Concat", [part(sizes, 0, rank - inner), at_least_one(wanted)], axis=0)
+        y = _resize_node(b, attrs, x, positive)
+        axes = b.const("axes", np.arange(rank - inner, rank, dtype=np.int64))
+        return b.op("Slice", [y, b.const("zeros", np.zeros(inner, np.int64)), wanted, axes],
+                    why="an output length of 0 at run time")
     if x_type.is_static and x_type.size == 0:
         # Nothing to sample (and onnxruntime refuses to resize a 0 length): the output is empty too.
         out = b.op("Concat", [dims(0, rank - inner), part(sizes, rank - inner, rank)], axis=0)
         return b.op("ConstantOfShape", [out], why="an empty input gives an empty output")
     outer = x_type.shape[: rank - inner]
-    if None in outer:
+    if None in outer and not empty_input:
         lead = b.const("lead", np.array([1, -1] + [1] * pad, np.int64))
+    elif None in outer:  # (their product, not -1: a Reshape infers no -1 from 0 elements, an input empty at run time)
+        lead = b.op("Concat", [b.const("one", np.ones(1, np.int64)), b.op("ReduceProd", [dims(0, rank - inner)], keepdims=1),
+                               *([b.const("pad", np.ones(pad, np.int64))] if pad else [])], axis=0)
     else:
         lead = b.const("lead", np.array([1, int(np.prod(outer, dtype=np.int64))] + [1] * pad, np.int64))
     folded = b.op("Concat", [lead, dims(rank - inner, rank)], axis=0)
-    y = b.op("Reshape", [x, folded], why=why)
+    y = b.op("Reshape", [x, folded], why=why, **zero)
     wanted = part(sizes, rank - inner, rank)
-    positive = wanted if never_empty else b.op("Max", [wanted, b.const("one", np.ones(1, np.int64))],
-                                               why="onnxruntime's Resize needs sizes > 0")
+    positive = wanted if never_empty else at_least_one(wanted)
     head = lead if None not in outer else part(b.op("Shape", [y]), 0, 2 + pad)
     resize_sizes = b.op("Concat", [head, positive], axis=0)
     y = _resize_node(b, attrs, y, resize_sizes)
     out = b.op("Concat", [dims(0, rank - inner), positive], axis=0)
-    y = b.op("Reshape", [y, out], why="unfold to the output shape (outer dimensions are the input's)")
+    y = b.op("Reshape", [y, out], why="unfold to the output shape (outer dimensions are the input's)", **zero)
     if never_empty:
         return y
     axes = b.const("axes", np.arange(rank - inner, rank, dtype=np.int64))

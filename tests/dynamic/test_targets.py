@@ -288,3 +288,29 @@ def test_check_judges_dlas_dimension_limit_at_the_profiles_max():
     assert model_problems(8192) == []
     (problem,) = model_problems(8193)
     assert problem.severity == "warning" and "[1, 4, 8193] at the profile's max" in problem.reason
+
+
+def test_a_resize_whose_input_is_empty_at_run_time_gives_an_empty_output(tmp_path):
+    """A down-scale of a length-1 width is 0 at the profile's min (floor(1 * 0.5)); the next Resize's input is then
+    empty, and so is its output (docs/semantics.md: an empty input gives an empty output). onnxruntime refused to
+    resize the 0 it was given to the 1 the lowering raised it to ("Input dim is zero but required output dim is
+    non-zero"), and a rank-3 fold failed in its Reshape (a 0 in the shape copies the input's dimension)."""
+    from click.testing import CliRunner
+
+    from cli import main
+
+    for rank, mode, scales in ((4, "LINEAR", [1, 1, 2, 0.5]), (4, "CUBIC", [1, 1, 2, 0.5]), (3, "LINEAR", [1, 2, 2])):
+        lead = [1] * (rank - 2)
+        spec = tmp_path / f"e{rank}{mode}.yaml"
+        spec.write_text(f"""
+name: empty-{rank}-{mode.lower()}
+network:
+  inputs: {{x: {{dtype: float32, shape: {lead + [4, 'w']}}}}}
+  layers:
+    - {{name: down, op: trt.Resize, inputs: [x], resize_mode: NEAREST, scales: {[1] * (rank - 1) + [0.5]}}}
+    - {{name: up, op: trt.Resize, inputs: [down], resize_mode: {mode}, scales: {scales}}}
+  outputs: [up]
+  profiles: [{{x: {{min: {lead + [4, 1]}, opt: {lead + [4, 4]}, max: {lead + [4, 8]}}}}}]
+""")
+        result = CliRunner().invoke(main, ["validate", "-j", "0", str(spec)])
+        assert result.exit_code == 0 and "0 errors" in result.output, result.output
