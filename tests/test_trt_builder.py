@@ -1003,3 +1003,27 @@ def test_a_constant_of_no_tensorrt_type_is_refused_at_add_constant(dtype):
     network = trt.Builder(trt.Logger()).create_network()
     with pytest.raises(trt.BuilderTypeError, match=f"weights: numpy {np.dtype(dtype).name} is no trt.DataType"):
         network.add_constant((1, 2), np.ones((1, 2), dtype))
+
+
+def test_dynamic_ranges_on_float_tensors_are_tensorrts_int8_hints_and_change_no_model():
+    """TensorRT's INT8 build without a calibrator sets a range on every tensor (sampleINT8API: "provide TensorRT with
+    the dynamic range for each network tensor"); on a float network they change no value. set_dynamic_range said True
+    and then every later call failed ("a dynamic range is the quantization range of an int8 tensor")."""
+    def network(ranged: bool):
+        builder = trt.Builder(trt.Logger())
+        net = builder.create_network()
+        x = net.add_input("x", trt.float32, (1, 3, 4, 4))
+        c = net.add_constant((1, 3, 1, 1), np.ones((1, 3, 1, 1), np.float32))
+        s = net.add_scale(x, trt.ScaleMode.UNIFORM, np.array([1.0], np.float32), np.array([2.0], np.float32))
+        e = net.add_elementwise(s.get_output(0), c.get_output(0), trt.ElementWiseOperation.SUM)
+        net.mark_output(e.get_output(0))
+        if ranged:
+            for t in [net.get_input(0)] + [net.get_layer(i).get_output(0) for i in range(net.num_layers)]:
+                assert t.set_dynamic_range(-4.0, 4.0) and t.dynamic_range == (-4.0, 4.0)
+        config = builder.create_builder_config()
+        config.set_flag(trt.BuilderFlag.INT8)
+        return builder.build_serialized_network(net, config).model
+
+    plain, ranged = network(False), network(True)
+    assert [n.op_type for n in ranged.graph.node] == [n.op_type for n in plain.graph.node]
+    assert ranged.graph.SerializeToString() == plain.graph.SerializeToString()

@@ -293,29 +293,53 @@ class INetworkDefinition(Scoped, Strict):
     def _shape_inputs(self) -> list[str]:
         return [n for n, t in self._inputs.items() if self._is_shape_tensor(t)]
 
-    def _constants_doc(self) -> dict:
-        return {layer.get_output(0).name: {**layer._constant_doc(), **_range_doc(layer.get_output(0))}
-                for layer in self._layers if isinstance(layer, IConstantLayer)}
+    def _constants_doc(self, ranges: bool = True) -> dict:
+        docs = {}
+        for layer in self._layers:
+            if isinstance(layer, IConstantLayer):
+                doc = layer._constant_doc()
+                docs[layer.get_output(0).name] = {**doc, **(_range_doc(layer.get_output(0))
+                                                            if ranges and doc["dtype"] == "int8" else {})}
+        return docs
 
-    def _network_doc(self, outputs: list[ITensor] | None, shape_tensors: bool = False) -> dict:
+    def _network_doc(self, outputs: list[ITensor] | None, shape_tensors: bool = False, ranges: bool = True) -> dict:
+        """The spec's ``network``; ``ranges``: with the tensors' dynamic ranges, an int8 tensor's alone (a range on a
+        float tensor is TensorRT's hint for an INT8 build without a calibrator, set on every tensor by its usual
+        workflow: it changes no value of the model, and the spec's ``dynamic_range`` is an int8 tensor's scale)."""
+        int8 = self._int8_outputs() if ranges else set()
         layers = []
         for layer in self._layers:
             if isinstance(layer, IConstantLayer):
                 continue
             attrs = layer._doc()
-            layers.append({"name": layer.get_output(0).name, "op": attrs.pop("op"), "inputs": [t.name for t in layer._inputs],
-                           **attrs, **_range_doc(layer.get_output(0))})
+            out = layer.get_output(0)
+            layers.append({"name": out.name, "op": attrs.pop("op"), "inputs": [t.name for t in layer._inputs],
+                           **attrs, **(_range_doc(out) if out.name in int8 else {})})
         marked = self._outputs if outputs is None else outputs
         shapes = set(self._shape_inputs()) if shape_tensors else set()
         doc = {"inputs": {n: {"dtype": t.value, "shape": list(s), **({"shape_tensor": True} if n in shapes else {}),
-                              **_range_doc(self._inputs[n])}
+                              **(_range_doc(self._inputs[n]) if ranges and t == DataType.INT8 else {})}
                           for n, (t, s) in self._input_types.items()}}
-        constants = self._constants_doc()
+        constants = self._constants_doc(ranges)
         if constants:
             doc["constants"] = constants
         doc["layers"] = layers
         doc["outputs"] = [t.name for t in marked]
         return doc
+
+    def _int8_outputs(self) -> set[str]:
+        """The layers' output tensors that are int8 and have a dynamic range (the loader decides their types, once,
+        without the ranges; none asked where no layer output has a range)."""
+        ranged = [layer.get_output(0) for layer in self._layers
+                  if not isinstance(layer, IConstantLayer) and layer.get_output(0)._range is not None]
+        if not ranged:
+            return set()
+        try:
+            types = parse_network(api.plain_data(self._network_doc([t for t in ranged], ranges=False)),
+                                  profiles_required=False).types
+        except UserError:
+            return {t.name for t in ranged}  # (the network is refused anyway: the ranges are kept, as the loader sees them)
+        return {t.name for t in ranged if types[t.name].dtype.name == "int8"}
 
     def _check(self, outputs: list[ITensor] | None = None):
         """Validate the network with the spec loader (outputs: default the last layer's); errors name the builder call."""
