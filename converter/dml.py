@@ -69,12 +69,26 @@ class _ReadOnly(dict):
         return type(self), (dict(self),)
 
 
+class _ReadOnlyList(list):
+    """A list that refuses changes (a descriptor's Sizes, Strides): equal to the list it was made from."""
+
+    def _refuse(self, *args, **kwargs):
+        raise UserError(f"{_CALL}: a descriptor is read-only once made, its lists too (desc[...]['Sizes'][i] = ... "
+                        "changed what it showed, not its model): make a new one with dml.dequantize_linear(...)")
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = append = extend = insert = remove = pop = clear = sort = \
+        reverse = _refuse
+
+    def __reduce__(self):
+        return type(self), (list(self),)
+
+
 def _read_only(value):
-    """``value`` with every dict in it (a member, a tensor descriptor) a read-only copy, and lists copied."""
+    """``value`` with every dict in it (a member, a tensor descriptor) and every list a read-only copy."""
     if isinstance(value, dict):
         return _ReadOnly({k: _read_only(v) for k, v in value.items()})
     if isinstance(value, list):
-        return [_read_only(v) for v in value]
+        return _ReadOnlyList(_read_only(v) for v in value)
     return value
 
 
@@ -181,7 +195,7 @@ def _tensor_argument(value, argument: str) -> tuple[dict, Any]:
             raise UserError(f"{_CALL}: {argument}: {unknown[0]!r} is not a DML_BUFFER_TENSOR_DESC member; "
                             f"allowed: {', '.join(_BUFFER_DESC_MEMBERS)}")
         strides = value.get("Strides")
-        if strides is not None and not _dense(sizes, _sizes(strides, _CALL, f"{argument} Strides")):
+        if strides is not None and not _dense(sizes, _sizes(strides, _CALL, f"{argument} Strides", least=0)):
             # Ignoring them would read the buffer as dense: silently another operator.
             raise UserError(f"{_CALL}: {argument}: Strides {list(strides)}: a descriptor here is dense (Strides "
                             f"{_packed_strides(sizes)} or none); strided scale and zero point buffers are written in "
@@ -228,13 +242,17 @@ def _feature_level(value) -> str:
     return value  # "6.2" or 6.2: the loader checks it
 
 
-def _sizes(value, call: str, argument: str) -> list[int]:
+def _sizes(value, call: str, argument: str, least: int = 1) -> list[int]:
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise UserError(f"{call}: {argument}: expected a sequence of integers, got {value!r}")
     sizes = list(value)
-    for s in sizes:
+    for i, s in enumerate(sizes):
         if isinstance(s, type(True)) or not isinstance(s, (int, np.integer)):
             raise UserError(f"{call}: {argument}: {s!r} is not an integer size")
+        if s < least:  # (DML_BUFFER_TENSOR_DESC: Sizes are UINTs, and "a size of zero in any dimension is invalid"; a -1
+            # read as a dynamic dimension, and an error about TensorRT's optimization profiles followed)
+            raise UserError(f"{call}: {argument}[{i}]: {int(s)}: " + ("a DirectML size is at least 1 (DML_BUFFER_TENSOR_DESC: "
+                            "a size of zero in any dimension is invalid)" if least else "a stride is at least 0"))
     return [int(s) for s in sizes]
 
 

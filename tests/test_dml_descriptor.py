@@ -88,3 +88,25 @@ def test_a_descriptor_refuses_changes_rather_than_ignoring_them():
     for again in (copy.copy(desc), copy.deepcopy(desc), pickle.loads(pickle.dumps(desc))):
         assert type(again) is type(desc) and again == desc
         assert again.to_onnx(target="ort-cpu").graph.input[0].type.tensor_type.elem_type == 2
+
+
+def test_a_descriptors_lists_are_read_only_too():
+    """desc["InputTensor"]["Sizes"][3] = 7 and .append(9) were accepted: the descriptor showed an operator its model
+    was not. They compare equal to plain lists still."""
+    desc = dml.dequantize_linear(dml.tensor_desc(dml.DML_TENSOR_DATA_TYPE_UINT8, [1, 1, 2, 2]),
+                                 np.full((1, 1, 2, 2), 0.5, np.float32))
+    sizes = desc["InputTensor"]["Sizes"]
+    assert sizes == [1, 1, 2, 2]
+    for change in (lambda: sizes.__setitem__(3, 7), lambda: sizes.append(9), lambda: sizes.extend([1]),
+                   lambda: sizes.pop(), lambda: sizes.clear(), lambda: sizes.sort()):
+        with pytest.raises(spec2onnx.UserError, match="read-only"):
+            change()
+    assert desc["InputTensor"]["Sizes"] == [1, 1, 2, 2]
+
+
+@pytest.mark.parametrize("size", [0, -1, -2])
+def test_a_size_below_one_is_refused_naming_the_index(size):
+    """DML_BUFFER_TENSOR_DESC: Sizes are UINTs and "a size of zero in any dimension is invalid"; -1 was read as a
+    dynamic dimension, and the error that followed was about TensorRT's optimization profiles."""
+    with pytest.raises(spec2onnx.UserError, match=rf"sizes\[1\]: {size}: a DirectML size is at least 1"):
+        dml.tensor_desc(dml.DML_TENSOR_DATA_TYPE_UINT8, [1, size, 2, 2])
