@@ -50,6 +50,10 @@ def _scale(**attrs):
     (float("inf"), r"network.inputs.x.dynamic_range: expected a finite number"),
     (1e39, r"network.inputs.x.dynamic_range: 1e\+39 is too large"),
     (1e-44, r"network.inputs.x.dynamic_range: 1e-44 gives the scale 0"),
+    # a subnormal scale (range / 127 below float32's smallest normal 1.18e-38, by hand: 1e-37 / 127 = 7.9e-40):
+    # OpenVINO 2026.4.1 flushed it, +-1 and +-2 came out -128/127 (a stress run of random specs, 2026-11-29)
+    (1e-37, r"network.inputs.x.dynamic_range: 1e-37 gives the subnormal scale 7.87e-40"),
+    ([-1e-37, 0], r"network.inputs.x.dynamic_range: \[-1e-37, 0\] gives the subnormal scale"),
 ])
 def test_bad_ranges_name_the_field(value, message):
     with pytest.raises(SpecError, match=message):

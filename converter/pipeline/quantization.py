@@ -45,6 +45,9 @@ def parse_dynamic_range(value: Any, ttype: TensorType) -> float:
         raise SpecError(f"{value!r} is too large: the scale {bound} / 127 is not a float32 number")
     if not scale > 0:
         raise SpecError(f"{value!r} gives the scale 0 (range / 127): every value would be quantized to 0")
+    if scale < np.finfo(np.float32).tiny:  # (OpenVINO 2026.4.1 flushes it: +-1, +-2 came out -128/127, a real 0 -128)
+        raise SpecError(f"{value!r} gives the subnormal scale {float(scale):.3g} (range / 127, below float32's smallest "
+                        "normal number 1.18e-38): runtimes flush such scales to 0; give a range of at least 1.5e-36")
     return float(scale)
 
 
