@@ -194,3 +194,30 @@ def test_layers_lists_dynamic_range_under_every_tensorrt_kind():
     for block in blocks:
         has = "  dynamic_range (default none): number R or [MIN, MAX]; an int8 output only" in block
         assert has == block.startswith("trt."), block.splitlines()[0]
+
+
+def test_an_input_range_so_large_that_it_dequantizes_to_infinity_still_maps_nan_to_0_on_dla(tmp_path):
+    """A range of 3.4e38: scale 2.677e36, and -128 * scale is -inf in float32; -inf - -inf and -inf * 0 + 1 are NaN,
+    which int8 takes as 0 (by hand). The DLA form left out its NaN -> 0 step for SUB and a Scale without power,
+    which cannot give NaN from finite inputs: these are not (-128 came out; a walk-through, 2026-11-29)."""
+    from click.testing import CliRunner
+
+    from cli import main
+
+    spec = tmp_path / "nan.yaml"
+    spec.write_text("""
+name: dla-nan
+network:
+  inputs: {a: {dtype: int8, shape: [1, 1, 1, 3], dynamic_range: 3.4e+38}}
+  layers:
+  - {name: sub, op: trt.ElementWise, inputs: [a, a], operation: SUB, dynamic_range: 127}
+  - {name: sc, op: trt.Scale, inputs: [a], mode: UNIFORM, scale: 0, shift: 1, dynamic_range: 127}
+  outputs: [sub, sc]
+cases:
+- name: by-hand
+  inputs: {a: [[[[-128, 1, 127]]]]}
+  expected: {sub: [[[[0, 0, 0]]]], sc: [[[[0, 1, 1]]]]}
+""")
+    for target in ("tensorrt-dla", "tensorrt", "ort-cpu"):
+        result = CliRunner().invoke(main, ["validate", "-j", "0", str(spec), "--target", target])
+        assert result.exit_code == 0, (target, result.output)

@@ -42,7 +42,10 @@ def lower_quantized(lower, layer: Layer, ctx: LoweringContext, in_scales, out_sc
     b.lowered.extend(inner)
     y = inner_layer.name
     if out_type.dtype == INT8:
-        y = _quantize(b, y, out_scale, ctx, may_be_nan=_may_be_nan(layer, ctx.constant_inputs))
+        # (an input whose -128 * scale overflows float32 dequantizes to an infinity, and inf - inf is NaN: a range
+        # above 127/128 of float32's largest number, accepted by the loader)
+        overflows = any(s is not None and float(s) * 128 > float(np.finfo(np.float32).max) for s in in_scales)
+        y = _quantize(b, y, out_scale, ctx, may_be_nan=overflows or _may_be_nan(layer, ctx.constant_inputs))
     return b.finish(y)
 
 

@@ -18,7 +18,8 @@ from ..network import Layer
 
 def run_quantized(fn: Callable[[Layer, list[np.ndarray]], np.ndarray], layer: Layer, inputs: list[np.ndarray],
                   in_scales: Sequence[float | None], out_scale: float | None) -> np.ndarray:
-    real = [x if s is None else x.astype(np.float32) * np.float32(s) for x, s in zip(inputs, in_scales)]
+    with np.errstate(over="ignore"):  # (-128 * a scale above FLT_MAX / 128 is -inf, as float32 gives it: no warning)
+        real = [x if s is None else x.astype(np.float32) * np.float32(s) for x, s in zip(inputs, in_scales)]
     y = fn(layer, real)
     if out_scale is None:  # not int8 (a comparison's bool): as the float32 layer gives it
         return y
