@@ -112,9 +112,9 @@ def test_save_host_model_says_once_when_the_target_has_no_host_copy(tmp_path):
                        "--save-host-model", folder)
     assert result.exit_code == 0
     lines = [line for line in result.output.splitlines() if "--save-host-model" in line]
-    assert lines == [f"spec2onnx: warning: --save-host-model {folder}: nothing written: only the deployment targets "
-                     "(tensorrt, tensorrt-dla) run a host-legalized copy, and ort-cpu has no such copy: its host runs "
-                     "the very model convert writes (docs/deployment.md)"]  # one line for the run, not one per spec
+    assert lines == [f"spec2onnx: warning: --save-host-model {folder}: nothing written: only the targets whose host "
+                     "runs a legalized copy (ort-dml, tensorrt, tensorrt-dla, openvino) write one, and ort-cpu has no "
+                     "such copy: its host runs the very model convert writes (docs/deployment.md)"]  # one line a run
     assert list(folder.iterdir()) == []
 
 

@@ -602,8 +602,8 @@ def save_host_models_per_target(every: list[Options], folder) -> list[Options]:
 
 
 def unwritten_host_models(results: list[CaseResult], options: Options) -> str | None:
-    """Why ``--save-host-model DIR`` wrote nothing in a validation run (one line for the run), or None: only a
-    deployment target's host runs a legalized copy; any other target's host runs the very model convert writes."""
+    """Why ``--save-host-model DIR`` wrote nothing in a validation run (one line for the run), or None: only a target
+    whose host runs a legalized copy (Target.host_copy) writes one; any other's runs the very model convert writes."""
     if options.host_model_dir is None or any(r.host for r in results):
         return None
     deployment = pipeline.deployment_targets()
@@ -613,8 +613,8 @@ def unwritten_host_models(results: list[CaseResult], options: Options) -> str | 
         chosen = options.target or pipeline.target_for_provider(options.configs[0].provider)
         why = (f"no spec of this run was lowered for {chosen.name}" if chosen.host_copy else
                f"{chosen.name} has no such copy: its host runs the very model convert writes")
-    return (f"spec2onnx: warning: --save-host-model {options.host_model_dir}: nothing written: only the deployment "
-            f"targets ({', '.join(deployment)}) run a host-legalized copy, and {why} (docs/deployment.md)")
+    return (f"spec2onnx: warning: --save-host-model {options.host_model_dir}: nothing written: only the targets "
+            f"whose host runs a legalized copy ({', '.join(deployment)}) write one, and {why} (docs/deployment.md)")
 
 
 
