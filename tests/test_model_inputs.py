@@ -249,3 +249,21 @@ def test_mark_all_types_what_inference_types_and_leaves_out_sequences():
     assert mark_all(model) == 1
     added = {o.name: o.type.tensor_type.elem_type for o in model.graph.output}
     assert added == {"y": TensorProto.FLOAT, "c": TensorProto.INT64}
+
+
+def test_read_all_opens_the_file_once(tmp_path, monkeypatch):
+    """reduce reads every tensor --mark-all saved: each member's read() opened the .npz again and read its whole index
+    (2,000 tensors: 9 s, quadratic in them); read_all opens it once."""
+    import zipfile
+
+    from converter.model import inputs
+
+    path = tmp_path / "v.npz"
+    arrays = {f"t{i}": np.full(3, i, np.float32) for i in range(50)}
+    save_arrays("--save-outputs", path, arrays)
+    members = load_arrays("reduce", path, 1 << 30)
+    opened = []
+    real = zipfile.ZipFile
+    monkeypatch.setattr(inputs.zipfile, "ZipFile", lambda *a, **k: opened.append(a) or real(*a, **k))
+    values = inputs.read_all(members)
+    assert len(opened) == 1 and {n: v.tolist() for n, v in values.items()} == {n: a.tolist() for n, a in arrays.items()}

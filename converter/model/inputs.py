@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import zipfile
@@ -420,18 +421,33 @@ class _Member:
     shape: tuple
     option: str
 
-    def read(self) -> np.ndarray:
+    def read(self, archive: zipfile.ZipFile | None = None) -> np.ndarray:
         """The array; a UserError naming the file and the member where its data is corrupt: shorter than its
         header says (numpy's "EOF: reading array data"), a CRC that does not match (zipfile's BadZipFile, raised
-        when the member's last byte is read), compressed data that does not inflate (zlib.error)."""
+        when the member's last byte is read), compressed data that does not inflate (zlib.error). ``archive``: the
+        file already open (read_all: opening it again read its whole index for each member, quadratic in them)."""
         try:
-            with zipfile.ZipFile(self.path) as archive, archive.open(self.info) as handle:
+            with contextlib.nullcontext(archive) if archive is not None else zipfile.ZipFile(self.path) as opened, \
+                    opened.open(self.info) as handle:
                 array = np.lib.format.read_array(handle, allow_pickle=False)
         except (ValueError, EOFError, OSError, zipfile.BadZipFile, zlib.error) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
             raise UserError(f"{self.option} {self.path}: member {self.info.filename!r} (array "
                             f"{self.info.filename[:-4]!r}): its data cannot be read ({why})") from None
         return array.view(ml_dtypes.bfloat16) if array.dtype == np.dtype("V2") else array
+
+
+def read_all(members: dict[str, "_Member"]) -> dict[str, np.ndarray]:
+    """Every member of one .npz (load_arrays'), read through one open of the file."""
+    if not members:
+        return {}
+    path = next(iter(members.values())).path
+    try:
+        archive = zipfile.ZipFile(path)
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return {name: member.read() for name, member in members.items()}  # (each then says what is wrong)
+    with archive:
+        return {name: member.read(archive) for name, member in members.items()}
 
 
 def of_type(stored: np.dtype, want: np.dtype | None) -> bool:

@@ -51,7 +51,7 @@ from ..process.interrupts import exit_status
 from ..files import as_argument, save_arrays, write_output
 from ..process.isolated import command_status
 from ..report import write_html
-from .inputs import dtype_of_array, load_arrays, model_outputs
+from .inputs import dtype_of_array, load_arrays, model_outputs, read_all
 from ..untrusted.reading import read_model_with_data
 from .run import (DEFAULT_RUNTIMES, ERROR, FAIL, RunOptions, make_run_options, check_written, run_model,
                   topological_order, _golden, _read_golden, _used_names)
@@ -319,7 +319,7 @@ def reduce_model(path, output, options: RunOptions, progress: Callable[[str], No
                                                     fail_fast=False), progress=progress)
         values = {}
         if first.runs and first.runs[0].outputs is not None and saved.exists():
-            values = {n: m.read() for n, m in load_arrays("reduce", saved, 1 << 62).items()}  # (held, as they were)
+            values = read_all(load_arrays("reduce", saved, 1 << 62))  # (held, as they were; the file opened once)
     result = Reduction(path, _verdict(first), len(model.graph.node))
     # Where the runtimes' values differ, a candidate must keep that difference: one that only gives a NaN both
     # runtimes agree on (an input of the node that differs) fails the run as well, but differs nowhere.
