@@ -105,3 +105,16 @@ def assert_reproduces(invoke, result, small: Path, runtime: str):
     rerun = invoke("run", small, "--runtime", runtime, "--load-inputs", inputs, "--load-outputs", outputs)
     assert rerun.exit_code == 1, rerun.output
     return rerun
+
+
+def relu_model(path: Path) -> Path:
+    """A one-node float32 Relu model of x [2, 3] (opset 17, IR 8), written to ``path``: any ONNX model, for the
+    commands' own behaviour."""
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    path.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+                     .SerializeToString())
+    return path

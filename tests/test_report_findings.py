@@ -23,7 +23,6 @@ from unittest import mock
 
 import pytest
 from click.testing import CliRunner
-from onnx import TensorProto, helper
 
 from cli import main
 from converter.errors import UserError
@@ -31,6 +30,7 @@ from converter.report import merge, merged_junit, read_report, to_junit
 from converter.results import CaseResult
 
 from .conftest import SPECS
+from .helpers import relu_model
 
 
 def invoke(*args):
@@ -284,12 +284,7 @@ def test_shards_with_their_own_html_pages_merge(tmp_path):
 
 
 def test_merging_a_run_model_report_keeps_its_model_section(tmp_path):
-    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
-    model = tmp_path / "relu.onnx"
-    model.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-                      .SerializeToString())
+    model = relu_model(tmp_path / "relu.onnx")
     g = tmp_path / "g.json"
     result = invoke("run", model, "--runtime", "onnxruntime", "--runtime", "onnx-reference", "-q", "--json", g)
     assert result.exit_code == 0, result.output

@@ -11,9 +11,9 @@ import subprocess
 import sys
 
 import pytest
-from onnx import TensorProto, helper
 
 from .conftest import REPO, RUN_CLI, SPECS, child_env
+from .helpers import relu_model
 
 MODULES_AT_EXIT = ("import atexit, json, sys\nout = sys.argv.pop(1)\n"
                    "atexit.register(lambda: open(out, 'w').write(json.dumps(sorted(sys.modules))))\n")
@@ -71,12 +71,7 @@ def test_the_api_still_offers_run_models_names_on_first_use():
 def test_no_plotting_or_html_library_without_html(tmp_path):
     modules, done = modules_of(tmp_path, "validate", "-j", "0", SPECS / "trt_scale" / "seed-scale-4d.yaml")
     assert done.returncode == 0, done.stdout + done.stderr
-    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
-    model = tmp_path / "relu.onnx"
-    model.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-                      .SerializeToString())
+    model = relu_model(tmp_path / "relu.onnx")
     ran, done_run = modules_of(tmp_path, "run", model, "--runtime", "onnxruntime", "-q")
     assert done_run.returncode == 0, done_run.stdout + done_run.stderr
     assert "onnxruntime" in top_level(modules) and "onnx" in top_level(ran)  # (both commands did their work)
