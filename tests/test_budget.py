@@ -89,12 +89,14 @@ def test_constants_beyond_the_protobuf_limit_are_refused_whatever_the_budget(tmp
     assert _peak_while(load) < 2**20
 
 
-def test_constants_count_three_times_against_the_budget(tmp_path):
+def test_constants_count_seven_times_against_the_budget(tmp_path):
+    """The arrays, the model's initializers, its bytes, onnxruntime's copy and parsed initializers, the optimized graph:
+    measured, a 229 MiB constant peaked at 1.47x an estimate that counted three copies (a walk-through, 2026-11-29)."""
     doc = _resize_spec(8)
     doc["network"]["constants"] = {"k": {"dtype": "int8", "shape": [1024, 1024], "data": {"random": "integers"}}}
     path = _write(tmp_path, doc)
-    with pytest.raises(SpecError, match=r"the constants take 1 MiB, an estimated 3 MiB"):
-        load_spec(path, max_memory=3 * 2**20 - 1)
+    with pytest.raises(SpecError, match=r"the constants take 1 MiB, an estimated 7 MiB"):
+        load_spec(path, max_memory=7 * 2**20 - 1)
 
 
 def test_estimate_of_the_big_resize_case_by_hand(tmp_path):
