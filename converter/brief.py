@@ -57,3 +57,14 @@ def counted(count: int, noun: str) -> str:
     """``1 node``, ``2 nodes``, ``1,024 nodes``: a count with its noun, plural unless the count is one (nouns made
     plural by an s: node, error, case, comparison)."""
     return f"{count:,} {noun}{'s' * (count != 1)}"
+
+
+def disagreement_line(d: dict, reason: str = "") -> str:
+    """A runtime disagreement (a case's ``disagreements`` entry: an output against the first runtime configuration's)
+    as the terminal and the HTML page say it; ``reason``: the case's known-failure reason. A ``max_abs`` read back
+    from a JSON report may be null (an infinity): shown as it is."""
+    worst = d.get("max_abs")
+    worst = f"{worst:.6g}" if isinstance(worst, (int, float)) else str(worst)
+    known = f" (known: {reason})" if reason else ""
+    return (f"output {d.get('output')!r} differs from {d.get('with')}: {d.get('count')}/{d.get('total')} elements, "
+            f"max abs err {worst}{known}")

@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, fields
 
 from . import __version__
-from .brief import counted
+from .brief import counted, disagreement_line
 from .errors import UserError, printable
 from .files import write_atomic
 from .results import MAX_SHARDS, OUTCOMES, REFUSED, CaseResult, bad_outcomes
@@ -60,13 +60,7 @@ def summary_table(results: list[CaseResult], row=lambda r: r.kind, title: str = 
 
 
 def disagreement_lines(results: list[CaseResult]) -> list[str]:
-    lines = []
-    for r in results:
-        for d in r.disagreements:
-            reason = f" (known: {r.reason})" if r.reason else ""
-            lines.append(f"{r.id}: output {d['output']!r} differs from {d['with']}: {d['count']}/{d['total']} elements, "
-                         f"max abs err {d['max_abs']:.6g}{reason}")
-    return lines
+    return [f"{r.id}: {disagreement_line(d, r.reason)}" for r in results for d in r.disagreements]
 
 
 def to_json(results: list[CaseResult], *, started: _dt.datetime, seconds: float, argv: list[str], interrupted: bool,

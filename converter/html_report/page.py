@@ -12,7 +12,7 @@ import shlex
 import urllib.parse
 from pathlib import Path
 
-from ..brief import counted, nonfinite_counts
+from ..brief import counted, disagreement_line, nonfinite_counts
 from ..errors import UserError
 from ..results import BAD, XFAIL, XPASS
 from . import plots
@@ -279,20 +279,11 @@ def _no_picture(c: dict) -> str:
     return "nothing to draw (not numbers of one shape and type)"
 
 
-def _disagreement_line(r, d: dict) -> str:
-    """The terminal's line of a runtime disagreement (its 'Runtime disagreements:' list)."""
-    worst = d.get("max_abs")
-    worst = f"{worst:.6g}" if isinstance(worst, (int, float)) else str(worst)
-    reason = f" (known: {r.reason})" if r.reason else ""
-    return (f"output {d.get('output')!r} differs from {d.get('with')}: {d.get('count')}/{d.get('total')} elements, "
-            f"max abs err {worst}{reason}")
-
-
 def disagreements(results) -> list[str]:
     """The runtimes' disagreements (each case's ``disagreements``: its outputs against the first runtime
     configuration's), as the terminal lists them, each case linked to its section where it has one."""
     links = anchors(results)
-    items = [f"<li>{_link(r.id, links.get(i))}: {e(_disagreement_line(r, d))}</li>"
+    items = [f"<li>{_link(r.id, links.get(i))}: {e(disagreement_line(d, r.reason))}</li>"
              for i, r in enumerate(results) for d in r.disagreements]
     if not items:
         return []
@@ -334,7 +325,7 @@ def failures(results) -> list[str]:
         if r.problems:
             body.append("<pre>" + e("\n".join(r.problems)) + "</pre>")
         if r.disagreements:
-            body.append("<p>runtime disagreements:</p><ul>" + "".join(f"<li>{e(_disagreement_line(r, d))}</li>"
+            body.append("<p>runtime disagreements:</p><ul>" + "".join(f"<li>{e(disagreement_line(d, r.reason))}</li>"
                                                                       for d in r.disagreements) + "</ul>")
         pictures = getattr(r, "pictures", None) or []
         for picture in pictures:
