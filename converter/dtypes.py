@@ -69,6 +69,12 @@ DTYPES: dict[str, DType] = {
     )
 }
 
+# float8 (ONNX 17-20), held by ml_dtypes' types (onnx's own mapping, helper.tensor_dtype_to_np_dtype): no spec type,
+# but models a run reads have them (converter/untrusted/declared.py, the runners)
+FLOAT8: tuple[DType, ...] = tuple(DType(name, np.dtype(getattr(ml_dtypes, numpy)), onnx, "float") for name, numpy, onnx in (
+    ("float8e4m3fn", "float8_e4m3fn", 17), ("float8e4m3fnuz", "float8_e4m3fnuz", 18),
+    ("float8e5m2", "float8_e5m2", 19), ("float8e5m2fnuz", "float8_e5m2fnuz", 20)))
+
 # Other names of these types, for a refusal's "did you mean": common shorthands, TensorRT's DataType members
 # (C++ kHALF, Python trt.DataType.HALF) and DirectML's DML_TENSOR_DATA_TYPE_*. A spec names a type one way only.
 OTHER_NAMES: dict[str, str] = {

@@ -10,11 +10,10 @@ import shutil
 import tempfile
 import threading
 
-import ml_dtypes
 import numpy as np
 
 from ..installed import opset as opset_policy
-from ..dtypes import BFLOAT16
+from ..dtypes import BFLOAT16, FLOAT8
 from ..errors import RuntimeUnavailableError
 from ..installed.opset import newest_onnx_opset
 from ..installed.ort_build import newest_loadable_opset, unusable
@@ -111,10 +110,7 @@ def _session_options(provider: str, opt_level: str, threads: int):
 # Element types onnxruntime hands neither to numpy nor from it (session.run: "No corresponding Numpy type for Tensor
 # Type", or float8 as bare uint8): run through bound OrtValues over buffers of their bits. type string -> (the
 # numpy type of ml_dtypes that holds them, the bits' type, the ONNX element type)
-_BITS = {"tensor(bfloat16)": (BFLOAT16.numpy, np.dtype(np.uint16), BFLOAT16.onnx),
-         **{f"tensor({name})": (np.dtype(getattr(ml_dtypes, numpy)), np.dtype(np.uint8), onnx)
-            for name, numpy, onnx in (("float8e4m3fn", "float8_e4m3fn", 17), ("float8e4m3fnuz", "float8_e4m3fnuz", 18),
-                                      ("float8e5m2", "float8_e5m2", 19), ("float8e5m2fnuz", "float8_e5m2fnuz", 20))}}
+_BITS = {f"tensor({d.name})": (d.numpy, np.dtype(f"uint{8 * d.numpy.itemsize}"), d.onnx) for d in (BFLOAT16, *FLOAT8)}
 _BITS_OF = {numpy: (bits, onnx) for numpy, bits, onnx in _BITS.values()}  # numpy type -> (bits' type, ONNX type)
 
 # onnxruntime's type strings (NodeArg.type) of the tensors numpy holds as they are (bfloat16 and strings excepted)

@@ -8,22 +8,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import ml_dtypes
 import numpy as np
 from onnx import TensorProto
 
-from ..dtypes import DTYPES, DType
+from ..dtypes import DTYPES, FLOAT8, DType
 from ..names import did_you_mean
 
 # ONNX element types a run can feed and compare (TensorProto.DataType), beyond the spec types of dtypes.py
 EXTRA_DTYPES = {
     11: DType("float64", np.dtype(np.float64), 11, "float"),
     13: DType("uint64", np.dtype(np.uint64), 13, "uint"),
-    # float8, held by ml_dtypes' types (onnx's own mapping, helper.tensor_dtype_to_np_dtype); compared exactly by default
-    # (a Cast to float8 has one right answer). int4, uint4 and float4 are packed two to a byte: not run here
-    **{onnx: DType(name, np.dtype(getattr(ml_dtypes, numpy)), onnx, "float") for onnx, name, numpy in (
-        (17, "float8e4m3fn", "float8_e4m3fn"), (18, "float8e4m3fnuz", "float8_e4m3fnuz"),
-        (19, "float8e5m2", "float8_e5m2"), (20, "float8e5m2fnuz", "float8_e5m2fnuz"))},
+    # float8: compared exactly by default (a Cast to float8 has one right answer). int4, uint4 and float4 are packed
+    # two to a byte: not run here
+    **{d.onnx: d for d in FLOAT8},
 }
 BY_ONNX = {d.onnx: d for d in DTYPES.values()} | EXTRA_DTYPES
 STRING = 8
