@@ -357,7 +357,7 @@ def as_argument(path) -> str:
     return f"./{text}" if text.startswith("-") else text
 
 
-def write_output(option: str, path, data: bytes) -> None:
+def write_output(option: str, path, data: bytes | Callable[[BinaryIO], None]) -> None:
     """``write_atomic``, a failure (a full disk, a folder gone) the user's to fix: one line naming the option, exit 2."""
     try:
         write_atomic(path, data)
@@ -414,7 +414,4 @@ def save_arrays_from(option: str, path, fill) -> None:
 
             fill(add)
 
-    try:
-        write_atomic(path, write)
-    except OSError as exc:
-        raise UserError(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
+    write_output(option, path, write)
