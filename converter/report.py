@@ -314,9 +314,8 @@ class Live:
 MERGE_MAX_BYTES = 512 * 2**20  # one report file: a JSON text of half a gigabyte is no report of this tool
 # Options that do not change what a run computes: they may differ between the shards of one run (their reports and
 # pages, the workers, what the terminal shows).
-PER_SHARD_OPTIONS = {"--shard", "--json", "--junit", "--html", "-j", "--jobs", "--repro-dir", "--save-host-model", "-q",
-              "--quiet", "-v", "--verbose", "--debug"}
 _PER_SHARD_VALUE = {"--shard", "--json", "--junit", "--html", "-j", "--jobs", "--repro-dir", "--save-host-model"}
+PER_SHARD_OPTIONS = _PER_SHARD_VALUE | {"-q", "--quiet", "-v", "--verbose", "--debug"}  # (and the flags)
 _CASE_FIELDS = [f.name for f in fields(CaseResult)]
 _SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
