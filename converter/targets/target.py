@@ -158,10 +158,11 @@ class Target:
 
     @property
     def own_runtime(self) -> str | None:
-        """The runtime of this project that is the target itself (openvino), where validate may run it: it runs the
-        model convert writes, not the host's legalized copy."""
-        runtime = self.profile.get("probe", {}).get("runtime")
-        return runtime if runtime == "openvino" else None
+        """The runtime of this project that is the target itself, where validate may run it (openvino: its profile's
+        ``probe`` names a runtime and no onnxruntime provider): it runs the model convert writes, not the host's
+        legalized copy. None for onnxruntime's targets, whose runtime is the host's."""
+        probe = self.profile.get("probe", {})
+        return probe.get("runtime") if "provider" not in probe else None
 
     @property
     def preferences(self) -> dict:
