@@ -606,7 +606,7 @@ def unwritten_host_models(results: list[CaseResult], options: Options) -> str | 
     whose host runs a legalized copy (Target.host_copy) writes one; any other's runs the very model convert writes."""
     if options.host_model_dir is None or any(r.host for r in results):
         return None
-    deployment = pipeline.deployment_targets()
+    copying = pipeline.host_copy_targets()
     if options.auto_target:
         why = "--target auto chose none of them for a spec of this run"
     else:
@@ -614,7 +614,7 @@ def unwritten_host_models(results: list[CaseResult], options: Options) -> str | 
         why = (f"no spec of this run was lowered for {chosen.name}" if chosen.host_copy else
                f"{chosen.name} has no such copy: its host runs the very model convert writes")
     return (f"spec2onnx: warning: --save-host-model {options.host_model_dir}: nothing written: only the targets "
-            f"whose host runs a legalized copy ({', '.join(deployment)}) write one, and {why} (docs/deployment.md)")
+            f"whose host runs a legalized copy ({', '.join(copying)}) write one, and {why} (docs/deployment.md)")
 
 
 

@@ -693,8 +693,9 @@ def make_options(*, runtimes=("onnxruntime",), provider: str = "cpu", opt_levels
     )
 
 
-def deployment_targets() -> list[str]:
-    """The targets whose host runs a legalized copy of the deployment model, not the model itself (docs/deployment.md)."""
+def host_copy_targets() -> list[str]:
+    """The targets whose host runs a legalized copy of the model convert writes, not the model itself
+    (Target.host_copy: docs/deployment.md)."""
     return [name for name in target_names() if resolve_target(name).host_copy]
 
 
